@@ -1,0 +1,47 @@
+package io.datum.cdc;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * How the application acknowledges events it has durably processed. Obtained from the source; safe
+ * for concurrent use; events may be acknowledged in any order.
+ *
+ * <p>An acknowledgement marks the event's slot in the coordinator, recomputes the watermark (the
+ * end LSN of the contiguous fully acknowledged prefix of transactions) and stores the resulting
+ * {@link CdcCheckpoint} in the {@link CdcCheckpointStore}. Only the watermark is ever reported to
+ * PostgreSQL as flushed, in the Standby Status Update the replication loop sends next (PostgreSQL
+ * docs, 55.4 Streaming Replication Protocol).
+ */
+public interface CdcCheckpointHandle {
+
+  /**
+   * Acknowledges one event and returns once the resulting checkpoint is durable in the store.
+   * Acknowledging an event again is harmless; acknowledging an event of a transaction at or before
+   * the watermark does nothing.
+   *
+   * @param offset the offset of a delivered event, not null
+   * @throws CdcCheckpointException if the offset belongs to another slot, or its transaction was
+   *     not delivered by this source, or its event count differs from the transaction's, or its
+   *     index is outside {@code [0, eventCount)}; the message says which
+   * @throws CdcStoreException if the store failed; the acknowledgement is then not durable
+   * @throws IllegalStateException if the source is stopped
+   */
+  void checkpoint(CdcOffset offset);
+
+  /**
+   * Acknowledges one event without blocking the caller on the store.
+   *
+   * @param offset the offset of a delivered event, not null
+   * @return a future completed when the checkpoint is durable, or completed exceptionally with
+   *     the exceptions {@link #checkpoint} would throw
+   */
+  CompletableFuture<Void> checkpointAsync(CdcOffset offset);
+
+  /**
+   * Returns the current watermark: the end LSN of the newest transaction such that it and every
+   * earlier one are fully acknowledged.
+   *
+   * @return the watermark, {@link PgLsn#ZERO} before anything was acknowledged
+   */
+  PgLsn watermark();
+}

@@ -1,0 +1,61 @@
+package io.datum.cdc;
+
+import java.util.Optional;
+
+/**
+ * Durable storage of {@link CdcCheckpoint}s, one per slot, so a source resumes after a restart
+ * without losing or repeating acknowledged changes.
+ *
+ * <p>Contract, checked for every store by the conformance kit in {@code cdc-testkit}:
+ *
+ * <ul>
+ *   <li>When {@link #store} returns normally, the checkpoint is durable as far as the store's
+ *       configuration promises (the defaults of the stores shipped with datum-cdc survive a
+ *       process crash and a power loss: data and metadata are fsynced). If it throws, the
+ *       previously stored checkpoint is still intact and loadable.
+ *   <li>{@link #load} returns exactly a checkpoint that was stored, never a mix of two or a
+ *       partial write; it throws {@link CdcStoreException} naming the location if the stored
+ *       state is corrupt or unreadable, never returns empty for it.
+ *   <li>Slot names are validated ({@link SlotNames#requireValid}) before they touch storage.
+ *   <li>Implementations are safe for concurrent use by several threads.
+ * </ul>
+ */
+public interface CdcCheckpointStore extends AutoCloseable {
+
+  /**
+   * Loads the checkpoint of a slot.
+   *
+   * @param slot a valid slot name
+   * @return the last stored checkpoint, or empty if none was ever stored for this slot
+   * @throws CdcConfigurationException if the slot name is invalid
+   * @throws CdcStoreException if the stored state cannot be read or is corrupt (the message names
+   *     the file or location)
+   */
+  Optional<CdcCheckpoint> load(String slot);
+
+  /**
+   * Replaces the checkpoint of {@code checkpoint.slot()}; durable when this method returns.
+   *
+   * @param checkpoint the checkpoint, not null
+   * @throws CdcStoreException if it could not be written durably; the previous checkpoint is
+   *     then still the stored one
+   * @throws IllegalStateException if the store is closed
+   */
+  void store(CdcCheckpoint checkpoint);
+
+  /**
+   * Returns a description of where this store keeps its data, for logs and errors, such as the
+   * URI it was opened with.
+   *
+   * @return a short human-readable location, not null
+   */
+  String location();
+
+  /**
+   * Releases the files, locks and memory the store holds. Idempotent.
+   *
+   * @throws CdcStoreException if releasing failed
+   */
+  @Override
+  void close();
+}

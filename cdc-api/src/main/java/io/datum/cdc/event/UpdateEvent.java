@@ -1,0 +1,40 @@
+package io.datum.cdc.event;
+
+import io.datum.cdc.CdcOffset;
+import java.util.Objects;
+
+/**
+ * An updated row (pgoutput Update message).
+ *
+ * @param offset the event's offset, not null
+ * @param transaction the transaction, not null
+ * @param table the table, not null
+ * @param before the old row as PostgreSQL sent it: every column with REPLICA IDENTITY FULL, the
+ *     key columns when the key changed (or a key column is TOASTed), otherwise null
+ * @param after the new row; columns whose TOASTed value did not change are marked {@linkplain
+ *     Row#isUnchangedToast unchanged}, unless filled from a full {@code before} image
+ */
+public record UpdateEvent(
+    CdcOffset offset, TransactionInfo transaction, TableId table, Row before, Row after)
+    implements RowChange {
+
+  /**
+   * @throws NullPointerException if a field other than {@code before} is null
+   */
+  public UpdateEvent {
+    Objects.requireNonNull(offset, "offset");
+    Objects.requireNonNull(transaction, "transaction");
+    Objects.requireNonNull(table, "table");
+    Objects.requireNonNull(after, "after");
+  }
+
+  @Override
+  public ChangeKind kind() {
+    return ChangeKind.UPDATE;
+  }
+
+  @Override
+  public Row key() {
+    return after.keyColumns();
+  }
+}

@@ -1,0 +1,2 @@
+/** Implementation classes; not API, may change in any release. */
+package io.datum.cdc.internal;
