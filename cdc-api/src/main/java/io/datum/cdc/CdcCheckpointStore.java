@@ -11,8 +11,9 @@ import java.util.Optional;
  * <ul>
  *   <li>When {@link #store} returns normally, the checkpoint is durable as far as the store's
  *       configuration promises (the defaults of the stores shipped with datum-cdc survive a
- *       process crash and a power loss: data and metadata are fsynced). If it throws, the
- *       previously stored checkpoint is still intact and loadable.
+ *       process crash and a power loss: data and metadata are fsynced). If it throws, a later
+ *       {@link #load} returns either the previous checkpoint or the new one, never a mix, and the
+ *       caller must treat the new one as not durable.
  *   <li>{@link #load} returns exactly a checkpoint that was stored, never a mix of two or a
  *       partial write; it throws {@link CdcStoreException} naming the location if the stored
  *       state is corrupt or unreadable, never returns empty for it.
@@ -23,7 +24,8 @@ import java.util.Optional;
 public interface CdcCheckpointStore extends AutoCloseable {
 
   /**
-   * Loads the checkpoint of a slot.
+   * Loads the checkpoint of a slot. Allowed after {@link #close()} only where an implementation
+   * says so.
    *
    * @param slot a valid slot name
    * @return the last stored checkpoint, or empty if none was ever stored for this slot
@@ -37,8 +39,8 @@ public interface CdcCheckpointStore extends AutoCloseable {
    * Replaces the checkpoint of {@code checkpoint.slot()}; durable when this method returns.
    *
    * @param checkpoint the checkpoint, not null
-   * @throws CdcStoreException if it could not be written durably; the previous checkpoint is
-   *     then still the stored one
+   * @throws CdcStoreException if it could not be written durably; a later load returns the
+   *     previous checkpoint or this one, never a mix
    * @throws IllegalStateException if the store is closed
    */
   void store(CdcCheckpoint checkpoint);

@@ -15,7 +15,7 @@ import java.util.TreeMap;
  * other schemes the {@link CheckpointStoreProvider}s on the class path handle.
  *
  * <p>Providers are found with {@link ServiceLoader}; a provider that fails to load does not hide
- * the others (its error is kept and reported if its scheme is asked for nothing else matches). A
+ * the others (its error is reported if no provider could be loaded at all). A
  * store can also be built directly in code, without this class.
  */
 public final class CheckpointStores {
