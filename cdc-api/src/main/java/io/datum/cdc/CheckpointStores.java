@@ -140,7 +140,7 @@ public final class CheckpointStores {
   private static String describe(java.util.Collection<CheckpointStoreProvider> providers) {
     List<String> lines = new ArrayList<>();
     for (CheckpointStoreProvider p : providers) {
-      lines.add(p.scheme() + ": (" + p.description() + ")");
+      lines.add(p.description());
     }
     return lines.isEmpty() ? "none" : String.join(", ", lines);
   }

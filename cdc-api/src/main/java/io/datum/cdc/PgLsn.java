@@ -59,7 +59,12 @@ public final class PgLsn implements Comparable<PgLsn> {
   private static long parseHex(String text, int from, int to) {
     long result = 0;
     for (int i = from; i < to; i++) {
-      int digit = Character.digit(text.charAt(i), 16);
+      char c = text.charAt(i);
+      // ASCII hexadecimal only, as PostgreSQL's pg_lsn_in; Character.digit would take other scripts
+      int digit = c >= '0' && c <= '9' ? c - '0'
+          : c >= 'a' && c <= 'f' ? c - 'a' + 10
+          : c >= 'A' && c <= 'F' ? c - 'A' + 10
+          : -1;
       if (digit < 0) {
         throw new NumberFormatException("bad hexadecimal digit at index " + i);
       }

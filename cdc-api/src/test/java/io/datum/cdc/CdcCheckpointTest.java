@@ -1,0 +1,237 @@
+package io.datum.cdc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.datum.cdc.CdcCheckpoint.PartialTransaction;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class CdcCheckpointTest {
+
+  static BitSet bits(int... indexes) {
+    BitSet bits = new BitSet();
+    for (int i : indexes) {
+      bits.set(i);
+    }
+    return bits;
+  }
+
+  static PartialTransaction tx(String endLsn, int count, int... acknowledged) {
+    return new PartialTransaction(PgLsn.parse(endLsn), count, bits(acknowledged));
+  }
+
+  @Test
+  void atWatermarkHasNothingBeyond() {
+    CdcCheckpoint c = CdcCheckpoint.atWatermark("s", PgLsn.parse("0/10"));
+    assertEquals("s", c.slot());
+    assertEquals(PgLsn.parse("0/10"), c.watermark());
+    assertEquals(List.of(), c.acknowledgedBeyond());
+  }
+
+  @Test
+  void zeroWatermarkIsAllowed() {
+    CdcCheckpoint c = new CdcCheckpoint("s", PgLsn.ZERO, List.of(tx("0/1", 2, 0)));
+    assertEquals(PgLsn.ZERO, c.watermark());
+    assertEquals(List.of(tx("0/1", 2, 0)), c.acknowledgedBeyond());
+  }
+
+  @Test
+  void acknowledgedBeyondIsSortedByEndLsnUnsigned() {
+    PartialTransaction a = tx("0/20", 2, 0);
+    PartialTransaction b = tx("FFFFFFFF/FFFFFFFF", 1, 0);
+    PartialTransaction c = tx("80000000/0", 3, 1);
+    PartialTransaction d = tx("1/0", 4, 3);
+    CdcCheckpoint checkpoint = new CdcCheckpoint("s", PgLsn.parse("0/10"), List.of(b, d, a, c));
+    assertEquals(List.of(a, d, c, b), checkpoint.acknowledgedBeyond());
+  }
+
+  @Test
+  void acknowledgedBeyondIsCopiedAndUnmodifiable() {
+    List<PartialTransaction> input = new ArrayList<>(List.of(tx("0/20", 2, 0)));
+    CdcCheckpoint checkpoint = new CdcCheckpoint("s", PgLsn.parse("0/10"), input);
+    input.add(tx("0/30", 1, 0));
+    input.clear();
+    assertEquals(List.of(tx("0/20", 2, 0)), checkpoint.acknowledgedBeyond());
+    assertThrows(
+        UnsupportedOperationException.class,
+        () -> checkpoint.acknowledgedBeyond().add(tx("0/40", 1, 0)));
+    assertEquals(1, checkpoint.acknowledgedBeyond().size());
+  }
+
+  @Test
+  void transactionAtTheWatermarkIsRejected() {
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> new CdcCheckpoint("s", PgLsn.parse("0/10"), List.of(tx("0/10", 2, 0))));
+    assertEquals(
+        "acknowledged transaction at 0/10 is not after the watermark 0/10", e.getMessage());
+  }
+
+  @Test
+  void transactionBeforeTheWatermarkIsRejected() {
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                new CdcCheckpoint(
+                    "s", PgLsn.parse("0/10"), List.of(tx("0/20", 1, 0), tx("0/F", 2, 0))));
+    assertEquals("acknowledged transaction at 0/F is not after the watermark 0/10", e.getMessage());
+  }
+
+  @Test
+  void transactionBeforeTheWatermarkIsRejectedUnsigned() {
+    // 0/1 is signed-greater than FFFFFFFF/0, but before it in WAL order
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> new CdcCheckpoint("s", PgLsn.parse("FFFFFFFF/0"), List.of(tx("0/1", 1, 0))));
+    assertEquals(
+        "acknowledged transaction at 0/1 is not after the watermark FFFFFFFF/0", e.getMessage());
+  }
+
+  @Test
+  void duplicateTransactionsAreRejected() {
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                new CdcCheckpoint(
+                    "s",
+                    PgLsn.parse("0/10"),
+                    List.of(tx("0/30", 3, 2), tx("0/20", 2, 0), tx("0/30", 3, 1))));
+    assertEquals(
+        "acknowledged transaction at 0/30 is not after the transaction at 0/30", e.getMessage());
+  }
+
+  @Test
+  void badSlotIsRejected() {
+    CdcConfigurationException e =
+        assertThrows(
+            CdcConfigurationException.class,
+            () -> CdcCheckpoint.atWatermark("my-slot", PgLsn.ZERO));
+    assertEquals(
+        "invalid replication slot name \"my-slot\": PostgreSQL slot names are 1 to 63 characters"
+            + " of a-z, 0-9 and _",
+        e.getMessage());
+  }
+
+  @Test
+  void nullsAreRejected() {
+    NullPointerException watermark =
+        assertThrows(NullPointerException.class, () -> new CdcCheckpoint("s", null, List.of()));
+    assertEquals("watermark", watermark.getMessage());
+    assertThrows(NullPointerException.class, () -> new CdcCheckpoint("s", PgLsn.ZERO, null));
+  }
+
+  @Test
+  void equalsIsByValue() {
+    CdcCheckpoint a = new CdcCheckpoint("s", PgLsn.parse("0/10"), List.of(tx("0/20", 3, 0, 2)));
+    CdcCheckpoint b = new CdcCheckpoint("s", PgLsn.parse("0/10"), List.of(tx("0/20", 3, 0, 2)));
+    assertEquals(a, b);
+    assertEquals(a.hashCode(), b.hashCode());
+    assertNotEquals(a, new CdcCheckpoint("s", PgLsn.parse("0/10"), List.of(tx("0/20", 3, 0))));
+  }
+
+  // ---- PartialTransaction
+
+  @Test
+  void partialTransactionAccessors() {
+    PartialTransaction t = tx("0/20", 5, 0, 2, 4);
+    assertEquals(PgLsn.parse("0/20"), t.txEndLsn());
+    assertEquals(5, t.eventCount());
+    assertEquals(bits(0, 2, 4), t.acknowledged());
+    assertEquals(3, t.acknowledgedCount());
+    assertTrue(t.isAcknowledged(0));
+    assertFalse(t.isAcknowledged(1));
+    assertTrue(t.isAcknowledged(2));
+    assertFalse(t.isAcknowledged(3));
+    assertTrue(t.isAcknowledged(4));
+  }
+
+  @Test
+  void emptyAndFullAcknowledgementsAreAllowed() {
+    PartialTransaction none = tx("0/20", 3);
+    assertEquals(0, none.acknowledgedCount());
+    assertEquals(new BitSet(), none.acknowledged());
+    PartialTransaction all = tx("0/20", 3, 0, 1, 2);
+    assertEquals(3, all.acknowledgedCount());
+    assertEquals(bits(0, 1, 2), all.acknowledged());
+  }
+
+  @Test
+  void mutatingTheInputBitSetDoesNotChangeTheRecord() {
+    BitSet input = bits(0, 1);
+    PartialTransaction t = new PartialTransaction(PgLsn.parse("0/20"), 4, input);
+    input.set(3);
+    input.clear(0);
+    assertEquals(bits(0, 1), t.acknowledged());
+    assertTrue(t.isAcknowledged(0));
+    assertFalse(t.isAcknowledged(3));
+    assertEquals(2, t.acknowledgedCount());
+  }
+
+  @Test
+  void mutatingTheReturnedBitSetDoesNotChangeTheRecord() {
+    PartialTransaction t = tx("0/20", 4, 1);
+    BitSet returned = t.acknowledged();
+    returned.set(0);
+    returned.set(100);
+    returned.clear(1);
+    assertEquals(bits(1), t.acknowledged());
+    assertFalse(t.isAcknowledged(0));
+    assertTrue(t.isAcknowledged(1));
+    assertEquals(1, t.acknowledgedCount());
+    assertEquals(tx("0/20", 4, 1), t);
+  }
+
+  @Test
+  void bitAtEventCountIsRejected() {
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> tx("0/20", 3, 0, 3));
+    assertEquals(
+        "acknowledged event index 3 outside [0, 3) of transaction 0/20", e.getMessage());
+  }
+
+  @Test
+  void bitFarBeyondEventCountIsRejected() {
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> tx("0/20", 1, 1000));
+    assertEquals(
+        "acknowledged event index 1000 outside [0, 1) of transaction 0/20", e.getMessage());
+  }
+
+  @Test
+  void eventCountBelowOneIsRejected() {
+    IllegalArgumentException zero =
+        assertThrows(IllegalArgumentException.class, () -> tx("0/20", 0));
+    assertEquals("eventCount must be at least 1, was 0", zero.getMessage());
+    IllegalArgumentException negative =
+        assertThrows(IllegalArgumentException.class, () -> tx("0/20", -1));
+    assertEquals("eventCount must be at least 1, was -1", negative.getMessage());
+  }
+
+  @Test
+  void partialTransactionNullsAreRejected() {
+    NullPointerException lsn =
+        assertThrows(NullPointerException.class, () -> new PartialTransaction(null, 1, new BitSet()));
+    assertEquals("txEndLsn", lsn.getMessage());
+    assertThrows(
+        NullPointerException.class, () -> new PartialTransaction(PgLsn.parse("0/1"), 1, null));
+  }
+
+  @Test
+  void partialTransactionEqualsIsByValue() {
+    assertEquals(tx("0/20", 3, 1), tx("0/20", 3, 1));
+    assertEquals(tx("0/20", 3, 1).hashCode(), tx("0/20", 3, 1).hashCode());
+    assertNotEquals(tx("0/20", 3, 1), tx("0/20", 3, 2));
+    assertNotEquals(tx("0/20", 3, 1), tx("0/20", 4, 1));
+    assertNotEquals(tx("0/20", 3, 1), tx("0/21", 3, 1));
+  }
+}
