@@ -1,0 +1,61 @@
+package io.datum.cdc.testkit;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Runs a JUnit 5 test class with {@link EmbeddedPostgresExtension}: one {@link
+ * EmbeddedPostgresServer} (PostgreSQL 17 set up for logical replication) is started for the class
+ * the first time a test constructor, a lifecycle method or a test method declares a parameter of
+ * type {@link EmbeddedPostgresServer}, is given to every such parameter in the class (and its
+ * {@code @Nested} classes), and is closed after the class.
+ *
+ * <pre>{@code
+ * @EmbeddedPostgresTest(settings = "logical_decoding_work_mem=64kB")
+ * class OrdersCaptureTest {
+ *
+ *     @BeforeAll
+ *     static void schema(EmbeddedPostgresServer pg) throws SQLException {
+ *         pg.execute("CREATE TABLE orders (id int PRIMARY KEY, note text)",
+ *                    "CREATE PUBLICATION orders_pub FOR TABLE orders");
+ *     }
+ *
+ *     @Test
+ *     void capturesInserts(EmbeddedPostgresServer pg) throws Exception {
+ *         try (Connection c = pg.getConnection()) { ... }
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>It may also be used as a meta-annotation on an annotation of your own.
+ *
+ * @see EmbeddedPostgresExtension
+ */
+@Target({ElementType.TYPE, ElementType.ANNOTATION_TYPE})
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+@Inherited
+@ExtendWith(EmbeddedPostgresExtension.class)
+public @interface EmbeddedPostgresTest {
+
+  /**
+   * Extra server settings, each {@code "name=value"} (the value is what follows the first {@code
+   * =}, spaces kept), as {@link EmbeddedPostgresServer.Builder#setting(String, String)} takes
+   * them; they override the defaults.
+   *
+   * @return the settings; empty by default
+   */
+  String[] settings() default {};
+
+  /**
+   * The server's {@code wal_sender_timeout} in milliseconds; 0 disables it.
+   *
+   * @return the timeout in milliseconds; 60000 by default
+   */
+  long walSenderTimeoutMillis() default 60_000L;
+}

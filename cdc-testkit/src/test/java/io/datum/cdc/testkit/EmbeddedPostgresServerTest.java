@@ -1,0 +1,144 @@
+package io.datum.cdc.testkit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The server without JUnit's help, as a CLI uses it; one server for the class. */
+class EmbeddedPostgresServerTest {
+
+  private static EmbeddedPostgresServer server;
+
+  @BeforeAll
+  static void start() {
+    long started = System.nanoTime();
+    server = EmbeddedPostgresServer.builder().walSenderTimeout(Duration.ofSeconds(5)).start();
+    System.out.printf("embedded PostgreSQL first start (extract if needed + initdb + start): %d ms%n",
+        (System.nanoTime() - started) / 1_000_000);
+  }
+
+  @AfterAll
+  static void close() {
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  @Test
+  void restartKeepsDataPortAndSlots() throws SQLException {
+    server.execute(
+        "CREATE TABLE kept (id int PRIMARY KEY)",
+        "INSERT INTO kept VALUES (1), (2)",
+        "SELECT pg_create_logical_replication_slot('kept_slot', 'pgoutput')");
+    int port = server.port();
+    String url = server.jdbcUrl();
+    Path data = server.dataDirectory();
+
+    long started = System.nanoTime();
+    server.restart();
+    System.out.printf("embedded PostgreSQL restart (fast shutdown + start): %d ms%n",
+        (System.nanoTime() - started) / 1_000_000);
+
+    assertTrue(server.isRunning());
+    assertEquals(port, server.port());
+    assertEquals(url, server.jdbcUrl());
+    assertEquals(data, server.dataDirectory());
+    assertEquals("2", server.queryString("SELECT count(*) FROM kept"));
+    assertEquals("pgoutput", server.queryString("SELECT plugin FROM pg_replication_slots WHERE slot_name = 'kept_slot'"));
+    assertEquals("5s", server.queryString("SHOW wal_sender_timeout"));
+
+    server.execute("INSERT INTO kept VALUES (3)");
+    started = System.nanoTime();
+    server.restart(EmbeddedPostgresServer.ShutdownMode.IMMEDIATE);
+    System.out.printf("embedded PostgreSQL crash restart (immediate shutdown + recovery): %d ms%n",
+        (System.nanoTime() - started) / 1_000_000);
+    assertEquals(port, server.port());
+    assertEquals("3", server.queryString("SELECT count(*) FROM kept"));
+    assertEquals("pgoutput", server.queryString("SELECT plugin FROM pg_replication_slots WHERE slot_name = 'kept_slot'"));
+    server.execute("SELECT pg_drop_replication_slot('kept_slot')", "DROP TABLE kept");
+  }
+
+  @Test
+  void restartBreaksOpenConnections() throws SQLException {
+    try (Connection connection = server.getConnection()) {
+      server.restart();
+      assertThrows(SQLException.class, () -> connection.createStatement().execute("SELECT 1"));
+    }
+    assertEquals("1", server.queryString("SELECT 1"));
+  }
+
+  @Test
+  void stopThenStartServesTheSameData() throws SQLException {
+    server.execute("CREATE TABLE stopped (id int)", "INSERT INTO stopped VALUES (7)");
+    int port = server.port();
+    server.stop();
+    assertFalse(server.isRunning());
+    assertThrows(SQLException.class, () -> server.getConnection().close());
+    server.stop(); // no-op
+    server.start();
+    assertTrue(server.isRunning());
+    assertEquals(port, server.port());
+    assertEquals("7", server.queryString("SELECT id FROM stopped"));
+    server.execute("DROP TABLE stopped");
+  }
+
+  @Test
+  void closeDeletesTheTemporaryDirectoryAndIsFinal() throws SQLException {
+    EmbeddedPostgresServer other = EmbeddedPostgresServer.builder().build();
+    assertThrows(IllegalStateException.class, other::port);
+    other.start();
+    Path base = other.baseDirectory();
+    assertTrue(Files.isDirectory(base.resolve("data")));
+    assertTrue(Files.isRegularFile(other.logFile()));
+    assertEquals("1", other.queryString("SELECT 1"));
+    other.close();
+    other.close(); // idempotent
+    assertFalse(other.isRunning());
+    assertFalse(Files.exists(base));
+    assertThrows(IllegalStateException.class, other::start);
+    assertThrows(IllegalStateException.class, other::restart);
+  }
+
+  @Test
+  void givenBaseDirectoryIsKeptAndReused(@TempDir Path base) throws SQLException {
+    try (EmbeddedPostgresServer first = EmbeddedPostgresServer.builder().baseDirectory(base).start()) {
+      assertEquals(base.toAbsolutePath(), first.baseDirectory());
+      first.execute("CREATE TABLE persisted (id int)", "INSERT INTO persisted VALUES (42)");
+    }
+    assertTrue(Files.isRegularFile(base.resolve("data").resolve("PG_VERSION")));
+    try (EmbeddedPostgresServer second = EmbeddedPostgresServer.builder().baseDirectory(base).start()) {
+      assertEquals("42", second.queryString("SELECT id FROM persisted"));
+    }
+    assertTrue(Files.isDirectory(base.resolve("data")));
+  }
+
+  @Test
+  void builderRejectsBadInput() {
+    EmbeddedPostgresServer.Builder builder = EmbeddedPostgresServer.builder();
+    assertThrows(IllegalArgumentException.class, () -> builder.setting("bad name", "x"));
+    assertThrows(IllegalArgumentException.class, () -> builder.setting("x;rm", "x"));
+    assertThrows(NullPointerException.class, () -> builder.setting("fsync", null));
+    assertThrows(IllegalArgumentException.class, () -> builder.port(70000));
+    assertThrows(IllegalArgumentException.class, () -> builder.walSenderTimeout(Duration.ofSeconds(-1)));
+    assertThrows(IllegalArgumentException.class, () -> builder.startupTimeout(Duration.ZERO));
+  }
+
+  @Test
+  void shellQuotingKeepsValuesIntact() {
+    assertEquals("64kB", EmbeddedPostgresServer.shellQuote("64kB"));
+    assertEquals("'a b'", EmbeddedPostgresServer.shellQuote("a b"));
+    assertEquals("'it'\\''s'", EmbeddedPostgresServer.shellQuote("it's"));
+    assertEquals("'$HOME'", EmbeddedPostgresServer.shellQuote("$HOME"));
+  }
+}
