@@ -1,0 +1,310 @@
+package io.datum.cdc.core;
+
+import io.datum.cdc.CdcCheckpointHandle;
+import io.datum.cdc.CdcCheckpointStore;
+import io.datum.cdc.CdcConfigurationException;
+import io.datum.cdc.CdcHandler;
+import io.datum.cdc.PgLsn;
+import io.datum.cdc.SlotNames;
+import io.datum.cdc.core.internal.SourceConfig;
+import io.datum.cdc.core.internal.SourceRuntime;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Streams the committed row changes of one PostgreSQL logical replication slot (plugin {@code
+ * pgoutput}) to an application {@link CdcHandler}, and moves the slot's {@code
+ * confirmed_flush_lsn} only as far as the application has acknowledged every change, in commit
+ * order.
+ *
+ * <pre>{@code
+ * try (CdcCheckpointStore store = CheckpointStores.open("file:/var/lib/app/cdc");
+ *     PgCdcSource source = PgCdcSource.builder()
+ *         .jdbcUrl("jdbc:postgresql://db:5432/shop")
+ *         .user("cdc").password(System.getenv("CDC_PASSWORD"))
+ *         .slot("shop_orders").publication("shop_orders")
+ *         .checkpointStore(store)
+ *         .build()) {
+ *   source.start((event, checkpoints) -> {
+ *     process(event);
+ *     checkpoints.checkpoint(event.offset());
+ *   }).join(); // until stop() or a failure
+ * }
+ * }</pre>
+ *
+ * <p>Threads: one reads the replication connection; one calls the handler, fed through a bounded
+ * hand-off. A source runs once: after it stopped, build a new one (on the same slot and store it
+ * resumes at the watermark and delivers again every event not acknowledged).
+ */
+public final class PgCdcSource implements AutoCloseable {
+
+  private final SourceRuntime runtime;
+
+  private PgCdcSource(SourceConfig config) {
+    this.runtime = new SourceRuntime(config);
+  }
+
+  /** Returns a new builder. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Connects, checks (or creates) the slot and publication, and starts streaming at the stored
+   * watermark. Returns once streaming has started.
+   *
+   * @param handler the application's handler, not null
+   * @return a future completed when the source stops: normally after {@link #stop()}, exceptionally
+   *     with the failure (a {@link io.datum.cdc.CdcConnectionException} when the connection is
+   *     lost, the handler's exception, ...)
+   * @throws io.datum.cdc.CdcReplicationException if the slot or publication is missing (and not to
+   *     be created), the slot is active for another process, or the server refuses replication
+   * @throws io.datum.cdc.CdcConnectionException if PostgreSQL cannot be reached
+   * @throws io.datum.cdc.CdcStoreException if the stored checkpoint cannot be read
+   * @throws IllegalStateException if the source was started before
+   */
+  public CompletableFuture<Void> start(CdcHandler handler) {
+    return runtime.start(Objects.requireNonNull(handler, "handler"));
+  }
+
+  /**
+   * Stops gracefully: no further event is handed to the handler, the event being handled
+   * completes, and a final Standby Status Update reports the durable watermark. Waits up to the
+   * stop timeout for the threads. Idempotent.
+   */
+  public void stop() {
+    runtime.stop();
+  }
+
+  /**
+   * Stops the source and drops its replication slot. With {@code force}, a walsender that still
+   * holds the slot (another process) is terminated first ({@code pg_terminate_backend}).
+   *
+   * @param force terminate the process holding the slot if it is active
+   * @throws io.datum.cdc.CdcReplicationException if the slot does not exist or stays active
+   * @throws io.datum.cdc.CdcConnectionException if PostgreSQL cannot be reached
+   */
+  public void dropSlot(boolean force) {
+    runtime.dropSlot(force);
+  }
+
+  /** Returns the handle the handler receives, for acknowledging from elsewhere. */
+  public CdcCheckpointHandle checkpoints() {
+    return runtime.handle();
+  }
+
+  /**
+   * Returns the durable watermark: the end LSN of the newest transaction such that it and all
+   * before it are acknowledged and stored.
+   */
+  public PgLsn watermark() {
+    return runtime.handle().watermark();
+  }
+
+  /** Same as {@link #stop()}. */
+  @Override
+  public void close() {
+    stop();
+  }
+
+  /**
+   * Builds a {@link PgCdcSource}. Each setter checks its argument at once; {@link #build()}
+   * checks that the required ones were given.
+   */
+  public static final class Builder {
+    private String jdbcUrl;
+    private final Properties properties = new Properties();
+    private String slot;
+    private String publication;
+    private CdcCheckpointStore store;
+    private boolean createSlot;
+    private boolean createPublication;
+    private final List<String> publicationTables = new ArrayList<>();
+    private int handoffCapacity = 1024;
+    private Duration statusInterval = Duration.ofSeconds(10);
+    private Duration stopTimeout = Duration.ofSeconds(30);
+
+    private Builder() {}
+
+    /**
+     * @param jdbcUrl {@code jdbc:postgresql://host:port/database}; required
+     * @return this builder
+     * @throws CdcConfigurationException if it does not start with {@code jdbc:postgresql:}
+     */
+    public Builder jdbcUrl(String jdbcUrl) {
+      if (jdbcUrl == null || !jdbcUrl.startsWith("jdbc:postgresql:")) {
+        throw new CdcConfigurationException(
+            "JDBC URL must start with jdbc:postgresql:, was " + jdbcUrl);
+      }
+      this.jdbcUrl = jdbcUrl;
+      return this;
+    }
+
+    /**
+     * @param user the role to connect as; it needs the REPLICATION attribute (or superuser)
+     * @return this builder
+     */
+    public Builder user(String user) {
+      properties.setProperty("user", Objects.requireNonNull(user, "user"));
+      return this;
+    }
+
+    /**
+     * @param password the password, or null for none
+     * @return this builder
+     */
+    public Builder password(String password) {
+      if (password == null) {
+        properties.remove("password");
+      } else {
+        properties.setProperty("password", password);
+      }
+      return this;
+    }
+
+    /**
+     * @param name a pgjdbc connection property (e.g. {@code sslmode})
+     * @param value its value
+     * @return this builder
+     */
+    public Builder connectionProperty(String name, String value) {
+      properties.setProperty(Objects.requireNonNull(name), Objects.requireNonNull(value));
+      return this;
+    }
+
+    /**
+     * @param slot the logical replication slot; {@code [a-z0-9_]{1,63}}; required
+     * @return this builder
+     * @throws CdcConfigurationException if the name is not a valid slot name
+     */
+    public Builder slot(String slot) {
+      this.slot = SlotNames.requireValid(slot);
+      return this;
+    }
+
+    /**
+     * @param publication the publication whose tables are streamed; required. Any identifier of 1
+     *     to 63 characters without single quotes or NUL
+     * @return this builder
+     * @throws CdcConfigurationException if the name is empty, too long, or holds {@code '} or NUL
+     */
+    public Builder publication(String publication) {
+      if (publication == null
+          || publication.isEmpty()
+          || publication.length() > 63
+          || publication.indexOf('\'') >= 0
+          || publication.indexOf('\0') >= 0) {
+        throw new CdcConfigurationException(
+            "invalid publication name "
+                + (publication == null ? "null" : '"' + publication + '"')
+                + ": 1 to 63 characters, no single quote or NUL");
+      }
+      this.publication = publication;
+      return this;
+    }
+
+    /**
+     * @param store where acknowledged positions are kept; required. The caller closes it after the
+     *     source stopped.
+     * @return this builder
+     */
+    public Builder checkpointStore(CdcCheckpointStore store) {
+      this.store = Objects.requireNonNull(store, "store");
+      return this;
+    }
+
+    /**
+     * @param createSlot create the slot with the pgoutput plugin if it does not exist (default
+     *     false: a missing slot is an error)
+     * @return this builder
+     */
+    public Builder createSlot(boolean createSlot) {
+      this.createSlot = createSlot;
+      return this;
+    }
+
+    /**
+     * @param createPublication create the publication if it does not exist (default false)
+     * @param tables the tables it publishes, as {@code schema.table} (no dot: schema {@code
+     *     public}); none means FOR ALL TABLES, which needs a superuser
+     * @return this builder
+     */
+    public Builder createPublication(boolean createPublication, String... tables) {
+      this.createPublication = createPublication;
+      this.publicationTables.clear();
+      this.publicationTables.addAll(List.of(tables));
+      return this;
+    }
+
+    /**
+     * @param events how many events the hand-off between the reading thread and the handler holds
+     *     (default 1024)
+     * @return this builder
+     * @throws IllegalArgumentException if less than 1
+     */
+    public Builder handoffCapacity(int events) {
+      if (events < 1) {
+        throw new IllegalArgumentException("hand-off capacity must be at least 1, was " + events);
+      }
+      this.handoffCapacity = events;
+      return this;
+    }
+
+    /**
+     * @param interval the longest time between two Standby Status Updates (default 10 s); keep it
+     *     well below the server's {@code wal_sender_timeout} (default 60 s)
+     * @return this builder
+     * @throws IllegalArgumentException if not positive
+     */
+    public Builder statusInterval(Duration interval) {
+      if (interval.isNegative() || interval.isZero()) {
+        throw new IllegalArgumentException("status interval must be positive, was " + interval);
+      }
+      this.statusInterval = interval;
+      return this;
+    }
+
+    /**
+     * @param timeout how long {@link PgCdcSource#stop()} waits for the handler to finish its
+     *     current event (default 30 s)
+     * @return this builder
+     */
+    public Builder stopTimeout(Duration timeout) {
+      this.stopTimeout = Objects.requireNonNull(timeout, "timeout");
+      return this;
+    }
+
+    /**
+     * @return a source, not started
+     * @throws CdcConfigurationException if the JDBC URL, slot, publication or store is missing
+     */
+    public PgCdcSource build() {
+      List<String> missing = new ArrayList<>();
+      if (jdbcUrl == null) {
+        missing.add("jdbcUrl");
+      }
+      if (slot == null) {
+        missing.add("slot");
+      }
+      if (publication == null) {
+        missing.add("publication");
+      }
+      if (store == null) {
+        missing.add("checkpointStore");
+      }
+      if (!missing.isEmpty()) {
+        throw new CdcConfigurationException("PgCdcSource needs " + String.join(", ", missing));
+      }
+      Properties copy = new Properties();
+      copy.putAll(properties);
+      return new PgCdcSource(
+          new SourceConfig(
+              jdbcUrl, copy, slot, publication, store, createSlot, createPublication,
+              List.copyOf(publicationTables), handoffCapacity, statusInterval, stopTimeout));
+    }
+  }
+}

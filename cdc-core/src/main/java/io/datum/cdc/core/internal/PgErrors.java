@@ -1,0 +1,48 @@
+package io.datum.cdc.core.internal;
+
+import io.datum.cdc.CdcConnectionException;
+import io.datum.cdc.CdcException;
+import io.datum.cdc.CdcReplicationException;
+import java.sql.SQLException;
+
+/**
+ * Maps JDBC failures to the {@link CdcException} hierarchy by SQLSTATE (PostgreSQL docs, Appendix
+ * A, PostgreSQL Error Codes).
+ */
+final class PgErrors {
+
+  private PgErrors() {}
+
+  /**
+   * @param what what was being done, for the message ("starting replication from slot s")
+   * @param e the failure
+   * @return a replication exception for a server refusal, a connection exception otherwise
+   */
+  static CdcException map(String what, SQLException e) {
+    String state = e.getSQLState() == null ? "" : e.getSQLState();
+    String message = what + ": " + e.getMessage();
+    if (state.startsWith("08") || state.isEmpty() || state.startsWith("57P")) {
+      // connection exception class, or admin shutdown / terminated walsender (57P01..57P03)
+      return new CdcConnectionException(message, e);
+    }
+    if (state.startsWith("28")) {
+      return new CdcConnectionException(message + " (authentication failed)", e);
+    }
+    return new CdcReplicationException(message + " [SQLSTATE " + state + ']', e);
+  }
+
+  /**
+   * Quotes an SQL identifier: wraps it in double quotes and doubles embedded double quotes
+   * (PostgreSQL docs, 4.1.1 Identifiers and Key Words).
+   *
+   * @param identifier the identifier, any characters but NUL
+   * @return the quoted identifier
+   * @throws IllegalArgumentException if it contains NUL
+   */
+  static String quoteIdentifier(String identifier) {
+    if (identifier.indexOf('\0') >= 0) {
+      throw new IllegalArgumentException("identifier contains NUL: " + identifier);
+    }
+    return '"' + identifier.replace("\"", "\"\"") + '"';
+  }
+}

@@ -1,0 +1,287 @@
+package io.datum.cdc.core.internal;
+
+import io.datum.cdc.CdcConnectionException;
+import io.datum.cdc.CdcException;
+import io.datum.cdc.CdcReplicationException;
+import io.datum.cdc.PgLsn;
+import io.datum.cdc.event.ChangeEvent;
+import java.nio.ByteBuffer;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.ArrayDeque;
+import java.util.Properties;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.postgresql.PGConnection;
+import org.postgresql.PGProperty;
+import org.postgresql.replication.LogSequenceNumber;
+import org.postgresql.replication.PGReplicationStream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The thread that reads the replication stream: it decodes each CopyData message, assembles
+ * transactions, puts their events into the bounded hand-off, and sends Standby Status Updates whose
+ * flush position is the durable watermark (PostgreSQL docs, 55.4 Streaming Replication Protocol,
+ * "Standby status update").
+ *
+ * <p>When the hand-off is full it stops reading but keeps sending status updates at least every
+ * status interval, so a slow handler does not make the walsender time out (wal_sender_timeout);
+ * memory stays bounded by the hand-off and the transaction being assembled.
+ */
+final class ReplicationLoop {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ReplicationLoop.class);
+  private static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+  private static final long MIN_FEEDBACK_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+  private static final long IDLE_ADVANCE_GAP_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+  private final SourceConfig config;
+  private final SourceCheckpointHandle handle;
+  private final FeedbackCoordinator coordinator;
+  private final BlockingQueue<ChangeEvent> handoff;
+  private final PgOutputDecoder decoder = new PgOutputDecoder();
+  private final TransactionAssembler assembler;
+  private final long statusIntervalNanos;
+
+  private volatile boolean stopRequested;
+  private volatile Thread thread;
+  private Connection connection;
+  private PGReplicationStream stream;
+  private PgLsn lastSentFlush = PgLsn.ZERO;
+  private long lastStatusNanos;
+  private long lastIdleAdvanceNanos;
+
+  ReplicationLoop(
+      SourceConfig config,
+      FeedbackCoordinator coordinator,
+      SourceCheckpointHandle handle,
+      BlockingQueue<ChangeEvent> handoff) {
+    this.config = config;
+    this.coordinator = coordinator;
+    this.handle = handle;
+    this.handoff = handoff;
+    this.assembler = new TransactionAssembler(config.slot(), coordinator);
+    this.statusIntervalNanos = config.statusInterval().toNanos();
+  }
+
+  /**
+   * Connects, checks the slot and publication (creating them if configured), and starts streaming
+   * at the watermark. Called on the caller's thread so that configuration errors surface at once.
+   *
+   * @throws CdcException if connecting or starting fails
+   */
+  void open() {
+    String slot = config.slot();
+    try (Connection admin = DriverManager.getConnection(config.jdbcUrl(), adminProperties())) {
+      SlotAdmin slots = new SlotAdmin(admin);
+      if (!slots.publicationExists(config.publication())) {
+        if (!config.createPublication()) {
+          throw new CdcReplicationException(
+              "publication \"" + config.publication() + "\" does not exist in " + config.jdbcUrl()
+                  + "; create it (CREATE PUBLICATION ... FOR TABLE ...) or ask the source to");
+        }
+        slots.createPublication(config.publication(), config.publicationTables());
+      }
+      SlotAdmin.SlotState state = slots.slot(slot);
+      if (state == null) {
+        if (!config.createSlot()) {
+          throw new CdcReplicationException(
+              "replication slot \"" + slot + "\" does not exist; create it with"
+                  + " pg_create_logical_replication_slot('" + slot + "', 'pgoutput')"
+                  + " or ask the source to");
+        }
+        slots.createSlot(slot);
+      } else {
+        if (!"pgoutput".equals(state.plugin())) {
+          throw new CdcReplicationException(
+              "replication slot \"" + slot + "\" uses plugin " + state.plugin()
+                  + " (type " + state.type() + "); datum-cdc needs a logical slot with pgoutput");
+        }
+        if (state.active()) {
+          throw new CdcReplicationException(
+              "replication slot \"" + slot + "\" is active for PID " + state.activePid()
+                  + "; another consumer is streaming from it");
+        }
+        PgLsn watermark = coordinator.watermark();
+        if (!watermark.isZero() && state.confirmedFlushLsn().isAfter(watermark)) {
+          LOG.warn("slot {} confirmed_flush_lsn {} is after the stored watermark {}:"
+                  + " transactions in between were confirmed by someone else and will not be sent",
+              slot, state.confirmedFlushLsn(), watermark);
+        }
+      }
+    } catch (SQLException e) {
+      throw PgErrors.map("cannot prepare slot \"" + slot + "\" at " + config.jdbcUrl(), e);
+    }
+    try {
+      connection = DriverManager.getConnection(config.jdbcUrl(), replicationProperties());
+      PgLsn start = coordinator.watermark();
+      stream =
+          connection
+              .unwrap(PGConnection.class)
+              .getReplicationAPI()
+              .replicationStream()
+              .logical()
+              .withSlotName(slot)
+              .withStartPosition(LogSequenceNumber.valueOf(start.asLong()))
+              .withSlotOption("proto_version", "1")
+              .withSlotOption("publication_names", PgErrors.quoteIdentifier(config.publication()))
+              .withStatusInterval((int) config.statusInterval().toMillis(), TimeUnit.MILLISECONDS)
+              // since pgjdbc 42.7.0 the driver otherwise confirms keepalive WAL ends by itself
+              .withAutomaticFlush(false)
+              .start();
+      lastSentFlush = start;
+      lastStatusNanos = System.nanoTime();
+      LOG.info("streaming slot {} publication {} from {}", slot, config.publication(), start);
+    } catch (SQLException e) {
+      closeQuietly();
+      throw PgErrors.map("cannot start replication from slot \"" + slot + '"', e);
+    }
+  }
+
+  /**
+   * Runs the loop on the calling thread until {@link #requestStop()} or a failure.
+   *
+   * @throws CdcException if the connection fails or a message cannot be decoded
+   */
+  void run() {
+    thread = Thread.currentThread();
+    try {
+      ArrayDeque<ChangeEvent> ready = assembler.ready();
+      while (!stopRequested) {
+        if (!ready.isEmpty()) {
+          handOff(ready);
+          continue;
+        }
+        ByteBuffer message = stream.readPending();
+        if (message == null) {
+          maybeAdvanceIdle();
+          sendFeedback(false);
+          LockSupport.parkNanos(this, IDLE_PARK_NANOS);
+          continue;
+        }
+        decoder.decode(message, assembler);
+        sendFeedback(false);
+      }
+      sendFeedback(true);
+    } catch (SQLException e) {
+      if (stopRequested) {
+        return;
+      }
+      throw PgErrors.map("replication from slot \"" + config.slot() + "\" failed", e);
+    } finally {
+      closeQuietly();
+    }
+  }
+
+  /** Asks the loop to stop after the current message; it sends a final status update. */
+  void requestStop() {
+    stopRequested = true;
+    wakeUp();
+  }
+
+  /** Wakes the loop so that it sends a status update for a new watermark promptly. */
+  void wakeUp() {
+    Thread t = thread;
+    if (t != null) {
+      LockSupport.unpark(t);
+    }
+  }
+
+  long transactionsDelivered() {
+    return assembler.transactionsDelivered();
+  }
+
+  private void handOff(ArrayDeque<ChangeEvent> ready) throws SQLException {
+    ChangeEvent next = ready.peekFirst();
+    if (handoff.offer(next)) {
+      ready.removeFirst();
+      return;
+    }
+    try {
+      if (handoff.offer(next, 50, TimeUnit.MILLISECONDS)) {
+        ready.removeFirst();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      stopRequested = true;
+      return;
+    }
+    // the handler is slow: keep the walsender from timing out while we do not read
+    sendFeedback(false);
+  }
+
+  private void maybeAdvanceIdle() {
+    long now = System.nanoTime();
+    if (now - lastIdleAdvanceNanos < IDLE_ADVANCE_GAP_NANOS
+        || !assembler.isIdle()
+        || !handoff.isEmpty()
+        || coordinator.hasPending()) {
+      return;
+    }
+    lastIdleAdvanceNanos = now;
+    // after readPending() returned null, the last receive LSN is a keepalive's WAL end or the
+    // start of the last message, all of whose output has been processed
+    PgLsn walEnd = PgLsn.of(stream.getLastReceiveLSN().asLong());
+    if (handle.advanceIdle(walEnd)) {
+      LOG.debug("slot {}: nothing pending, watermark moved to keepalive WAL end {}", config.slot(), walEnd);
+    }
+  }
+
+  private void sendFeedback(boolean force) throws SQLException {
+    PgLsn flush = handle.durableWatermark();
+    long now = System.nanoTime();
+    boolean changed = !flush.equals(lastSentFlush);
+    if (force || (changed && now - lastStatusNanos >= MIN_FEEDBACK_GAP_NANOS)
+        || now - lastStatusNanos >= statusIntervalNanos) {
+      LogSequenceNumber lsn = LogSequenceNumber.valueOf(flush.asLong());
+      stream.setFlushedLSN(lsn);
+      stream.setAppliedLSN(lsn);
+      stream.forceUpdateStatus();
+      lastSentFlush = flush;
+      lastStatusNanos = now;
+    }
+  }
+
+  private Properties adminProperties() {
+    Properties p = new Properties();
+    p.putAll(config.properties());
+    PGProperty.APPLICATION_NAME.set(p, "datum-cdc admin " + config.slot());
+    return p;
+  }
+
+  private Properties replicationProperties() {
+    Properties p = new Properties();
+    p.putAll(config.properties());
+    PGProperty.REPLICATION.set(p, "database");
+    PGProperty.PREFER_QUERY_MODE.set(p, "simple");
+    PGProperty.ASSUME_MIN_SERVER_VERSION.set(p, "10");
+    PGProperty.APPLICATION_NAME.set(p, "datum-cdc " + config.slot());
+    // value text formats the decoder expects; pgjdbc itself sets DateStyle=ISO, extra_float_digits
+    PGProperty.OPTIONS.set(p, "-c IntervalStyle=iso_8601 -c bytea_output=hex");
+    return p;
+  }
+
+  private void closeQuietly() {
+    try {
+      if (stream != null && !stream.isClosed()) {
+        stream.close();
+      }
+    } catch (SQLException e) {
+      LOG.debug("closing replication stream of slot {}: {}", config.slot(), e.toString());
+    }
+    try {
+      if (connection != null) {
+        connection.close();
+      }
+    } catch (SQLException e) {
+      LOG.debug("closing replication connection of slot {}: {}", config.slot(), e.toString());
+    }
+  }
+
+  static CdcConnectionException lost(String slot, Throwable cause) {
+    return new CdcConnectionException("replication connection of slot \"" + slot + "\" lost", cause);
+  }
+}

@@ -1,0 +1,34 @@
+package io.datum.cdc.core.internal;
+
+import io.datum.cdc.CdcCheckpointStore;
+import java.time.Duration;
+import java.util.List;
+import java.util.Properties;
+
+/**
+ * The validated settings of one source, built by {@code PgCdcSource.Builder}.
+ *
+ * @param jdbcUrl the JDBC URL, {@code jdbc:postgresql://host:port/database}
+ * @param properties connection properties (user, password, ...); copied by the builder
+ * @param slot the replication slot
+ * @param publication the publication
+ * @param store the checkpoint store
+ * @param createSlot create the slot if missing
+ * @param createPublication create the publication if missing
+ * @param publicationTables tables for a created publication; empty means all tables
+ * @param handoffCapacity events the hand-off to the handler holds, at least 1
+ * @param statusInterval longest time between two Standby Status Updates
+ * @param stopTimeout how long {@code stop()} waits for the threads
+ */
+public record SourceConfig(
+    String jdbcUrl,
+    Properties properties,
+    String slot,
+    String publication,
+    CdcCheckpointStore store,
+    boolean createSlot,
+    boolean createPublication,
+    List<String> publicationTables,
+    int handoffCapacity,
+    Duration statusInterval,
+    Duration stopTimeout) {}

@@ -1,0 +1,200 @@
+package io.datum.cdc.core.internal;
+
+import io.datum.cdc.CdcCheckpoint;
+import io.datum.cdc.CdcException;
+import io.datum.cdc.CdcHandler;
+import io.datum.cdc.event.ChangeEvent;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The running parts of one source: the replication loop thread, the handler thread, the hand-off
+ * between them, the coordinator and the checkpoint handle. Not API; use {@code PgCdcSource}.
+ */
+public final class SourceRuntime {
+
+  private static final Logger LOG = LoggerFactory.getLogger(SourceRuntime.class);
+
+  private final SourceConfig config;
+  private final AtomicBoolean started = new AtomicBoolean();
+  private final AtomicReference<Throwable> failure = new AtomicReference<>();
+  private final CompletableFuture<Void> termination = new CompletableFuture<>();
+  private final CountDownLatch threadsDone = new CountDownLatch(2);
+  private final ExecutorService asyncAcks;
+  private volatile boolean stopping;
+  private volatile boolean loopDone;
+  private FeedbackCoordinator coordinator;
+  private SourceCheckpointHandle handle;
+  private ReplicationLoop loop;
+
+  /**
+   * @param config the validated settings
+   */
+  public SourceRuntime(SourceConfig config) {
+    this.config = config;
+    this.asyncAcks =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "datum-cdc-ack-" + config.slot());
+              t.setDaemon(true);
+              return t;
+            });
+    CdcCheckpoint stored = config.store().load(config.slot()).orElse(null);
+    this.coordinator = new FeedbackCoordinator(config.slot(), stored);
+    this.handle =
+        new SourceCheckpointHandle(coordinator, config.store(), asyncAcks, this::fail, this::wakeLoop);
+    if (stored != null) {
+      LOG.info("slot {}: resuming at stored watermark {} ({} partly acknowledged transactions)",
+          config.slot(), stored.watermark(), stored.acknowledgedBeyond().size());
+    }
+  }
+
+  /** The checkpoint handle given to the handler. */
+  public io.datum.cdc.CdcCheckpointHandle handle() {
+    return handle;
+  }
+
+  /**
+   * Opens the replication connection and starts both threads.
+   *
+   * @param handler the application's handler
+   * @return the termination future
+   * @throws IllegalStateException if started before
+   */
+  public CompletableFuture<Void> start(CdcHandler handler) {
+    if (!started.compareAndSet(false, true)) {
+      throw new IllegalStateException("source of slot " + config.slot() + " was already started");
+    }
+    BlockingQueue<ChangeEvent> handoff = new ArrayBlockingQueue<>(config.handoffCapacity());
+    loop = new ReplicationLoop(config, coordinator, handle, handoff);
+    try {
+      loop.open();
+    } catch (RuntimeException e) {
+      asyncAcks.shutdown();
+      throw e;
+    }
+    Thread reader = new Thread(this::runLoop, "datum-cdc-replication-" + config.slot());
+    Thread dispatcher =
+        new Thread(() -> runHandler(handler, handoff), "datum-cdc-handler-" + config.slot());
+    reader.start();
+    dispatcher.start();
+    Thread waiter = new Thread(this::awaitTermination, "datum-cdc-termination-" + config.slot());
+    waiter.setDaemon(true);
+    waiter.start();
+    return termination;
+  }
+
+  /** Stops gracefully and waits for the threads up to the stop timeout. Idempotent. */
+  public void stop() {
+    stopping = true;
+    if (loop == null) {
+      asyncAcks.shutdown();
+      return;
+    }
+    loop.requestStop();
+    try {
+      if (!threadsDone.await(config.stopTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+        LOG.warn("slot {}: threads did not stop within {}", config.slot(), config.stopTimeout());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * Stops and drops the slot.
+   *
+   * @param force terminate the walsender holding the slot first
+   */
+  public void dropSlot(boolean force) {
+    stop();
+    try (Connection admin = DriverManager.getConnection(config.jdbcUrl(), config.properties())) {
+      new SlotAdmin(admin).dropSlot(config.slot(), force, config.stopTimeout().toMillis());
+    } catch (SQLException e) {
+      throw PgErrors.map("cannot drop slot \"" + config.slot() + '"', e);
+    }
+  }
+
+  private void runLoop() {
+    try {
+      loop.run();
+    } catch (Throwable t) {
+      fail(t);
+    } finally {
+      loopDone = true;
+      threadsDone.countDown();
+    }
+  }
+
+  private void runHandler(CdcHandler handler, BlockingQueue<ChangeEvent> handoff) {
+    ChangeEvent event = null;
+    try {
+      while (!stopping) {
+        event = handoff.poll(20, TimeUnit.MILLISECONDS);
+        if (event == null) {
+          if (loopDone) {
+            break;
+          }
+          continue;
+        }
+        if (stopping) {
+          break;
+        }
+        handler.handle(event, handle);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Throwable t) {
+      fail(new CdcException(
+          "handler failed on event " + (event == null ? "?" : event.offset()) + ": " + t, t));
+    } finally {
+      threadsDone.countDown();
+    }
+  }
+
+  private void awaitTermination() {
+    try {
+      threadsDone.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    asyncAcks.shutdown();
+    Throwable t = failure.get();
+    if (t == null) {
+      termination.complete(null);
+    } else {
+      termination.completeExceptionally(t);
+    }
+  }
+
+  private void fail(Throwable t) {
+    if (failure.compareAndSet(null, t)) {
+      LOG.error("slot {}: source failed: {}", config.slot(), t.toString());
+    } else if (failure.get() != t) {
+      failure.get().addSuppressed(t);
+    }
+    stopping = true;
+    if (loop != null) {
+      loop.requestStop();
+    }
+  }
+
+  private void wakeLoop() {
+    ReplicationLoop l = loop;
+    if (l != null) {
+      l.wakeUp();
+    }
+  }
+}

@@ -1,0 +1,281 @@
+package io.datum.cdc.core;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.datum.cdc.CdcCheckpointStore;
+import io.datum.cdc.CdcConnectionException;
+import io.datum.cdc.CdcOffset;
+import io.datum.cdc.CdcReplicationException;
+import io.datum.cdc.MemoryCheckpointStore;
+import io.datum.cdc.PgLsn;
+import io.datum.cdc.event.ChangeEvent;
+import io.datum.cdc.event.DeleteEvent;
+import io.datum.cdc.event.InsertEvent;
+import io.datum.cdc.event.PgJson;
+import io.datum.cdc.event.Row;
+import io.datum.cdc.event.TableId;
+import io.datum.cdc.event.TruncateEvent;
+import io.datum.cdc.event.UpdateEvent;
+import io.datum.cdc.store.file.FileCheckpointStore;
+import io.datum.cdc.testkit.EmbeddedPostgresServer;
+import io.datum.cdc.testkit.EmbeddedPostgresTest;
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The source against a real PostgreSQL 17; one server for the class, a slot per test. */
+@EmbeddedPostgresTest
+class PgCdcSourceTest {
+
+  private static final Duration WAIT = Duration.ofSeconds(30);
+
+  private final EmbeddedPostgresServer pg;
+
+  PgCdcSourceTest(EmbeddedPostgresServer pg) {
+    this.pg = pg;
+  }
+
+  private PgCdcSource.Builder source(String name, CdcCheckpointStore store) {
+    return PgCdcSource.builder()
+        .jdbcUrl(pg.jdbcUrl())
+        .user(pg.user())
+        .slot(name)
+        .publication(name)
+        .checkpointStore(store)
+        .createSlot(true);
+  }
+
+  private PgLsn confirmedFlush(String slot) throws Exception {
+    return PgLsn.parse(
+        pg.queryString(
+            "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = '" + slot + "'"));
+  }
+
+  private PgLsn currentWalLsn() throws Exception {
+    return PgLsn.parse(pg.queryString("SELECT pg_current_wal_lsn()::text"));
+  }
+
+  @Test
+  void insertsUpdatesDeletesAndTruncatesArriveWithTheirValuesAndOffsets() throws Exception {
+    pg.execute(
+        "CREATE TABLE rows_typed (id int PRIMARY KEY, name text, amount numeric(10,3),"
+            + " ok boolean, born date, at timestamptz, doc jsonb, uid uuid, raw bytea, tags text[])",
+        "CREATE PUBLICATION typed FOR TABLE rows_typed");
+    EventCollector events = new EventCollector(true);
+    try (PgCdcSource source = source("typed", new MemoryCheckpointStore()).build()) {
+      CompletableFuture<Void> done = source.start(events);
+      pg.execute(
+          "BEGIN; INSERT INTO rows_typed VALUES (1, 'a''b', 12.340, true, '2026-11-30',"
+              + " '2026-11-30 10:18:40.123456+02', '{\"k\": [1, 2]}',"
+              + " 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '\\x0102ff', '{x,NULL,\"y z\"}');"
+              + " INSERT INTO rows_typed (id) VALUES (2); COMMIT",
+          "UPDATE rows_typed SET name = '' WHERE id = 2",
+          "UPDATE rows_typed SET id = 3 WHERE id = 2",
+          "DELETE FROM rows_typed WHERE id = 1",
+          "TRUNCATE rows_typed");
+      List<ChangeEvent> got = events.take(6, WAIT);
+
+      InsertEvent first = (InsertEvent) got.get(0);
+      assertEquals(new TableId("public", "rows_typed"), first.table());
+      Row row = first.after();
+      assertEquals(1, row.get("id"));
+      assertEquals("a'b", row.get("name"));
+      assertEquals(new BigDecimal("12.340"), row.get("amount"));
+      assertEquals(Boolean.TRUE, row.get("ok"));
+      assertEquals(LocalDate.of(2026, 11, 30), row.get("born"));
+      assertEquals(Instant.parse("2026-11-30T08:18:40.123456Z"), row.get("at"));
+      assertEquals(new PgJson("{\"k\": [1, 2]}"), row.get("doc"));
+      assertEquals(UUID.fromString("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"), row.get("uid"));
+      assertArrayEquals(new byte[] {1, 2, (byte) 0xff}, (byte[]) row.get("raw"));
+      assertEquals(java.util.Arrays.asList("x", null, "y z"), row.get("tags"));
+      assertEquals(1, first.key().get("id"));
+      assertEquals(1, first.key().size());
+
+      CdcOffset o0 = got.get(0).offset();
+      CdcOffset o1 = got.get(1).offset();
+      assertEquals(0, o0.eventIndex());
+      assertEquals(1, o1.eventIndex());
+      assertEquals(2, o0.eventCount());
+      assertEquals(o0.txEndLsn(), o1.txEndLsn());
+      assertEquals(o0.xid(), got.get(0).transaction().xid());
+      assertTrue(o0.commitLsn().isBefore(o0.txEndLsn()));
+      InsertEvent second = (InsertEvent) got.get(1);
+      assertTrue(second.after().isNull(second.after().indexOf("name")));
+
+      UpdateEvent emptied = (UpdateEvent) got.get(2);
+      assertEquals("", emptied.after().get("name"), "empty string is not NULL");
+      assertNull(emptied.before(), "REPLICA IDENTITY DEFAULT, key unchanged: no old row");
+      UpdateEvent rekeyed = (UpdateEvent) got.get(3);
+      assertEquals(2, rekeyed.before().get("id"), "key changed: old key sent");
+      assertEquals(1, rekeyed.before().size());
+      assertEquals(3, rekeyed.after().get("id"));
+      DeleteEvent deleted = (DeleteEvent) got.get(4);
+      assertEquals(1, deleted.before().get("id"));
+      assertEquals(1, deleted.key().get("id"));
+      TruncateEvent truncated = (TruncateEvent) got.get(5);
+      assertEquals(List.of(new TableId("public", "rows_typed")), truncated.tables());
+      assertFalse(truncated.cascade());
+
+      for (int i = 2; i < 6; i++) {
+        assertEquals(1, got.get(i).offset().eventCount());
+        assertTrue(got.get(i).offset().txEndLsn().isAfter(got.get(i - 1).offset().txEndLsn()));
+      }
+      PgLsn last = got.get(5).offset().txEndLsn();
+      await().atMost(WAIT).until(() -> !confirmedFlush("typed").isBefore(last));
+      source.stop();
+      done.get(10, TimeUnit.SECONDS);
+    }
+    pg.execute("SELECT pg_drop_replication_slot('typed')");
+  }
+
+  @Test
+  void outOfOrderAcknowledgementsConfirmOnlyTheContiguousPrefix() throws Exception {
+    pg.execute("CREATE TABLE ooo (id int PRIMARY KEY)", "CREATE PUBLICATION ooo FOR TABLE ooo");
+    EventCollector events = new EventCollector(false);
+    try (PgCdcSource source = source("ooo", new MemoryCheckpointStore()).build()) {
+      source.start(events);
+      PgLsn before = confirmedFlush("ooo");
+      pg.execute(
+          "INSERT INTO ooo VALUES (1), (2)", "INSERT INTO ooo VALUES (3)", "INSERT INTO ooo VALUES (4)");
+      List<ChangeEvent> got = events.take(4, WAIT);
+      PgLsn tx1 = got.get(0).offset().txEndLsn();
+      PgLsn tx2 = got.get(2).offset().txEndLsn();
+      PgLsn tx3 = got.get(3).offset().txEndLsn();
+
+      source.checkpoints().checkpoint(got.get(3).offset()); // tx 3
+      source.checkpoints().checkpoint(got.get(1).offset()); // half of tx 1
+      assertEquals(before, source.watermark());
+      source.checkpoints().checkpoint(got.get(0).offset()); // tx 1 complete
+      assertEquals(tx1, source.watermark());
+      await().atMost(WAIT).until(() -> confirmedFlush("ooo").equals(tx1));
+      source.checkpoints().checkpoint(got.get(2).offset()); // tx 2: 1..3 complete
+      assertEquals(tx3, source.watermark());
+      await().atMost(WAIT).until(() -> confirmedFlush("ooo").equals(tx3));
+      assertTrue(tx2.isBefore(tx3));
+    }
+    pg.execute("SELECT pg_drop_replication_slot('ooo')");
+  }
+
+  @Test
+  void restartWithTheSameFileStoreDeliversExactlyTheUnacknowledgedEvents(@TempDir Path dir)
+      throws Exception {
+    pg.execute("CREATE TABLE resume (id int PRIMARY KEY)", "CREATE PUBLICATION resume FOR TABLE resume");
+    List<ChangeEvent> first;
+    try (FileCheckpointStore store = FileCheckpointStore.open(dir)) {
+      EventCollector events = new EventCollector(false);
+      try (PgCdcSource source = source("resume", store).build()) {
+        source.start(events);
+        pg.execute(
+            "INSERT INTO resume VALUES (1), (2)", // A
+            "INSERT INTO resume VALUES (3), (4), (5)", // B
+            "INSERT INTO resume VALUES (6)"); // C
+        first = events.take(6, WAIT);
+        source.checkpoints().checkpoint(first.get(2).offset()); // B#0, beyond the watermark
+        source.checkpoints().checkpoint(first.get(0).offset());
+        source.checkpoints().checkpoint(first.get(1).offset()); // A complete: watermark moves
+        assertEquals(first.get(0).offset().txEndLsn(), source.watermark());
+      }
+    }
+    pg.execute("INSERT INTO resume VALUES (7)"); // D, while no source runs
+    try (FileCheckpointStore store = FileCheckpointStore.open(dir)) {
+      EventCollector events = new EventCollector(true);
+      try (PgCdcSource source = source("resume", store).createSlot(false).build()) {
+        source.start(events);
+        List<ChangeEvent> again = events.take(4, WAIT);
+        assertEquals(List.of(4, 5, 6, 7), ids(again), "B#1, B#2, C and D; not A, not B#0");
+        assertEquals(first.get(3).offset(), again.get(0).offset());
+        PgLsn d = again.get(3).offset().txEndLsn();
+        await().atMost(WAIT).until(() -> source.watermark().equals(d));
+        assertTrue(events.drain().isEmpty());
+      }
+    }
+    pg.execute("SELECT pg_drop_replication_slot('resume')");
+  }
+
+  @Test
+  void aTerminatedWalsenderFailsTheSourceWithAConnectionError() throws Exception {
+    pg.execute("CREATE TABLE killed (id int)", "CREATE PUBLICATION killed FOR TABLE killed");
+    try (PgCdcSource source = source("killed", new MemoryCheckpointStore()).build()) {
+      CompletableFuture<Void> done = source.start(new EventCollector(true));
+      await().atMost(WAIT).until(() -> "t".equals(
+          pg.queryString("SELECT active FROM pg_replication_slots WHERE slot_name = 'killed'")));
+      pg.execute("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = 'killed'");
+      ExecutionException e = assertThrows(ExecutionException.class, () -> done.get(30, TimeUnit.SECONDS));
+      assertInstanceOf(CdcConnectionException.class, e.getCause(), e.getCause().toString());
+    }
+    pg.execute("SELECT pg_drop_replication_slot('killed')");
+  }
+
+  @Test
+  void aQuietSlotFollowsTheWalOfUnpublishedTables() throws Exception {
+    pg.execute(
+        "CREATE TABLE published (id int)", "CREATE TABLE unpublished (id int)",
+        "CREATE PUBLICATION quiet FOR TABLE published");
+    try (PgCdcSource source = source("quiet", new MemoryCheckpointStore()).build()) {
+      source.start(new EventCollector(true));
+      pg.execute("INSERT INTO unpublished SELECT generate_series(1, 1000)");
+      PgLsn written = currentWalLsn();
+      await().atMost(WAIT).until(() -> !confirmedFlush("quiet").isBefore(written));
+    }
+    pg.execute("SELECT pg_drop_replication_slot('quiet')");
+  }
+
+  @Test
+  void aNewColumnIsDecodedWithTheRelationOfItsTime() throws Exception {
+    pg.execute("CREATE TABLE ddl (id int PRIMARY KEY)", "CREATE PUBLICATION ddl FOR TABLE ddl");
+    EventCollector events = new EventCollector(true);
+    try (PgCdcSource source = source("ddl", new MemoryCheckpointStore()).build()) {
+      source.start(events);
+      pg.execute(
+          "INSERT INTO ddl VALUES (1)",
+          "ALTER TABLE ddl ADD COLUMN note text",
+          "INSERT INTO ddl VALUES (2, 'n')");
+      List<ChangeEvent> got = events.take(2, WAIT);
+      assertEquals(1, ((InsertEvent) got.get(0)).after().size());
+      assertEquals("n", ((InsertEvent) got.get(1)).after().get("note"));
+    }
+    pg.execute("SELECT pg_drop_replication_slot('ddl')");
+  }
+
+  @Test
+  void missingPublicationAndActiveSlotAreClearErrors() throws Exception {
+    CdcReplicationException missing =
+        assertThrows(CdcReplicationException.class,
+            () -> source("nopub", new MemoryCheckpointStore()).build().start(new EventCollector(true)));
+    assertTrue(missing.getMessage().contains("publication \"nopub\" does not exist"), missing.getMessage());
+
+    pg.execute("CREATE TABLE busy (id int)", "CREATE PUBLICATION busy FOR TABLE busy");
+    try (PgCdcSource first = source("busy", new MemoryCheckpointStore()).build()) {
+      first.start(new EventCollector(true));
+      CdcReplicationException active =
+          assertThrows(CdcReplicationException.class,
+              () -> source("busy", new MemoryCheckpointStore()).build().start(new EventCollector(true)));
+      assertTrue(active.getMessage().matches(".*slot \"busy\" is active for PID \\d+.*"), active.getMessage());
+      first.dropSlot(false);
+    }
+    assertEquals("0", pg.queryString("SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'busy'"));
+  }
+
+  private static List<Integer> ids(List<ChangeEvent> events) {
+    return events.stream()
+        .map(e -> (Integer) ((InsertEvent) e).after().get("id"))
+        .collect(Collectors.toList());
+  }
+}

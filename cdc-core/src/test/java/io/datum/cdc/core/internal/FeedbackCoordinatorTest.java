@@ -1,0 +1,143 @@
+package io.datum.cdc.core.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.datum.cdc.CdcCheckpoint;
+import io.datum.cdc.CdcCheckpointException;
+import io.datum.cdc.CdcOffset;
+import io.datum.cdc.PgLsn;
+import java.util.BitSet;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class FeedbackCoordinatorTest {
+
+  private static CdcOffset offset(String slot, long tx, int index, int count) {
+    return new CdcOffset(slot, PgLsn.of(tx), PgLsn.of(tx - 1), 7, index, count);
+  }
+
+  /** The seed's test: feedback waits for complete contiguous transactions. */
+  @Test
+  void watermarkWaitsForCompleteContiguousTransactions() {
+    FeedbackCoordinator feedback = new FeedbackCoordinator("slot", null);
+    feedback.register(PgLsn.of(10), 2);
+    feedback.register(PgLsn.of(20), 1);
+
+    assertFalse(feedback.acknowledge(offset("slot", 20, 0, 1)));
+    assertFalse(feedback.acknowledge(offset("slot", 10, 0, 2)));
+    assertTrue(feedback.acknowledge(offset("slot", 10, 1, 2)));
+    assertEquals(PgLsn.of(20), feedback.watermark());
+    assertFalse(feedback.hasPending());
+  }
+
+  @Test
+  void acknowledgingTwiceIsHarmless() {
+    FeedbackCoordinator feedback = new FeedbackCoordinator("slot", null);
+    feedback.register(PgLsn.of(10), 2);
+    assertFalse(feedback.acknowledge(offset("slot", 10, 0, 2)));
+    assertFalse(feedback.acknowledge(offset("slot", 10, 0, 2)));
+    assertEquals(PgLsn.ZERO, feedback.watermark());
+    assertTrue(feedback.acknowledge(offset("slot", 10, 1, 2)));
+    assertFalse(feedback.acknowledge(offset("slot", 10, 1, 2)), "behind the watermark: no-op");
+    assertEquals(PgLsn.of(10), feedback.watermark());
+  }
+
+  @Test
+  void offsetOfAnotherSlotIsRejectedNamingBoth() {
+    FeedbackCoordinator feedback = new FeedbackCoordinator("slot", null);
+    feedback.register(PgLsn.of(10), 1);
+    CdcCheckpointException e =
+        assertThrows(CdcCheckpointException.class, () -> feedback.acknowledge(offset("other", 10, 0, 1)));
+    assertTrue(e.getMessage().contains("\"other\"") && e.getMessage().contains("\"slot\""), e.getMessage());
+  }
+
+  @Test
+  void countMismatchIsRejectedAndCreatesNothing() {
+    FeedbackCoordinator feedback = new FeedbackCoordinator("slot", null);
+    feedback.register(PgLsn.of(10), 2);
+    CdcCheckpointException e =
+        assertThrows(CdcCheckpointException.class, () -> feedback.acknowledge(offset("slot", 10, 0, 1)));
+    assertTrue(e.getMessage().contains("1 events") && e.getMessage().contains("with 2"), e.getMessage());
+    assertEquals(1, feedback.pendingTransactions());
+  }
+
+  @Test
+  void unregisteredTransactionIsRejected() {
+    FeedbackCoordinator feedback = new FeedbackCoordinator("slot", null);
+    feedback.register(PgLsn.of(10), 1);
+    CdcCheckpointException e =
+        assertThrows(CdcCheckpointException.class, () -> feedback.acknowledge(offset("slot", 30, 0, 1)));
+    assertTrue(e.getMessage().contains("not delivered"), e.getMessage());
+    assertEquals(1, feedback.pendingTransactions(), "an acknowledgement never registers a transaction");
+  }
+
+  @Test
+  void emptyTransactionCompletesAtOnceAndMovesTheWatermark() {
+    FeedbackCoordinator feedback = new FeedbackCoordinator("slot", null);
+    assertNull(feedback.register(PgLsn.of(10), 0));
+    assertEquals(PgLsn.of(10), feedback.watermark());
+    feedback.register(PgLsn.of(20), 1);
+    feedback.register(PgLsn.of(30), 0);
+    assertEquals(PgLsn.of(10), feedback.watermark(), "the empty one waits behind the pending one");
+    assertTrue(feedback.acknowledge(offset("slot", 20, 0, 1)));
+    assertEquals(PgLsn.of(30), feedback.watermark());
+  }
+
+  @Test
+  void keepaliveMovesTheWatermarkOnlyWhenNothingIsPending() {
+    FeedbackCoordinator feedback = new FeedbackCoordinator("slot", null);
+    feedback.register(PgLsn.of(10), 1);
+    assertFalse(feedback.advanceIdle(PgLsn.of(100)));
+    feedback.acknowledge(offset("slot", 10, 0, 1));
+    assertTrue(feedback.advanceIdle(PgLsn.of(100)));
+    assertEquals(PgLsn.of(100), feedback.watermark());
+    assertFalse(feedback.advanceIdle(PgLsn.of(50)), "never backwards");
+    assertTrue(feedback.isAtOrBeforeWatermark(PgLsn.of(100)));
+  }
+
+  @Test
+  void transactionsMustBeRegisteredInCommitOrder() {
+    FeedbackCoordinator feedback = new FeedbackCoordinator("slot", null);
+    feedback.register(PgLsn.of(20), 1);
+    assertThrows(IllegalStateException.class, () -> feedback.register(PgLsn.of(10), 1));
+  }
+
+  @Test
+  void snapshotKeepsAcknowledgedEventsBeyondTheWatermark() {
+    FeedbackCoordinator feedback = new FeedbackCoordinator("slot", null);
+    feedback.register(PgLsn.of(10), 2);
+    feedback.register(PgLsn.of(20), 3);
+    feedback.acknowledge(offset("slot", 20, 2, 3));
+    feedback.acknowledge(offset("slot", 20, 0, 3));
+    CdcCheckpoint snapshot = feedback.snapshot();
+    assertEquals(PgLsn.ZERO, snapshot.watermark());
+    assertEquals(1, snapshot.acknowledgedBeyond().size());
+    CdcCheckpoint.PartialTransaction tx = snapshot.acknowledgedBeyond().get(0);
+    assertEquals(PgLsn.of(20), tx.txEndLsn());
+    BitSet expected = new BitSet();
+    expected.set(0);
+    expected.set(2);
+    assertEquals(expected, tx.acknowledged());
+  }
+
+  @Test
+  void restoredAcknowledgementsAreReportedAtRegistrationAndCount() {
+    BitSet acked = new BitSet();
+    acked.set(1);
+    CdcCheckpoint stored =
+        new CdcCheckpoint("slot", PgLsn.of(10),
+            List.of(new CdcCheckpoint.PartialTransaction(PgLsn.of(30), 2, acked)));
+    FeedbackCoordinator feedback = new FeedbackCoordinator("slot", stored);
+    assertTrue(feedback.isAtOrBeforeWatermark(PgLsn.of(10)), "resent transaction is dropped");
+    assertNull(feedback.register(PgLsn.of(20), 1));
+    assertEquals(acked, feedback.register(PgLsn.of(30), 2));
+    feedback.acknowledge(offset("slot", 20, 0, 1));
+    assertEquals(PgLsn.of(20), feedback.watermark());
+    assertTrue(feedback.acknowledge(offset("slot", 30, 0, 2)), "event 1 was acknowledged before the restart");
+    assertEquals(PgLsn.of(30), feedback.watermark());
+  }
+}
