@@ -15,16 +15,20 @@ import java.util.concurrent.CompletableFuture;
 public interface CdcCheckpointHandle {
 
   /**
-   * Acknowledges one event and returns once the resulting checkpoint is durable in the store.
-   * Acknowledging an event again is harmless; acknowledging an event of a transaction at or before
-   * the watermark does nothing.
+   * Acknowledges one event. If the acknowledgement moves the watermark, the new {@link
+   * CdcCheckpoint} (the watermark and the acknowledged events beyond it) is stored before this
+   * method returns, and the event is then durably acknowledged. An acknowledgement that does not
+   * move the watermark (its transaction, or an earlier one, is still incomplete) is recorded in
+   * memory and becomes durable with the next store; after a crash before that, the event may be
+   * delivered again. Acknowledging an event again is harmless; acknowledging an event of a
+   * transaction at or before the watermark does nothing.
    *
    * @param offset the offset of a delivered event, not null
    * @throws CdcCheckpointException if the offset belongs to another slot, or its transaction was
    *     not delivered by this source, or its event count differs from the transaction's, or its
    *     index is outside {@code [0, eventCount)}; the message says which
-   * @throws CdcStoreException if the store failed; the acknowledgement is then not durable
-   * @throws IllegalStateException if the source is stopped
+   * @throws CdcStoreException if the store failed; the acknowledgement is then not durable and
+   *     the source stops
    */
   void checkpoint(CdcOffset offset);
 
@@ -32,7 +36,8 @@ public interface CdcCheckpointHandle {
    * Acknowledges one event without blocking the caller on the store.
    *
    * @param offset the offset of a delivered event, not null
-   * @return a future completed when the checkpoint is durable, or completed exceptionally with
+   * @return a future completed when {@link #checkpoint} would have returned, or completed
+   *     exceptionally with
    *     the exceptions {@link #checkpoint} would throw
    */
   CompletableFuture<Void> checkpointAsync(CdcOffset offset);

@@ -1,6 +1,5 @@
 package io.datum.cdc.core.internal;
 
-import io.datum.cdc.CdcConnectionException;
 import io.datum.cdc.CdcException;
 import io.datum.cdc.CdcReplicationException;
 import io.datum.cdc.PgLsn;
@@ -279,9 +278,5 @@ final class ReplicationLoop {
     } catch (SQLException e) {
       LOG.debug("closing replication connection of slot {}: {}", config.slot(), e.toString());
     }
-  }
-
-  static CdcConnectionException lost(String slot, Throwable cause) {
-    return new CdcConnectionException("replication connection of slot \"" + slot + "\" lost", cause);
   }
 }

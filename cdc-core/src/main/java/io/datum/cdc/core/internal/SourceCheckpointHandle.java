@@ -31,7 +31,6 @@ final class SourceCheckpointHandle implements CdcCheckpointHandle {
   private final Runnable onWatermarkMoved;
   private final Object storeLock = new Object();
   private volatile PgLsn durableWatermark;
-  private volatile boolean closed;
 
   SourceCheckpointHandle(
       FeedbackCoordinator coordinator,
@@ -49,9 +48,6 @@ final class SourceCheckpointHandle implements CdcCheckpointHandle {
 
   @Override
   public void checkpoint(CdcOffset offset) {
-    if (closed) {
-      throw new IllegalStateException("source is stopped; cannot acknowledge " + offset);
-    }
     synchronized (storeLock) {
       if (coordinator.acknowledge(offset)) {
         persist();
@@ -87,11 +83,6 @@ final class SourceCheckpointHandle implements CdcCheckpointHandle {
       persist();
       return true;
     }
-  }
-
-  /** Refuses acknowledgements from now on. */
-  void close() {
-    closed = true;
   }
 
   private void persist() {

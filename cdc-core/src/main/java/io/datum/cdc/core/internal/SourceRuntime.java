@@ -37,7 +37,7 @@ public final class SourceRuntime {
   private volatile boolean loopDone;
   private FeedbackCoordinator coordinator;
   private SourceCheckpointHandle handle;
-  private ReplicationLoop loop;
+  private volatile ReplicationLoop loop;
 
   /**
    * @param config the validated settings
@@ -78,13 +78,14 @@ public final class SourceRuntime {
       throw new IllegalStateException("source of slot " + config.slot() + " was already started");
     }
     BlockingQueue<ChangeEvent> handoff = new ArrayBlockingQueue<>(config.handoffCapacity());
-    loop = new ReplicationLoop(config, coordinator, handle, handoff);
+    ReplicationLoop opened = new ReplicationLoop(config, coordinator, handle, handoff);
     try {
-      loop.open();
+      opened.open();
     } catch (RuntimeException e) {
       asyncAcks.shutdown();
       throw e;
     }
+    loop = opened; // from here on stop() waits for the threads
     Thread reader = new Thread(this::runLoop, "datum-cdc-replication-" + config.slot());
     Thread dispatcher =
         new Thread(() -> runHandler(handler, handoff), "datum-cdc-handler-" + config.slot());

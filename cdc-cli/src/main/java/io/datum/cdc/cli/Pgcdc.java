@@ -1,0 +1,66 @@
+package io.datum.cdc.cli;
+
+import io.datum.cdc.CdcException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code pgcdc} command: streams PostgreSQL changes as JSON lines ({@code stream}) and shows
+ * datum-cdc on an embedded PostgreSQL ({@code demo}). Exit codes: 0 success, 1 failure (one line
+ * on stderr; the stack trace with {@code --verbose}), 2 bad usage.
+ */
+@Command(
+    name = "pgcdc",
+    mixinStandardHelpOptions = true,
+    versionProvider = Pgcdc.Version.class,
+    description = "PostgreSQL change data capture: committed row changes as JSON lines.",
+    subcommands = {StreamCommand.class, DemoCommand.class, CommandLine.HelpCommand.class})
+public final class Pgcdc {
+
+  private Pgcdc() {}
+
+  /**
+   * Runs the command line and exits the JVM with its exit code.
+   *
+   * @param args the arguments
+   */
+  public static void main(String[] args) {
+    // logs go to stderr (slf4j-simple's default); warnings only unless --verbose
+    if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+      System.setProperty(
+          "org.slf4j.simpleLogger.defaultLogLevel",
+          java.util.Arrays.asList(args).contains("--verbose") ? "info" : "warn");
+    }
+    System.exit(run(args));
+  }
+
+  /**
+   * Runs the command line.
+   *
+   * @param args the arguments
+   * @return the exit code
+   */
+  public static int run(String... args) {
+    CommandLine cli = new CommandLine(new Pgcdc());
+    cli.setExecutionExceptionHandler(
+        (e, commandLine, parseResult) -> {
+          boolean verbose = parseResult.originalArgs().contains("--verbose");
+          String message = e instanceof CdcException || e.getMessage() != null ? e.getMessage() : e.toString();
+          commandLine.getErr().println("pgcdc: error: " + message);
+          if (verbose) {
+            e.printStackTrace(commandLine.getErr());
+          }
+          return 1;
+        });
+    return cli.execute(args);
+  }
+
+  /** Reads the version from the jar manifest. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String v = Pgcdc.class.getPackage().getImplementationVersion();
+      return new String[] {"pgcdc " + (v == null ? "development build" : v)};
+    }
+  }
+}

@@ -1,0 +1,103 @@
+package io.datum.cdc.cli;
+
+import io.datum.cdc.CdcCheckpointStore;
+import io.datum.cdc.CdcConfigurationException;
+import io.datum.cdc.CheckpointStores;
+import io.datum.cdc.cli.json.JsonLinesWriter;
+import io.datum.cdc.core.PgCdcSource;
+import java.io.BufferedOutputStream;
+import java.io.FileOutputStream;
+import java.io.FileDescriptor;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code pgcdc stream}: streams a slot's changes to stdout as JSON lines (format 1), acknowledging
+ * each event after its line is written and flushed.
+ */
+@Command(
+    name = "stream",
+    mixinStandardHelpOptions = true,
+    description = "Stream committed changes of a publication as JSON lines on stdout.")
+final class StreamCommand implements Callable<Integer> {
+
+  @Option(names = "--url", required = true, description = "JDBC URL, jdbc:postgresql://host:port/db")
+  String url;
+
+  @Option(names = "--slot", required = true, description = "logical replication slot ([a-z0-9_]{1,63})")
+  String slot;
+
+  @Option(names = "--publication", required = true, description = "publication to stream")
+  String publication;
+
+  @Option(names = "--store", required = true,
+      description = "checkpoint store URI: memory:, file:/dir, ...")
+  String store;
+
+  @Option(names = "--user", description = "role with the REPLICATION attribute")
+  String user;
+
+  @Option(names = "--password-env", paramLabel = "VAR",
+      description = "name of the environment variable holding the password")
+  String passwordEnv;
+
+  @Option(names = "--create-slot", description = "create the slot if it does not exist")
+  boolean createSlot;
+
+  @Option(names = "--create-publication", description = "create the publication if it does not exist")
+  boolean createPublication;
+
+  @Option(names = "--tables", split = ",", paramLabel = "schema.table",
+      description = "tables of a created publication (default: all tables)")
+  List<String> tables = List.of();
+
+  @Option(names = "--max-events", paramLabel = "N", description = "exit 0 after N events")
+  Long maxEvents;
+
+  @Option(names = "--idle-exit", paramLabel = "SECONDS",
+      description = "exit 0 after SECONDS without a change")
+  Double idleExitSeconds;
+
+  @Option(names = "--verbose", description = "print stack traces of errors")
+  boolean verbose;
+
+  @Override
+  public Integer call() throws Exception {
+    String password = null;
+    if (passwordEnv != null) {
+      password = System.getenv(passwordEnv);
+      if (password == null) {
+        throw new CdcConfigurationException(
+            "environment variable " + passwordEnv + " (--password-env) is not set");
+      }
+    }
+    if (maxEvents != null && maxEvents < 1) {
+      throw new CdcConfigurationException("--max-events must be at least 1, was " + maxEvents);
+    }
+    if (idleExitSeconds != null && !(idleExitSeconds > 0)) {
+      throw new CdcConfigurationException("--idle-exit must be positive, was " + idleExitSeconds);
+    }
+    JsonLinesWriter out =
+        new JsonLinesWriter(new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16));
+    try (CdcCheckpointStore checkpoints = CheckpointStores.open(store)) {
+      PgCdcSource.Builder builder =
+          PgCdcSource.builder()
+              .jdbcUrl(url)
+              .slot(slot)
+              .publication(publication)
+              .checkpointStore(checkpoints)
+              .createSlot(createSlot)
+              .createPublication(createPublication, tables.toArray(new String[0]));
+      if (user != null) {
+        builder.user(user);
+      }
+      builder.password(password);
+      StreamSession session =
+          new StreamSession(builder.build(), out, maxEvents == null ? Long.MAX_VALUE : maxEvents);
+      session.run(idleExitSeconds == null ? 0 : (long) (idleExitSeconds * 1000));
+    }
+    return 0;
+  }
+}

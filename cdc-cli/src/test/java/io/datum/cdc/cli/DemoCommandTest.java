@@ -1,0 +1,69 @@
+package io.datum.cdc.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code pgcdc demo} as a child process: exit 0, JSON lines on stdout, a true summary. */
+class DemoCommandTest {
+
+  @Test
+  void demoStreamsKillsResumesAndSummarises(@TempDir Path dir) throws Exception {
+    Path out = dir.resolve("out");
+    Path err = dir.resolve("err");
+    Process p = new ProcessBuilder(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-cp", System.getProperty("java.class.path"), Pgcdc.class.getName(), "demo", "--idle-exit", "1")
+        .redirectOutput(out.toFile())
+        .redirectError(err.toFile())
+        .start();
+    assertTrue(p.waitFor(180, TimeUnit.SECONDS), "demo did not finish within 180 s");
+    String stderr = Files.readString(err, StandardCharsets.UTF_8);
+    assertEquals(0, p.exitValue(), stderr);
+
+    ObjectMapper json = new ObjectMapper();
+    List<JsonNode> events = new ArrayList<>();
+    for (String line : Files.readAllLines(out, StandardCharsets.UTF_8)) {
+      events.add(json.readTree(line));
+    }
+    Set<String> transactions = new HashSet<>();
+    Set<String> seen = new HashSet<>();
+    int again = 0;
+    for (JsonNode e : events) {
+      transactions.add(e.get("tx_end_lsn").asText());
+      if (!seen.add(e.get("tx_end_lsn").asText() + "#" + e.get("event_index").asInt())) {
+        again++;
+      }
+    }
+    // 3 + 3 + 1 + 1 + 1 + 200 before the kill, 1 + 1 while down, 1 + 2 + 1 after the restart
+    assertEquals(215, seen.size());
+    assertEquals(5, again, "the 5 printed but unacknowledged events of the large transaction");
+    Matcher summary = Pattern.compile(
+            "pgcdc demo: (\\d+) events in (\\d+) transactions, (\\d+) delivered again.*final watermark (\\S+)"
+                + " \\(slot confirmed_flush_lsn (\\S+)\\)")
+        .matcher(stderr);
+    assertTrue(summary.find(), stderr);
+    assertEquals(events.size(), Integer.parseInt(summary.group(1)));
+    assertEquals(transactions.size(), Integer.parseInt(summary.group(2)));
+    assertEquals(again, Integer.parseInt(summary.group(3)));
+    JsonNode last = events.get(events.size() - 1);
+    assertEquals(last.get("tx_end_lsn").asText(), summary.group(4));
+    assertEquals(summary.group(4), summary.group(5));
+    assertEquals("Edsger", last.get("after").get("name").asText());
+    assertEquals(1, events.stream().filter(e -> e.get("op").asText().equals("truncate")).count());
+  }
+}

@@ -1,0 +1,155 @@
+package io.datum.cdc.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.datum.cdc.PgLsn;
+import io.datum.cdc.testkit.EmbeddedPostgresServer;
+import io.datum.cdc.testkit.EmbeddedPostgresTest;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code pgcdc stream} run as a child process against an embedded PostgreSQL. */
+@EmbeddedPostgresTest
+class StreamCommandTest {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private final EmbeddedPostgresServer pg;
+
+  StreamCommandTest(EmbeddedPostgresServer pg) {
+    this.pg = pg;
+  }
+
+  /** Result of one child run. */
+  record Run(int exitCode, List<String> stdout, String stderr) {}
+
+  private Run pgcdc(Path workDir, String... args) throws Exception {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(Pgcdc.class.getName());
+    command.addAll(List.of(args));
+    Path out = workDir.resolve("stdout-" + System.nanoTime());
+    Path err = workDir.resolve("stderr-" + System.nanoTime());
+    Process p = new ProcessBuilder(command)
+        .redirectOutput(out.toFile())
+        .redirectError(err.toFile())
+        .start();
+    if (!p.waitFor(120, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new AssertionError("pgcdc " + String.join(" ", args) + " did not exit within 120 s");
+    }
+    return new Run(p.exitValue(), Files.readAllLines(out, StandardCharsets.UTF_8),
+        Files.readString(err, StandardCharsets.UTF_8));
+  }
+
+  private String[] stream(Path store, String slot, String... extra) {
+    List<String> args = new ArrayList<>(List.of(
+        "stream", "--url", pg.jdbcUrl(), "--user", pg.user(), "--slot", slot,
+        "--publication", slot, "--store", "file:" + store));
+    args.addAll(List.of(extra));
+    return args.toArray(new String[0]);
+  }
+
+  @Test
+  void streamsTheWorkloadAsJsonLinesAndResumesInASecondProcess(@TempDir Path dir) throws Exception {
+    pg.execute(
+        "CREATE TABLE items (id int PRIMARY KEY, name text, price numeric(8,2), seen timestamptz)",
+        "CREATE PUBLICATION cli FOR TABLE items",
+        "SELECT pg_create_logical_replication_slot('cli', 'pgoutput')",
+        "INSERT INTO items VALUES (1, 'pen', 1.50, '2026-11-30 10:18:40.5+00'), (2, 'ink', NULL, NULL)",
+        "UPDATE items SET name = 'quill' WHERE id = 1",
+        "DELETE FROM items WHERE id = 2",
+        "TRUNCATE items");
+    Path store = dir.resolve("store");
+
+    Run first = pgcdc(dir, stream(store, "cli", "--max-events", "3"));
+    assertEquals(0, first.exitCode(), first.stderr());
+    assertEquals(3, first.stdout().size(), first.stdout().toString());
+    JsonNode insert = JSON.readTree(first.stdout().get(0));
+    assertEquals(
+        JSON.readTree("{\"id\":1,\"name\":\"pen\",\"price\":\"1.50\",\"seen\":\"2026-11-30T10:18:40.5Z\"}"),
+        insert.get("after"));
+    assertEquals("insert", insert.get("op").asText());
+    assertEquals("cli", insert.get("slot").asText());
+    assertEquals("public", insert.get("schema").asText());
+    assertEquals("items", insert.get("table").asText());
+    assertEquals(JSON.readTree("{\"id\":1}"), insert.get("key"));
+    assertTrue(insert.get("before").isNull());
+    assertEquals(0, insert.get("event_index").asInt());
+    assertEquals(2, insert.get("event_count").asInt());
+    assertTrue(PgLsn.parse(insert.get("commit_lsn").asText())
+        .isBefore(PgLsn.parse(insert.get("tx_end_lsn").asText())));
+    JsonNode second = JSON.readTree(first.stdout().get(1));
+    assertEquals(JSON.readTree("{\"id\":2,\"name\":\"ink\",\"price\":null,\"seen\":null}"), second.get("after"));
+    JsonNode update = JSON.readTree(first.stdout().get(2));
+    assertEquals("update", update.get("op").asText());
+    assertEquals("quill", update.get("after").get("name").asText());
+    assertEquals(1, update.get("event_count").asInt());
+
+    Run second2 = pgcdc(dir, stream(store, "cli", "--idle-exit", "2"));
+    assertEquals(0, second2.exitCode(), second2.stderr());
+    assertEquals(2, second2.stdout().size(), "only the delete and the truncate: " + second2.stdout());
+    JsonNode delete = JSON.readTree(second2.stdout().get(0));
+    assertEquals("delete", delete.get("op").asText());
+    assertEquals(JSON.readTree("{\"id\":2}"), delete.get("before"));
+    assertTrue(delete.get("after").isNull());
+    JsonNode truncate = JSON.readTree(second2.stdout().get(1));
+    assertEquals("truncate", truncate.get("op").asText());
+    assertEquals(JSON.readTree("[{\"schema\":\"public\",\"table\":\"items\"}]"), truncate.get("tables"));
+    assertFalse(truncate.get("cascade").asBoolean());
+    assertEquals(
+        truncate.get("tx_end_lsn").asText(),
+        pg.queryString("SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = 'cli'"));
+  }
+
+  @Test
+  void errorsAreOneLineOnStderrWithANonZeroExit(@TempDir Path dir) throws Exception {
+    Run noPublication = pgcdc(dir, stream(dir.resolve("s"), "nopub", "--create-slot"));
+    assertEquals(1, noPublication.exitCode());
+    assertEquals(
+        List.of("pgcdc: error: publication \"nopub\" does not exist in " + pg.jdbcUrl()
+            + "; create it (CREATE PUBLICATION ... FOR TABLE ...) or ask the source to"),
+        noPublication.stderr().lines().toList());
+    assertTrue(noPublication.stdout().isEmpty());
+
+    Run badStore = pgcdc(dir, "stream", "--url", pg.jdbcUrl(), "--slot", "s", "--publication", "p",
+        "--store", "nosuch:/x");
+    assertEquals(1, badStore.exitCode());
+    List<String> lines = badStore.stderr().lines().toList();
+    assertEquals(1, lines.size(), badStore.stderr());
+    assertTrue(lines.get(0).startsWith("pgcdc: error: no checkpoint store for scheme \"nosuch\""), lines.get(0));
+    assertTrue(lines.get(0).contains("file:") && lines.get(0).contains("memory:"), lines.get(0));
+
+    Path slotStore = dir.resolve("bad-slot-store");
+    Run badSlot = pgcdc(dir, "stream", "--url", pg.jdbcUrl(), "--slot", "Bad-Slot", "--publication", "p",
+        "--store", "file:" + slotStore);
+    assertEquals(1, badSlot.exitCode());
+    assertTrue(badSlot.stderr().startsWith("pgcdc: error: invalid replication slot name \"Bad-Slot\""),
+        badSlot.stderr());
+
+    Run noServer = pgcdc(dir, "stream", "--url", "jdbc:postgresql://127.0.0.1:1/x", "--slot", "s",
+        "--publication", "p", "--store", "memory:");
+    assertEquals(1, noServer.exitCode());
+    assertEquals(1, noServer.stderr().lines().count(), noServer.stderr());
+    assertTrue(noServer.stderr().startsWith("pgcdc: error: cannot prepare slot \"s\""), noServer.stderr());
+
+    Run usage = pgcdc(dir, "stream", "--slot", "s");
+    assertEquals(2, usage.exitCode());
+    assertTrue(usage.stderr().contains("Missing required options"), usage.stderr());
+    try (var files = Files.list(slotStore)) {
+      assertTrue(files.noneMatch(f -> f.getFileName().toString().startsWith("Bad")),
+          "a bad slot name never touches the disk");
+    }
+  }
+}
