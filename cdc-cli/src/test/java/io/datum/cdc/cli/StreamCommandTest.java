@@ -1,5 +1,6 @@
 package io.datum.cdc.cli;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,6 +11,7 @@ import io.datum.cdc.PgLsn;
 import io.datum.cdc.testkit.EmbeddedPostgresServer;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -111,6 +113,34 @@ class StreamCommandTest {
     assertEquals(
         truncate.get("tx_end_lsn").asText(),
         pg.queryString("SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = 'cli'"));
+  }
+
+  @Test
+  void sigtermStopsGracefullyAndConfirmsWhatWasPrinted(@TempDir Path dir) throws Exception {
+    pg.execute(
+        "CREATE TABLE sig (id int PRIMARY KEY)",
+        "CREATE PUBLICATION sig FOR TABLE sig",
+        "SELECT pg_create_logical_replication_slot('sig', 'pgoutput')",
+        "INSERT INTO sig VALUES (1)",
+        "INSERT INTO sig VALUES (2)");
+    List<String> command = new ArrayList<>(List.of(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-cp", System.getProperty("java.class.path"), Pgcdc.class.getName()));
+    command.addAll(List.of(stream(dir.resolve("store"), "sig")));
+    Path out = dir.resolve("out");
+    Process p = new ProcessBuilder(command)
+        .redirectOutput(out.toFile())
+        .redirectError(dir.resolve("err").toFile())
+        .start();
+    await().atMost(Duration.ofSeconds(60)).until(() -> Files.readAllLines(out).size() == 2);
+    p.destroy(); // SIGTERM
+    assertTrue(p.waitFor(60, TimeUnit.SECONDS), "pgcdc did not stop on SIGTERM");
+    List<String> lines = Files.readAllLines(out);
+    assertEquals(2, lines.size());
+    String lastEnd = JSON.readTree(lines.get(1)).get("tx_end_lsn").asText();
+    assertEquals("inactive " + lastEnd, pg.queryString(
+        "SELECT CASE WHEN active THEN 'active ' ELSE 'inactive ' END || confirmed_flush_lsn"
+            + " FROM pg_replication_slots WHERE slot_name = 'sig'"));
   }
 
   @Test
