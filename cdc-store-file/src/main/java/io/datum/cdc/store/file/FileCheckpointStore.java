@@ -5,6 +5,7 @@ import io.datum.cdc.CdcCheckpointStore;
 import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.CdcStoreException;
 import io.datum.cdc.SlotNames;
+import io.datum.cdc.spi.GroupCommit;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -13,11 +14,9 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.Collection;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
@@ -31,9 +30,11 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * leaves either the previous or the new file, never a mix; stray temporary files are ignored by
  * {@link #load} and deleted by the next {@link #open}.
  *
- * <p><b>Cost.</b> One file write of a few hundred bytes and two fsyncs (file and directory) per
- * {@code store}; on a disk without a battery-backed cache that is a few milliseconds. Stores to
- * different slots run in parallel; stores to the same slot are serialised.
+ * <p><b>Cost.</b> Concurrent stores are group-committed ({@link GroupCommit}): one batch writes
+ * each slot's newest checkpoint (a file of a few hundred bytes and one fsync per slot in the
+ * batch) and then fsyncs the directory once. A lone caller pays one write and two fsyncs per
+ * {@code store}, a few milliseconds on a disk without a battery-backed cache; {@code n} callers
+ * storing the same slot at once share about one such batch.
  *
  * <p><b>Exclusivity.</b> The directory is locked through {@code <dir>/.lock} (an OS file lock,
  * released by the OS if the process dies) until {@link #close}: a second store on the same
@@ -50,13 +51,14 @@ public final class FileCheckpointStore implements CdcCheckpointStore {
   private final TempFiles tempFiles;
   /** Stores hold the read lock, close the write lock: close waits for stores in flight. */
   private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
-  private final ConcurrentMap<String, ReentrantLock> slotLocks = new ConcurrentHashMap<>();
+  private final GroupCommit groupCommit;
   private boolean closed; // guarded by lifecycle
 
   private FileCheckpointStore(Path directory, DirectoryLock directoryLock, TempFiles tempFiles) {
     this.directory = directory;
     this.directoryLock = directoryLock;
     this.tempFiles = tempFiles;
+    this.groupCommit = new GroupCommit(directory.toString(), this::writeBatch);
   }
 
   /**
@@ -126,37 +128,44 @@ public final class FileCheckpointStore implements CdcCheckpointStore {
 
   /**
    * Replaces {@code <dir>/<slot>.json}; durable when this method returns (file data, rename and
-   * directory entry fsynced, see the class description). Blocks while another thread stores the
-   * same slot.
+   * directory entry fsynced, see the class description). Concurrent calls are group-committed
+   * ({@link GroupCommit}): they share one directory fsync, and calls for the same slot collapse to
+   * the newest checkpoint.
    *
    * @param checkpoint the checkpoint, not null
    * @throws NullPointerException if {@code checkpoint} is null
-   * @throws CdcStoreException naming the file if writing, fsyncing or renaming fails; the previous
-   *     file is then intact and still the one {@link #load} returns, except when only the final
-   *     directory fsync failed (the message says so): then the new file is in place but may not
-   *     survive a power loss
+   * @throws CdcStoreException naming the file if writing, fsyncing or renaming fails; a later
+   *     {@link #load} returns the previous or the new checkpoint, never a mix
    * @throws IllegalStateException if the store is closed
    */
   @Override
   public void store(CdcCheckpoint checkpoint) {
     Objects.requireNonNull(checkpoint, "checkpoint");
-    String slot = SlotNames.requireValid(checkpoint.slot());
-    byte[] content = CheckpointJson.encode(checkpoint);
+    SlotNames.requireValid(checkpoint.slot());
     ReentrantReadWriteLock.ReadLock open = lifecycle.readLock();
     open.lock();
     try {
       if (closed) {
         throw new IllegalStateException("file checkpoint store " + directory + " is closed");
       }
-      ReentrantLock slotLock = slotLocks.computeIfAbsent(slot, s -> new ReentrantLock());
-      slotLock.lock();
-      try {
-        write(slot, content);
-      } finally {
-        slotLock.unlock();
-      }
+      groupCommit.store(checkpoint);
     } finally {
       open.unlock();
+    }
+  }
+
+  /** Writes one batch: each slot's file replaced atomically, then one directory fsync. */
+  private void writeBatch(Collection<CdcCheckpoint> batch) {
+    for (CdcCheckpoint checkpoint : batch) {
+      write(checkpoint.slot(), CheckpointJson.encode(checkpoint));
+    }
+    try {
+      Durability.forceDirectory(directory);
+    } catch (IOException e) {
+      throw new CdcStoreException(
+          "checkpoint files in " + directory + " were replaced, but fsyncing the directory failed,"
+              + " so the new checkpoints may not survive a power loss: " + e,
+          e);
     }
   }
 
@@ -179,14 +188,6 @@ public final class FileCheckpointStore implements CdcCheckpointStore {
               "cannot write checkpoint file " + target + " (the previous one is unchanged): " + e, e);
       tempFiles.deleteQuietly(temp, failure);
       throw failure;
-    }
-    try {
-      Durability.forceDirectory(directory);
-    } catch (IOException e) {
-      throw new CdcStoreException(
-          "checkpoint file " + target + " was replaced, but fsyncing its directory failed, so the"
-              + " new checkpoint may not survive a power loss: " + e,
-          e);
     }
   }
 
@@ -222,6 +223,11 @@ public final class FileCheckpointStore implements CdcCheckpointStore {
     } finally {
       exclusive.unlock();
     }
+  }
+
+  /** Returns how many batches were written: at most the number of {@link #store} calls. */
+  long batches() {
+    return groupCommit.batches();
   }
 
   /** Returns a description naming the directory. */

@@ -106,4 +106,37 @@ class ConcurrencyTest {
       assertTrue(pool.awaitTermination(30, TimeUnit.SECONDS));
     }
   }
+
+  @Test
+  @Timeout(60)
+  void concurrentStoresAreGroupCommitted() throws Exception {
+    int threads = 16;
+    int perThread = 50;
+    try (FileCheckpointStore store = FileCheckpointStore.open(dir.resolve("group"))) {
+      ExecutorService pool = Executors.newFixedThreadPool(threads);
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<?>> futures = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int thread = t;
+        futures.add(pool.submit(() -> {
+          start.await();
+          for (int i = 1; i <= perThread; i++) {
+            store.store(CdcCheckpoint.atWatermark("t" + thread, PgLsn.of(i)));
+          }
+          return null;
+        }));
+      }
+      start.countDown();
+      for (Future<?> f : futures) {
+        f.get();
+      }
+      pool.shutdown();
+      for (int t = 0; t < threads; t++) {
+        assertEquals(PgLsn.of(perThread), store.load("t" + t).orElseThrow().watermark());
+      }
+      long batches = store.batches();
+      assertTrue(batches < threads * perThread,
+          batches + " batches for " + threads * perThread + " concurrent stores: no group commit");
+    }
+  }
 }
