@@ -37,6 +37,12 @@ public final class MemoryCheckpointStore implements CdcCheckpointStore {
     checkpoints.put(checkpoint.slot(), checkpoint);
   }
 
+  /** {@inheritDoc} */
+  @Override
+  public java.util.SortedSet<String> slots() {
+    return java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(checkpoints.keySet()));
+  }
+
   /** Returns {@code memory:}. */
   @Override
   public String location() {

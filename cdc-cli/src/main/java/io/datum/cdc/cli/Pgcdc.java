@@ -14,7 +14,12 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = Pgcdc.Version.class,
     description = "PostgreSQL change data capture: committed row changes as JSON lines.",
-    subcommands = {StreamCommand.class, DemoCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      StreamCommand.class,
+      DemoCommand.class,
+      CheckpointCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public final class Pgcdc {
 
   private Pgcdc() {}

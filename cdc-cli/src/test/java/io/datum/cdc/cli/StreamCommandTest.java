@@ -99,6 +99,18 @@ class StreamCommandTest {
     assertEquals("quill", update.get("after").get("name").asText());
     assertEquals(1, update.get("event_count").asInt());
 
+    Run show = pgcdc(dir, "checkpoint", "show", "--store", "file:" + store);
+    assertEquals(0, show.exitCode(), show.stderr());
+    JsonNode shown = JSON.readTree(String.join("\n", show.stdout()));
+    assertEquals(store.toUri().toString(), shown.get("store").asText());
+    assertEquals(
+        JSON.readTree("[{\"slot\":\"cli\",\"watermark\":\"" + update.get("tx_end_lsn").asText()
+            + "\",\"acknowledged_beyond\":[]}]"),
+        shown.get("checkpoints"));
+    Run showMissing = pgcdc(dir, "checkpoint", "show", "--store", "file:" + store, "--slot", "other");
+    assertEquals(1, showMissing.exitCode());
+    assertTrue(showMissing.stderr().contains("holds no checkpoint for slot \"other\""), showMissing.stderr());
+
     Run second2 = pgcdc(dir, stream(store, "cli", "--idle-exit", "2"));
     assertEquals(0, second2.exitCode(), second2.stderr());
     assertEquals(2, second2.stdout().size(), "only the delete and the truncate: " + second2.stdout());

@@ -192,6 +192,31 @@ public final class FileCheckpointStore implements CdcCheckpointStore {
   }
 
   /**
+   * Lists the slots with a checkpoint file ({@code <slot>.json} with a valid slot name).
+   *
+   * @return the slot names, sorted
+   * @throws CdcStoreException if the directory cannot be listed
+   */
+  @Override
+  public java.util.SortedSet<String> slots() {
+    java.util.SortedSet<String> slots = new java.util.TreeSet<>();
+    try (java.util.stream.Stream<Path> files = Files.list(directory)) {
+      files.forEach(f -> {
+        String name = f.getFileName().toString();
+        if (name.endsWith(SUFFIX)) {
+          String slot = name.substring(0, name.length() - SUFFIX.length());
+          if (SlotNames.isValid(slot)) {
+            slots.add(slot);
+          }
+        }
+      });
+    } catch (IOException e) {
+      throw new CdcStoreException("cannot list checkpoint directory " + directory + ": " + e, e);
+    }
+    return java.util.Collections.unmodifiableSortedSet(slots);
+  }
+
+  /**
    * Returns this store's URI, such as {@code file:///var/lib/app/cdc/}; opening it with {@link
    * io.datum.cdc.CheckpointStores#open(java.net.URI)} opens this directory again.
    *

@@ -1,0 +1,116 @@
+package io.datum.cdc.cli;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.datum.cdc.CdcCheckpoint;
+import io.datum.cdc.CdcCheckpointStore;
+import io.datum.cdc.CdcConfigurationException;
+import io.datum.cdc.CheckpointStores;
+import io.datum.cdc.SlotNames;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code pgcdc checkpoint}: operator commands on checkpoint stores. */
+@Command(
+    name = "checkpoint",
+    mixinStandardHelpOptions = true,
+    description = "Inspect checkpoint stores.",
+    subcommands = {CheckpointCommand.Show.class})
+final class CheckpointCommand {
+
+  /**
+   * {@code pgcdc checkpoint show --store URI [--slot NAME]}: prints what a store holds as one JSON
+   * document on stdout: {@code {"store":..., "checkpoints":[{"slot":..., "watermark":...,
+   * "acknowledged_beyond":[{"tx_end_lsn":..., "event_count":..., "acknowledged":[[from,to],...]}]}]}}
+   * (inclusive index ranges).
+   */
+  @Command(name = "show", mixinStandardHelpOptions = true,
+      description = "Print the checkpoints a store holds, as JSON.")
+  static final class Show implements Callable<Integer> {
+
+    @Option(names = "--store", required = true, description = "checkpoint store URI")
+    String store;
+
+    @Option(names = "--slot", description = "only this slot (default: every slot in the store)")
+    String slot;
+
+    @Option(names = "--verbose", description = "print stack traces of errors")
+    boolean verbose;
+
+    PrintStream out = System.out;
+
+    @Override
+    public Integer call() throws Exception {
+      if (slot != null) {
+        SlotNames.requireValid(slot);
+      }
+      try (CdcCheckpointStore checkpoints = CheckpointStores.open(store)) {
+        List<String> slots;
+        if (slot != null) {
+          slots = List.of(slot);
+        } else {
+          try {
+            slots = new ArrayList<>(checkpoints.slots());
+          } catch (UnsupportedOperationException e) {
+            throw new CdcConfigurationException(
+                "the store " + checkpoints.location() + " cannot list its slots; pass --slot NAME");
+          }
+        }
+        List<Map<String, Object>> found = new ArrayList<>();
+        for (String s : slots) {
+          Optional<CdcCheckpoint> checkpoint = checkpoints.load(s);
+          checkpoint.ifPresent(c -> found.add(describe(c)));
+        }
+        if (slot != null && found.isEmpty()) {
+          throw new CdcConfigurationException(
+              "the store " + checkpoints.location() + " holds no checkpoint for slot \"" + slot + '"');
+        }
+        Map<String, Object> document = new LinkedHashMap<>();
+        document.put("store", checkpoints.location());
+        document.put("checkpoints", found);
+        ObjectMapper json = new ObjectMapper()
+            .enable(SerializationFeature.INDENT_OUTPUT)
+            .disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+        json.writeValue(out, document);
+        out.println();
+        out.flush();
+      }
+      return 0;
+    }
+
+    private static Map<String, Object> describe(CdcCheckpoint checkpoint) {
+      Map<String, Object> c = new LinkedHashMap<>();
+      c.put("slot", checkpoint.slot());
+      c.put("watermark", checkpoint.watermark().toString());
+      List<Map<String, Object>> beyond = new ArrayList<>();
+      for (CdcCheckpoint.PartialTransaction tx : checkpoint.acknowledgedBeyond()) {
+        Map<String, Object> t = new LinkedHashMap<>();
+        t.put("tx_end_lsn", tx.txEndLsn().toString());
+        t.put("event_count", tx.eventCount());
+        t.put("acknowledged", ranges(tx.acknowledged()));
+        beyond.add(t);
+      }
+      c.put("acknowledged_beyond", beyond);
+      return c;
+    }
+
+    private static List<int[]> ranges(BitSet bits) {
+      List<int[]> ranges = new ArrayList<>();
+      for (int from = bits.nextSetBit(0); from >= 0; ) {
+        int to = bits.nextClearBit(from) - 1;
+        ranges.add(new int[] {from, to});
+        from = bits.nextSetBit(to + 1);
+      }
+      return ranges;
+    }
+  }
+}
