@@ -71,7 +71,7 @@ final class CheckpointCommand {
           checkpoint.ifPresent(c -> found.add(describe(c)));
         }
         if (slot != null && found.isEmpty()) {
-          throw new CdcConfigurationException(
+          throw new io.datum.cdc.CdcException(
               "the store " + checkpoints.location() + " holds no checkpoint for slot \"" + slot + '"');
         }
         Map<String, Object> document = new LinkedHashMap<>();

@@ -1,157 +1,167 @@
 package io.datum.cdc.cli;
 
-import io.datum.cdc.CdcCheckpointHandle;
-import io.datum.cdc.cli.json.JsonLinesWriter;
-import io.datum.cdc.core.PgCdcSource;
-import io.datum.cdc.event.ChangeEvent;
-import io.datum.cdc.store.file.FileCheckpointStore;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.datum.cdc.testkit.EmbeddedPostgresServer;
-import java.io.BufferedOutputStream;
-import java.io.FileDescriptor;
-import java.io.FileOutputStream;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code pgcdc demo}: starts an embedded PostgreSQL, creates a small schema, runs a scripted
- * workload, streams it as JSON lines with a file checkpoint store, stops the source abruptly in
- * the middle of a large transaction, writes more changes while it is down, and resumes with a new
- * source on the same slot and store. Narration and the summary go to stderr; stdout holds only
- * JSON lines.
+ * {@code pgcdc demo}: starts an embedded PostgreSQL, creates a small schema and a slot, runs a
+ * scripted workload, and streams it with {@code pgcdc stream} in a child process using a {@code
+ * file:} checkpoint store. In the middle of a large transaction the child is killed with SIGKILL;
+ * more changes are written while nothing runs; a second child resumes on the same slot and store.
+ * The children's JSON lines are copied to stdout; narration and the summary go to stderr.
  */
 @Command(
     name = "demo",
     mixinStandardHelpOptions = true,
-    description = "Stream a scripted workload of an embedded PostgreSQL, with a kill and a resume.")
+    description = "Stream a scripted workload of an embedded PostgreSQL; kill -9 the consumer and resume.")
 final class DemoCommand implements Callable<Integer> {
 
-  private static final String SLOT = "pgcdc_demo";
-  private static final int LARGE_TRANSACTION_ROWS = 200;
-  /** The first source is stopped after printing this many events of the large transaction. */
-  private static final int PRINTED_BEFORE_KILL = 5;
+  static final String SLOT = "pgcdc_demo";
+  static final int LARGE_TRANSACTION_ROWS = 200;
+  /** The first consumer is killed once this many events of the large transaction were printed. */
+  static final int PRINTED_BEFORE_KILL = 5;
 
   @Option(names = "--verbose", description = "print stack traces of errors")
   boolean verbose;
 
   @Option(names = "--idle-exit", paramLabel = "SECONDS", defaultValue = "2",
-      description = "after the workload, stop once no change arrived for SECONDS (default ${DEFAULT-VALUE})")
+      description = "the resumed consumer exits after SECONDS without a change (default ${DEFAULT-VALUE})")
   double idleExitSeconds;
 
+  private final PrintStream out = System.out;
   private final PrintStream err = System.err;
+  private final ObjectMapper json = new ObjectMapper();
+  private final List<JsonNode> printed = new ArrayList<>();
 
   @Override
   public Integer call() throws Exception {
-    JsonLinesWriter out =
-        new JsonLinesWriter(new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16));
     Path storeDir = Files.createTempDirectory("pgcdc-demo-store");
     err.println("pgcdc demo: starting an embedded PostgreSQL 17 (wal_level=logical)...");
     try (EmbeddedPostgresServer pg = EmbeddedPostgresServer.builder().start()) {
       DemoWorkload workload = new DemoWorkload(pg);
       workload.createSchema();
-      err.println("pgcdc demo: schema ready (customers, orders, audit_log; publication " + SLOT
-          + "); checkpoints in file:" + storeDir);
+      pg.execute("SELECT pg_create_logical_replication_slot('" + SLOT + "', 'pgoutput')");
+      err.println("pgcdc demo: tables customers, orders, audit_log; publication and slot " + SLOT
+          + "; checkpoints in file:" + storeDir);
+      workload.runBeforeKill(LARGE_TRANSACTION_ROWS);
 
-      Set<String> printed = new HashSet<>();
-      AtomicLong events = new AtomicLong();
-      AtomicLong redelivered = new AtomicLong();
-      Set<String> transactions = new HashSet<>();
-
-      // First source: prints and acknowledges everything until the middle of the large transaction.
-      CountDownLatch killPoint = new CountDownLatch(1);
-      try (FileCheckpointStore store = FileCheckpointStore.open(storeDir);
-          PgCdcSource source = source(pg, store, true)) {
-        source.start((event, checkpoints) -> {
-          if (killPoint.getCount() == 0) {
-            return; // "dead": nothing more is processed or acknowledged
+      List<String> stream = List.of("stream", "--url", pg.jdbcUrl(), "--user", pg.user(),
+          "--slot", SLOT, "--publication", SLOT, "--store", "file:" + storeDir);
+      err.println("pgcdc demo: $ pgcdc " + String.join(" ", stream));
+      Process first = consumer(stream);
+      int large = 0;
+      try (BufferedReader lines = reader(first)) {
+        String line;
+        while (large < PRINTED_BEFORE_KILL && (line = lines.readLine()) != null) {
+          if (print(line).get("event_count").asInt() == LARGE_TRANSACTION_ROWS) {
+            large++;
           }
-          print(out, event, printed, events, redelivered, transactions);
-          if (event.offset().eventCount() == LARGE_TRANSACTION_ROWS
-              && event.offset().eventIndex() == PRINTED_BEFORE_KILL - 1) {
-            killPoint.countDown(); // printed, never acknowledged
-            return;
-          }
-          checkpoints.checkpoint(event.offset());
-        });
-        workload.runBeforeKill(LARGE_TRANSACTION_ROWS);
-        if (!killPoint.await(60, TimeUnit.SECONDS)) {
-          throw new IllegalStateException("the large transaction did not arrive within 60 s");
         }
-        err.println("pgcdc demo: killing the source after " + events.get() + " events, "
-            + PRINTED_BEFORE_KILL + " of them from the unfinished large transaction;"
-            + " stored watermark " + source.watermark());
+        // SIGKILL: no graceful stop, no final status update. Through the ProcessHandle, since
+        // Process.destroyForcibly() also closes our end of the pipe, losing lines it still holds.
+        first.toHandle().destroyForcibly();
+        first.waitFor();
+        while ((line = lines.readLine()) != null) {
+          print(line); // printed by the consumer before it died
+        }
       }
+      int beforeKill = printed.size();
+      err.println("pgcdc demo: kill -9 of the consumer after " + beforeKill + " events, in the middle"
+          + " of the " + LARGE_TRANSACTION_ROWS + "-row transaction; stored watermark "
+          + storedWatermark(storeDir));
 
       workload.runWhileDown();
-      err.println("pgcdc demo: wrote more changes while no source runs; restarting on the same slot and store");
-
-      // Second source: resumes at the stored watermark and runs until the stream is idle.
-      AtomicLong lastEvent = new AtomicLong(System.nanoTime());
-      String finalWatermark;
-      try (FileCheckpointStore store = FileCheckpointStore.open(storeDir);
-          PgCdcSource source = source(pg, store, false)) {
-        var done = source.start((ChangeEvent event, CdcCheckpointHandle checkpoints) -> {
-          print(out, event, printed, events, redelivered, transactions);
-          checkpoints.checkpoint(event.offset());
-          lastEvent.set(System.nanoTime());
-        });
-        workload.runAfterRestart();
-        long idleNanos = (long) (idleExitSeconds * 1e9);
-        while (!done.isDone() && System.nanoTime() - lastEvent.get() < idleNanos) {
-          done.completeOnTimeout(null, 100, TimeUnit.MILLISECONDS).join();
-          if (done.isDone()) {
-            break;
-          }
+      workload.runAfterRestart();
+      err.println("pgcdc demo: wrote more changes while no consumer runs; resuming on the same slot and store");
+      List<String> resume = new ArrayList<>(stream);
+      resume.addAll(List.of("--idle-exit", Double.toString(idleExitSeconds)));
+      Process second = consumer(resume);
+      try (BufferedReader lines = reader(second)) {
+        String line;
+        while ((line = lines.readLine()) != null) {
+          print(line);
         }
-        source.stop();
-        done.join();
-        finalWatermark = source.watermark().toString();
       }
-      String confirmed = pg.queryString(
-          "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = '" + SLOT + "'");
-      err.println("pgcdc demo: " + events.get() + " events in " + transactions.size()
-          + " transactions, " + redelivered.get() + " delivered again after the kill (printed but"
-          + " not acknowledged), final watermark " + finalWatermark
-          + " (slot confirmed_flush_lsn " + confirmed + ")");
+      if (!second.waitFor(60, TimeUnit.SECONDS) || second.exitValue() != 0) {
+        throw new IllegalStateException("the resumed consumer failed (exit "
+            + (second.isAlive() ? "none" : second.exitValue()) + ")");
+      }
+      summarise(pg, beforeKill);
     } finally {
       deleteTree(storeDir);
     }
     return 0;
   }
 
-  private static PgCdcSource source(EmbeddedPostgresServer pg, FileCheckpointStore store, boolean create) {
-    return PgCdcSource.builder()
-        .jdbcUrl(pg.jdbcUrl())
-        .user(pg.user())
-        .slot(SLOT)
-        .publication(SLOT)
-        .checkpointStore(store)
-        .createSlot(create)
-        .build();
-  }
-
-  private static void print(JsonLinesWriter out, ChangeEvent event, Set<String> printed,
-      AtomicLong events, AtomicLong redelivered, Set<String> transactions) {
-    out.write(event);
-    out.flush();
-    events.incrementAndGet();
-    transactions.add(event.offset().txEndLsn().toString());
-    if (!printed.add(event.offset().txEndLsn() + "#" + event.offset().eventIndex())) {
-      redelivered.incrementAndGet();
+  private void summarise(EmbeddedPostgresServer pg, int beforeKill) throws Exception {
+    Set<String> events = new HashSet<>();
+    Set<String> transactions = new HashSet<>();
+    int again = 0;
+    for (JsonNode e : printed) {
+      transactions.add(e.get("tx_end_lsn").asText());
+      if (!events.add(e.get("tx_end_lsn").asText() + '#' + e.get("event_index").asInt())) {
+        again++;
+      }
     }
+    String last = printed.get(printed.size() - 1).get("tx_end_lsn").asText();
+    String confirmed = pg.queryString(
+        "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = '" + SLOT + "'");
+    err.println("pgcdc demo: " + printed.size() + " events (" + events.size() + " distinct) in "
+        + transactions.size() + " transactions; " + again + " delivered again after the kill"
+        + " (their transaction was not complete, so not yet behind the watermark); final watermark "
+        + last + ", slot confirmed_flush_lsn " + confirmed);
   }
 
-  private static void deleteTree(Path dir) throws java.io.IOException {
-    try (var paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+  private Process consumer(List<String> args) throws Exception {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(Pgcdc.class.getName());
+    command.addAll(args);
+    if (verbose) {
+      command.add("--verbose");
+    }
+    return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+  }
+
+  private static BufferedReader reader(Process p) {
+    return new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+  }
+
+  private JsonNode print(String line) throws Exception {
+    out.println(line);
+    out.flush();
+    JsonNode event = json.readTree(line);
+    printed.add(event);
+    return event;
+  }
+
+  private String storedWatermark(Path storeDir) throws Exception {
+    Path file = storeDir.resolve(SLOT + ".json");
+    return Files.exists(file) ? json.readTree(file.toFile()).get("watermark").asText() : "none";
+  }
+
+  private static void deleteTree(Path dir) throws Exception {
+    try (Stream<Path> paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
         Files.deleteIfExists(p);
       }
     }

@@ -1,13 +1,14 @@
 package io.datum.cdc.cli;
 
-import io.datum.cdc.CdcException;
+import io.datum.cdc.CdcConfigurationException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
  * The {@code pgcdc} command: streams PostgreSQL changes as JSON lines ({@code stream}) and shows
  * datum-cdc on an embedded PostgreSQL ({@code demo}). Exit codes: 0 success, 1 failure (one line
- * on stderr; the stack trace with {@code --verbose}), 2 bad usage.
+ * on stderr; the stack trace with {@code --verbose}), 2 bad usage or configuration (a missing or
+ * malformed option, an invalid slot name, an unknown store scheme).
  */
 @Command(
     name = "pgcdc",
@@ -50,12 +51,14 @@ public final class Pgcdc {
     cli.setExecutionExceptionHandler(
         (e, commandLine, parseResult) -> {
           boolean verbose = parseResult.originalArgs().contains("--verbose");
-          String message = e instanceof CdcException || e.getMessage() != null ? e.getMessage() : e.toString();
-          commandLine.getErr().println("pgcdc: error: " + message);
+          String message = e.getMessage() != null ? e.getMessage() : e.toString();
+          // one line: server errors carry DETAIL/WHERE lines
+          commandLine.getErr().println("pgcdc: error: " + message.strip().replaceAll("\\s*\\R\\s*", "; "));
           if (verbose) {
             e.printStackTrace(commandLine.getErr());
           }
-          return 1;
+          // bad input given on the command line is a usage error, like picocli's own
+          return e instanceof CdcConfigurationException ? 2 : 1;
         });
     return cli.execute(args);
   }

@@ -57,7 +57,7 @@ final class StreamCommand implements Callable<Integer> {
   Long maxEvents;
 
   @Option(names = "--idle-exit", paramLabel = "SECONDS",
-      description = "exit 0 after SECONDS without a change")
+      description = "exit 0 after SECONDS (a decimal number) without a change")
   Double idleExitSeconds;
 
   @Option(names = "--verbose", description = "print stack traces of errors")
@@ -72,6 +72,9 @@ final class StreamCommand implements Callable<Integer> {
         throw new CdcConfigurationException(
             "environment variable " + passwordEnv + " (--password-env) is not set");
       }
+    }
+    if (!tables.isEmpty() && !createPublication) {
+      throw new CdcConfigurationException("--tables applies only with --create-publication");
     }
     if (maxEvents != null && maxEvents < 1) {
       throw new CdcConfigurationException("--max-events must be at least 1, was " + maxEvents);

@@ -161,13 +161,14 @@ class StreamCommandTest {
     assertEquals(1, noPublication.exitCode());
     assertEquals(
         List.of("pgcdc: error: publication \"nopub\" does not exist in " + pg.jdbcUrl()
-            + "; create it (CREATE PUBLICATION ... FOR TABLE ...) or ask the source to"),
+            + "; create it (CREATE PUBLICATION ... FOR TABLE ...) or let the source create it"
+            + " (createPublication(true), pgcdc --create-publication)"),
         noPublication.stderr().lines().toList());
     assertTrue(noPublication.stdout().isEmpty());
 
     Run badStore = pgcdc(dir, "stream", "--url", pg.jdbcUrl(), "--slot", "s", "--publication", "p",
         "--store", "nosuch:/x");
-    assertEquals(1, badStore.exitCode());
+    assertEquals(2, badStore.exitCode());
     List<String> lines = badStore.stderr().lines().toList();
     assertEquals(1, lines.size(), badStore.stderr());
     assertTrue(lines.get(0).startsWith("pgcdc: error: no checkpoint store for scheme \"nosuch\""), lines.get(0));
@@ -176,15 +177,17 @@ class StreamCommandTest {
     Path slotStore = dir.resolve("bad-slot-store");
     Run badSlot = pgcdc(dir, "stream", "--url", pg.jdbcUrl(), "--slot", "Bad-Slot", "--publication", "p",
         "--store", "file:" + slotStore);
-    assertEquals(1, badSlot.exitCode());
+    assertEquals(2, badSlot.exitCode());
     assertTrue(badSlot.stderr().startsWith("pgcdc: error: invalid replication slot name \"Bad-Slot\""),
         badSlot.stderr());
 
-    Run noServer = pgcdc(dir, "stream", "--url", "jdbc:postgresql://127.0.0.1:1/x", "--slot", "s",
-        "--publication", "p", "--store", "memory:");
+    Run noServer = pgcdc(dir, "stream", "--url", "jdbc:postgresql://127.0.0.1:1/x?password=secret",
+        "--slot", "s", "--publication", "p", "--store", "memory:");
     assertEquals(1, noServer.exitCode());
     assertEquals(1, noServer.stderr().lines().count(), noServer.stderr());
-    assertTrue(noServer.stderr().startsWith("pgcdc: error: cannot prepare slot \"s\""), noServer.stderr());
+    assertTrue(noServer.stderr().startsWith("pgcdc: error: cannot check slot \"s\" and publication \"p\""
+        + " at jdbc:postgresql://127.0.0.1:1/x?password=***: "), noServer.stderr());
+    assertFalse(noServer.stderr().contains("secret"), "no password in errors");
 
     Run usage = pgcdc(dir, "stream", "--slot", "s");
     assertEquals(2, usage.exitCode());

@@ -138,7 +138,8 @@ public final class PgCdcSource implements AutoCloseable {
     public Builder jdbcUrl(String jdbcUrl) {
       if (jdbcUrl == null || !jdbcUrl.startsWith("jdbc:postgresql:")) {
         throw new CdcConfigurationException(
-            "JDBC URL must start with jdbc:postgresql:, was " + jdbcUrl);
+            "JDBC URL must start with jdbc:postgresql:, was "
+                + (jdbcUrl == null ? null : jdbcUrl.replaceAll("(?i)password=[^&]*", "password=***")));
       }
       this.jdbcUrl = jdbcUrl;
       return this;

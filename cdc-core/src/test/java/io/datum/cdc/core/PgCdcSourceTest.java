@@ -210,6 +210,31 @@ class PgCdcSourceTest {
   }
 
   @Test
+  void aGracefulStopKeepsTheAcknowledgementsOfAnIncompleteTransaction(@TempDir Path dir)
+      throws Exception {
+    pg.execute("CREATE TABLE partial (id int PRIMARY KEY)", "CREATE PUBLICATION partial FOR TABLE partial");
+    try (FileCheckpointStore store = FileCheckpointStore.open(dir)) {
+      EventCollector events = new EventCollector(false);
+      try (PgCdcSource source = source("partial", store).build()) {
+        source.start(events);
+        pg.execute("INSERT INTO partial SELECT generate_series(1, 5)");
+        List<ChangeEvent> got = events.take(5, WAIT);
+        for (int i : new int[] {0, 1, 3}) {
+          source.checkpoints().checkpoint(got.get(i).offset());
+        }
+        assertTrue(source.watermark().isBefore(got.get(0).offset().txEndLsn()),
+            "the transaction is incomplete");
+      }
+      try (PgCdcSource source = source("partial", store).createSlot(false).build()) {
+        EventCollector again = new EventCollector(true);
+        source.start(again);
+        assertEquals(List.of(3, 5), ids(again.take(2, WAIT)), "only the unacknowledged events");
+      }
+    }
+    pg.execute("SELECT pg_drop_replication_slot('partial')");
+  }
+
+  @Test
   void aTerminatedWalsenderFailsTheSourceWithAConnectionError() throws Exception {
     pg.execute("CREATE TABLE killed (id int)", "CREATE PUBLICATION killed FOR TABLE killed");
     try (PgCdcSource source = source("killed", new MemoryCheckpointStore()).build()) {

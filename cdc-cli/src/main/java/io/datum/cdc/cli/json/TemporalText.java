@@ -41,14 +41,14 @@ final class TemporalText {
     return date(0, value.getYear(), value.getMonthValue(), value.getDayOfMonth());
   }
 
-  /** Writes {@code 10:18:40.5}; returns the length. */
+  /** Writes {@code 10:18:40.5} ({@code 24:00:00} for {@link LocalTime#MAX}); returns the length. */
   int time(LocalTime value) {
-    return time(0, value);
+    return timeOfDay(0, value);
   }
 
   /** Writes {@code 10:18:40+02:00}; returns the length. */
   int offsetTime(OffsetTime value) {
-    int p = time(0, value.toLocalTime());
+    int p = timeOfDay(0, value.toLocalTime());
     return offset(p, value.getOffset().getTotalSeconds());
   }
 
@@ -98,6 +98,11 @@ final class TemporalText {
 
   private int time(int p, LocalTime value) {
     return time(p, value.getHour(), value.getMinute(), value.getSecond(), value.getNano());
+  }
+
+  /** A time of day; {@link LocalTime#MAX} is the decoder's stand-in for PostgreSQL's 24:00:00. */
+  private int timeOfDay(int p, LocalTime value) {
+    return value.equals(LocalTime.MAX) ? time(p, 24, 0, 0, 0) : time(p, value);
   }
 
   private int time(int p, int hour, int minute, int second, int nano) {

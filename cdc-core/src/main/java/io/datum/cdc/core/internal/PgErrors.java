@@ -32,6 +32,17 @@ final class PgErrors {
   }
 
   /**
+   * Returns a JDBC URL fit for messages and logs: the value of a {@code password} parameter is
+   * replaced by {@code ***}.
+   *
+   * @param jdbcUrl a JDBC URL
+   * @return the URL without its password
+   */
+  static String redact(String jdbcUrl) {
+    return jdbcUrl.replaceAll("(?i)([?&]password=)[^&]*", "$1***");
+  }
+
+  /**
    * Quotes an SQL identifier: wraps it in double quotes and doubles embedded double quotes
    * (PostgreSQL docs, 4.1.1 Identifiers and Key Words).
    *

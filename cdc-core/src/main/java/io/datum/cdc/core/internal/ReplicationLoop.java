@@ -79,10 +79,16 @@ final class ReplicationLoop {
       if (!slots.publicationExists(config.publication())) {
         if (!config.createPublication()) {
           throw new CdcReplicationException(
-              "publication \"" + config.publication() + "\" does not exist in " + config.jdbcUrl()
-                  + "; create it (CREATE PUBLICATION ... FOR TABLE ...) or ask the source to");
+              "publication \"" + config.publication() + "\" does not exist in "
+                  + PgErrors.redact(config.jdbcUrl())
+                  + "; create it (CREATE PUBLICATION ... FOR TABLE ...) or let the source create it"
+                  + " (createPublication(true), pgcdc --create-publication)");
         }
-        slots.createPublication(config.publication(), config.publicationTables());
+        try {
+          slots.createPublication(config.publication(), config.publicationTables());
+        } catch (SQLException e) {
+          throw PgErrors.map("cannot create publication \"" + config.publication() + '"', e);
+        }
       }
       SlotAdmin.SlotState state = slots.slot(slot);
       if (state == null) {
@@ -90,9 +96,13 @@ final class ReplicationLoop {
           throw new CdcReplicationException(
               "replication slot \"" + slot + "\" does not exist; create it with"
                   + " pg_create_logical_replication_slot('" + slot + "', 'pgoutput')"
-                  + " or ask the source to");
+                  + " or let the source create it (createSlot(true), pgcdc --create-slot)");
         }
-        slots.createSlot(slot);
+        try {
+          slots.createSlot(slot);
+        } catch (SQLException e) {
+          throw PgErrors.map("cannot create replication slot \"" + slot + '"', e);
+        }
       } else {
         if (!"pgoutput".equals(state.plugin())) {
           throw new CdcReplicationException(
@@ -112,7 +122,9 @@ final class ReplicationLoop {
         }
       }
     } catch (SQLException e) {
-      throw PgErrors.map("cannot prepare slot \"" + slot + "\" at " + config.jdbcUrl(), e);
+      throw PgErrors.map(
+          "cannot check slot \"" + slot + "\" and publication \"" + config.publication() + "\" at "
+              + PgErrors.redact(config.jdbcUrl()), e);
     }
     try {
       connection = DriverManager.getConnection(config.jdbcUrl(), replicationProperties());

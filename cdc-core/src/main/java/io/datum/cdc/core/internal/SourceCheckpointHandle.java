@@ -31,6 +31,8 @@ final class SourceCheckpointHandle implements CdcCheckpointHandle {
   private final Runnable onWatermarkMoved;
   private final Object storeLock = new Object();
   private volatile PgLsn durableWatermark;
+  /** Acknowledgements recorded since the last store; guarded by storeLock. */
+  private long unstoredAcknowledgements;
 
   SourceCheckpointHandle(
       FeedbackCoordinator coordinator,
@@ -51,6 +53,8 @@ final class SourceCheckpointHandle implements CdcCheckpointHandle {
     synchronized (storeLock) {
       if (coordinator.acknowledge(offset)) {
         persist();
+      } else {
+        unstoredAcknowledgements++;
       }
     }
   }
@@ -85,6 +89,23 @@ final class SourceCheckpointHandle implements CdcCheckpointHandle {
     }
   }
 
+  /**
+   * Stores the acknowledgements recorded since the last store (events of incomplete transactions),
+   * so that a source restarted after a stop does not deliver them again.
+   *
+   * @return true if a checkpoint was stored
+   * @throws CdcException if the store failed
+   */
+  boolean persistIfChanged() {
+    synchronized (storeLock) {
+      if (unstoredAcknowledgements == 0) {
+        return false;
+      }
+      persist();
+      return true;
+    }
+  }
+
   private void persist() {
     CdcCheckpoint checkpoint = coordinator.snapshot();
     try {
@@ -98,6 +119,7 @@ final class SourceCheckpointHandle implements CdcCheckpointHandle {
       onStoreFailure.accept(failure);
       throw failure;
     }
+    unstoredAcknowledgements = 0;
     durableWatermark = checkpoint.watermark();
     onWatermarkMoved.run();
   }

@@ -35,9 +35,10 @@ public final class SourceRuntime {
   private final ExecutorService asyncAcks;
   private volatile boolean stopping;
   private volatile boolean loopDone;
-  private FeedbackCoordinator coordinator;
-  private SourceCheckpointHandle handle;
+  private final FeedbackCoordinator coordinator;
+  private final SourceCheckpointHandle handle;
   private volatile ReplicationLoop loop;
+  private volatile Thread dispatcher;
 
   /**
    * @param config the validated settings
@@ -87,8 +88,7 @@ public final class SourceRuntime {
     }
     loop = opened; // from here on stop() waits for the threads
     Thread reader = new Thread(this::runLoop, "datum-cdc-replication-" + config.slot());
-    Thread dispatcher =
-        new Thread(() -> runHandler(handler, handoff), "datum-cdc-handler-" + config.slot());
+    dispatcher = new Thread(() -> runHandler(handler, handoff), "datum-cdc-handler-" + config.slot());
     reader.start();
     dispatcher.start();
     Thread waiter = new Thread(this::awaitTermination, "datum-cdc-termination-" + config.slot());
@@ -105,12 +105,17 @@ public final class SourceRuntime {
       return;
     }
     loop.requestStop();
+    if (Thread.currentThread() == dispatcher) {
+      return; // called from the handler: it returns to the dispatcher loop, which then ends
+    }
     try {
-      if (!threadsDone.await(config.stopTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
-        LOG.warn("slot {}: threads did not stop within {}", config.slot(), config.stopTimeout());
-      }
+      termination.get(config.stopTimeout().toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    } catch (java.util.concurrent.ExecutionException e) {
+      // the failure is reported through the termination future
+    } catch (java.util.concurrent.TimeoutException e) {
+      LOG.warn("slot {}: source did not stop within {}", config.slot(), config.stopTimeout());
     }
   }
 
@@ -172,6 +177,16 @@ public final class SourceRuntime {
       Thread.currentThread().interrupt();
     }
     asyncAcks.shutdown();
+    try {
+      // acknowledged events of incomplete transactions: keep them from being delivered again
+      if (handle.persistIfChanged()) {
+        LOG.info("slot {}: stored the acknowledgements of incomplete transactions", config.slot());
+      }
+    } catch (RuntimeException e) {
+      // not a loss: those events are delivered again after a restart
+      LOG.warn("slot {}: could not store the last acknowledgements; their events will be delivered"
+          + " again: {}", config.slot(), e.toString());
+    }
     Throwable t = failure.get();
     if (t == null) {
       termination.complete(null);
@@ -182,7 +197,8 @@ public final class SourceRuntime {
 
   private void fail(Throwable t) {
     if (failure.compareAndSet(null, t)) {
-      LOG.error("slot {}: source failed: {}", config.slot(), t.toString());
+      // reported to the application through the termination future
+      LOG.info("slot {}: source failed: {}", config.slot(), t.toString());
     } else if (failure.get() != t) {
       failure.get().addSuppressed(t);
     }
