@@ -1,0 +1,601 @@
+package io.datum.cdc.store.rocksdb;
+
+import io.datum.cdc.CdcCheckpoint;
+import io.datum.cdc.CdcCheckpointStore;
+import io.datum.cdc.CdcConfigurationException;
+import io.datum.cdc.CdcStoreException;
+import io.datum.cdc.SlotNames;
+import io.datum.cdc.spi.GroupCommit;
+import java.io.File;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.InfoLogLevel;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.Status;
+import org.rocksdb.WALRecoveryMode;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+
+/**
+ * A {@link CdcCheckpointStore} that keeps the checkpoints of every slot in one RocksDB database,
+ * in a directory it has to itself. URI: {@code rocksdb:/var/lib/app/cdc-rocks}, see {@link
+ * io.datum.cdc.CheckpointStores}.
+ *
+ * <p><b>Layout.</b> The key is the slot name (ASCII, validated with {@link SlotNames#requireValid}
+ * before any access); the value is a compact, versioned binary encoding of the {@link
+ * CdcCheckpoint} ending in a CRC32C checksum: 18 bytes plus the slot name for a checkpoint at a
+ * watermark, 16 more bytes per partially acknowledged transaction and 8 per run of acknowledged
+ * events. A value that does not decode or whose checksum does not match is reported by {@link
+ * #load} as a {@link CdcStoreException} naming the database directory and the slot.
+ *
+ * <p><b>Durability.</b> {@link #store} goes through a {@link GroupCommit}: checkpoints submitted
+ * concurrently by several threads are written together as one atomic {@link WriteBatch}. With
+ * {@link Options#syncWrites()} {@code true} (the default) each batch is appended to RocksDB's
+ * write-ahead log and the log is fsynced ({@code fdatasync}) before any of its callers returns, so
+ * a returned {@code store} survives a process crash and a power loss. With {@code false} the
+ * batch is written to the log (handed to the operating system) without an fsync: a returned
+ * {@code store} survives a crash of the process, but the last stores before a power loss or a
+ * kernel crash may be lost (the database then recovers to an older, consistent state). {@link
+ * #close} flushes the memory table to a table file and fsyncs it, so what was stored before a
+ * clean close is durable either way. A batch is atomic: after any crash each slot holds its
+ * previous or its new checkpoint, never a mix.
+ *
+ * <p><b>Cost.</b> One batch costs one write-ahead-log append of a few dozen bytes per checkpoint
+ * plus, with {@code syncWrites}, one fsync of the log: on a disk without a battery-backed cache
+ * the fsync dominates (typically 0.1 to a few milliseconds); without it a batch costs a few
+ * microseconds. A single caller pays one batch per {@code store}; {@code n} concurrent callers
+ * share about one batch (so one fsync) per round. Reads ({@link #load}) come from RocksDB's memory
+ * table or block cache and do not wait for writes. RocksDB keeps a memory table of up to 4 MiB
+ * and a small info log ({@code LOG}, at most 5 files of 1 MiB) in the directory, and compacts old
+ * checkpoint versions away in the background. Opening reads every table file once to verify its
+ * checksums and replays the write-ahead log; closing writes one table file (a few milliseconds).
+ *
+ * <p><b>Integrity.</b> At open RocksDB's paranoid checks are on and the checksums of every table
+ * file are verified, so a database whose {@code CURRENT}, {@code MANIFEST} or table ({@code
+ * *.sst}) files are damaged, or whose {@code CURRENT} file is missing next to data files, fails to
+ * open with a {@link CdcStoreException} naming the directory, instead of opening empty. After a
+ * clean {@link #close} every checkpoint is in checksummed table files. Checkpoints stored since
+ * the last open or close live only in the write-ahead log until the next flush: with {@code
+ * syncWrites} the log is replayed tolerating only an incomplete last record (a batch that was
+ * never acknowledged), and damage before it fails the open rather than silently dropping
+ * acknowledged checkpoints; with {@code syncWrites} off the log is replayed up to its first
+ * damaged record (point-in-time recovery), as a power loss may leave unsynced garbage there.
+ * Opening with {@code syncWrites} a database whose last writer ran without it and lost power can
+ * therefore fail; opening it once with {@code syncWrites} off recovers it. Limitation: damage
+ * that makes the <em>first</em> record of the newest log look like an incomplete write (the log
+ * overwritten, zeroed or deleted as a whole) cannot be told apart from a crash during that write,
+ * so the checkpoints of that log, stored after the last open and not yet flushed, are lost
+ * without an error.
+ *
+ * <p><b>Exclusivity.</b> RocksDB's {@code LOCK} file (an OS lock released if the process dies)
+ * makes a second open of the same directory, by this or another process, fail with a {@link
+ * CdcStoreException} until {@link #close}.
+ *
+ * <p><b>Native library.</b> The first {@code open} in a JVM loads RocksDB's native library: unless
+ * it is on {@code java.library.path}, rocksdbjni copies it (about 15 MB) into {@code
+ * java.io.tmpdir} and deletes the copy at a normal JVM exit only, so every killed JVM leaves one
+ * behind (rocksdbjni behaviour, facebook/rocksdb#13185).
+ *
+ * <p>Safe for concurrent use by several threads.
+ */
+public final class RocksDbCheckpointStore implements CdcCheckpointStore {
+
+  /**
+   * How a {@link RocksDbCheckpointStore} writes. Immutable.
+   *
+   * @param syncWrites {@code true} (the default): every batch of stores is fsynced in the
+   *     write-ahead log before {@link RocksDbCheckpointStore#store} returns, so a stored
+   *     checkpoint survives a power loss; {@code false}: batches reach the operating system but
+   *     are not fsynced, so a stored checkpoint survives a crash of the process only (much cheaper
+   *     per store). URI parameter {@code sync=true|false}.
+   */
+  public record Options(boolean syncWrites) {
+
+    private static final Options DEFAULTS = new Options(true);
+
+    /**
+     * Returns the default, durable options: {@code syncWrites} true.
+     *
+     * @return the defaults
+     */
+    public static Options defaults() {
+      return DEFAULTS;
+    }
+
+    /**
+     * Returns these options with {@code syncWrites} replaced.
+     *
+     * @param syncWrites see {@link #syncWrites()}
+     * @return the changed options
+     */
+    public Options withSyncWrites(boolean syncWrites) {
+      return new Options(syncWrites);
+    }
+  }
+
+  /** The info log ({@code LOG}) keeps at most this many old files. */
+  private static final long INFO_LOG_FILES = 4;
+
+  private static final long INFO_LOG_FILE_BYTES = 1 << 20;
+  private static final long WRITE_BUFFER_BYTES = 4 << 20;
+
+  /** RocksDB's write-ahead log, table and blob files. */
+  private static final Pattern DATA_FILE = Pattern.compile("[0-9]+\\.(log|sst|blob)");
+
+  /** Directories (by file key, else real path) held by stores of this JVM. */
+  private static final Set<Object> HELD = ConcurrentHashMap.newKeySet();
+
+  private static boolean libraryLoaded; // guarded by RocksDbCheckpointStore.class
+
+  private final Path directory;
+  private final Options options;
+  private final Object heldKey;
+  private final org.rocksdb.Options dbOptions;
+  private final WriteOptions writeOptions;
+  private final RocksDB db;
+  private final GroupCommit groupCommit;
+  /** Stores and loads hold the read lock, close the write lock: close waits for them. */
+  private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
+  private boolean closed; // guarded by lifecycle
+
+  private RocksDbCheckpointStore(
+      Path directory, Options options, Object heldKey, org.rocksdb.Options dbOptions,
+      WriteOptions writeOptions, RocksDB db) {
+    this.directory = directory;
+    this.options = options;
+    this.heldKey = heldKey;
+    this.dbOptions = dbOptions;
+    this.writeOptions = writeOptions;
+    this.db = db;
+    this.groupCommit = new GroupCommit(directory.toString(), this::writeBatch);
+  }
+
+  /**
+   * Opens the store in {@code directory} with the {@linkplain Options#defaults() default,
+   * durable options}; see {@link #open(Path, Options)}.
+   *
+   * @param directory the database directory
+   * @return the open store; the caller closes it
+   * @throws NullPointerException if {@code directory} is null
+   * @throws CdcStoreException as {@link #open(Path, Options)}
+   */
+  public static RocksDbCheckpointStore open(Path directory) {
+    return open(directory, Options.defaults());
+  }
+
+  /**
+   * Opens the store in {@code directory}: creates the directory (and missing parents, fsyncing
+   * each new entry's parent) and an empty database if there is none, or opens and recovers the
+   * existing database, verifying the checksums of its files. Loads RocksDB's native library on
+   * first use.
+   *
+   * @param directory the database directory, used by nothing else; a relative path is resolved
+   *     against the working directory
+   * @param options how to write, see {@link Options}
+   * @return the open store; the caller closes it
+   * @throws NullPointerException if an argument is null
+   * @throws CdcStoreException naming the directory if it is in use by another process or another
+   *     open store ({@code "... is in use by another process or store: ..."}), exists but is not a
+   *     directory, cannot be created, holds a database RocksDB reports as corrupt (damaged {@code
+   *     CURRENT}, {@code MANIFEST}, table or log files, or data files without a {@code CURRENT}
+   *     file), cannot be read, or if the native library cannot be loaded
+   */
+  public static RocksDbCheckpointStore open(Path directory, Options options) {
+    Objects.requireNonNull(directory, "directory");
+    Objects.requireNonNull(options, "options");
+    Path dir = directory.toAbsolutePath().normalize();
+    createDirectories(dir);
+    Path real;
+    Object key;
+    try {
+      real = dir.toRealPath();
+      Object fileKey = Files.readAttributes(real, BasicFileAttributes.class).fileKey();
+      key = fileKey != null ? fileKey : real;
+    } catch (IOException e) {
+      throw new CdcStoreException("cannot read rocksdb checkpoint store directory " + dir + ": " + e, e);
+    }
+    loadLibrary(dir);
+    if (!HELD.add(key)) {
+      throw new CdcStoreException(
+          "rocksdb checkpoint store " + dir + " is in use by another process or store: another"
+              + " RocksDbCheckpointStore of this JVM (pid " + ProcessHandle.current().pid()
+              + ") has it open");
+    }
+    org.rocksdb.Options dbOptions = null;
+    WriteOptions writeOptions = null;
+    RocksDB db = null;
+    try {
+      refuseDataWithoutCurrent(dir, real);
+      dbOptions = dbOptions(options);
+      writeOptions = new WriteOptions().setSync(options.syncWrites());
+      db = RocksDB.open(dbOptions, real.toString());
+      db.verifyChecksum();
+      return new RocksDbCheckpointStore(dir, options, key, dbOptions, writeOptions, db);
+    } catch (RocksDBException e) {
+      release(db, writeOptions, dbOptions, key);
+      throw openFailure(dir, e);
+    } catch (RuntimeException | Error e) {
+      release(db, writeOptions, dbOptions, key);
+      throw e;
+    }
+  }
+
+  private static void release(RocksDB db, WriteOptions writeOptions, org.rocksdb.Options dbOptions, Object key) {
+    try {
+      if (db != null) {
+        db.close();
+      }
+      if (writeOptions != null) {
+        writeOptions.close();
+      }
+      if (dbOptions != null) {
+        dbOptions.close();
+      }
+    } finally {
+      HELD.remove(key);
+    }
+  }
+
+  /**
+   * Returns the database directory.
+   *
+   * @return the absolute, normalised directory path this store was opened with
+   */
+  public Path directory() {
+    return directory;
+  }
+
+  /**
+   * Returns the options this store was opened with.
+   *
+   * @return the options
+   */
+  public Options options() {
+    return options;
+  }
+
+  /**
+   * Reads the checkpoint of {@code slot} from the database (memory table or block cache; no disk
+   * access for a recently stored checkpoint). Does not wait for stores in progress: it returns the
+   * checkpoint of the last batch that completed.
+   *
+   * @param slot a valid slot name; checked before the database is touched
+   * @return the stored checkpoint, or empty if none was ever stored for this slot
+   * @throws CdcConfigurationException if the slot name is invalid
+   * @throws CdcStoreException naming the directory and the slot if RocksDB cannot read the value
+   *     (I/O error, checksum failure of a table block) or the value is not a valid checkpoint of
+   *     this slot (wrong checksum, unknown format, truncated, another slot's)
+   * @throws IllegalStateException if the store is closed
+   */
+  @Override
+  public Optional<CdcCheckpoint> load(String slot) {
+    SlotNames.requireValid(slot);
+    byte[] value;
+    ReentrantReadWriteLock.ReadLock open = lifecycle.readLock();
+    open.lock();
+    try {
+      requireOpen();
+      value = db.get(key(slot));
+    } catch (RocksDBException e) {
+      throw new CdcStoreException(
+          "cannot read the checkpoint of slot \"" + slot + "\" from rocksdb checkpoint store " + directory
+              + ": " + describe(e),
+          e);
+    } finally {
+      open.unlock();
+    }
+    if (value == null) {
+      return Optional.empty();
+    }
+    return Optional.of(CheckpointCodec.decode(value, slot, directory.toString()));
+  }
+
+  /**
+   * Replaces the checkpoint of {@code checkpoint.slot()}; durable as {@link Options#syncWrites()}
+   * promises when this method returns (see the class description). Concurrent calls share one
+   * write-ahead-log append and, with {@code syncWrites}, one fsync; a caller may wait for the
+   * batch in progress before its own is written.
+   *
+   * @param checkpoint the checkpoint, not null
+   * @throws NullPointerException if {@code checkpoint} is null
+   * @throws CdcStoreException naming the directory if the batch holding the checkpoint could not be
+   *     written or synced (a later {@link #load} returns the previous checkpoint or this one, never
+   *     a mix), or the thread was interrupted while waiting for the batch
+   * @throws IllegalStateException if the store is closed
+   */
+  @Override
+  public void store(CdcCheckpoint checkpoint) {
+    Objects.requireNonNull(checkpoint, "checkpoint");
+    SlotNames.requireValid(checkpoint.slot());
+    ReentrantReadWriteLock.ReadLock open = lifecycle.readLock();
+    open.lock();
+    try {
+      requireOpen();
+      groupCommit.store(checkpoint);
+    } finally {
+      open.unlock();
+    }
+  }
+
+  /** Called by the group commit on the leading thread, with the store open. */
+  private void writeBatch(Collection<CdcCheckpoint> batch) {
+    try (WriteBatch writes = new WriteBatch()) {
+      for (CdcCheckpoint checkpoint : batch) {
+        writes.put(key(checkpoint.slot()), CheckpointCodec.encode(checkpoint));
+      }
+      db.write(writeOptions, writes);
+    } catch (RocksDBException e) {
+      throw new CdcStoreException(
+          "rocksdb checkpoint store " + directory + " failed to write"
+              + (options.syncWrites() ? " and sync" : "") + " a batch of " + batch.size()
+              + " checkpoint(s) (slots " + batch.stream().map(CdcCheckpoint::slot).collect(Collectors.joining(", "))
+              + "); their previous checkpoints may still be the stored ones: " + describe(e),
+          e);
+    }
+  }
+
+  /**
+   * Returns this store's URI, such as {@code rocksdb:/var/lib/app/cdc-rocks?sync=true}; opening
+   * it with {@link io.datum.cdc.CheckpointStores#open(String)} opens this database again with the
+   * same options.
+   *
+   * @return the directory and options as a {@code rocksdb:} URI
+   */
+  @Override
+  public String location() {
+    return uri(directory, options);
+  }
+
+  /**
+   * Waits for stores and loads in progress, flushes the memory table to a table file (fsynced, so
+   * also with {@link Options#syncWrites()} off everything stored so far is durable), closes the
+   * database and releases its lock, options and native memory. Idempotent; afterwards {@link
+   * #store} and {@link #load} throw {@link IllegalStateException} and another store may open the
+   * directory.
+   *
+   * @throws CdcStoreException naming the directory if the final flush or closing the database
+   *     failed; the store is closed and its resources released anyway
+   */
+  @Override
+  public void close() {
+    ReentrantReadWriteLock.WriteLock exclusive = lifecycle.writeLock();
+    exclusive.lock();
+    try {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      CdcStoreException failure = null;
+      try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
+        db.flush(flush);
+      } catch (RocksDBException e) {
+        failure = new CdcStoreException(
+            "cannot flush rocksdb checkpoint store " + directory + " on close"
+                + (options.syncWrites()
+                    ? " (the checkpoints stored are durable in its write-ahead log)"
+                    : "; the last checkpoints may not survive a power loss")
+                + ": " + describe(e), e);
+      }
+      try {
+        db.closeE();
+      } catch (RocksDBException e) {
+        CdcStoreException closing =
+            new CdcStoreException("cannot close rocksdb checkpoint store " + directory + ": " + describe(e), e);
+        if (failure == null) {
+          failure = closing;
+        } else {
+          failure.addSuppressed(closing);
+        }
+      } finally {
+        db.close(); // frees the native handle if closeE failed; no-op otherwise
+        writeOptions.close();
+        dbOptions.close();
+        HELD.remove(heldKey);
+      }
+      if (failure != null) {
+        throw failure;
+      }
+    } finally {
+      exclusive.unlock();
+    }
+  }
+
+  /** Returns a description naming the directory. */
+  @Override
+  public String toString() {
+    return "RocksDbCheckpointStore[" + directory + ", syncWrites=" + options.syncWrites() + "]";
+  }
+
+  /** Returns how many batches the group commit wrote (or attempted); for tests. */
+  long batches() {
+    return groupCommit.batches();
+  }
+
+  /** Returns how many checkpoints were submitted to the group commit; for tests. */
+  long checkpointsSubmitted() {
+    return groupCommit.checkpoints();
+  }
+
+  /**
+   * Returns the {@code rocksdb:} URI of a directory and options.
+   *
+   * @param directory an absolute directory
+   * @param options the options
+   * @return a URI such as {@code rocksdb:/var/lib/app/cdc-rocks?sync=true}, with characters a URI
+   *     cannot hold escaped
+   */
+  static String uri(Path directory, Options options) {
+    String path = directory.toUri().getPath();
+    if (path.length() > 1 && path.endsWith("/")) {
+      path = path.substring(0, path.length() - 1);
+    }
+    try {
+      return new URI("rocksdb", null, path, "sync=" + options.syncWrites(), null).toString();
+    } catch (URISyntaxException e) {
+      throw new IllegalStateException("cannot build the URI of " + directory, e);
+    }
+  }
+
+  private void requireOpen() {
+    if (closed) {
+      throw new IllegalStateException("rocksdb checkpoint store " + directory + " is closed");
+    }
+  }
+
+  private static byte[] key(String validSlot) {
+    return validSlot.getBytes(StandardCharsets.US_ASCII);
+  }
+
+  private static org.rocksdb.Options dbOptions(Options options) {
+    org.rocksdb.Options db = new org.rocksdb.Options();
+    try {
+      return db.setCreateIfMissing(true)
+          .setParanoidChecks(true)
+          .setParanoidFileChecks(true)
+          .setWalRecoveryMode(
+              options.syncWrites()
+                  ? WALRecoveryMode.TolerateCorruptedTailRecords
+                  : WALRecoveryMode.PointInTimeRecovery)
+          .setWriteBufferSize(WRITE_BUFFER_BYTES)
+          .setKeepLogFileNum(INFO_LOG_FILES)
+          .setMaxLogFileSize(INFO_LOG_FILE_BYTES)
+          .setInfoLogLevel(InfoLogLevel.INFO_LEVEL);
+    } catch (RuntimeException e) {
+      db.close();
+      throw e;
+    }
+  }
+
+  /**
+   * With {@code create_if_missing}, RocksDB creates a fresh, empty database where {@code CURRENT}
+   * is missing, even next to the log and table files of an existing one: refuse that.
+   */
+  private static void refuseDataWithoutCurrent(Path dir, Path real) {
+    if (Files.exists(real.resolve("CURRENT"), LinkOption.NOFOLLOW_LINKS)) {
+      return;
+    }
+    List<String> data;
+    try (Stream<Path> entries = Files.list(real)) {
+      data =
+          entries
+              .map(p -> p.getFileName().toString())
+              .filter(name -> DATA_FILE.matcher(name).matches())
+              .sorted()
+              .limit(5)
+              .collect(Collectors.toList());
+    } catch (IOException e) {
+      throw new CdcStoreException("cannot list rocksdb checkpoint store directory " + dir + ": " + e, e);
+    }
+    if (!data.isEmpty()) {
+      throw new CdcStoreException(
+          "rocksdb checkpoint store " + dir + " is corrupt: it holds RocksDB data files (" + String.join(", ", data)
+              + ") but no CURRENT file, so the database cannot be opened; refusing to create an empty one"
+              + " over it");
+    }
+  }
+
+  private static CdcStoreException openFailure(Path dir, RocksDBException e) {
+    String message = describe(e);
+    Status status = e.getStatus();
+    Status.Code code = status == null ? null : status.getCode();
+    String text = String.valueOf(e.getMessage());
+    if (code == Status.Code.IOError
+        && (text.contains("lock hold by current process") || text.contains("While lock file")
+            || text.contains("/LOCK:") || text.contains(File.separator + "LOCK:"))) {
+      return new CdcStoreException(
+          "rocksdb checkpoint store " + dir + " is in use by another process or store: " + message, e);
+    }
+    if (code == Status.Code.Corruption) {
+      return new CdcStoreException(
+          "rocksdb checkpoint store " + dir + " is corrupt and cannot be opened: " + message, e);
+    }
+    return new CdcStoreException("cannot open rocksdb checkpoint store " + dir + ": " + message, e);
+  }
+
+  private static String describe(RocksDBException e) {
+    Status status = e.getStatus();
+    String message = String.valueOf(e.getMessage());
+    if (status == null || status.getCode() == null || status.getCode() == Status.Code.Ok) {
+      return message;
+    }
+    return status.getCode() + ": " + message;
+  }
+
+  private static synchronized void loadLibrary(Path dir) {
+    if (libraryLoaded) {
+      return;
+    }
+    try {
+      RocksDB.loadLibrary();
+    } catch (RuntimeException | LinkageError e) {
+      throw new CdcStoreException(
+          "cannot open rocksdb checkpoint store " + dir + ": the RocksDB native library (rocksdbjni) does"
+              + " not load on this platform (" + System.getProperty("os.name") + ' '
+              + System.getProperty("os.arch") + "): " + e,
+          e);
+    }
+    libraryLoaded = true;
+  }
+
+  /** Windows cannot open a directory as a channel; NTFS journals directory changes itself. */
+  private static final boolean CAN_FSYNC_DIRECTORIES = File.separatorChar == '/';
+
+  /**
+   * Creates {@code dir} and its missing parents, fsyncing the parent of every directory created,
+   * so the new directory's entry survives a power loss.
+   */
+  private static void createDirectories(Path dir) {
+    if (Files.isDirectory(dir)) {
+      return;
+    }
+    List<Path> missing = new ArrayList<>();
+    for (Path p = dir; p != null && Files.notExists(p, LinkOption.NOFOLLOW_LINKS); p = p.getParent()) {
+      missing.add(p);
+    }
+    Collections.reverse(missing); // outermost first
+    try {
+      Files.createDirectories(dir);
+    } catch (FileAlreadyExistsException e) {
+      throw new CdcStoreException("rocksdb checkpoint store " + dir + " exists and is not a directory", e);
+    } catch (IOException e) {
+      throw new CdcStoreException("cannot create rocksdb checkpoint store directory " + dir + ": " + e, e);
+    }
+    if (!CAN_FSYNC_DIRECTORIES) {
+      return;
+    }
+    for (Path created : missing) {
+      Path parent = created.getParent();
+      try (FileChannel channel = FileChannel.open(parent, StandardOpenOption.READ)) {
+        channel.force(true);
+      } catch (IOException e) {
+        throw new CdcStoreException(
+            "created rocksdb checkpoint store directory " + created + " but cannot fsync its parent " + parent
+                + ": " + e,
+            e);
+      }
+    }
+  }
+}

@@ -1,0 +1,639 @@
+package io.datum.cdc.testkit;
+
+import static io.datum.cdc.testkit.internal.CheckpointStoreWriter.checkpoint;
+import static io.datum.cdc.testkit.KitFixtures.assertLoads;
+import static io.datum.cdc.testkit.KitFixtures.at;
+import static io.datum.cdc.testkit.KitFixtures.tx;
+import static io.datum.cdc.testkit.internal.CheckpointStoreWriter.isWellFormed;
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.datum.cdc.CdcCheckpoint;
+import io.datum.cdc.CdcCheckpoint.PartialTransaction;
+import io.datum.cdc.CdcCheckpointStore;
+import io.datum.cdc.CdcConfigurationException;
+import io.datum.cdc.CdcStoreException;
+import io.datum.cdc.CheckpointStores;
+import io.datum.cdc.PgLsn;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Random;
+import java.util.SortedSet;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The conformance kit (TCK) for {@link CdcCheckpointStore}s: JUnit 5 tests that check the
+ * contract in {@link CdcCheckpointStore}'s description. Every store shipped with datum-cdc runs
+ * it, and a plugin author's store proves itself the same way, with a subclass like this one:
+ *
+ * <pre>{@code
+ * class SqliteStoreConformanceTest extends CheckpointStoreConformanceKit {
+ *
+ *   @Override
+ *   protected CdcCheckpointStore open(Path directory) {
+ *     return SqliteCheckpointStore.open(directory.resolve("cdc.db"));
+ *   }
+ *
+ *   @Override
+ *   protected String uri(Path directory) {
+ *     return "sqlite:" + directory.resolve("cdc.db"); // CheckpointStores.open(uri) in a child JVM
+ *   }
+ *
+ *   // only if overwriting every file with 0x5A bytes does not make the store fail loudly:
+ *   @Override
+ *   protected void corrupt(Path directory) throws IOException { ... }
+ * }
+ * }</pre>
+ *
+ * <p>The kit gives each test a fresh empty directory and closes every store it opened. The child
+ * JVMs run {@code java} from {@code java.home} with this JVM's {@code java.class.path}, so the
+ * store's provider must be registered for {@link java.util.ServiceLoader} on the test class path.
+ * The groups:
+ *
+ * <ul>
+ *   <li>{@link Basics}: load of an unknown slot is empty; a stored checkpoint loads back equal
+ *       (watermark, partial transactions, acknowledged bits, the largest LSN); overwrites replace;
+ *       50 slots are independent.
+ *   <li>{@link Slots}: invalid slot names are refused with {@link CdcConfigurationException} and
+ *       never reach the disk; edge-case valid names work.
+ *   <li>{@link Lifecycle}: store after close throws {@link IllegalStateException}; close is
+ *       idempotent; data survives close and reopen, also through {@link CheckpointStores#open};
+ *       a second open of a held directory, in this JVM or in a child JVM, fails with {@link
+ *       CdcStoreException}.
+ *   <li>{@link Concurrency}: 16 threads storing to shared and own slots while others load: no
+ *       torn or lost value; close while storing.
+ *   <li>{@link Durability}: a child JVM killed with SIGKILL keeps every checkpoint whose {@code
+ *       store} returned, and never leaves a torn one.
+ *   <li>{@link Corruption}: after {@link #corrupt}, open or load throws {@link CdcStoreException}
+ *       naming the location; never empty, never a wrong value.
+ * </ul>
+ *
+ * <p>Tests that need state to outlive the store (reopen, locking, crash and corruption tests)
+ * are skipped when {@link #uri} returns null.
+ */
+@Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+public abstract class CheckpointStoreConformanceKit {
+
+  /** Names PostgreSQL would refuse as slot names. */
+  static final List<String> INVALID_SLOT_NAMES =
+      Arrays.asList(
+          "", "A", "../x", "a/b", "a".repeat(64), null, "a.json", "a-b", "a b", "\u00e4", "nul\u0000",
+          "..", "C:x", "s\\t");
+
+  @TempDir Path root;
+
+  private Path directory;
+  private final List<CdcCheckpointStore> stores = Collections.synchronizedList(new ArrayList<>());
+  private final List<StoreChild> children = new ArrayList<>();
+
+  /** For subclasses. */
+  protected CheckpointStoreConformanceKit() {}
+
+  /**
+   * Opens the store kept in directory: an empty directory the first time, the same one again to
+   * reopen after close().
+   *
+   * @param directory the test's directory, existing
+   * @return the open store; the kit closes it
+   */
+  protected abstract CdcCheckpointStore open(Path directory);
+
+  /**
+   * The URI that CheckpointStores.open(...) in a child JVM uses to open the store kept in
+   * directory; null if the store does not outlive its process (memory:), which skips reopen,
+   * crash and corruption tests.
+   *
+   * @param directory the test's directory
+   * @return a URI string, or null
+   */
+  protected abstract String uri(Path directory);
+
+  /**
+   * Damages the stored state so that a store opened afterwards must throw CdcStoreException on
+   * open or on load, naming a path under directory. Default: overwrites every regular file under
+   * directory (except *.lock / LOCK files) with the same number of 0x5A bytes. Override when that
+   * is not enough.
+   *
+   * @param directory the directory of a closed store
+   * @throws IOException if the files cannot be damaged
+   */
+  protected void corrupt(Path directory) throws IOException {
+    KitFixtures.overwriteFiles(directory, (byte) 0x5A);
+  }
+
+  @BeforeEach
+  void createDirectory() throws IOException {
+    directory = Files.createDirectories(root.resolve("store"));
+  }
+
+  @AfterEach
+  void closeStoresAndChildren() throws Exception {
+    Exception failure = null;
+    List<AutoCloseable> all = new ArrayList<>(children);
+    List<CdcCheckpointStore> open = new ArrayList<>(stores);
+    Collections.reverse(open);
+    all.addAll(open);
+    for (AutoCloseable closeable : all) {
+      try {
+        closeable.close();
+      } catch (Exception e) {
+        if (failure == null) {
+          failure = e;
+        } else {
+          failure.addSuppressed(e);
+        }
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------- helpers
+
+  /** Opens the store on the test's directory; the kit closes it after the test. */
+  final CdcCheckpointStore openStore() {
+    CdcCheckpointStore store =
+        Objects.requireNonNull(open(directory), "open(directory) returned null");
+    stores.add(store);
+    return store;
+  }
+
+  /** Returns {@link #uri}, or skips the test if the store does not outlive its process. */
+  final String persistentUri() {
+    String uri = uri(directory);
+    assumeTrue(uri != null, "uri(directory) is null: the store does not outlive its process");
+    return uri;
+  }
+
+  final StoreChild startChild(String... args) throws IOException {
+    StoreChild child = StoreChild.start(root.resolve("child-" + children.size() + ".err"), args);
+    children.add(child);
+    return child;
+  }
+
+  /** Asserts that the exception's message names the test directory or a path under it. */
+  final void assertNamesDirectory(Throwable e) {
+    KitFixtures.assertNames(directory, e);
+  }
+
+  final String listing() throws IOException {
+    return KitFixtures.listing(root);
+  }
+
+  // ----------------------------------------------------------------------------------- groups
+
+  /**
+   * Store, load and overwrite: an unknown slot loads empty; what was stored loads back equal
+   * (watermark, every partial transaction's end LSN, event count and acknowledged bits, from
+   * {@code 0/0} to {@code FFFFFFFF/FFFFFFFF}); an overwrite replaces, also with an older
+   * watermark; 50 slots are independent; {@link CdcCheckpointStore#slots()}, where supported,
+   * lists exactly the stored slots in order; {@link CdcCheckpointStore#location()} describes the
+   * store.
+   */
+  @Nested
+  public class Basics {
+
+    @Test
+    void loadOfAnUnknownSlotIsEmpty() {
+      CdcCheckpointStore store = openStore();
+      assertEquals(Optional.empty(), store.load("never_stored"));
+      store.store(at("stored", "0/10"));
+      assertEquals(Optional.empty(), store.load("never_stored"));
+      assertEquals(Optional.empty(), store.load("stored_not"));
+    }
+
+    @Test
+    void storeThenLoadReturnsAnEqualCheckpoint() {
+      CdcCheckpointStore store = openStore();
+      List<CdcCheckpoint> checkpoints =
+          List.of(
+              CdcCheckpoint.atWatermark("zero", PgLsn.ZERO),
+              at("plain", "0/16B3748"),
+              at("partial", "0/16B3748",
+                  tx("0/16B37A0", 3, 1),
+                  tx("0/16B3800", 5, 0, 2, 3, 4),
+                  tx("1/0", 1, 0),
+                  tx("1/10", 4)), // no event acknowledged: kept as stored
+              at("bits", "A/0",
+                  tx("A/1", 64, 0, 63),
+                  tx("A/2", 65, 64),
+                  tx("A/3", 1_000_000, alternating(0, 20_000)),
+                  tx("A/4", Integer.MAX_VALUE, 0, 1, 1000, 1_000_000)),
+              at("highest", "FFFFFFFF/FFFFFFFE", tx("FFFFFFFF/FFFFFFFF", 2, 1)),
+              at("max_lsn", "FFFFFFFF/FFFFFFFF"),
+              at("upper_half", "80000000/0", tx("80000000/1", 7, 6)));
+      for (CdcCheckpoint c : checkpoints) {
+        store.store(c);
+      }
+      for (CdcCheckpoint c : checkpoints) {
+        assertLoads(store, c);
+        PartialTransaction[] expected = c.acknowledgedBeyond().toArray(new PartialTransaction[0]);
+        List<PartialTransaction> loaded = store.load(c.slot()).orElseThrow().acknowledgedBeyond();
+        for (int i = 0; i < expected.length; i++) {
+          assertEquals(expected[i].acknowledged(), loaded.get(i).acknowledged(), c.slot() + " tx " + i + " bits");
+          assertEquals(expected[i].eventCount(), loaded.get(i).eventCount(), c.slot() + " tx " + i + " count");
+        }
+      }
+    }
+
+    @Test
+    void overwriteReturnsTheNewest() {
+      CdcCheckpointStore store = openStore();
+      List<CdcCheckpoint> versions =
+          List.of(
+              at("s", "0/10", tx("0/20", 3, 0), tx("0/30", 2, 1)),
+              at("s", "0/20", tx("0/30", 2, 0, 1)),
+              at("s", "0/40"),
+              at("s", "0/40", tx("0/50", 9, 8)),
+              at("s", "0/38")); // replace means replace, also with an older watermark
+      for (CdcCheckpoint c : versions) {
+        store.store(c);
+        assertLoads(store, c);
+      }
+      for (long n = 1; n <= 100; n++) {
+        store.store(checkpoint("s", n));
+      }
+      assertLoads(store, checkpoint("s", 100));
+    }
+
+    @Test
+    void fiftySlotsAreIndependent() {
+      CdcCheckpointStore store = openStore();
+      for (int i = 0; i < 50; i++) {
+        store.store(checkpoint(String.format("slot_%02d", i), 1000 + i));
+      }
+      for (int i = 0; i < 50; i += 2) {
+        store.store(checkpoint(String.format("slot_%02d", i), 5000 + i));
+      }
+      for (int i = 0; i < 50; i++) {
+        assertLoads(store, checkpoint(String.format("slot_%02d", i), (i % 2 == 0 ? 5000 : 1000) + i));
+      }
+      assertEquals(Optional.empty(), store.load("slot_50"));
+      assertEquals(Optional.empty(), store.load("slot_0"));
+    }
+
+    @Test
+    void slotsListsExactlyTheStoredSlotsSorted() {
+      CdcCheckpointStore store = openStore();
+      SortedSet<String> none;
+      try {
+        none = store.slots();
+      } catch (UnsupportedOperationException e) {
+        assumeTrue(false, "the store does not list its slots: " + e.getMessage());
+        return;
+      }
+      assertEquals(List.of(), List.copyOf(none), "slots() of an empty store");
+      for (String slot : List.of("c", "a_1", "b", "a", "c")) {
+        store.store(at(slot, "0/10"));
+      }
+      assertEquals(List.of("a", "a_1", "b", "c"), List.copyOf(store.slots()));
+      if (uri(directory) != null) {
+        store.close();
+        assertEquals(List.of("a", "a_1", "b", "c"), List.copyOf(openStore().slots()), "slots() after reopen");
+      }
+    }
+
+    @Test
+    void locationDescribesTheStore() {
+      CdcCheckpointStore store = openStore();
+      String location = store.location();
+      assertTrue(location != null && !location.isBlank(), "location() must describe the store, was " + location);
+      if (uri(directory) != null) {
+        KitFixtures.assertNames(directory, "location()", location, null);
+      }
+    }
+
+    private int[] alternating(int from, int to) {
+      int[] bits = new int[(to - from) / 2];
+      for (int i = 0; i < bits.length; i++) {
+        bits[i] = from + 2 * i;
+      }
+      return bits;
+    }
+  }
+
+  /**
+   * Slot names: invalid ones ({@code ""}, {@code "A"}, {@code "../x"}, {@code "a/b"}, 64
+   * characters, null, ...) are refused with {@link CdcConfigurationException} by load and store,
+   * and nothing named after them appears on disk; edge-case valid names (63 characters, {@code
+   * "_"}, {@code "0"}, {@code "con"}) work.
+   */
+  @Nested
+  public class Slots {
+
+    @Test
+    void invalidNamesAreRefusedOnLoad() {
+      CdcCheckpointStore store = openStore();
+      for (String name : INVALID_SLOT_NAMES) {
+        assertThrows(CdcConfigurationException.class, () -> store.load(name), "load(" + quote(name) + ")");
+      }
+    }
+
+    @Test
+    void invalidNamesAreRefusedOnStore() {
+      CdcCheckpointStore store = openStore();
+      store.store(at("valid", "0/10"));
+      for (String name : INVALID_SLOT_NAMES) {
+        // a CdcCheckpoint cannot carry an invalid name: its constructor refuses it
+        assertThrows(CdcConfigurationException.class, () -> store.store(CdcCheckpoint.atWatermark(name, PgLsn.of(1))),
+            "store of slot " + quote(name));
+      }
+      RuntimeException e = assertThrows(RuntimeException.class, () -> store.store(null), "store(null)");
+      assertTrue(e instanceof NullPointerException || e instanceof CdcConfigurationException,
+          "store(null) must throw NullPointerException or CdcConfigurationException, threw " + e);
+      assertLoads(store, at("valid", "0/10"));
+    }
+
+    @Test
+    void invalidNamesNeverReachTheDisk() throws IOException {
+      persistentUri();
+      CdcCheckpointStore store = openStore();
+      store.store(at("valid", "0/10"));
+      for (String name : INVALID_SLOT_NAMES) {
+        assertThrows(CdcConfigurationException.class, () -> store.load(name));
+        assertThrows(CdcConfigurationException.class, () -> store.store(CdcCheckpoint.atWatermark(name, PgLsn.of(1))));
+      }
+      store.close();
+      List<String> segments = new ArrayList<>();
+      for (String name : INVALID_SLOT_NAMES) {
+        if (name != null) {
+          for (String segment : name.split("[/\\\\]")) {
+            if (!segment.isEmpty() && !segment.equals("..") && !segment.equals(".")) {
+              segments.add(segment);
+            }
+          }
+        }
+      }
+      List<Path> named = new ArrayList<>();
+      try (Stream<Path> all = Files.walk(root)) {
+        all.filter(p -> !p.equals(root)).forEach(p -> {
+          String file = p.getFileName().toString();
+          if (segments.stream().anyMatch(s -> file.equals(s) || file.startsWith(s + "."))) {
+            named.add(p);
+          }
+        });
+      }
+      assertEquals(List.of(), named, "files named after invalid slot names: " + listing());
+    }
+
+    @Test
+    void edgeCaseValidNamesWork() {
+      CdcCheckpointStore store = openStore();
+      List<String> names = List.of("_", "0", "z".repeat(63), "a_0".repeat(21), "con", "nul", "lpt1", "json");
+      for (int i = 0; i < names.size(); i++) {
+        store.store(checkpoint(names.get(i), 10 + i));
+      }
+      for (int i = 0; i < names.size(); i++) {
+        assertLoads(store, checkpoint(names.get(i), 10 + i));
+      }
+    }
+
+    private String quote(String name) {
+      return name == null ? "null" : '"' + name.replace("\u0000", "\\0") + '"';
+    }
+  }
+
+  /**
+   * Close, reopen and exclusive use: store after close throws {@link IllegalStateException} and
+   * changes nothing; close is idempotent; a reopened store, and one opened by {@link
+   * CheckpointStores#open(String)} with {@link #uri}, sees the data; while a store is open, a
+   * second open in this JVM or in a child JVM fails with {@link CdcStoreException} naming the
+   * directory, without disturbing the first; after close a child JVM can open it.
+   */
+  @Nested
+  public class Lifecycle {
+
+    @Test
+    void storeAfterCloseThrowsIllegalStateException() {
+      CdcCheckpointStore store = openStore();
+      store.store(at("s", "0/10"));
+      store.close();
+      assertThrows(IllegalStateException.class, () -> store.store(at("s", "0/20")));
+      assertThrows(IllegalStateException.class, () -> store.store(at("other", "0/20")));
+      if (uri(directory) != null) {
+        CdcCheckpointStore reopened = openStore();
+        assertLoads(reopened, at("s", "0/10"));
+        assertEquals(Optional.empty(), reopened.load("other"));
+      }
+    }
+
+    @Test
+    void closeIsIdempotent() {
+      CdcCheckpointStore unused = openStore();
+      assertDoesNotThrow(unused::close);
+      assertDoesNotThrow(unused::close);
+      CdcCheckpointStore used = openStore();
+      used.store(at("s", "0/10"));
+      assertDoesNotThrow(used::close);
+      assertDoesNotThrow(used::close);
+    }
+
+    @Test
+    void reopenAfterCloseSeesTheData() {
+      String uri = persistentUri();
+      CdcCheckpointStore first = openStore();
+      first.store(at("a", "0/10", tx("0/20", 3, 1)));
+      first.store(at("b", "0/30"));
+      first.store(at("b", "1/30"));
+      first.close();
+      CdcCheckpointStore second = openStore();
+      assertLoads(second, at("a", "0/10", tx("0/20", 3, 1)));
+      assertLoads(second, at("b", "1/30"));
+      second.store(at("a", "0/20"));
+      second.close();
+      try (CdcCheckpointStore byUri = CheckpointStores.open(uri)) {
+        assertLoads(byUri, at("a", "0/20"));
+        assertLoads(byUri, at("b", "1/30"));
+        assertEquals(Optional.empty(), byUri.load("c"));
+      }
+    }
+
+    @Test
+    void secondOpenInThisJvmFailsWhileTheFirstIsOpen() {
+      persistentUri();
+      CdcCheckpointStore first = openStore();
+      first.store(at("s", "0/10"));
+      CdcStoreException e = assertThrows(CdcStoreException.class, CheckpointStoreConformanceKit.this::openStore);
+      assertNamesDirectory(e);
+      first.store(at("s", "0/20")); // the failed open did not disturb the first store
+      assertLoads(first, at("s", "0/20"));
+    }
+
+    @Test
+    void childJvmCannotOpenWhileThisOneHoldsTheStore() throws Exception {
+      String uri = persistentUri();
+      CdcCheckpointStore held = openStore();
+      held.store(at("s", "0/10"));
+      StoreChild child = startChild("open", uri);
+      String line = child.readLine();
+      int status = child.waitForExit();
+      assertTrue(line != null && line.startsWith("FAILED " + CdcStoreException.class.getName() + ": "),
+          "a child JVM opening " + uri + " while this JVM holds it must fail with CdcStoreException, printed: "
+              + line + child.stderr());
+      KitFixtures.assertNames(directory, "the child's error", line, null);
+      assertEquals(1, status, "exit status of the child");
+      held.store(at("s", "0/20")); // the child's failed open did not release this store's hold
+      assertThrows(CdcStoreException.class, CheckpointStoreConformanceKit.this::openStore);
+      held.close();
+      StoreChild after = startChild("open", uri);
+      assertEquals("OPENED", after.readLine(), "a child JVM opening " + uri + " after close" + after.stderr());
+      assertEquals(0, after.waitForExit());
+    }
+  }
+
+  /**
+   * Concurrency: 16 threads each store 200 strictly increasing checkpoints, alternately to their
+   * own slot and to 4 shared slots, while 2 threads load every slot: no load throws or returns a
+   * torn, foreign or older value; afterwards each own slot holds its thread's last checkpoint and
+   * each shared slot the last checkpoint of one of the threads. Closing while 4 threads store:
+   * each store returns or throws {@link IllegalStateException} (or {@link CdcStoreException}),
+   * none that began after close returned succeeds, and every returned store is kept.
+   */
+  @Nested
+  public class Concurrency {
+
+    @Test
+    void concurrentStoresAndLoadsNeverTearOrLose() throws Exception {
+      new ConcurrentWorkload(openStore()).run();
+    }
+
+    @Test
+    void closeWhileStoringLetsEachStoreFinishOrRefuse() throws Exception {
+      CdcCheckpointStore store = openStore();
+      long[] lastReturned = ConcurrentWorkload.storeUntilClosed(store, 4);
+      if (uri(directory) != null) {
+        CdcCheckpointStore reopened = openStore();
+        for (int t = 0; t < lastReturned.length; t++) {
+          String slot = "closing_" + t;
+          CdcCheckpoint loaded = reopened.load(slot).orElseThrow(() -> new AssertionError("lost " + slot));
+          long n = loaded.watermark().asLong();
+          assertTrue(isWellFormed(loaded), "torn checkpoint " + loaded);
+          assertTrue(n >= lastReturned[t] && n <= lastReturned[t] + 1,
+              slot + ": store() returned for " + lastReturned[t] + " but the store holds " + n);
+        }
+      }
+    }
+  }
+
+  /**
+   * Crash safety: a child JVM stores checkpoints as fast as it can and prints each {@code n}
+   * once its {@code store} returned; it is killed with SIGKILL after 200, and in a second test 5
+   * times after a random 0 to 300, stores. The reopened store holds exactly the checkpoint of
+   * the last {@code n} printed (or of the one after it, begun but not yet reported), every part
+   * of it consistent, and no lock left over from the dead process prevents reopening.
+   */
+  @Nested
+  public class Durability {
+
+    private static final String SLOT = "durable";
+
+    @Test
+    void everyCheckpointWhoseStoreReturnedSurvivesSigkill() throws Exception {
+      String uri = persistentUri();
+      StoreChild child = startChild("write", uri, SLOT);
+      long last = child.readStored(200, 0);
+      child.kill();
+      last = child.drainStored(last);
+      assertHolds(last, "after SIGKILL at " + last + " stores");
+    }
+
+    @Test
+    void sigkillAtRandomMomentsNeverLeavesATornCheckpoint() throws Exception {
+      String uri = persistentUri();
+      long seed = Long.getLong("datum.cdc.testkit.seed", System.nanoTime());
+      Random random = new Random(seed);
+      long baseline = 0;
+      for (int round = 1; round <= 5; round++) {
+        int lines = random.nextInt(301);
+        StoreChild child = startChild("write", uri, SLOT);
+        long last = child.readStored(lines, baseline);
+        child.kill();
+        last = child.drainStored(last);
+        baseline = assertHolds(last,
+            "round " + round + " (seed " + seed + ", -Ddatum.cdc.testkit.seed to repeat), SIGKILL after " + lines + " lines");
+      }
+    }
+
+    /** Opens the store, checks it holds checkpoint(last) or checkpoint(last + 1), closes it. */
+    private long assertHolds(long last, String when) {
+      CdcCheckpointStore store;
+      try {
+        store = openStore();
+      } catch (CdcStoreException e) {
+        throw new AssertionError(when + ": the store cannot be reopened after its process was"
+            + " killed (a lock must not outlive the process holding it): " + e, e);
+      }
+      try {
+        Optional<CdcCheckpoint> loaded = store.load(SLOT);
+        if (loaded.isEmpty()) {
+          assertTrue(last == 0, when + ": store() returned for " + last + " but the slot is empty");
+          return 0;
+        }
+        CdcCheckpoint c = loaded.get();
+        assertTrue(isWellFormed(c), when + ": torn checkpoint " + c + ", expected " + checkpoint(SLOT, c.watermark().asLong()));
+        long n = c.watermark().asLong();
+        assertTrue(n >= last, when + ": store() returned for " + last + " but the store holds only " + n);
+        assertTrue(n <= last + 1, when + ": the store holds " + n + ", which the child never began to store");
+        return n;
+      } finally {
+        store.close();
+      }
+    }
+  }
+
+  /**
+   * Corruption: after {@link #corrupt} damaged a closed store's files, open throws {@link
+   * CdcStoreException}, or load does, with a message naming the directory or a file in it; a load
+   * never returns empty or a value other than the one stored.
+   */
+  @Nested
+  public class Corruption {
+
+    @Test
+    void corruptStateThrowsCdcStoreExceptionNamingThePath() throws IOException {
+      persistentUri();
+      List<CdcCheckpoint> stored =
+          List.of(at("first", "0/16B3748", tx("0/16B37A0", 3, 1)), at("second", "5/0"), checkpoint("third", 77));
+      CdcCheckpointStore store = openStore();
+      stored.forEach(store::store);
+      store.close();
+      corrupt(directory);
+      String files = listing();
+      CdcCheckpointStore damaged;
+      try {
+        damaged = openStore();
+      } catch (CdcStoreException e) {
+        assertNamesDirectory(e);
+        return;
+      }
+      int failed = 0;
+      for (CdcCheckpoint c : stored) {
+        try {
+          assertEquals(Optional.of(c), damaged.load(c.slot()),
+              "load(\"" + c.slot() + "\") of corrupt state must throw CdcStoreException or return exactly what was stored");
+        } catch (CdcStoreException e) {
+          assertNamesDirectory(e);
+          failed++;
+        }
+      }
+      assertTrue(failed > 0, "after corrupt(" + directory + "), neither open nor load threw; files " + files);
+    }
+  }
+}
