@@ -314,6 +314,35 @@ public final class RocksDbCheckpointStore implements CdcCheckpointStore {
   }
 
   /**
+   * Lists the slots that have a checkpoint (every key of the database that is a valid slot name).
+   *
+   * @return the slot names, sorted
+   * @throws IllegalStateException if the store is closed
+   */
+  @Override
+  public java.util.SortedSet<String> slots() {
+    java.util.SortedSet<String> slots = new java.util.TreeSet<>();
+    ReentrantReadWriteLock.ReadLock open = lifecycle.readLock();
+    open.lock();
+    try (org.rocksdb.RocksIterator keys = (requireOpenAndGet()).newIterator()) {
+      for (keys.seekToFirst(); keys.isValid(); keys.next()) {
+        String slot = new String(keys.key(), java.nio.charset.StandardCharsets.US_ASCII);
+        if (io.datum.cdc.SlotNames.isValid(slot)) {
+          slots.add(slot);
+        }
+      }
+    } finally {
+      open.unlock();
+    }
+    return java.util.Collections.unmodifiableSortedSet(slots);
+  }
+
+  private RocksDB requireOpenAndGet() {
+    requireOpen();
+    return db;
+  }
+
+  /**
    * Replaces the checkpoint of {@code checkpoint.slot()}; durable as {@link Options#syncWrites()}
    * promises when this method returns (see the class description). Concurrent calls share one
    * write-ahead-log append and, with {@code syncWrites}, one fsync; a caller may wait for the
