@@ -9,12 +9,14 @@ public final class PgTableCheckpointStore implements CdcCheckpointStore {
   private final String url, table; // table: a trusted identifier chosen by the application
   private volatile boolean closed;
 
-  public PgTableCheckpointStore(String url, String table) throws SQLException {
+  public PgTableCheckpointStore(String url, String table) {
     this.url = url;
     this.table = table;
     try (Connection c = DriverManager.getConnection(url)) {
       c.createStatement().execute("CREATE TABLE IF NOT EXISTS " + table + " (slot text PRIMARY KEY,"
           + " watermark text NOT NULL, tx_ends text[], counts int[], acked bytea[])");
+    } catch (SQLException e) {
+      throw new CdcStoreException("cannot create checkpoint table " + table + ": " + e, e);
     }
   }
 
