@@ -4,7 +4,6 @@ import io.datum.cdc.CdcCheckpoint;
 import io.datum.cdc.CdcCheckpointException;
 import io.datum.cdc.CdcOffset;
 import io.datum.cdc.PgLsn;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashMap;
@@ -20,32 +19,54 @@ import java.util.Map;
  * {@code SnapBuildXactNeedsSkip}).
  *
  * <p>Transactions are registered by the source, in commit order, before any of their events is
- * delivered ({@link #register}); acknowledgements come from any thread in any order. All methods
- * are synchronized; each is O(1) apart from the removal of completed transactions, which is
- * amortised O(1) per transaction.
+ * delivered ({@link #register}); acknowledgements come from any thread in any order.
+ *
+ * <p>Layout, chosen so that an acknowledgement is O(1) and allocates nothing: pending
+ * transactions sit in a ring of parallel arrays indexed by a sequence number the coordinator
+ * assigns at registration (end LSN, first event position, event count, acknowledged count: 24
+ * bytes per pending transaction, plus 16 bytes per entry of an {@link LsnIndex} from end LSN to
+ * sequence number at most half full); events have consecutive positions, and one bit per pending
+ * event in a ring of {@code long} words says whether it was acknowledged. Memory therefore grows
+ * with the pending events (1 bit each) and transactions, never with the events already behind the
+ * watermark. The rings double when full (the only allocation, amortised).
+ *
+ * <p>All methods are synchronized. Public only for the benchmarks module; not API.
  *
  * <p>Fixes of the seed's defects (DESIGN.md): an acknowledgement never registers a transaction
  * (defect 5), and a transaction without events completes at once (defect 6).
  */
-final class FeedbackCoordinator {
+public final class FeedbackCoordinator {
 
   private final String slot;
-  private final ArrayDeque<PendingTransaction> pending = new ArrayDeque<>();
-  private final Map<Long, PendingTransaction> byEndLsn = new HashMap<>();
   /** Acknowledgements restored from the store, for transactions not yet registered again. */
   private final Map<Long, CdcCheckpoint.PartialTransaction> restored = new HashMap<>();
+  private final LsnIndex index = new LsnIndex(64);
 
-  private PgLsn watermark;
+  // the transaction ring: sequence numbers [head, tail) are pending
+  private long[] txEnd = new long[64];
+  private long[] txFirstEvent = new long[64];
+  private int[] txCount = new int[64];
+  private int[] txAcknowledged = new int[64];
+  private int txMask = 63;
+  private long head;
+  private long tail;
+
+  // the event bit ring: positions [headEvent, nextEvent) are pending
+  private long[] bits = new long[64];
+  private long bitMask = 64L * 64 - 1;
+  private long nextEvent;
+
+  private long watermark;
   private long lastRegisteredEnd;
 
   /**
    * @param slot the slot whose acknowledgements this tracks
    * @param checkpoint the stored checkpoint to resume from, or null to start at {@code 0/0}
    */
-  FeedbackCoordinator(String slot, CdcCheckpoint checkpoint) {
+  public FeedbackCoordinator(String slot, CdcCheckpoint checkpoint) {
     this.slot = slot;
-    this.watermark = checkpoint == null ? PgLsn.ZERO : checkpoint.watermark();
-    this.lastRegisteredEnd = watermark.asLong();
+    this.watermark = checkpoint == null ? 0L : checkpoint.watermark().asLong();
+    this.lastRegisteredEnd = watermark;
     if (checkpoint != null) {
       for (CdcCheckpoint.PartialTransaction tx : checkpoint.acknowledgedBeyond()) {
         restored.put(tx.txEndLsn().asLong(), tx);
@@ -54,18 +75,23 @@ final class FeedbackCoordinator {
   }
 
   /** Returns the current watermark. */
-  synchronized PgLsn watermark() {
-    return watermark;
+  public synchronized PgLsn watermark() {
+    return PgLsn.of(watermark);
   }
 
   /** Returns true if a registered transaction is not yet fully acknowledged. */
-  synchronized boolean hasPending() {
-    return !pending.isEmpty();
+  public synchronized boolean hasPending() {
+    return head != tail;
   }
 
   /** Returns the number of registered transactions not yet behind the watermark. */
-  synchronized int pendingTransactions() {
-    return pending.size();
+  public synchronized int pendingTransactions() {
+    return (int) (tail - head);
+  }
+
+  /** Returns the number of events of pending transactions (acknowledged or not). */
+  public synchronized long pendingEvents() {
+    return head == tail ? 0 : nextEvent - txFirstEvent[(int) head & txMask];
   }
 
   /**
@@ -75,8 +101,8 @@ final class FeedbackCoordinator {
    * @param txEndLsn the transaction's end LSN
    * @return true if it must be dropped
    */
-  synchronized boolean isAtOrBeforeWatermark(PgLsn txEndLsn) {
-    return !txEndLsn.isAfter(watermark);
+  public synchronized boolean isAtOrBeforeWatermark(PgLsn txEndLsn) {
+    return Long.compareUnsigned(txEndLsn.asLong(), watermark) <= 0;
   }
 
   /**
@@ -88,40 +114,56 @@ final class FeedbackCoordinator {
    *     again), or null if none
    * @throws IllegalStateException if {@code txEndLsn} is not after the previous registration
    *     (transactions must arrive in commit order)
+   * @throws IllegalArgumentException if {@code eventCount} is negative
    */
-  synchronized BitSet register(PgLsn txEndLsn, int eventCount) {
+  public synchronized BitSet register(PgLsn txEndLsn, int eventCount) {
     long end = txEndLsn.asLong();
     if (Long.compareUnsigned(end, lastRegisteredEnd) <= 0) {
       throw new IllegalStateException(
-          "transaction at "
-              + txEndLsn
-              + " registered after "
-              + PgLsn.of(lastRegisteredEnd)
-              + " of slot "
-              + slot
-              + ": transactions must arrive in commit order");
+          "transaction at " + txEndLsn + " registered after " + PgLsn.of(lastRegisteredEnd)
+              + " of slot " + slot + ": transactions must arrive in commit order");
+    }
+    if (eventCount < 0) {
+      throw new IllegalArgumentException("event count " + eventCount + " is negative");
     }
     lastRegisteredEnd = end;
-    PendingTransaction tx = new PendingTransaction(txEndLsn, eventCount);
-    CdcCheckpoint.PartialTransaction before = restored.remove(end);
     BitSet alreadyAcknowledged = null;
+    CdcCheckpoint.PartialTransaction before = restored.isEmpty() ? null : restored.remove(end);
     if (before != null && before.eventCount() == eventCount) {
       alreadyAcknowledged = before.acknowledged();
-      tx.acknowledged.or(alreadyAcknowledged);
-      tx.acknowledgedCount = alreadyAcknowledged.cardinality();
     }
-    if (pending.isEmpty() && tx.isComplete()) {
-      watermark = txEndLsn;
+    int preAcknowledged = alreadyAcknowledged == null ? 0 : alreadyAcknowledged.cardinality();
+    if (head == tail && preAcknowledged == eventCount) {
+      watermark = end; // nothing pending and nothing to wait for: complete at once
       return alreadyAcknowledged;
     }
-    pending.addLast(tx);
-    byEndLsn.put(end, tx);
+    if (tail - head == txEnd.length) {
+      growTransactions();
+    }
+    long pendingFrom = head == tail ? nextEvent : txFirstEvent[(int) head & txMask];
+    while (nextEvent + eventCount - pendingFrom > bitMask + 1) {
+      growBits(pendingFrom);
+    }
+    clearBits(nextEvent, eventCount);
+    int t = (int) tail & txMask;
+    txEnd[t] = end;
+    txFirstEvent[t] = nextEvent;
+    txCount[t] = eventCount;
+    txAcknowledged[t] = preAcknowledged;
+    if (alreadyAcknowledged != null) {
+      for (int i = alreadyAcknowledged.nextSetBit(0); i >= 0; i = alreadyAcknowledged.nextSetBit(i + 1)) {
+        setBit(nextEvent + i);
+      }
+    }
+    nextEvent += eventCount;
+    index.put(end, tail);
+    tail++;
     advance();
     return alreadyAcknowledged;
   }
 
   /**
-   * Records the acknowledgement of one event.
+   * Records the acknowledgement of one event. O(1), allocation-free.
    *
    * @param offset the event's offset
    * @return true if the watermark moved
@@ -129,33 +171,37 @@ final class FeedbackCoordinator {
    *     registered, its event count differs from the registered one, or its index is outside the
    *     transaction
    */
-  synchronized boolean acknowledge(CdcOffset offset) {
+  public synchronized boolean acknowledge(CdcOffset offset) {
     if (!offset.slot().equals(slot)) {
       throw new CdcCheckpointException(
           "offset " + offset + " belongs to slot \"" + offset.slot() + "\", not \"" + slot + '"');
     }
-    if (!offset.txEndLsn().isAfter(watermark)) {
+    long end = offset.txEndLsn().asLong();
+    if (Long.compareUnsigned(end, watermark) <= 0) {
       return false; // already behind the watermark: acknowledging again is harmless
     }
-    PendingTransaction tx = byEndLsn.get(offset.txEndLsn().asLong());
-    if (tx == null) {
+    long seq = index.get(end);
+    if (seq < 0) {
       throw new CdcCheckpointException(
-          "offset "
-              + offset
-              + " names a transaction that this source has not delivered (watermark "
-              + watermark
-              + ')');
+          "offset " + offset + " names a transaction that this source has not delivered (watermark "
+              + PgLsn.of(watermark) + ')');
     }
-    if (tx.eventCount != offset.eventCount()) {
+    int t = (int) seq & txMask;
+    int count = txCount[t];
+    if (count != offset.eventCount()) {
       throw new CdcCheckpointException(
-          "offset "
-              + offset
-              + " says the transaction has "
-              + offset.eventCount()
-              + " events, but it was delivered with "
-              + tx.eventCount);
+          "offset " + offset + " says the transaction has " + offset.eventCount()
+              + " events, but it was delivered with " + count);
     }
-    if (!tx.mark(offset.eventIndex()) || tx != pending.peekFirst() || !tx.isComplete()) {
+    int eventIndex = offset.eventIndex(); // in [0, eventCount) by CdcOffset's constructor
+    long position = txFirstEvent[t] + eventIndex;
+    int word = (int) ((position & bitMask) >>> 6);
+    long bit = 1L << position;
+    if ((bits[word] & bit) != 0) {
+      return false;
+    }
+    bits[word] |= bit;
+    if (++txAcknowledged[t] != count || seq != head) {
       return false;
     }
     return advance();
@@ -170,16 +216,17 @@ final class FeedbackCoordinator {
    * @param walEnd the WAL end of the last keepalive
    * @return true if the watermark moved
    */
-  synchronized boolean advanceIdle(PgLsn walEnd) {
-    if (!pending.isEmpty() || !walEnd.isAfter(watermark)) {
+  public synchronized boolean advanceIdle(PgLsn walEnd) {
+    long end = walEnd.asLong();
+    if (head != tail || Long.compareUnsigned(end, watermark) <= 0) {
       return false;
     }
-    watermark = walEnd;
-    if (Long.compareUnsigned(walEnd.asLong(), lastRegisteredEnd) > 0) {
-      lastRegisteredEnd = walEnd.asLong();
+    watermark = end;
+    if (Long.compareUnsigned(end, lastRegisteredEnd) > 0) {
+      lastRegisteredEnd = end;
     }
     // restored acknowledgements of transactions the server has passed will never be needed
-    restored.keySet().removeIf(end -> Long.compareUnsigned(end, walEnd.asLong()) <= 0);
+    restored.keySet().removeIf(e -> Long.compareUnsigned(e, end) <= 0);
     return true;
   }
 
@@ -189,71 +236,100 @@ final class FeedbackCoordinator {
    *
    * @return a new checkpoint
    */
-  synchronized CdcCheckpoint snapshot() {
+  public synchronized CdcCheckpoint snapshot() {
     List<CdcCheckpoint.PartialTransaction> partial = new ArrayList<>();
-    for (PendingTransaction tx : pending) {
-      if (tx.acknowledgedCount > 0) {
-        partial.add(
-            new CdcCheckpoint.PartialTransaction(tx.txEndLsn, tx.eventCount, tx.acknowledged));
+    for (long seq = head; seq < tail; seq++) {
+      int t = (int) seq & txMask;
+      if (txAcknowledged[t] > 0) {
+        BitSet acknowledged = new BitSet(txCount[t]);
+        for (int i = 0; i < txCount[t]; i++) {
+          if (testBit(txFirstEvent[t] + i)) {
+            acknowledged.set(i);
+          }
+        }
+        partial.add(new CdcCheckpoint.PartialTransaction(PgLsn.of(txEnd[t]), txCount[t], acknowledged));
       }
     }
     // acknowledgements restored from the store whose transactions were not delivered again yet
     for (CdcCheckpoint.PartialTransaction tx : restored.values()) {
-      if (tx.txEndLsn().isAfter(watermark)) {
+      if (Long.compareUnsigned(tx.txEndLsn().asLong(), watermark) > 0) {
         partial.add(tx);
       }
     }
-    return new CdcCheckpoint(slot, watermark, partial);
+    return new CdcCheckpoint(slot, PgLsn.of(watermark), partial);
   }
 
   private boolean advance() {
     boolean moved = false;
-    while (!pending.isEmpty() && pending.peekFirst().isComplete()) {
-      PendingTransaction done = pending.removeFirst();
-      byEndLsn.remove(done.txEndLsn.asLong());
-      watermark = done.txEndLsn;
+    while (head != tail) {
+      int t = (int) head & txMask;
+      if (txAcknowledged[t] != txCount[t]) {
+        break;
+      }
+      watermark = txEnd[t];
+      index.remove(txEnd[t]);
+      head++;
       moved = true;
     }
-    if (moved) {
-      restored.keySet().removeIf(end -> Long.compareUnsigned(end, watermark.asLong()) <= 0);
+    if (moved && !restored.isEmpty()) {
+      long w = watermark;
+      restored.keySet().removeIf(e -> Long.compareUnsigned(e, w) <= 0);
     }
     return moved;
   }
 
-  /** A registered transaction and its acknowledged events. */
-  private static final class PendingTransaction {
-    final PgLsn txEndLsn;
-    final int eventCount;
-    final BitSet acknowledged;
-    int acknowledgedCount;
+  private boolean testBit(long position) {
+    return (bits[(int) ((position & bitMask) >>> 6)] & (1L << position)) != 0;
+  }
 
-    PendingTransaction(PgLsn txEndLsn, int eventCount) {
-      this.txEndLsn = txEndLsn;
-      this.eventCount = eventCount;
-      this.acknowledged = new BitSet(eventCount);
-    }
+  private void setBit(long position) {
+    bits[(int) ((position & bitMask) >>> 6)] |= 1L << position;
+  }
 
-    /** Returns true if the event was not acknowledged before. */
-    boolean mark(int eventIndex) {
-      if (eventIndex < 0 || eventIndex >= eventCount) {
-        throw new CdcCheckpointException(
-            "event index "
-                + eventIndex
-                + " outside [0, "
-                + eventCount
-                + ") of the transaction at "
-                + txEndLsn);
+  private void clearBits(long from, int count) {
+    for (long p = from, end = from + count; p < end; ) {
+      int word = (int) ((p & bitMask) >>> 6);
+      if ((p & 63) == 0 && end - p >= 64) {
+        bits[word] = 0;
+        p += 64;
+      } else {
+        bits[word] &= ~(1L << p);
+        p++;
       }
-      if (acknowledged.get(eventIndex)) {
-        return false;
-      }
-      acknowledged.set(eventIndex);
-      acknowledgedCount++;
-      return true;
     }
+  }
 
-    boolean isComplete() {
-      return acknowledgedCount == eventCount;
+  private void growTransactions() {
+    int capacity = txEnd.length * 2;
+    long[] end = new long[capacity];
+    long[] first = new long[capacity];
+    int[] count = new int[capacity];
+    int[] acknowledged = new int[capacity];
+    int newMask = capacity - 1;
+    for (long seq = head; seq < tail; seq++) {
+      int from = (int) seq & txMask;
+      int to = (int) seq & newMask;
+      end[to] = txEnd[from];
+      first[to] = txFirstEvent[from];
+      count[to] = txCount[from];
+      acknowledged[to] = txAcknowledged[from];
+    }
+    txEnd = end;
+    txFirstEvent = first;
+    txCount = count;
+    txAcknowledged = acknowledged;
+    txMask = newMask;
+  }
+
+  private void growBits(long pendingFrom) {
+    long[] old = bits;
+    long oldMask = bitMask;
+    bits = new long[old.length * 2];
+    bitMask = (long) bits.length * 64 - 1;
+    for (long p = pendingFrom; p < nextEvent; p++) {
+      if ((old[(int) ((p & oldMask) >>> 6)] & (1L << p)) != 0) {
+        setBit(p);
+      }
     }
   }
 }

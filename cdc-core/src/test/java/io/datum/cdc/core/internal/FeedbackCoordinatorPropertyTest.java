@@ -51,6 +51,56 @@ class FeedbackCoordinatorPropertyTest {
     assertEquals(PgLsn.of(ends[ends.length - 1]), feedback.watermark());
   }
 
+  /**
+   * A long stream: transactions are registered while earlier ones are acknowledged in a shuffled
+   * window, so the rings wrap around and grow and the LSN index deletes and re-inserts.
+   */
+  @Property(tries = 60)
+  void watermarkFollowsTheModelOverALongInterleavedStream(
+      @ForAll @Size(min = 50, max = 400) List<@IntRange(min = 0, max = 300) Integer> eventCounts,
+      @ForAll @IntRange(min = 1, max = 2000) int window,
+      @ForAll long seed) {
+    Random random = new Random(seed);
+    FeedbackCoordinator feedback = new FeedbackCoordinator("slot", null);
+    long[] ends = new long[eventCounts.size()];
+    int[] acknowledged = new int[eventCounts.size()];
+    List<CdcOffset> inFlight = new ArrayList<>();
+    long lsn = 0xFFFF_FFFF_0000_0000L; // crosses the signed boundary: LSN order is unsigned
+    int registered = 0;
+    while (registered < eventCounts.size() || !inFlight.isEmpty()) {
+      while (registered < eventCounts.size() && inFlight.size() < window) {
+        lsn += 1 + random.nextInt(100);
+        ends[registered] = lsn;
+        int count = eventCounts.get(registered);
+        feedback.register(PgLsn.of(lsn), count);
+        for (int i = 0; i < count; i++) {
+          inFlight.add(new CdcOffset("slot", PgLsn.of(lsn), PgLsn.of(lsn - 1), registered, i, count));
+        }
+        registered++;
+      }
+      if (inFlight.isEmpty()) {
+        continue;
+      }
+      CdcOffset offset = inFlight.remove(random.nextInt(inFlight.size()));
+      feedback.acknowledge(offset);
+      acknowledged[(int) offset.xid()]++;
+      assertEquals(PgLsn.of(expectedPrefix(eventCounts, acknowledged, ends, registered)), feedback.watermark());
+    }
+    assertEquals(PgLsn.of(ends[ends.length - 1]), feedback.watermark());
+    assertEquals(0, feedback.pendingTransactions());
+  }
+
+  private static long expectedPrefix(List<Integer> counts, int[] acknowledged, long[] ends, int registered) {
+    long watermark = 0;
+    for (int t = 0; t < registered; t++) {
+      if (acknowledged[t] < counts.get(t)) {
+        break;
+      }
+      watermark = ends[t];
+    }
+    return watermark;
+  }
+
   private static long expected(List<Integer> counts, int[] acknowledged, long[] ends) {
     long watermark = 0;
     for (int t = 0; t < counts.size(); t++) {

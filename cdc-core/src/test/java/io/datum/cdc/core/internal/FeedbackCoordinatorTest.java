@@ -140,4 +140,29 @@ class FeedbackCoordinatorTest {
     assertTrue(feedback.acknowledge(offset("slot", 30, 0, 2)), "event 1 was acknowledged before the restart");
     assertEquals(PgLsn.of(30), feedback.watermark());
   }
+
+  @Test
+  void aLargeTransactionAcknowledgedBackwardsGrowsTheRingsAndCompletes() {
+    FeedbackCoordinator feedback = new FeedbackCoordinator("slot", null);
+    feedback.register(PgLsn.of(10), 3);
+    int large = 100_000;
+    feedback.register(PgLsn.of(20), large);
+    for (int t = 0; t < 200; t++) {
+      feedback.register(PgLsn.of(30 + t), 1);
+    }
+    assertEquals(202, feedback.pendingTransactions());
+    assertEquals(3 + large + 200, feedback.pendingEvents());
+    for (int i = large - 1; i >= 0; i--) {
+      assertFalse(feedback.acknowledge(offset("slot", 20, i, large)));
+    }
+    for (int t = 0; t < 200; t++) {
+      assertFalse(feedback.acknowledge(offset("slot", 30 + t, 0, 1)));
+    }
+    feedback.acknowledge(offset("slot", 10, 2, 3));
+    feedback.acknowledge(offset("slot", 10, 0, 3));
+    assertEquals(PgLsn.ZERO, feedback.watermark());
+    assertTrue(feedback.acknowledge(offset("slot", 10, 1, 3)));
+    assertEquals(PgLsn.of(229), feedback.watermark());
+    assertEquals(0, feedback.pendingEvents());
+  }
 }
