@@ -19,6 +19,7 @@ import picocli.CommandLine.Command;
       StreamCommand.class,
       DemoCommand.class,
       CheckpointCommand.class,
+      StatusCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Pgcdc {

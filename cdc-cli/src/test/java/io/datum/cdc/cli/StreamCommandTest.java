@@ -111,6 +111,19 @@ class StreamCommandTest {
     assertEquals(1, showMissing.exitCode());
     assertTrue(showMissing.stderr().contains("holds no checkpoint for slot \"other\""), showMissing.stderr());
 
+    Run status = pgcdc(dir, "status", "--url", pg.jdbcUrl(), "--slot", "cli");
+    assertEquals(0, status.exitCode(), status.stderr());
+    JsonNode slotState = JSON.readTree(String.join("\n", status.stdout()));
+    assertEquals("cli", slotState.get("slot").asText());
+    assertEquals("pgoutput", slotState.get("plugin").asText());
+    assertFalse(slotState.get("active").asBoolean());
+    assertEquals(update.get("tx_end_lsn").asText(), slotState.get("confirmed_flush_lsn").asText());
+    assertEquals(
+        PgLsn.parse(slotState.get("current_wal_lsn").asText()).asLong()
+            - PgLsn.parse(slotState.get("confirmed_flush_lsn").asText()).asLong(),
+        slotState.get("lag_bytes").asLong());
+    assertTrue(slotState.get("lag_bytes").asLong() > 0, "the delete and truncate are not consumed yet");
+
     Run second2 = pgcdc(dir, stream(store, "cli", "--idle-exit", "2"));
     assertEquals(0, second2.exitCode(), second2.stderr());
     assertEquals(2, second2.stdout().size(), "only the delete and the truncate: " + second2.stdout());

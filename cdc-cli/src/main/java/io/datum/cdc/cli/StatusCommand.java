@@ -1,0 +1,102 @@
+package io.datum.cdc.cli;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.datum.cdc.CdcConfigurationException;
+import io.datum.cdc.CdcConnectionException;
+import io.datum.cdc.CdcException;
+import io.datum.cdc.SlotNames;
+import java.io.PrintStream;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code pgcdc status --url URL --slot NAME}: what the server says of a slot, as JSON: whether it
+ * is active and for which process, its {@code confirmed_flush_lsn} and {@code restart_lsn}, the
+ * lag in bytes ({@code pg_current_wal_lsn() - confirmed_flush_lsn}), the WAL it retains in bytes
+ * ({@code pg_current_wal_lsn() - restart_lsn}) and {@code wal_status} (PostgreSQL docs, 53.19
+ * pg_replication_slots).
+ */
+@Command(name = "status", mixinStandardHelpOptions = true,
+    description = "Print a replication slot's state and lag as JSON.")
+final class StatusCommand implements Callable<Integer> {
+
+  private static final String QUERY =
+      "SELECT slot_name AS slot, plugin, slot_type, database, active, active_pid,"
+          + " confirmed_flush_lsn::text AS confirmed_flush_lsn, restart_lsn::text AS restart_lsn,"
+          + " pg_current_wal_lsn()::text AS current_wal_lsn,"
+          + " pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::bigint AS lag_bytes,"
+          + " pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)::bigint AS retained_wal_bytes,"
+          + " wal_status"
+          + " FROM pg_replication_slots WHERE slot_name = ?";
+
+  @Option(names = "--url", required = true, description = "JDBC URL, jdbc:postgresql://host:port/db")
+  String url;
+
+  @Option(names = "--slot", required = true, description = "replication slot")
+  String slot;
+
+  @Option(names = "--user", description = "role to connect as")
+  String user;
+
+  @Option(names = "--password-env", paramLabel = "VAR",
+      description = "name of the environment variable holding the password")
+  String passwordEnv;
+
+  @Option(names = "--verbose", description = "print stack traces of errors")
+  boolean verbose;
+
+  PrintStream out = System.out;
+
+  @Override
+  public Integer call() throws Exception {
+    SlotNames.requireValid(slot);
+    Properties properties = new Properties();
+    if (user != null) {
+      properties.setProperty("user", user);
+    }
+    if (passwordEnv != null) {
+      String password = System.getenv(passwordEnv);
+      if (password == null) {
+        throw new CdcConfigurationException(
+            "environment variable " + passwordEnv + " (--password-env) is not set");
+      }
+      properties.setProperty("password", password);
+    }
+    Map<String, Object> status = new LinkedHashMap<>();
+    try (Connection c = DriverManager.getConnection(url, properties);
+        PreparedStatement ps = c.prepareStatement(QUERY)) {
+      ps.setString(1, slot);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          throw new CdcException("replication slot \"" + slot + "\" does not exist");
+        }
+        ResultSetMetaData meta = rs.getMetaData();
+        for (int i = 1; i <= meta.getColumnCount(); i++) {
+          status.put(meta.getColumnLabel(i), rs.getObject(i));
+        }
+      }
+    } catch (SQLException e) {
+      throw new CdcConnectionException("cannot read the state of slot \"" + slot + "\" at "
+          + url.replaceAll("(?i)password=[^&]*", "password=***") + ": " + e.getMessage(), e);
+    }
+    new ObjectMapper()
+        .enable(SerializationFeature.INDENT_OUTPUT)
+        .disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET)
+        .writeValue(out, status);
+    out.println();
+    out.flush();
+    return 0;
+  }
+}
