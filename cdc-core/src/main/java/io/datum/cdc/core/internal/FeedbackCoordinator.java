@@ -21,12 +21,13 @@ import java.util.Map;
  * <p>Transactions are registered by the source, in commit order, before any of their events is
  * delivered ({@link #register}); acknowledgements come from any thread in any order.
  *
- * <p>Layout, chosen so that an acknowledgement is O(1) and allocates nothing: pending
- * transactions sit in a ring of parallel arrays indexed by a sequence number the coordinator
- * assigns at registration (end LSN, first event position, event count, acknowledged count: 24
- * bytes per pending transaction, plus 16 bytes per entry of an {@link LsnIndex} from end LSN to
- * sequence number at most half full); events have consecutive positions, and one bit per pending
- * event in a ring of {@code long} words says whether it was acknowledged. Memory therefore grows
+ * <p>Layout, chosen so that an acknowledgement allocates nothing and is O(1) when it is for the
+ * oldest pending transaction (the usual case), O(log n) in the number of pending transactions
+ * otherwise: pending transactions sit in a ring of parallel arrays indexed by a sequence number the
+ * coordinator assigns at registration (end LSN, first event position, event count, acknowledged
+ * count: 24 bytes per pending transaction); their end LSNs ascend, so a transaction is found by
+ * checking the oldest, then by interpolation search (binary in the worst case). Events have consecutive positions, and one bit per
+ * pending event in a ring of {@code long} words says whether it was acknowledged. Memory therefore grows
  * with the pending events (1 bit each) and transactions, never with the events already behind the
  * watermark. The rings double when full (the only allocation, amortised).
  *
@@ -40,7 +41,6 @@ public final class FeedbackCoordinator {
   private final String slot;
   /** Acknowledgements restored from the store, for transactions not yet registered again. */
   private final Map<Long, CdcCheckpoint.PartialTransaction> restored = new HashMap<>();
-  private final LsnIndex index = new LsnIndex(64);
 
   // the transaction ring: sequence numbers [head, tail) are pending
   private long[] txEnd = new long[64];
@@ -156,7 +156,6 @@ public final class FeedbackCoordinator {
       }
     }
     nextEvent += eventCount;
-    index.put(end, tail);
     tail++;
     advance();
     return alreadyAcknowledged;
@@ -180,7 +179,7 @@ public final class FeedbackCoordinator {
     if (Long.compareUnsigned(end, watermark) <= 0) {
       return false; // already behind the watermark: acknowledging again is harmless
     }
-    long seq = index.get(end);
+    long seq = find(end);
     if (seq < 0) {
       throw new CdcCheckpointException(
           "offset " + offset + " names a transaction that this source has not delivered (watermark "
@@ -267,7 +266,6 @@ public final class FeedbackCoordinator {
         break;
       }
       watermark = txEnd[t];
-      index.remove(txEnd[t]);
       head++;
       moved = true;
     }
@@ -276,6 +274,49 @@ public final class FeedbackCoordinator {
       restored.keySet().removeIf(e -> Long.compareUnsigned(e, w) <= 0);
     }
     return moved;
+  }
+
+  /**
+   * Returns the sequence number of the pending transaction ending at {@code end}, or -1: the head
+   * first (acknowledgements in commit order hit it), then a search of the ring, whose end LSNs
+   * ascend. No index to maintain on register and advance.
+   */
+  private long find(long end) {
+    if (head == tail) {
+      return -1;
+    }
+    if (txEnd[(int) head & txMask] == end) {
+      return head;
+    }
+    // interpolation search: end LSNs of consecutive transactions grow roughly evenly, so the
+    // estimate lands on or next to the target; binary steps bound the worst case
+    long lo = head + 1;
+    long hi = tail - 1;
+    boolean interpolate = true;
+    while (lo <= hi) {
+      long loEnd = txEnd[(int) lo & txMask];
+      long hiEnd = txEnd[(int) hi & txMask];
+      if (Long.compareUnsigned(end, loEnd) < 0 || Long.compareUnsigned(end, hiEnd) > 0) {
+        return -1;
+      }
+      long mid;
+      if (interpolate && hiEnd != loEnd) {
+        double fraction = (double) (end - loEnd) / (double) (hiEnd - loEnd); // spans < 2^63
+        mid = lo + (long) (fraction * (hi - lo));
+      } else {
+        mid = (lo + hi) >>> 1;
+      }
+      interpolate = !interpolate; // alternate, so a skewed distribution still halves the range
+      int c = Long.compareUnsigned(txEnd[(int) mid & txMask], end);
+      if (c < 0) {
+        lo = mid + 1;
+      } else if (c > 0) {
+        hi = mid - 1;
+      } else {
+        return mid;
+      }
+    }
+    return -1;
   }
 
   private boolean testBit(long position) {

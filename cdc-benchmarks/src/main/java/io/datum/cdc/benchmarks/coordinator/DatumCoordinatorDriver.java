@@ -1,0 +1,50 @@
+package io.datum.cdc.benchmarks.coordinator;
+
+import io.datum.cdc.CdcOffset;
+import io.datum.cdc.PgLsn;
+import io.datum.cdc.core.internal.FeedbackCoordinator;
+
+/**
+ * The benchmarks' only contact with datum-cdc's feedback coordinator: registers transactions as
+ * the replication loop does, acknowledges events as {@code CdcCheckpointHandle.checkpoint} does,
+ * and reads the watermark as the status update does. When the coordinator's API changes, adapt
+ * this class only.
+ */
+public final class DatumCoordinatorDriver {
+
+  private final FeedbackCoordinator coordinator;
+
+  /**
+   * Creates a coordinator for {@code slot} starting at {@code 0/0} (no stored checkpoint).
+   *
+   * @param slot a valid slot name
+   */
+  public DatumCoordinatorDriver(String slot) {
+    this.coordinator = new FeedbackCoordinator(slot, null);
+  }
+
+  /**
+   * Registers a committed transaction before its events are delivered, in commit order.
+   *
+   * @param txEndLsn its end LSN, after every one registered before
+   * @param eventCount its number of events
+   */
+  public void register(PgLsn txEndLsn, int eventCount) {
+    coordinator.register(txEndLsn, eventCount);
+  }
+
+  /**
+   * Acknowledges one event.
+   *
+   * @param offset the event's offset
+   * @return true if the watermark moved (the handle then stores a checkpoint)
+   */
+  public boolean acknowledge(CdcOffset offset) {
+    return coordinator.acknowledge(offset);
+  }
+
+  /** Returns the watermark as an unsigned 64-bit LSN. */
+  public long watermark() {
+    return coordinator.watermark().asLong();
+  }
+}
