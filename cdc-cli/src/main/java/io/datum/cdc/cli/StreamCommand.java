@@ -60,6 +60,11 @@ final class StreamCommand implements Callable<Integer> {
       description = "exit 0 after SECONDS (a decimal number) without a change")
   Double idleExitSeconds;
 
+  @Option(names = "--trust-slot-position",
+      description = "resume at the slot's position when it is after the stored watermark"
+          + " (the changes in between are lost); default: refuse to start")
+  boolean trustSlotPosition;
+
   @Option(names = "--verbose", description = "print stack traces of errors")
   boolean verbose;
 
@@ -92,6 +97,7 @@ final class StreamCommand implements Callable<Integer> {
               .publication(publication)
               .checkpointStore(checkpoints)
               .createSlot(createSlot)
+              .trustSlotPosition(trustSlotPosition)
               .createPublication(createPublication, tables.toArray(new String[0]));
       if (user != null) {
         builder.user(user);

@@ -62,7 +62,9 @@ public final class PgCdcSource implements AutoCloseable {
    *     with the failure (a {@link io.datum.cdc.CdcConnectionException} when the connection is
    *     lost, the handler's exception, ...)
    * @throws io.datum.cdc.CdcReplicationException if the slot or publication is missing (and not to
-   *     be created), the slot is active for another process, or the server refuses replication
+   *     be created), the slot is active for another process, the slot's {@code
+   *     confirmed_flush_lsn} is after the stored watermark (see {@link
+   *     Builder#trustSlotPosition}), or the server refuses replication
    * @throws io.datum.cdc.CdcConnectionException if PostgreSQL cannot be reached
    * @throws io.datum.cdc.CdcStoreException if the stored checkpoint cannot be read
    * @throws IllegalStateException if the source was started before
@@ -127,6 +129,7 @@ public final class PgCdcSource implements AutoCloseable {
     private int handoffCapacity = 1024;
     private Duration statusInterval = Duration.ofSeconds(10);
     private Duration stopTimeout = Duration.ofSeconds(30);
+    private boolean trustSlotPosition;
 
     private Builder() {}
 
@@ -280,6 +283,19 @@ public final class PgCdcSource implements AutoCloseable {
     }
 
     /**
+     * @param trust when the slot's {@code confirmed_flush_lsn} is after the watermark in the
+     *     checkpoint store (someone advanced the slot, or dropped and recreated it, while this
+     *     consumer was down), resume at the slot's position, losing the changes in between, instead
+     *     of failing {@link PgCdcSource#start} with a {@link io.datum.cdc.CdcReplicationException}
+     *     (default false)
+     * @return this builder
+     */
+    public Builder trustSlotPosition(boolean trust) {
+      this.trustSlotPosition = trust;
+      return this;
+    }
+
+    /**
      * @return a source, not started
      * @throws CdcConfigurationException if the JDBC URL, slot, publication or store is missing
      */
@@ -305,7 +321,8 @@ public final class PgCdcSource implements AutoCloseable {
       return new PgCdcSource(
           new SourceConfig(
               jdbcUrl, copy, slot, publication, store, createSlot, createPublication,
-              List.copyOf(publicationTables), handoffCapacity, statusInterval, stopTimeout));
+              List.copyOf(publicationTables), handoffCapacity, statusInterval, stopTimeout,
+              trustSlotPosition));
     }
   }
 }

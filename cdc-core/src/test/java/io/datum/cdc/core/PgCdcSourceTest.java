@@ -235,6 +235,35 @@ class PgCdcSourceTest {
   }
 
   @Test
+  void aSlotAdvancedBehindTheStoresBackIsAnErrorUnlessTrusted(@TempDir Path dir) throws Exception {
+    pg.execute("CREATE TABLE moved (id int PRIMARY KEY)", "CREATE PUBLICATION moved FOR TABLE moved");
+    try (FileCheckpointStore store = FileCheckpointStore.open(dir)) {
+      EventCollector events = new EventCollector(true);
+      try (PgCdcSource source = source("moved", store).build()) {
+        source.start(events);
+        pg.execute("INSERT INTO moved VALUES (1)");
+        PgLsn end = events.take(1, WAIT).get(0).offset().txEndLsn();
+        await().atMost(WAIT).until(() -> source.watermark().equals(end));
+      }
+      pg.execute(
+          "INSERT INTO moved VALUES (2)", // lost to whoever advances the slot
+          "SELECT pg_replication_slot_advance('moved', pg_current_wal_lsn())");
+      CdcReplicationException e = assertThrows(CdcReplicationException.class,
+          () -> source("moved", store).createSlot(false).build().start(new EventCollector(true)));
+      assertTrue(e.getMessage().contains("has confirmed_flush_lsn")
+          && e.getMessage().contains("trustSlotPosition(true)"), e.getMessage());
+
+      EventCollector trusted = new EventCollector(true);
+      try (PgCdcSource source = source("moved", store).createSlot(false).trustSlotPosition(true).build()) {
+        source.start(trusted);
+        pg.execute("INSERT INTO moved VALUES (3)");
+        assertEquals(List.of(3), ids(trusted.take(1, WAIT)));
+      }
+    }
+    pg.execute("SELECT pg_drop_replication_slot('moved')");
+  }
+
+  @Test
   void aTerminatedWalsenderFailsTheSourceWithAConnectionError() throws Exception {
     pg.execute("CREATE TABLE killed (id int)", "CREATE PUBLICATION killed FOR TABLE killed");
     try (PgCdcSource source = source("killed", new MemoryCheckpointStore()).build()) {

@@ -116,8 +116,19 @@ final class ReplicationLoop {
         }
         PgLsn watermark = coordinator.watermark();
         if (!watermark.isZero() && state.confirmedFlushLsn().isAfter(watermark)) {
-          LOG.warn("slot {} confirmed_flush_lsn {} is after the stored watermark {}:"
-                  + " transactions in between were confirmed by someone else and will not be sent",
+          // the source reports only stored watermarks, so someone else moved the slot (or dropped
+          // and recreated it): transactions between the two positions would be skipped silently
+          if (!config.trustSlotPosition()) {
+            throw new CdcReplicationException(
+                "replication slot \"" + slot + "\" has confirmed_flush_lsn "
+                    + state.confirmedFlushLsn() + ", after the watermark " + watermark
+                    + " stored in " + config.store().location() + ": the slot was advanced, or"
+                    + " dropped and recreated, while this consumer was down, and the changes in"
+                    + " between cannot be delivered. Resume from the slot's position only if that"
+                    + " loss is acceptable (trustSlotPosition(true), pgcdc --trust-slot-position)");
+          }
+          LOG.warn("slot {}: confirmed_flush_lsn {} is after the stored watermark {}; trusting the"
+                  + " slot as configured: changes in between are not delivered",
               slot, state.confirmedFlushLsn(), watermark);
         }
       }

@@ -19,6 +19,7 @@ import java.util.Properties;
  * @param handoffCapacity events the hand-off to the handler holds, at least 1
  * @param statusInterval longest time between two Standby Status Updates
  * @param stopTimeout how long {@code stop()} waits for the threads
+ * @param trustSlotPosition resume at the slot's position when it is after the stored watermark
  */
 public record SourceConfig(
     String jdbcUrl,
@@ -31,4 +32,5 @@ public record SourceConfig(
     List<String> publicationTables,
     int handoffCapacity,
     Duration statusInterval,
-    Duration stopTimeout) {}
+    Duration stopTimeout,
+    boolean trustSlotPosition) {}
