@@ -60,6 +60,11 @@ final class StreamCommand implements Callable<Integer> {
       description = "exit 0 after SECONDS (a decimal number) without a change")
   Double idleExitSeconds;
 
+  @Option(names = "--reconnect", paramLabel = "ATTEMPTS", defaultValue = "0",
+      description = "after a connection loss, reconnect up to ATTEMPTS times with exponential"
+          + " backoff (0.2 s doubling to 30 s, with jitter) instead of exiting (default 0)")
+  int reconnectAttempts;
+
   @Option(names = "--trust-slot-position",
       description = "resume at the slot's position when it is after the stored watermark"
           + " (the changes in between are lost); default: refuse to start")
@@ -77,6 +82,9 @@ final class StreamCommand implements Callable<Integer> {
         throw new CdcConfigurationException(
             "environment variable " + passwordEnv + " (--password-env) is not set");
       }
+    }
+    if (reconnectAttempts < 0) {
+      throw new CdcConfigurationException("--reconnect must be 0 or more, was " + reconnectAttempts);
     }
     if (!tables.isEmpty() && !createPublication) {
       throw new CdcConfigurationException("--tables applies only with --create-publication");
@@ -98,6 +106,7 @@ final class StreamCommand implements Callable<Integer> {
               .checkpointStore(checkpoints)
               .createSlot(createSlot)
               .trustSlotPosition(trustSlotPosition)
+              .reconnect(reconnectAttempts, java.time.Duration.ofMillis(200), java.time.Duration.ofSeconds(30))
               .createPublication(createPublication, tables.toArray(new String[0]));
       if (user != null) {
         builder.user(user);

@@ -107,6 +107,11 @@ public final class PgCdcSource implements AutoCloseable {
     return runtime.handle().watermark();
   }
 
+  /** Returns how many times the source reconnected after a connection loss. */
+  public long reconnects() {
+    return runtime.reconnects();
+  }
+
   /** Same as {@link #stop()}. */
   @Override
   public void close() {
@@ -130,6 +135,9 @@ public final class PgCdcSource implements AutoCloseable {
     private Duration statusInterval = Duration.ofSeconds(10);
     private Duration stopTimeout = Duration.ofSeconds(30);
     private boolean trustSlotPosition;
+    private int reconnectAttempts;
+    private Duration reconnectInitialBackoff = Duration.ofMillis(200);
+    private Duration reconnectMaxBackoff = Duration.ofSeconds(30);
 
     private Builder() {}
 
@@ -296,6 +304,32 @@ public final class PgCdcSource implements AutoCloseable {
     }
 
     /**
+     * Reconnects after a connection loss (walsender terminated, server restart, network cut)
+     * instead of failing: waits with exponential backoff and jitter (each wait between half and
+     * all of the current backoff, which doubles up to {@code maxBackoff}), opens a new replication
+     * connection and resumes at the durable watermark. Events delivered but not acknowledged before
+     * the loss are delivered again. Failures retrying cannot fix (slot or publication dropped,
+     * permission denied, WAL removed) still stop the source. Default: no reconnect.
+     *
+     * @param attempts connection attempts per loss before the source fails; 0 disables reconnecting
+     * @param initialBackoff the backoff before the first attempt, positive
+     * @param maxBackoff the largest backoff, at least {@code initialBackoff}
+     * @return this builder
+     * @throws IllegalArgumentException if an argument is out of range
+     */
+    public Builder reconnect(int attempts, Duration initialBackoff, Duration maxBackoff) {
+      if (attempts < 0 || initialBackoff.isNegative() || initialBackoff.isZero()
+          || maxBackoff.compareTo(initialBackoff) < 0) {
+        throw new IllegalArgumentException("reconnect(" + attempts + ", " + initialBackoff + ", "
+            + maxBackoff + "): attempts >= 0, 0 < initialBackoff <= maxBackoff");
+      }
+      this.reconnectAttempts = attempts;
+      this.reconnectInitialBackoff = initialBackoff;
+      this.reconnectMaxBackoff = maxBackoff;
+      return this;
+    }
+
+    /**
      * @return a source, not started
      * @throws CdcConfigurationException if the JDBC URL, slot, publication or store is missing
      */
@@ -322,7 +356,7 @@ public final class PgCdcSource implements AutoCloseable {
           new SourceConfig(
               jdbcUrl, copy, slot, publication, store, createSlot, createPublication,
               List.copyOf(publicationTables), handoffCapacity, statusInterval, stopTimeout,
-              trustSlotPosition));
+              trustSlotPosition, reconnectAttempts, reconnectInitialBackoff, reconnectMaxBackoff));
     }
   }
 }

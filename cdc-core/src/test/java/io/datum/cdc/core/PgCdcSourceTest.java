@@ -264,6 +264,33 @@ class PgCdcSourceTest {
   }
 
   @Test
+  void withReconnectATerminatedWalsenderIsSurvivedAndUnacknowledgedEventsComeAgain() throws Exception {
+    pg.execute("CREATE TABLE again (id int PRIMARY KEY)", "CREATE PUBLICATION again FOR TABLE again");
+    EventCollector events = new EventCollector(false);
+    try (PgCdcSource source = source("again", new MemoryCheckpointStore())
+        .reconnect(20, Duration.ofMillis(50), Duration.ofSeconds(1))
+        .build()) {
+      CompletableFuture<Void> done = source.start(events);
+      pg.execute("INSERT INTO again VALUES (1), (2), (3)");
+      List<ChangeEvent> before = events.take(3, WAIT);
+      source.checkpoints().checkpoint(before.get(0).offset());
+      source.checkpoints().checkpoint(before.get(2).offset());
+      pg.execute("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = 'again'");
+      await().atMost(WAIT).until(() -> source.reconnects() == 1);
+      pg.execute("INSERT INTO again VALUES (4)");
+      List<ChangeEvent> after = events.take(2, WAIT);
+      assertEquals(List.of(2, 4), ids(after), "only the unacknowledged event of the first transaction");
+      assertEquals(before.get(1).offset(), after.get(0).offset());
+      source.checkpoints().checkpoint(after.get(0).offset());
+      source.checkpoints().checkpoint(after.get(1).offset());
+      PgLsn end = after.get(1).offset().txEndLsn();
+      await().atMost(WAIT).until(() -> confirmedFlush("again").equals(end));
+      assertFalse(done.isDone());
+    }
+    pg.execute("SELECT pg_drop_replication_slot('again')");
+  }
+
+  @Test
   void aTerminatedWalsenderFailsTheSourceWithAConnectionError() throws Exception {
     pg.execute("CREATE TABLE killed (id int)", "CREATE PUBLICATION killed FOR TABLE killed");
     try (PgCdcSource source = source("killed", new MemoryCheckpointStore()).build()) {

@@ -39,8 +39,12 @@ import java.util.Map;
 public final class FeedbackCoordinator {
 
   private final String slot;
-  /** Acknowledgements restored from the store, for transactions not yet registered again. */
-  private final Map<Long, CdcCheckpoint.PartialTransaction> restored = new HashMap<>();
+  /**
+   * Transactions known from before a restart or reconnect (the store's partial transactions, or
+   * the pending ones at a reconnect) that were not registered again yet, with the events
+   * acknowledged so far; acknowledgements of them keep counting here.
+   */
+  private final Map<Long, Restored> restored = new HashMap<>();
 
   // the transaction ring: sequence numbers [head, tail) are pending
   private long[] txEnd = new long[64];
@@ -69,7 +73,7 @@ public final class FeedbackCoordinator {
     this.lastRegisteredEnd = watermark;
     if (checkpoint != null) {
       for (CdcCheckpoint.PartialTransaction tx : checkpoint.acknowledgedBeyond()) {
-        restored.put(tx.txEndLsn().asLong(), tx);
+        restored.put(tx.txEndLsn().asLong(), new Restored(tx.eventCount(), tx.acknowledged()));
       }
     }
   }
@@ -128,9 +132,9 @@ public final class FeedbackCoordinator {
     }
     lastRegisteredEnd = end;
     BitSet alreadyAcknowledged = null;
-    CdcCheckpoint.PartialTransaction before = restored.isEmpty() ? null : restored.remove(end);
-    if (before != null && before.eventCount() == eventCount) {
-      alreadyAcknowledged = before.acknowledged();
+    Restored before = restored.isEmpty() ? null : restored.remove(end);
+    if (before != null && before.eventCount == eventCount && !before.acknowledged.isEmpty()) {
+      alreadyAcknowledged = before.acknowledged;
     }
     int preAcknowledged = alreadyAcknowledged == null ? 0 : alreadyAcknowledged.cardinality();
     if (head == tail && preAcknowledged == eventCount) {
@@ -180,6 +184,13 @@ public final class FeedbackCoordinator {
       return false; // already behind the watermark: acknowledging again is harmless
     }
     long seq = find(end);
+    if (seq < 0 && !restored.isEmpty()) {
+      Restored known = restored.get(end);
+      if (known != null && known.eventCount == offset.eventCount()) {
+        known.acknowledged.set(offset.eventIndex()); // delivered before a reconnect
+        return false;
+      }
+    }
     if (seq < 0) {
       throw new CdcCheckpointException(
           "offset " + offset + " names a transaction that this source has not delivered (watermark "
@@ -249,13 +260,36 @@ public final class FeedbackCoordinator {
         partial.add(new CdcCheckpoint.PartialTransaction(PgLsn.of(txEnd[t]), txCount[t], acknowledged));
       }
     }
-    // acknowledgements restored from the store whose transactions were not delivered again yet
-    for (CdcCheckpoint.PartialTransaction tx : restored.values()) {
-      if (Long.compareUnsigned(tx.txEndLsn().asLong(), watermark) > 0) {
-        partial.add(tx);
+    // acknowledgements from before a restart or reconnect whose transactions were not delivered
+    // again yet
+    for (Map.Entry<Long, Restored> tx : restored.entrySet()) {
+      if (Long.compareUnsigned(tx.getKey(), watermark) > 0 && !tx.getValue().acknowledged.isEmpty()) {
+        partial.add(new CdcCheckpoint.PartialTransaction(
+            PgLsn.of(tx.getKey()), tx.getValue().eventCount, tx.getValue().acknowledged));
       }
     }
     return new CdcCheckpoint(slot, PgLsn.of(watermark), partial);
+  }
+
+  /**
+   * Forgets the registrations of pending transactions after the connection was lost, keeping
+   * their acknowledged events: the server sends them again from the confirmed position, they are
+   * registered again, and only their unacknowledged events are delivered again. Acknowledgements
+   * of events delivered before the loss still count.
+   */
+  public synchronized void resetPending() {
+    for (long seq = head; seq < tail; seq++) {
+      int t = (int) seq & txMask;
+      BitSet acknowledged = new BitSet(txCount[t]);
+      for (int i = 0; i < txCount[t]; i++) {
+        if (testBit(txFirstEvent[t] + i)) {
+          acknowledged.set(i);
+        }
+      }
+      restored.put(txEnd[t], new Restored(txCount[t], acknowledged));
+    }
+    head = tail;
+    lastRegisteredEnd = watermark;
   }
 
   private boolean advance() {
@@ -317,6 +351,17 @@ public final class FeedbackCoordinator {
       }
     }
     return -1;
+  }
+
+  /** A transaction known from before a restart or reconnect, not registered again yet. */
+  private static final class Restored {
+    final int eventCount;
+    final BitSet acknowledged;
+
+    Restored(int eventCount, BitSet acknowledged) {
+      this.eventCount = eventCount;
+      this.acknowledged = acknowledged;
+    }
   }
 
   private boolean testBit(long position) {

@@ -20,6 +20,9 @@ import java.util.Properties;
  * @param statusInterval longest time between two Standby Status Updates
  * @param stopTimeout how long {@code stop()} waits for the threads
  * @param trustSlotPosition resume at the slot's position when it is after the stored watermark
+ * @param reconnectAttempts connection attempts after a connection loss before failing; 0: none
+ * @param reconnectInitialBackoff the wait before the first attempt (halved by jitter at most)
+ * @param reconnectMaxBackoff the longest wait between two attempts
  */
 public record SourceConfig(
     String jdbcUrl,
@@ -33,4 +36,7 @@ public record SourceConfig(
     int handoffCapacity,
     Duration statusInterval,
     Duration stopTimeout,
-    boolean trustSlotPosition) {}
+    boolean trustSlotPosition,
+    int reconnectAttempts,
+    Duration reconnectInitialBackoff,
+    Duration reconnectMaxBackoff) {}

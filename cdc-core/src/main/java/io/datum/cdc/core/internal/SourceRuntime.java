@@ -1,6 +1,7 @@
 package io.datum.cdc.core.internal;
 
 import io.datum.cdc.CdcCheckpoint;
+import io.datum.cdc.CdcConnectionException;
 import io.datum.cdc.CdcException;
 import io.datum.cdc.CdcHandler;
 import io.datum.cdc.event.ChangeEvent;
@@ -30,6 +31,7 @@ public final class SourceRuntime {
   private final SourceConfig config;
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
+  private final java.util.concurrent.atomic.AtomicLong reconnects = new java.util.concurrent.atomic.AtomicLong();
   private final CompletableFuture<Void> termination = new CompletableFuture<>();
   private final CountDownLatch threadsDone = new CountDownLatch(2);
   private final ExecutorService asyncAcks;
@@ -39,6 +41,8 @@ public final class SourceRuntime {
   private final SourceCheckpointHandle handle;
   private volatile ReplicationLoop loop;
   private volatile Thread dispatcher;
+  private BlockingQueue<ChangeEvent> handoff;
+  private final CountDownLatch stopSignal = new CountDownLatch(1);
 
   /**
    * @param config the validated settings
@@ -78,7 +82,7 @@ public final class SourceRuntime {
     if (!started.compareAndSet(false, true)) {
       throw new IllegalStateException("source of slot " + config.slot() + " was already started");
     }
-    BlockingQueue<ChangeEvent> handoff = new ArrayBlockingQueue<>(config.handoffCapacity());
+    handoff = new ArrayBlockingQueue<>(config.handoffCapacity());
     ReplicationLoop opened = new ReplicationLoop(config, coordinator, handle, handoff);
     try {
       opened.open();
@@ -100,6 +104,7 @@ public final class SourceRuntime {
   /** Stops gracefully and waits for the threads up to the stop timeout. Idempotent. */
   public void stop() {
     stopping = true;
+    stopSignal.countDown();
     if (loop == null) {
       asyncAcks.shutdown();
       return;
@@ -135,7 +140,17 @@ public final class SourceRuntime {
 
   private void runLoop() {
     try {
-      loop.run();
+      while (true) {
+        try {
+          loop.run();
+          return;
+        } catch (CdcConnectionException e) {
+          if (stopping || config.reconnectAttempts() == 0) {
+            throw e;
+          }
+          reconnect(e);
+        }
+      }
     } catch (Throwable t) {
       fail(t);
     } finally {
@@ -144,7 +159,53 @@ public final class SourceRuntime {
     }
   }
 
+  /**
+   * Opens a new replication connection after a connection loss, with exponential backoff and
+   * jitter, resuming at the durable watermark. Events queued for the handler are dropped and the
+   * coordinator forgets its pending registrations: the server sends those transactions again and
+   * their unacknowledged events are delivered again.
+   *
+   * @throws CdcException the last failure once the attempts are used up, or a failure that
+   *     retrying cannot fix (slot or publication dropped, permission denied)
+   */
+  private void reconnect(CdcConnectionException lost) throws InterruptedException {
+    LOG.warn("slot {}: connection lost ({}); reconnecting", config.slot(), lost.getMessage());
+    handoff.clear();
+    coordinator.resetPending();
+    long backoff = config.reconnectInitialBackoff().toMillis();
+    for (int attempt = 1; ; attempt++) {
+      long jittered = backoff / 2 + java.util.concurrent.ThreadLocalRandom.current().nextLong(backoff / 2 + 1);
+      if (stopSignal.await(jittered, TimeUnit.MILLISECONDS) || stopping) {
+        throw lost;
+      }
+      ReplicationLoop next = new ReplicationLoop(config, coordinator, handle, handoff);
+      try {
+        next.open();
+        loop = next;
+        reconnects.incrementAndGet();
+        LOG.info("slot {}: reconnected after {} attempt(s)", config.slot(), attempt);
+        return;
+      } catch (CdcConnectionException | io.datum.cdc.CdcReplicationException e) {
+        // a terminated walsender may still hold the slot for a moment: "active for PID" is retried
+        boolean retryable = e instanceof CdcConnectionException
+            || String.valueOf(e.getMessage()).contains(" is active for PID ");
+        if (!retryable || attempt >= config.reconnectAttempts()) {
+          e.addSuppressed(lost);
+          throw e;
+        }
+        LOG.debug("slot {}: reconnect attempt {} failed: {}", config.slot(), attempt, e.getMessage());
+      }
+      backoff = Math.min(backoff * 2, config.reconnectMaxBackoff().toMillis());
+    }
+  }
+
+  /** Returns how many times the source reconnected after a connection loss. */
+  public long reconnects() {
+    return reconnects.get();
+  }
+
   private void runHandler(CdcHandler handler, BlockingQueue<ChangeEvent> handoff) {
+    // loopDone only after the last reconnect attempt: the handler keeps polling meanwhile
     ChangeEvent event = null;
     try {
       while (!stopping) {
@@ -203,6 +264,7 @@ public final class SourceRuntime {
       failure.get().addSuppressed(t);
     }
     stopping = true;
+    stopSignal.countDown();
     if (loop != null) {
       loop.requestStop();
     }

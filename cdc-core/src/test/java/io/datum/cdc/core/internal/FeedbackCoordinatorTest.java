@@ -165,4 +165,27 @@ class FeedbackCoordinatorTest {
     assertEquals(PgLsn.of(229), feedback.watermark());
     assertEquals(0, feedback.pendingEvents());
   }
+
+  @Test
+  void afterAReconnectResentTransactionsSkipAcknowledgedEventsAndLateAcknowledgementsCount() {
+    FeedbackCoordinator feedback = new FeedbackCoordinator("slot", null);
+    feedback.register(PgLsn.of(10), 1);
+    feedback.register(PgLsn.of(20), 3);
+    feedback.register(PgLsn.of(30), 1);
+    feedback.acknowledge(offset("slot", 10, 0, 1));
+    feedback.acknowledge(offset("slot", 20, 0, 3));
+    feedback.resetPending(); // connection lost: the server sends 20 and 30 again
+    assertEquals(0, feedback.pendingTransactions());
+    assertTrue(feedback.isAtOrBeforeWatermark(PgLsn.of(10)));
+    feedback.acknowledge(offset("slot", 20, 2, 3)); // an event delivered before the loss
+    BitSet expected = new BitSet();
+    expected.set(0);
+    expected.set(2);
+    assertEquals(expected, feedback.register(PgLsn.of(20), 3));
+    assertNull(feedback.register(PgLsn.of(30), 1));
+    assertTrue(feedback.acknowledge(offset("slot", 20, 1, 3)));
+    assertEquals(PgLsn.of(20), feedback.watermark());
+    assertTrue(feedback.acknowledge(offset("slot", 30, 0, 1)));
+    assertEquals(PgLsn.of(30), feedback.watermark());
+  }
 }
