@@ -259,8 +259,13 @@ class PgCdcSourceTest {
         pg.execute("INSERT INTO moved VALUES (3)");
         assertEquals(List.of(3), ids(trusted.take(1, WAIT)));
       }
+      pg.execute("SELECT pg_drop_replication_slot('moved')");
+      CdcReplicationException dropped = assertThrows(CdcReplicationException.class,
+          () -> source("moved", store).build().start(new EventCollector(true)));
+      assertTrue(dropped.getMessage().contains("\"moved\" does not exist, but"), dropped.getMessage());
+      assertEquals("0", pg.queryString("SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'moved'"),
+          "no new slot silently created after the stored watermark");
     }
-    pg.execute("SELECT pg_drop_replication_slot('moved')");
   }
 
   @Test

@@ -73,6 +73,14 @@ final class ReplicationLoop {
    * @throws CdcException if connecting or starting fails
    */
   void open() {
+    open(false);
+  }
+
+  /**
+   * Like {@link #open()}; when {@code reconnecting}, a missing slot is never created (it was
+   * dropped: a new one would skip changes) and is reported as such.
+   */
+  void open(boolean reconnecting) {
     String slot = config.slot();
     try (Connection admin = DriverManager.getConnection(config.jdbcUrl(), adminProperties())) {
       SlotAdmin slots = new SlotAdmin(admin);
@@ -92,11 +100,21 @@ final class ReplicationLoop {
       }
       SlotAdmin.SlotState state = slots.slot(slot);
       if (state == null) {
-        if (!config.createSlot()) {
+        if (!config.createSlot() || reconnecting) {
           throw new CdcReplicationException(
               "replication slot \"" + slot + "\" does not exist; create it with"
                   + " pg_create_logical_replication_slot('" + slot + "', 'pgoutput')"
-                  + " or let the source create it (createSlot(true), pgcdc --create-slot)");
+                  + " or let the source create it (createSlot(true), pgcdc --create-slot)"
+                  + (reconnecting ? " (it was dropped while the source was reconnecting)" : ""));
+        }
+        PgLsn stored = coordinator.watermark();
+        if (!stored.isZero() && !config.trustSlotPosition()) {
+          // creating a new slot now would silently skip every change since the stored watermark
+          throw new CdcReplicationException(
+              "replication slot \"" + slot + "\" does not exist, but " + config.store().location()
+                  + " holds its watermark " + stored + ": the slot was dropped, and a new one would"
+                  + " start after the changes in between. Create it anyway only if that loss is"
+                  + " acceptable (trustSlotPosition(true), pgcdc --trust-slot-position)");
         }
         try {
           slots.createSlot(slot);

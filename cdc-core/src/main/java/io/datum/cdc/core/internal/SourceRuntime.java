@@ -180,7 +180,7 @@ public final class SourceRuntime {
       }
       ReplicationLoop next = new ReplicationLoop(config, coordinator, handle, handoff);
       try {
-        next.open();
+        next.open(true);
         loop = next;
         reconnects.incrementAndGet();
         LOG.info("slot {}: reconnected after {} attempt(s)", config.slot(), attempt);
