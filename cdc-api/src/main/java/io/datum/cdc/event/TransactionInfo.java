@@ -13,9 +13,35 @@ import java.util.Objects;
  * @param commitTime the commit timestamp, microsecond precision (Commit's {@code commit_ts})
  * @param origin the replication origin name if an Origin message preceded the changes, else null
  * @param eventCount the number of events delivered for the transaction, at least 1
+ * @param redelivered true if this source knows it delivered (some of) the transaction's events
+ *     before: after a reconnect, or when the checkpoint store holds acknowledgements of it from
+ *     before a restart. False does not prove a first delivery: events delivered but never
+ *     acknowledged before a crash leave no trace, and come again with this flag false.
  */
 public record TransactionInfo(
-    long xid, PgLsn commitLsn, PgLsn txEndLsn, Instant commitTime, String origin, int eventCount) {
+    long xid,
+    PgLsn commitLsn,
+    PgLsn txEndLsn,
+    Instant commitTime,
+    String origin,
+    int eventCount,
+    boolean redelivered) {
+
+  /**
+   * A transaction delivered for the first time as far as the source knows.
+   *
+   * @param xid the transaction id
+   * @param commitLsn the commit record's LSN
+   * @param txEndLsn the commit record's end LSN
+   * @param commitTime the commit timestamp
+   * @param origin the replication origin, or null
+   * @param eventCount the number of events
+   * @throws NullPointerException if an LSN or the commit time is null
+   */
+  public TransactionInfo(
+      long xid, PgLsn commitLsn, PgLsn txEndLsn, Instant commitTime, String origin, int eventCount) {
+    this(xid, commitLsn, txEndLsn, commitTime, origin, eventCount, false);
+  }
 
   /**
    * @throws NullPointerException if an LSN or the commit time is null

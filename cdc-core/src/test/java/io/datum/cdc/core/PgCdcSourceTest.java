@@ -201,6 +201,8 @@ class PgCdcSourceTest {
         List<ChangeEvent> again = events.take(4, WAIT);
         assertEquals(List.of(4, 5, 6, 7), ids(again), "B#1, B#2, C and D; not A, not B#0");
         assertEquals(first.get(3).offset(), again.get(0).offset());
+        assertTrue(again.get(0).transaction().redelivered(), "B was partly acknowledged before");
+        assertFalse(again.get(3).transaction().redelivered(), "D is new");
         PgLsn d = again.get(3).offset().txEndLsn();
         await().atMost(WAIT).until(() -> source.watermark().equals(d));
         assertTrue(events.drain().isEmpty());
@@ -286,6 +288,9 @@ class PgCdcSourceTest {
       List<ChangeEvent> after = events.take(2, WAIT);
       assertEquals(List.of(2, 4), ids(after), "only the unacknowledged event of the first transaction");
       assertEquals(before.get(1).offset(), after.get(0).offset());
+      assertTrue(after.get(0).transaction().redelivered(), "delivered before the loss");
+      assertFalse(after.get(1).transaction().redelivered(), "new after the loss");
+      assertFalse(before.get(0).transaction().redelivered());
       source.checkpoints().checkpoint(after.get(0).offset());
       source.checkpoints().checkpoint(after.get(1).offset());
       PgLsn end = after.get(1).offset().txEndLsn();

@@ -110,6 +110,18 @@ public final class FeedbackCoordinator {
   }
 
   /**
+   * Returns whether the transaction ending at {@code txEndLsn} was delivered before, as far as
+   * this coordinator knows: pending at a reconnect, or partly acknowledged in the stored
+   * checkpoint it started from. Ask before {@link #register}.
+   *
+   * @param txEndLsn the transaction's end LSN
+   * @return true if it is a known redelivery
+   */
+  public synchronized boolean wasDeliveredBefore(PgLsn txEndLsn) {
+    return !restored.isEmpty() && restored.containsKey(txEndLsn.asLong());
+  }
+
+  /**
    * Registers a committed transaction before its events are delivered.
    *
    * @param txEndLsn the transaction's end LSN; after every transaction registered before

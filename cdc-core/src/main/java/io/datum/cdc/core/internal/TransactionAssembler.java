@@ -93,12 +93,14 @@ final class TransactionAssembler implements PgOutputListener {
       changes.clear();
       return;
     }
+    boolean redelivered = coordinator.wasDeliveredBefore(endLsn);
     BitSet alreadyAcknowledged = coordinator.register(endLsn, count);
     transactionsDelivered++;
     if (count == 0) {
       return;
     }
-    TransactionInfo info = new TransactionInfo(xid, commitLsn, endLsn, commitTime, origin, count);
+    TransactionInfo info =
+        new TransactionInfo(xid, commitLsn, endLsn, commitTime, origin, count, redelivered);
     for (int i = 0; i < count; i++) {
       if (alreadyAcknowledged != null && alreadyAcknowledged.get(i)) {
         continue;
@@ -168,12 +170,13 @@ final class TransactionAssembler implements PgOutputListener {
       transactionsSkipped++;
       return;
     }
+    boolean redelivered = coordinator.wasDeliveredBefore(end);
     BitSet alreadyAcknowledged = coordinator.register(end, 1);
     transactionsDelivered++;
     if (alreadyAcknowledged != null && alreadyAcknowledged.get(0)) {
       return;
     }
-    TransactionInfo info = new TransactionInfo(0, lsn, end, Instant.now(), null, 1);
+    TransactionInfo info = new TransactionInfo(0, lsn, end, Instant.now(), null, 1, redelivered);
     CdcOffset offset = new CdcOffset(slot, end, lsn, 0, 0, 1);
     ready.addLast(new MessageEvent(offset, info, prefix, content, false));
   }
