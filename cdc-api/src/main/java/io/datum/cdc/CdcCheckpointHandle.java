@@ -33,6 +33,18 @@ public interface CdcCheckpointHandle {
   void checkpoint(CdcOffset offset);
 
   /**
+   * Acknowledges every event of the transaction {@code offset} belongs to, for handlers that
+   * process a transaction at once: one call (and at most one store write) instead of one per
+   * event. Events of the transaction already acknowledged stay acknowledged; durability as for
+   * {@link #checkpoint}.
+   *
+   * @param offset the offset of any event of the transaction, not null
+   * @throws CdcCheckpointException as {@link #checkpoint}
+   * @throws CdcStoreException if the store failed
+   */
+  void checkpointTransaction(CdcOffset offset);
+
+  /**
    * Acknowledges one event without blocking the caller on the store.
    *
    * @param offset the offset of a delivered event, not null

@@ -107,6 +107,19 @@ public final class PgCdcSource implements AutoCloseable {
     return runtime.handle().watermark();
   }
 
+  /**
+   * Returns the source's progress: watermark, pending transactions and events, events handled and
+   * their rate, reconnects. Cheap enough to poll every second.
+   *
+   * @return a new snapshot, never null
+   */
+  public SourceMetrics metrics() {
+    long[] p = runtime.progress();
+    double seconds = p[4] / 1e9;
+    return new SourceMetrics(
+        watermark(), (int) p[0], p[1], p[2], p[3], seconds > 0 ? p[3] / seconds : 0, runtime.reconnects());
+  }
+
   /** Returns how many times the source reconnected after a connection loss. */
   public long reconnects() {
     return runtime.reconnects();

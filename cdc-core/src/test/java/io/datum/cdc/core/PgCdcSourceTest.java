@@ -291,11 +291,19 @@ class PgCdcSourceTest {
       assertTrue(after.get(0).transaction().redelivered(), "delivered before the loss");
       assertFalse(after.get(1).transaction().redelivered(), "new after the loss");
       assertFalse(before.get(0).transaction().redelivered());
-      source.checkpoints().checkpoint(after.get(0).offset());
+      source.checkpoints().checkpointTransaction(after.get(0).offset());
       source.checkpoints().checkpoint(after.get(1).offset());
       PgLsn end = after.get(1).offset().txEndLsn();
       await().atMost(WAIT).until(() -> confirmedFlush("again").equals(end));
       assertFalse(done.isDone());
+      SourceMetrics metrics = source.metrics();
+      assertEquals(end, metrics.watermark());
+      assertEquals(0, metrics.pendingTransactions());
+      assertEquals(0, metrics.pendingEvents());
+      assertEquals(5, metrics.eventsHandled(), "3 before the loss, 1 again, 1 new");
+      assertEquals(3, metrics.transactionsDelivered(), "1 before, 1 again, 1 new");
+      assertEquals(1, metrics.reconnects());
+      assertTrue(metrics.eventsPerSecond() > 0);
     }
     pg.execute("SELECT pg_drop_replication_slot('again')");
   }

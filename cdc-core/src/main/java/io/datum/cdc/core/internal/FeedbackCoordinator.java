@@ -230,6 +230,48 @@ public final class FeedbackCoordinator {
   }
 
   /**
+   * Records the acknowledgement of every event of {@code offset}'s transaction. O(events / 64).
+   *
+   * @param offset the offset of any event of the transaction
+   * @return true if the watermark moved
+   * @throws CdcCheckpointException as {@link #acknowledge}
+   */
+  public synchronized boolean acknowledgeTransaction(CdcOffset offset) {
+    if (!offset.slot().equals(slot)) {
+      throw new CdcCheckpointException(
+          "offset " + offset + " belongs to slot \"" + offset.slot() + "\", not \"" + slot + '"');
+    }
+    long end = offset.txEndLsn().asLong();
+    if (Long.compareUnsigned(end, watermark) <= 0) {
+      return false;
+    }
+    long seq = find(end);
+    if (seq < 0 && !restored.isEmpty()) {
+      Restored known = restored.get(end);
+      if (known != null && known.eventCount == offset.eventCount()) {
+        known.acknowledged.set(0, known.eventCount);
+        return false;
+      }
+    }
+    if (seq < 0) {
+      throw new CdcCheckpointException(
+          "offset " + offset + " names a transaction that this source has not delivered (watermark "
+              + PgLsn.of(watermark) + ')');
+    }
+    int t = (int) seq & txMask;
+    if (txCount[t] != offset.eventCount()) {
+      throw new CdcCheckpointException(
+          "offset " + offset + " says the transaction has " + offset.eventCount()
+              + " events, but it was delivered with " + txCount[t]);
+    }
+    for (long p = txFirstEvent[t], last = p + txCount[t]; p < last; p++) {
+      setBit(p);
+    }
+    txAcknowledged[t] = txCount[t];
+    return seq == head && advance();
+  }
+
+  /**
    * Moves the watermark to a keepalive's WAL end when nothing is pending: no registered
    * transaction awaits acknowledgement. The caller guarantees that no transaction is open or
    * buffered in the source. The walsender reports a WAL end only after all output for that WAL

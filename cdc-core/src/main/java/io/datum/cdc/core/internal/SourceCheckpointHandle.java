@@ -60,6 +60,17 @@ final class SourceCheckpointHandle implements CdcCheckpointHandle {
   }
 
   @Override
+  public void checkpointTransaction(CdcOffset offset) {
+    synchronized (storeLock) {
+      if (coordinator.acknowledgeTransaction(offset)) {
+        persist();
+      } else {
+        unstoredAcknowledgements++;
+      }
+    }
+  }
+
+  @Override
   public CompletableFuture<Void> checkpointAsync(CdcOffset offset) {
     return CompletableFuture.runAsync(() -> checkpoint(offset), asyncExecutor);
   }

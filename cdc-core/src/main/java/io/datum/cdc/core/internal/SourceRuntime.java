@@ -32,6 +32,9 @@ public final class SourceRuntime {
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
   private final java.util.concurrent.atomic.AtomicLong reconnects = new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong eventsHandled = new java.util.concurrent.atomic.AtomicLong();
+  private volatile long transactionsDeliveredBefore;
+  private volatile long startNanos;
   private final CompletableFuture<Void> termination = new CompletableFuture<>();
   private final CountDownLatch threadsDone = new CountDownLatch(2);
   private final ExecutorService asyncAcks;
@@ -91,6 +94,7 @@ public final class SourceRuntime {
       throw e;
     }
     loop = opened; // from here on stop() waits for the threads
+    startNanos = System.nanoTime();
     Thread reader = new Thread(this::runLoop, "datum-cdc-replication-" + config.slot());
     dispatcher = new Thread(() -> runHandler(handler, handoff), "datum-cdc-handler-" + config.slot());
     reader.start();
@@ -181,6 +185,7 @@ public final class SourceRuntime {
       ReplicationLoop next = new ReplicationLoop(config, coordinator, handle, handoff);
       try {
         next.open(true);
+        transactionsDeliveredBefore += loop.transactionsDelivered();
         loop = next;
         reconnects.incrementAndGet();
         LOG.info("slot {}: reconnected after {} attempt(s)", config.slot(), attempt);
@@ -204,6 +209,21 @@ public final class SourceRuntime {
     return reconnects.get();
   }
 
+  /**
+   * Returns the progress figures of {@code SourceMetrics}, in its component order: pending
+   * transactions, pending events, transactions delivered, events handled, nanoseconds since start.
+   */
+  public long[] progress() {
+    ReplicationLoop l = loop;
+    return new long[] {
+      coordinator.pendingTransactions(),
+      coordinator.pendingEvents(),
+      transactionsDeliveredBefore + (l == null ? 0 : l.transactionsDelivered()),
+      eventsHandled.get(),
+      startNanos == 0 ? 0 : System.nanoTime() - startNanos
+    };
+  }
+
   private void runHandler(CdcHandler handler, BlockingQueue<ChangeEvent> handoff) {
     // loopDone only after the last reconnect attempt: the handler keeps polling meanwhile
     ChangeEvent event = null;
@@ -220,6 +240,7 @@ public final class SourceRuntime {
           break;
         }
         handler.handle(event, handle);
+        eventsHandled.incrementAndGet();
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -188,4 +188,19 @@ class FeedbackCoordinatorTest {
     assertTrue(feedback.acknowledge(offset("slot", 30, 0, 1)));
     assertEquals(PgLsn.of(30), feedback.watermark());
   }
+
+  @Test
+  void aWholeTransactionIsAcknowledgedAtOnce() {
+    FeedbackCoordinator feedback = new FeedbackCoordinator("slot", null);
+    feedback.register(PgLsn.of(10), 130);
+    feedback.register(PgLsn.of(20), 2);
+    feedback.acknowledge(offset("slot", 10, 5, 130));
+    assertFalse(feedback.acknowledgeTransaction(offset("slot", 20, 1, 2)));
+    assertTrue(feedback.acknowledgeTransaction(offset("slot", 10, 0, 130)));
+    assertEquals(PgLsn.of(20), feedback.watermark());
+    assertThrows(CdcCheckpointException.class, () -> {
+      feedback.register(PgLsn.of(30), 3);
+      feedback.acknowledgeTransaction(offset("slot", 30, 0, 4));
+    });
+  }
 }
