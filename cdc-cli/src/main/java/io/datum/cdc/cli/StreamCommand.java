@@ -65,6 +65,12 @@ final class StreamCommand implements Callable<Integer> {
           + " backoff (0.2 s doubling to 30 s, with jitter) instead of exiting (default 0)")
   int reconnectAttempts;
 
+  @Option(names = "--durable-acks", paramLabel = "transaction|event", defaultValue = "transaction",
+      description = "when acknowledgements reach the store: per transaction (default; after a"
+          + " crash the events acknowledged since the last store come again) or per event (no"
+          + " printed-and-acknowledged event comes again; one store write per event)")
+  String durableAcks;
+
   @Option(names = "--trust-slot-position",
       description = "resume at the slot's position when it is after the stored watermark"
           + " (the changes in between are lost); default: refuse to start")
@@ -83,6 +89,12 @@ final class StreamCommand implements Callable<Integer> {
             "environment variable " + passwordEnv + " (--password-env) is not set");
       }
     }
+    io.datum.cdc.core.AcknowledgementDurability durability = switch (durableAcks) {
+      case "transaction" -> io.datum.cdc.core.AcknowledgementDurability.TRANSACTION;
+      case "event" -> io.datum.cdc.core.AcknowledgementDurability.EVENT;
+      default -> throw new CdcConfigurationException(
+          "--durable-acks must be transaction or event, was \"" + durableAcks + '"');
+    };
     if (reconnectAttempts < 0) {
       throw new CdcConfigurationException("--reconnect must be 0 or more, was " + reconnectAttempts);
     }
@@ -106,6 +118,7 @@ final class StreamCommand implements Callable<Integer> {
               .checkpointStore(checkpoints)
               .createSlot(createSlot)
               .trustSlotPosition(trustSlotPosition)
+              .acknowledgementDurability(durability)
               .reconnect(reconnectAttempts, java.time.Duration.ofMillis(200), java.time.Duration.ofSeconds(30))
               .createPublication(createPublication, tables.toArray(new String[0]));
       if (user != null) {

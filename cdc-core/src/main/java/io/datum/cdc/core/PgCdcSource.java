@@ -151,6 +151,7 @@ public final class PgCdcSource implements AutoCloseable {
     private int reconnectAttempts;
     private Duration reconnectInitialBackoff = Duration.ofMillis(200);
     private Duration reconnectMaxBackoff = Duration.ofSeconds(30);
+    private AcknowledgementDurability durability = AcknowledgementDurability.TRANSACTION;
 
     private Builder() {}
 
@@ -343,6 +344,16 @@ public final class PgCdcSource implements AutoCloseable {
     }
 
     /**
+     * @param durability when an acknowledgement is stored (default {@link
+     *     AcknowledgementDurability#TRANSACTION})
+     * @return this builder
+     */
+    public Builder acknowledgementDurability(AcknowledgementDurability durability) {
+      this.durability = Objects.requireNonNull(durability, "durability");
+      return this;
+    }
+
+    /**
      * @return a source, not started
      * @throws CdcConfigurationException if the JDBC URL, slot, publication or store is missing
      */
@@ -369,7 +380,8 @@ public final class PgCdcSource implements AutoCloseable {
           new SourceConfig(
               jdbcUrl, copy, slot, publication, store, createSlot, createPublication,
               List.copyOf(publicationTables), handoffCapacity, statusInterval, stopTimeout,
-              trustSlotPosition, reconnectAttempts, reconnectInitialBackoff, reconnectMaxBackoff));
+              trustSlotPosition, reconnectAttempts, reconnectInitialBackoff, reconnectMaxBackoff,
+              durability == AcknowledgementDurability.EVENT));
     }
   }
 }

@@ -305,12 +305,7 @@ public final class FeedbackCoordinator {
     for (long seq = head; seq < tail; seq++) {
       int t = (int) seq & txMask;
       if (txAcknowledged[t] > 0) {
-        BitSet acknowledged = new BitSet(txCount[t]);
-        for (int i = 0; i < txCount[t]; i++) {
-          if (testBit(txFirstEvent[t] + i)) {
-            acknowledged.set(i);
-          }
-        }
+        BitSet acknowledged = rangeBits(txFirstEvent[t], txCount[t]);
         partial.add(new CdcCheckpoint.PartialTransaction(PgLsn.of(txEnd[t]), txCount[t], acknowledged));
       }
     }
@@ -334,13 +329,7 @@ public final class FeedbackCoordinator {
   public synchronized void resetPending() {
     for (long seq = head; seq < tail; seq++) {
       int t = (int) seq & txMask;
-      BitSet acknowledged = new BitSet(txCount[t]);
-      for (int i = 0; i < txCount[t]; i++) {
-        if (testBit(txFirstEvent[t] + i)) {
-          acknowledged.set(i);
-        }
-      }
-      restored.put(txEnd[t], new Restored(txCount[t], acknowledged));
+      restored.put(txEnd[t], new Restored(txCount[t], rangeBits(txFirstEvent[t], txCount[t])));
     }
     head = tail;
     lastRegisteredEnd = watermark;
@@ -418,8 +407,21 @@ public final class FeedbackCoordinator {
     }
   }
 
-  private boolean testBit(long position) {
-    return (bits[(int) ((position & bitMask) >>> 6)] & (1L << position)) != 0;
+  /** Copies the bits of events [first, first + count) into a BitSet, 64 at a time. */
+  private BitSet rangeBits(long first, int count) {
+    long[] words = new long[(count + 63) >>> 6];
+    for (int w = 0; w < words.length; w++) {
+      long p = first + ((long) w << 6);
+      int n = Math.min(64, count - (w << 6));
+      int offset = (int) (p & 63);
+      int word = (int) ((p & bitMask) >>> 6);
+      long value = bits[word] >>> offset;
+      if (offset != 0 && n > 64 - offset) {
+        value |= bits[(word + 1) & (bits.length - 1)] << (64 - offset);
+      }
+      words[w] = n == 64 ? value : value & ((1L << n) - 1);
+    }
+    return BitSet.valueOf(words);
   }
 
   private void setBit(long position) {

@@ -12,15 +12,25 @@ import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 
 /**
- * The application's acknowledgement path: marks the event in the {@link FeedbackCoordinator} and,
- * when the watermark moves, stores the new {@link CdcCheckpoint} before returning. The replication
- * loop reports only {@link #durableWatermark()} as flushed, so PostgreSQL never confirms a
- * position the store does not hold.
+ * The application's acknowledgement path: marks the event in the {@link FeedbackCoordinator} and
+ * stores the resulting {@link CdcCheckpoint} (the watermark and the acknowledged events beyond
+ * it). The replication loop reports only {@link #durableWatermark()} as flushed, so PostgreSQL
+ * never confirms a position the store does not hold.
  *
- * <p>Acknowledgements and the store write they cause are serialised by one lock, so stored
- * checkpoints never go backwards. Cost: one store write per transaction acknowledged in order
- * (the write happens when the watermark moves), none for an acknowledgement inside an incomplete
- * transaction.
+ * <p>When a store happens depends on the durability mode:
+ *
+ * <ul>
+ *   <li>per transaction (default): when the watermark moves (once per transaction acknowledged in
+ *       order), at a keepalive advance, and at stop. After a crash, events acknowledged since the
+ *       last store are delivered again.
+ *   <li>per event: every acknowledgement returns only once a stored checkpoint includes it, so no
+ *       event whose acknowledgement returned is delivered again. Concurrent acknowledgements are
+ *       group-committed here (one snapshot and one store for all the callers waiting while the
+ *       previous store ran) and again by the store. Cost for a single caller: one snapshot
+ *       (O(acknowledged events beyond the watermark / 64)) and one store write per call.
+ * </ul>
+ *
+ * <p>Stores are serialised by one lock, so stored checkpoints never go backwards.
  */
 final class SourceCheckpointHandle implements CdcCheckpointHandle {
 
@@ -29,44 +39,53 @@ final class SourceCheckpointHandle implements CdcCheckpointHandle {
   private final Executor asyncExecutor;
   private final Consumer<CdcException> onStoreFailure;
   private final Runnable onWatermarkMoved;
+  private final boolean durableEachAcknowledgement;
   private final Object storeLock = new Object();
   private volatile PgLsn durableWatermark;
-  /** Acknowledgements recorded since the last store; guarded by storeLock. */
-  private long unstoredAcknowledgements;
+  /** Acknowledgements recorded so far; guarded by the coordinator's monitor. */
+  private long recorded;
+  /** The number of recorded acknowledgements the last stored checkpoint includes; storeLock. */
+  private long stored;
 
   SourceCheckpointHandle(
       FeedbackCoordinator coordinator,
       CdcCheckpointStore store,
       Executor asyncExecutor,
       Consumer<CdcException> onStoreFailure,
-      Runnable onWatermarkMoved) {
+      Runnable onWatermarkMoved,
+      boolean durableEachAcknowledgement) {
     this.coordinator = coordinator;
     this.store = store;
     this.asyncExecutor = asyncExecutor;
     this.onStoreFailure = onStoreFailure;
     this.onWatermarkMoved = onWatermarkMoved;
+    this.durableEachAcknowledgement = durableEachAcknowledgement;
     this.durableWatermark = coordinator.watermark();
   }
 
   @Override
   public void checkpoint(CdcOffset offset) {
-    synchronized (storeLock) {
-      if (coordinator.acknowledge(offset)) {
-        persist();
-      } else {
-        unstoredAcknowledgements++;
-      }
+    long mine;
+    boolean moved;
+    synchronized (coordinator) {
+      moved = coordinator.acknowledge(offset);
+      mine = ++recorded;
+    }
+    if (moved || durableEachAcknowledgement) {
+      persistAtLeast(mine);
     }
   }
 
   @Override
   public void checkpointTransaction(CdcOffset offset) {
-    synchronized (storeLock) {
-      if (coordinator.acknowledgeTransaction(offset)) {
-        persist();
-      } else {
-        unstoredAcknowledgements++;
-      }
+    long mine;
+    boolean moved;
+    synchronized (coordinator) {
+      moved = coordinator.acknowledgeTransaction(offset);
+      mine = ++recorded;
+    }
+    if (moved || durableEachAcknowledgement) {
+      persistAtLeast(mine);
     }
   }
 
@@ -92,10 +111,14 @@ final class SourceCheckpointHandle implements CdcCheckpointHandle {
    */
   boolean advanceIdle(PgLsn walEnd) {
     synchronized (storeLock) {
-      if (!coordinator.advanceIdle(walEnd)) {
-        return false;
+      long upTo;
+      synchronized (coordinator) {
+        if (!coordinator.advanceIdle(walEnd)) {
+          return false;
+        }
+        upTo = recorded;
       }
-      persist();
+      store(upTo);
       return true;
     }
   }
@@ -108,16 +131,38 @@ final class SourceCheckpointHandle implements CdcCheckpointHandle {
    * @throws CdcException if the store failed
    */
   boolean persistIfChanged() {
+    long upTo;
+    synchronized (coordinator) {
+      upTo = recorded;
+    }
     synchronized (storeLock) {
-      if (unstoredAcknowledgements == 0) {
+      if (stored >= upTo) {
         return false;
       }
-      persist();
-      return true;
+    }
+    persistAtLeast(upTo);
+    return true;
+  }
+
+  /**
+   * Returns once a stored checkpoint includes the first {@code version} acknowledgements. Callers
+   * that queue on the lock while a store runs usually find their acknowledgement included by it.
+   */
+  private void persistAtLeast(long version) {
+    synchronized (storeLock) {
+      if (stored >= version) {
+        return; // a store that ran while this caller waited included it
+      }
+      long upTo;
+      synchronized (coordinator) {
+        upTo = recorded;
+      }
+      store(upTo);
     }
   }
 
-  private void persist() {
+  /** Called with storeLock held. */
+  private void store(long upTo) {
     CdcCheckpoint checkpoint = coordinator.snapshot();
     try {
       store.store(checkpoint);
@@ -130,8 +175,11 @@ final class SourceCheckpointHandle implements CdcCheckpointHandle {
       onStoreFailure.accept(failure);
       throw failure;
     }
-    unstoredAcknowledgements = 0;
+    stored = Math.max(stored, upTo);
+    PgLsn previous = durableWatermark;
     durableWatermark = checkpoint.watermark();
-    onWatermarkMoved.run();
+    if (!previous.equals(durableWatermark)) {
+      onWatermarkMoved.run();
+    }
   }
 }

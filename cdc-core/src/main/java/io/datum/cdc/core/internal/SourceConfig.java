@@ -23,6 +23,7 @@ import java.util.Properties;
  * @param reconnectAttempts connection attempts after a connection loss before failing; 0: none
  * @param reconnectInitialBackoff the wait before the first attempt (halved by jitter at most)
  * @param reconnectMaxBackoff the longest wait between two attempts
+ * @param durableEachAcknowledgement store a checkpoint before every acknowledgement returns
  */
 public record SourceConfig(
     String jdbcUrl,
@@ -39,4 +40,5 @@ public record SourceConfig(
     boolean trustSlotPosition,
     int reconnectAttempts,
     Duration reconnectInitialBackoff,
-    Duration reconnectMaxBackoff) {}
+    Duration reconnectMaxBackoff,
+    boolean durableEachAcknowledgement) {}

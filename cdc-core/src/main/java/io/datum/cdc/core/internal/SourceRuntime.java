@@ -62,7 +62,8 @@ public final class SourceRuntime {
     CdcCheckpoint stored = config.store().load(config.slot()).orElse(null);
     this.coordinator = new FeedbackCoordinator(config.slot(), stored);
     this.handle =
-        new SourceCheckpointHandle(coordinator, config.store(), asyncAcks, this::fail, this::wakeLoop);
+        new SourceCheckpointHandle(coordinator, config.store(), asyncAcks, this::fail, this::wakeLoop,
+            config.durableEachAcknowledgement());
     if (stored != null) {
       LOG.info("slot {}: resuming at stored watermark {} ({} partly acknowledged transactions)",
           config.slot(), stored.watermark(), stored.acknowledgedBeyond().size());

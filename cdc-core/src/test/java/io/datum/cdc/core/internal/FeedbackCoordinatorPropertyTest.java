@@ -64,6 +64,7 @@ class FeedbackCoordinatorPropertyTest {
     FeedbackCoordinator feedback = new FeedbackCoordinator("slot", null);
     long[] ends = new long[eventCounts.size()];
     int[] acknowledged = new int[eventCounts.size()];
+    java.util.BitSet[] acknowledgedIndexes = new java.util.BitSet[eventCounts.size()];
     List<CdcOffset> inFlight = new ArrayList<>();
     long lsn = 0xFFFF_FFFF_0000_0000L; // crosses the signed boundary: LSN order is unsigned
     int registered = 0;
@@ -83,8 +84,19 @@ class FeedbackCoordinatorPropertyTest {
       }
       CdcOffset offset = inFlight.remove(random.nextInt(inFlight.size()));
       feedback.acknowledge(offset);
-      acknowledged[(int) offset.xid()]++;
+      int tx = (int) offset.xid();
+      acknowledged[tx]++;
+      if (acknowledgedIndexes[tx] == null) {
+        acknowledgedIndexes[tx] = new java.util.BitSet();
+      }
+      acknowledgedIndexes[tx].set(offset.eventIndex());
       assertEquals(PgLsn.of(expectedPrefix(eventCounts, acknowledged, ends, registered)), feedback.watermark());
+      if (random.nextInt(50) == 0) { // the snapshot holds exactly the acknowledged events beyond
+        for (io.datum.cdc.CdcCheckpoint.PartialTransaction partial : feedback.snapshot().acknowledgedBeyond()) {
+          int t = java.util.Arrays.binarySearch(ends, 0, registered, partial.txEndLsn().asLong());
+          assertEquals(acknowledgedIndexes[t], partial.acknowledged(), "transaction " + t);
+        }
+      }
     }
     assertEquals(PgLsn.of(ends[ends.length - 1]), feedback.watermark());
     assertEquals(0, feedback.pendingTransactions());
