@@ -325,15 +325,25 @@ class PgCdcSourceTest {
   @Test
   void aQuietSlotFollowsTheWalOfUnpublishedTables() throws Exception {
     pg.execute(
-        "CREATE TABLE published (id int)", "CREATE TABLE unpublished (id int)",
+        "CREATE TABLE published (id int)", "CREATE TABLE unpublished (id int, filler text)",
         "CREATE PUBLICATION quiet FOR TABLE published");
     try (PgCdcSource source = source("quiet", new MemoryCheckpointStore()).build()) {
       source.start(new EventCollector(true));
-      pg.execute("INSERT INTO unpublished SELECT generate_series(1, 1000)");
+      PgLsn start = currentWalLsn();
+      // about 100 MB of WAL for a table the slot does not publish
+      pg.execute("INSERT INTO unpublished SELECT g, repeat('x', 400) FROM generate_series(1, 230000) g");
       PgLsn written = currentWalLsn();
+      assertTrue(written.asLong() - start.asLong() > 100_000_000L,
+          "wrote only " + (written.asLong() - start.asLong()) + " bytes of WAL");
       await().atMost(WAIT).until(() -> !confirmedFlush("quiet").isBefore(written));
+      // restart_lsn moves at the next running-transactions record (PostgreSQL 16+: on demand)
+      await().atMost(WAIT).until(() -> {
+        pg.execute("SELECT pg_log_standby_snapshot()");
+        return Long.parseLong(pg.queryString("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)::bigint"
+            + " FROM pg_replication_slots WHERE slot_name = 'quiet'")) < 16L * 1024 * 1024;
+      });
     }
-    pg.execute("SELECT pg_drop_replication_slot('quiet')");
+    pg.execute("SELECT pg_drop_replication_slot('quiet')", "DROP TABLE unpublished");
   }
 
   @Test
