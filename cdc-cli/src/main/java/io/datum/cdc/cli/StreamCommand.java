@@ -71,6 +71,10 @@ final class StreamCommand implements Callable<Integer> {
           + " printed-and-acknowledged event comes again; one store write per event)")
   String durableAcks;
 
+  @Option(names = "--messages",
+      description = "also stream logical decoding messages (pg_logical_emit_message; PostgreSQL 14+)")
+  boolean messages;
+
   @Option(names = "--trust-slot-position",
       description = "resume at the slot's position when it is after the stored watermark"
           + " (the changes in between are lost); default: refuse to start")
@@ -119,6 +123,7 @@ final class StreamCommand implements Callable<Integer> {
               .createSlot(createSlot)
               .trustSlotPosition(trustSlotPosition)
               .acknowledgementDurability(durability)
+              .messages(messages)
               .reconnect(reconnectAttempts, java.time.Duration.ofMillis(200), java.time.Duration.ofSeconds(30))
               .createPublication(createPublication, tables.toArray(new String[0]));
       if (user != null) {

@@ -152,6 +152,7 @@ public final class PgCdcSource implements AutoCloseable {
     private Duration reconnectInitialBackoff = Duration.ofMillis(200);
     private Duration reconnectMaxBackoff = Duration.ofSeconds(30);
     private AcknowledgementDurability durability = AcknowledgementDurability.TRANSACTION;
+    private boolean messages;
 
     private Builder() {}
 
@@ -354,6 +355,18 @@ public final class PgCdcSource implements AutoCloseable {
     }
 
     /**
+     * @param messages deliver logical decoding messages written with {@code
+     *     pg_logical_emit_message} as {@link io.datum.cdc.event.MessageEvent}s (pgoutput option
+     *     {@code messages}, PostgreSQL 14 and later; {@link PgCdcSource#start} fails with a
+     *     {@link CdcConfigurationException} on an older server). Default false.
+     * @return this builder
+     */
+    public Builder messages(boolean messages) {
+      this.messages = messages;
+      return this;
+    }
+
+    /**
      * @return a source, not started
      * @throws CdcConfigurationException if the JDBC URL, slot, publication or store is missing
      */
@@ -381,7 +394,7 @@ public final class PgCdcSource implements AutoCloseable {
               jdbcUrl, copy, slot, publication, store, createSlot, createPublication,
               List.copyOf(publicationTables), handoffCapacity, statusInterval, stopTimeout,
               trustSlotPosition, reconnectAttempts, reconnectInitialBackoff, reconnectMaxBackoff,
-              durability == AcknowledgementDurability.EVENT));
+              durability == AcknowledgementDurability.EVENT, messages));
     }
   }
 }

@@ -18,6 +18,7 @@ import io.datum.cdc.PgLsn;
 import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.DeleteEvent;
 import io.datum.cdc.event.InsertEvent;
+import io.datum.cdc.event.MessageEvent;
 import io.datum.cdc.event.PgJson;
 import io.datum.cdc.event.Row;
 import io.datum.cdc.event.TableId;
@@ -344,6 +345,35 @@ class PgCdcSourceTest {
       });
     }
     pg.execute("SELECT pg_drop_replication_slot('quiet')", "DROP TABLE unpublished");
+  }
+
+  @Test
+  void logicalDecodingMessagesArriveTransactionalOrNot() throws Exception {
+    pg.execute("CREATE TABLE msgs (id int PRIMARY KEY)", "CREATE PUBLICATION msgs FOR TABLE msgs");
+    EventCollector events = new EventCollector(true);
+    try (PgCdcSource source = source("msgs", new MemoryCheckpointStore()).messages(true).build()) {
+      source.start(events);
+      pg.execute(
+          "BEGIN; INSERT INTO msgs VALUES (1);"
+              + " SELECT pg_logical_emit_message(true, 'outbox', convert_to('héllo', 'UTF8')); COMMIT",
+          "SELECT pg_logical_emit_message(false, 'audit', '\\x00ff'::bytea)");
+      List<ChangeEvent> got = events.take(3, WAIT);
+      assertEquals(2, got.get(0).offset().eventCount());
+      MessageEvent inTransaction = (MessageEvent) got.get(1);
+      assertTrue(inTransaction.transactional());
+      assertEquals("outbox", inTransaction.prefix());
+      assertEquals("héllo", new String(inTransaction.content(), java.nio.charset.StandardCharsets.UTF_8));
+      assertEquals(got.get(0).offset().txEndLsn(), inTransaction.offset().txEndLsn());
+      MessageEvent alone = (MessageEvent) got.get(2);
+      assertFalse(alone.transactional());
+      assertEquals("audit", alone.prefix());
+      assertArrayEquals(new byte[] {0, (byte) 0xff}, alone.content());
+      assertEquals(1, alone.offset().eventCount());
+      assertEquals(alone.offset().commitLsn().asLong() + 1, alone.offset().txEndLsn().asLong());
+      PgLsn end = alone.offset().txEndLsn();
+      await().atMost(WAIT).until(() -> !confirmedFlush("msgs").isBefore(end));
+    }
+    pg.execute("SELECT pg_drop_replication_slot('msgs')");
   }
 
   @Test

@@ -84,6 +84,12 @@ final class ReplicationLoop {
     String slot = config.slot();
     try (Connection admin = DriverManager.getConnection(config.jdbcUrl(), adminProperties())) {
       SlotAdmin slots = new SlotAdmin(admin);
+      int version = slots.serverVersionNum();
+      if (config.messages() && version < 140000) {
+        // pgoutput rejects unknown options; "messages" came with PostgreSQL 14 (pgoutput.c)
+        throw new io.datum.cdc.CdcConfigurationException(
+            "the messages option needs PostgreSQL 14 or later; the server is " + version);
+      }
       if (!slots.publicationExists(config.publication())) {
         if (!config.createPublication()) {
           throw new CdcReplicationException(
@@ -158,7 +164,7 @@ final class ReplicationLoop {
     try {
       connection = DriverManager.getConnection(config.jdbcUrl(), replicationProperties());
       PgLsn start = coordinator.watermark();
-      stream =
+      var builder =
           connection
               .unwrap(PGConnection.class)
               .getReplicationAPI()
@@ -167,7 +173,12 @@ final class ReplicationLoop {
               .withSlotName(slot)
               .withStartPosition(LogSequenceNumber.valueOf(start.asLong()))
               .withSlotOption("proto_version", "1")
-              .withSlotOption("publication_names", PgErrors.quoteIdentifier(config.publication()))
+              .withSlotOption("publication_names", PgErrors.quoteIdentifier(config.publication()));
+      if (config.messages()) {
+        builder = builder.withSlotOption("messages", "true");
+      }
+      stream =
+          builder
               .withStatusInterval((int) config.statusInterval().toMillis(), TimeUnit.MILLISECONDS)
               // since pgjdbc 42.7.0 the driver otherwise confirms keepalive WAL ends by itself
               .withAutomaticFlush(false)

@@ -24,6 +24,7 @@ import java.util.Properties;
  * @param reconnectInitialBackoff the wait before the first attempt (halved by jitter at most)
  * @param reconnectMaxBackoff the longest wait between two attempts
  * @param durableEachAcknowledgement store a checkpoint before every acknowledgement returns
+ * @param messages ask pgoutput for logical decoding messages (PostgreSQL 14+)
  */
 public record SourceConfig(
     String jdbcUrl,
@@ -41,4 +42,5 @@ public record SourceConfig(
     int reconnectAttempts,
     Duration reconnectInitialBackoff,
     Duration reconnectMaxBackoff,
-    boolean durableEachAcknowledgement) {}
+    boolean durableEachAcknowledgement,
+    boolean messages) {}
