@@ -187,20 +187,53 @@ public final class FeedbackCoordinator {
    *     transaction
    */
   public synchronized boolean acknowledge(CdcOffset offset) {
+    long seq = locate(offset, false);
+    if (seq < 0) {
+      return false;
+    }
+    int t = (int) seq & txMask;
+    long position = txFirstEvent[t] + offset.eventIndex(); // index < eventCount by CdcOffset
+    int word = (int) ((position & bitMask) >>> 6);
+    long bit = 1L << position;
+    if ((bits[word] & bit) != 0) {
+      return false;
+    }
+    bits[word] |= bit;
+    if (++txAcknowledged[t] != txCount[t] || seq != head) {
+      return false;
+    }
+    return advance();
+  }
+
+  /**
+   * Finds the pending transaction of an acknowledged offset.
+   *
+   * @param wholeTransaction whether the acknowledgement covers every event (recorded on a known
+   *     transaction that is not registered again yet)
+   * @return its sequence number, or -1 if there is nothing more to do (behind the watermark, or
+   *     recorded for a transaction known from before a reconnect)
+   * @throws CdcCheckpointException if the offset is of another slot, of an undelivered
+   *     transaction, or disagrees with the delivered event count
+   */
+  private long locate(CdcOffset offset, boolean wholeTransaction) {
     if (!offset.slot().equals(slot)) {
       throw new CdcCheckpointException(
           "offset " + offset + " belongs to slot \"" + offset.slot() + "\", not \"" + slot + '"');
     }
     long end = offset.txEndLsn().asLong();
     if (Long.compareUnsigned(end, watermark) <= 0) {
-      return false; // already behind the watermark: acknowledging again is harmless
+      return -1; // already behind the watermark: acknowledging again is harmless
     }
     long seq = find(end);
     if (seq < 0 && !restored.isEmpty()) {
       Restored known = restored.get(end);
       if (known != null && known.eventCount == offset.eventCount()) {
-        known.acknowledged.set(offset.eventIndex()); // delivered before a reconnect
-        return false;
+        if (wholeTransaction) {
+          known.acknowledged.set(0, known.eventCount);
+        } else {
+          known.acknowledged.set(offset.eventIndex()); // delivered before a reconnect
+        }
+        return -1;
       }
     }
     if (seq < 0) {
@@ -208,25 +241,13 @@ public final class FeedbackCoordinator {
           "offset " + offset + " names a transaction that this source has not delivered (watermark "
               + PgLsn.of(watermark) + ')');
     }
-    int t = (int) seq & txMask;
-    int count = txCount[t];
+    int count = txCount[(int) seq & txMask];
     if (count != offset.eventCount()) {
       throw new CdcCheckpointException(
           "offset " + offset + " says the transaction has " + offset.eventCount()
               + " events, but it was delivered with " + count);
     }
-    int eventIndex = offset.eventIndex(); // in [0, eventCount) by CdcOffset's constructor
-    long position = txFirstEvent[t] + eventIndex;
-    int word = (int) ((position & bitMask) >>> 6);
-    long bit = 1L << position;
-    if ((bits[word] & bit) != 0) {
-      return false;
-    }
-    bits[word] |= bit;
-    if (++txAcknowledged[t] != count || seq != head) {
-      return false;
-    }
-    return advance();
+    return seq;
   }
 
   /**
@@ -237,33 +258,11 @@ public final class FeedbackCoordinator {
    * @throws CdcCheckpointException as {@link #acknowledge}
    */
   public synchronized boolean acknowledgeTransaction(CdcOffset offset) {
-    if (!offset.slot().equals(slot)) {
-      throw new CdcCheckpointException(
-          "offset " + offset + " belongs to slot \"" + offset.slot() + "\", not \"" + slot + '"');
-    }
-    long end = offset.txEndLsn().asLong();
-    if (Long.compareUnsigned(end, watermark) <= 0) {
+    long seq = locate(offset, true);
+    if (seq < 0) {
       return false;
     }
-    long seq = find(end);
-    if (seq < 0 && !restored.isEmpty()) {
-      Restored known = restored.get(end);
-      if (known != null && known.eventCount == offset.eventCount()) {
-        known.acknowledged.set(0, known.eventCount);
-        return false;
-      }
-    }
-    if (seq < 0) {
-      throw new CdcCheckpointException(
-          "offset " + offset + " names a transaction that this source has not delivered (watermark "
-              + PgLsn.of(watermark) + ')');
-    }
     int t = (int) seq & txMask;
-    if (txCount[t] != offset.eventCount()) {
-      throw new CdcCheckpointException(
-          "offset " + offset + " says the transaction has " + offset.eventCount()
-              + " events, but it was delivered with " + txCount[t]);
-    }
     for (long p = txFirstEvent[t], last = p + txCount[t]; p < last; p++) {
       setBit(p);
     }
