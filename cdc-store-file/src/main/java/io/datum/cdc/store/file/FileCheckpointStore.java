@@ -6,6 +6,7 @@ import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.CdcStoreException;
 import io.datum.cdc.SlotNames;
 import io.datum.cdc.spi.GroupCommit;
+import io.datum.cdc.spi.StoreFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -76,7 +77,7 @@ public final class FileCheckpointStore implements CdcCheckpointStore {
    */
   public static FileCheckpointStore open(Path directory) {
     Path dir = Objects.requireNonNull(directory, "directory").toAbsolutePath();
-    Durability.createDirectories(dir);
+    StoreFiles.createDirectories(dir, "file checkpoint store");
     DirectoryLock lock = DirectoryLock.acquire(dir);
     TempFiles tempFiles = new TempFiles(dir);
     try {
@@ -160,7 +161,7 @@ public final class FileCheckpointStore implements CdcCheckpointStore {
       write(checkpoint.slot(), CheckpointJson.encode(checkpoint));
     }
     try {
-      Durability.forceDirectory(directory);
+      StoreFiles.forceDirectory(directory);
     } catch (IOException e) {
       throw new CdcStoreException(
           "checkpoint files in " + directory + " were replaced, but fsyncing the directory failed,"

@@ -1,5 +1,6 @@
 package io.datum.cdc.store.mapdb;
 
+import io.datum.cdc.spi.StoreFiles;
 import io.datum.cdc.CdcCheckpoint;
 import io.datum.cdc.CdcCheckpointStore;
 import io.datum.cdc.CdcConfigurationException;
@@ -246,7 +247,7 @@ public final class MapDbCheckpointStore implements CdcCheckpointStore {
     if (absolute.getFileName() == null || absolute.getParent() == null) {
       throw new CdcConfigurationException("mapdb checkpoint store path \"" + file + "\" names no file");
     }
-    Durability.createDirectories(absolute.getParent());
+    StoreFiles.createDirectories(absolute.getParent(), "mapdb checkpoint store");
     Path real = realPath(absolute);
     if (Files.isDirectory(real)) {
       throw new CdcStoreException(
@@ -312,7 +313,7 @@ public final class MapDbCheckpointStore implements CdcCheckpointStore {
           // a redo record left by an earlier open with transactions must not outlive the commits
           // now made without it; the directory sync also persists an earlier close's deletion
           Files.deleteIfExists(redoPath);
-          Durability.forceDirectory(file.getParent());
+          StoreFiles.forceDirectory(file.getParent());
         }
       } catch (IOException e) {
         throw new CdcStoreException("cannot open redo log " + redoPath + " of mapdb checkpoint store " + file + ": " + e, e);
@@ -394,7 +395,7 @@ public final class MapDbCheckpointStore implements CdcCheckpointStore {
         fileVolume.close();
       }
       Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE);
-      Durability.forceDirectory(file.getParent());
+      StoreFiles.forceDirectory(file.getParent());
     } catch (IOException | RuntimeException | AssertionError e) {
       try {
         Files.deleteIfExists(temp);
@@ -635,7 +636,7 @@ public final class MapDbCheckpointStore implements CdcCheckpointStore {
           redo.close();
           if (broken == null && failure == null) {
             Files.deleteIfExists(redo.path());
-            Durability.forceDirectory(file.getParent());
+            StoreFiles.forceDirectory(file.getParent());
           }
         } catch (IOException e) {
           failure = add(failure, e);

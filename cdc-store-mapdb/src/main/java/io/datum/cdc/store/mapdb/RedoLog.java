@@ -1,5 +1,6 @@
 package io.datum.cdc.store.mapdb;
 
+import io.datum.cdc.spi.StoreFiles;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
@@ -67,7 +68,7 @@ final class RedoLog implements AutoCloseable {
     RandomAccessFile file = new RandomAccessFile(path.toFile(), "rw");
     try {
       if (!existed) {
-        Durability.forceDirectory(path.getParent());
+        StoreFiles.forceDirectory(path.getParent());
       }
     } catch (IOException e) {
       file.close();

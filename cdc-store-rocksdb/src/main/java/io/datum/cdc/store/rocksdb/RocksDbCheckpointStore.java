@@ -207,7 +207,7 @@ public final class RocksDbCheckpointStore implements CdcCheckpointStore {
     Objects.requireNonNull(directory, "directory");
     Objects.requireNonNull(options, "options");
     Path dir = directory.toAbsolutePath().normalize();
-    createDirectories(dir);
+    io.datum.cdc.spi.StoreFiles.createDirectories(dir, "rocksdb checkpoint store");
     Path real;
     Object key;
     try {
@@ -589,42 +589,5 @@ public final class RocksDbCheckpointStore implements CdcCheckpointStore {
     libraryLoaded = true;
   }
 
-  /** Windows cannot open a directory as a channel; NTFS journals directory changes itself. */
-  private static final boolean CAN_FSYNC_DIRECTORIES = File.separatorChar == '/';
 
-  /**
-   * Creates {@code dir} and its missing parents, fsyncing the parent of every directory created,
-   * so the new directory's entry survives a power loss.
-   */
-  private static void createDirectories(Path dir) {
-    if (Files.isDirectory(dir)) {
-      return;
-    }
-    List<Path> missing = new ArrayList<>();
-    for (Path p = dir; p != null && Files.notExists(p, LinkOption.NOFOLLOW_LINKS); p = p.getParent()) {
-      missing.add(p);
-    }
-    Collections.reverse(missing); // outermost first
-    try {
-      Files.createDirectories(dir);
-    } catch (FileAlreadyExistsException e) {
-      throw new CdcStoreException("rocksdb checkpoint store " + dir + " exists and is not a directory", e);
-    } catch (IOException e) {
-      throw new CdcStoreException("cannot create rocksdb checkpoint store directory " + dir + ": " + e, e);
-    }
-    if (!CAN_FSYNC_DIRECTORIES) {
-      return;
-    }
-    for (Path created : missing) {
-      Path parent = created.getParent();
-      try (FileChannel channel = FileChannel.open(parent, StandardOpenOption.READ)) {
-        channel.force(true);
-      } catch (IOException e) {
-        throw new CdcStoreException(
-            "created rocksdb checkpoint store directory " + created + " but cannot fsync its parent " + parent
-                + ": " + e,
-            e);
-      }
-    }
-  }
 }

@@ -1,4 +1,4 @@
-package io.datum.cdc.store.mapdb;
+package io.datum.cdc.spi;
 
 import io.datum.cdc.CdcStoreException;
 import java.io.File;
@@ -13,21 +13,26 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
-/** Directory creation and directory fsync, so that new directory entries survive a power loss. */
-final class Durability {
+/**
+ * File-system durability helpers for checkpoint stores that keep files: a new file or rename is
+ * durable only once its directory entry is fsynced too (POSIX {@code fsync(2)} on the directory;
+ * ext4, XFS). Used by the {@code file:}, {@code rocksdb:} and {@code mapdb:} stores.
+ */
+public final class StoreFiles {
 
-  /** Windows cannot open a directory as a channel; NTFS journals its directory changes itself. */
+  /** Windows cannot open a directory as a channel; NTFS journals directory changes itself. */
   private static final boolean CAN_FSYNC_DIRECTORIES = File.separatorChar == '/';
 
-  private Durability() {}
+  private StoreFiles() {}
 
   /**
-   * Forces a directory's entries (creations, renames, deletions) to stable storage.
+   * Forces a directory's entries (creations, renames, deletions) to stable storage. Does nothing on
+   * Windows.
    *
    * @param dir an existing directory
    * @throws IOException if it cannot be opened or fsynced
    */
-  static void forceDirectory(Path dir) throws IOException {
+  public static void forceDirectory(Path dir) throws IOException {
     if (!CAN_FSYNC_DIRECTORIES) {
       return;
     }
@@ -37,12 +42,15 @@ final class Durability {
   }
 
   /**
-   * Creates {@code dir} and its missing parents, fsyncing the parent of each directory created.
+   * Creates {@code dir} and its missing parents, fsyncing the parent of each directory created, so
+   * the new entries survive a power loss.
    *
    * @param dir an absolute path
-   * @throws CdcStoreException if it exists and is not a directory, or cannot be created or synced
+   * @param store what the directory is for, for messages ("file checkpoint store")
+   * @throws CdcStoreException naming the directory if it exists and is not a directory, or cannot
+   *     be created or synced
    */
-  static void createDirectories(Path dir) {
+  public static void createDirectories(Path dir, String store) {
     if (Files.isDirectory(dir)) {
       return;
     }
@@ -54,9 +62,9 @@ final class Durability {
     try {
       Files.createDirectories(dir);
     } catch (FileAlreadyExistsException e) {
-      throw new CdcStoreException("directory " + dir + " of the mapdb checkpoint store exists and is not a directory", e);
+      throw new CdcStoreException(store + " directory " + dir + " exists and is not a directory", e);
     } catch (IOException e) {
-      throw new CdcStoreException("cannot create directory " + dir + " for the mapdb checkpoint store: " + e, e);
+      throw new CdcStoreException("cannot create " + store + " directory " + dir + ": " + e, e);
     }
     for (Path created : missing) {
       Path parent = created.getParent();
@@ -64,7 +72,8 @@ final class Durability {
         forceDirectory(parent);
       } catch (IOException e) {
         throw new CdcStoreException(
-            "created directory " + created + " but cannot fsync its parent " + parent + ": " + e, e);
+            "created " + store + " directory " + created + " but cannot fsync its parent " + parent
+                + ": " + e, e);
       }
     }
   }
