@@ -36,6 +36,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * </pre>
  */
 public final class EndToEndHarness {
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
   private static final long CLK_TCK = 100; // USER_HZ on Linux
   private static final String PUBLICATION_PARAMS = "proto_version=1";
 
@@ -112,22 +115,19 @@ public final class EndToEndHarness {
       return v instanceof Number n ? n.doubleValue() : Double.NaN;
     }
 
+    /** The values with NaN as null, for JSON. */
+    Map<String, Object> forJson() {
+      Map<String, Object> out = new LinkedHashMap<>();
+      values.forEach((k, v) -> out.put(k, v instanceof Double d && d.isNaN() ? null : v));
+      return out;
+    }
+
     String json() {
-      StringBuilder b = new StringBuilder("{");
-      values.forEach(
-          (k, v) -> {
-            if (b.length() > 1) {
-              b.append(", ");
-            }
-            b.append('"').append(k).append("\": ");
-            if (v instanceof Number n) {
-              double d = n.doubleValue();
-              b.append(Double.isNaN(d) ? "null" : (v instanceof Double ? String.format(Locale.ROOT, "%.4f", d) : v.toString()));
-            } else {
-              b.append('"').append(String.valueOf(v).replace("\\", "\\\\").replace("\"", "\\\"")).append('"');
-            }
-          });
-      return b.append('}').toString();
+      try {
+        return JSON.writeValueAsString(forJson());
+      } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
     }
   }
 
@@ -165,15 +165,16 @@ public final class EndToEndHarness {
   }
 
   private static void write(Options o, List<Result> results) throws IOException {
-    StringBuilder b = new StringBuilder();
-    b.append("{\"scale\": ").append(o.scale).append(", \"childJvmArgs\": \"")
-        .append(String.join(" ", o.childJvmArgs)).append("\", \"cpus\": ")
-        .append(Runtime.getRuntime().availableProcessors()).append(", \"results\": [\n");
-    for (int i = 0; i < results.size(); i++) {
-      b.append("  ").append(results.get(i).json()).append(i + 1 < results.size() ? ",\n" : "\n");
+    Map<String, Object> root = new LinkedHashMap<>();
+    root.put("scale", o.scale);
+    root.put("childJvmArgs", String.join(" ", o.childJvmArgs));
+    root.put("cpus", Runtime.getRuntime().availableProcessors());
+    List<Map<String, Object>> rows = new ArrayList<>();
+    for (Result r : results) {
+      rows.add(r.forJson());
     }
-    b.append("]}\n");
-    Files.writeString(Path.of(o.out), b.toString());
+    root.put("results", rows);
+    JSON.writerWithDefaultPrettyPrinter().writeValue(Path.of(o.out).toFile(), root);
   }
 
   static String table(Options o, List<Result> results) {

@@ -1,0 +1,404 @@
+package io.datum.cdc.benchmarks.charts;
+
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.awt.Font;
+import java.awt.Graphics2D;
+import java.awt.geom.Line2D;
+import java.awt.geom.Rectangle2D;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.jfree.chart.ChartUtils;
+import org.jfree.chart.JFreeChart;
+import org.jfree.chart.axis.CategoryAxis;
+import org.jfree.chart.axis.NumberAxis;
+import org.jfree.chart.labels.ItemLabelAnchor;
+import org.jfree.chart.labels.ItemLabelPosition;
+import org.jfree.chart.labels.StandardCategoryItemLabelGenerator;
+import org.jfree.chart.plot.CategoryPlot;
+import org.jfree.chart.plot.PlotOrientation;
+import org.jfree.chart.renderer.category.BarRenderer;
+import org.jfree.chart.renderer.category.CategoryItemRendererState;
+import org.jfree.chart.renderer.category.StandardBarPainter;
+import org.jfree.chart.title.TextTitle;
+import org.jfree.chart.ui.RectangleEdge;
+import org.jfree.chart.ui.TextAnchor;
+import org.jfree.data.category.CategoryDataset;
+import org.jfree.data.category.DefaultCategoryDataset;
+
+/**
+ * Renders the benchmark results kept in the repository to PNG charts:
+ *
+ * <ul>
+ *   <li>{@code benchmark-e2e.png} from {@code e2e-*.json} (the end-to-end harness's {@code --out}):
+ *       seconds from the consumer's start to its last event, per workload and consumer; the bar is
+ *       the median of the runs, the whisker spans the fastest to the slowest run.
+ *   <li>{@code benchmark-coordinator.png} from {@code coordinator.json} (JMH JSON of the coordinator
+ *       benchmarks): acknowledgements per second per workload, datum-cdc's {@code
+ *       FeedbackCoordinator} against Kafka Connect's {@code SubmittedRecords}, in both scopes; the
+ *       whisker is JMH's 99.9% confidence interval.
+ * </ul>
+ *
+ * <pre>
+ * java -Djava.awt.headless=true -cp cdc-benchmarks/target/benchmarks.jar \
+ *     io.datum.cdc.benchmarks.charts.BenchmarkCharts docs/benchmark-results docs
+ * </pre>
+ */
+public final class BenchmarkCharts {
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
+
+  private static final int WIDTH = 1100;
+  private static final int HEIGHT = 620;
+
+  private static final Color[] PALETTE = {
+    new Color(0x1f77b4), new Color(0xd62728), new Color(0x7f7f7f),
+    new Color(0xaec7e8), new Color(0xff9896), new Color(0xc7c7c7)
+  };
+
+  private BenchmarkCharts() {}
+
+  public static void main(String[] args) throws IOException {
+    if (args.length != 2) {
+      System.err.println("usage: BenchmarkCharts <results dir> <output dir>");
+      System.exit(2);
+    }
+    System.setProperty("java.awt.headless", "true");
+    Path in = Path.of(args[0]);
+    Path out = Path.of(args[1]);
+    Files.createDirectories(out);
+
+    Path e2e = firstMatching(in, "e2e-");
+    if (e2e != null) {
+      Path png = out.resolve("benchmark-e2e.png");
+      ChartUtils.saveChartAsPNG(png.toFile(), endToEndChart(e2e), WIDTH, HEIGHT);
+      System.out.println("wrote " + png + " from " + e2e);
+    } else {
+      System.err.println("no e2e-*.json in " + in);
+    }
+    Path coordinator = in.resolve("coordinator.json");
+    if (Files.exists(coordinator)) {
+      Path png = out.resolve("benchmark-coordinator.png");
+      ChartUtils.saveChartAsPNG(png.toFile(), coordinatorChart(coordinator), WIDTH, HEIGHT);
+      System.out.println("wrote " + png + " from " + coordinator);
+    } else {
+      System.err.println("no coordinator.json in " + in);
+    }
+  }
+
+  private static Path firstMatching(Path dir, String prefix) throws IOException {
+    try (var files = Files.list(dir)) {
+      return files
+          .filter(p -> p.getFileName().toString().startsWith(prefix))
+          .filter(p -> p.getFileName().toString().endsWith(".json"))
+          .sorted()
+          .findFirst()
+          .orElse(null);
+    }
+  }
+
+  // ---------------------------------------------------------------- end to end
+
+  private static final Map<String, String> CONSUMERS =
+      Map.of(
+          "datum", "datum-cdc",
+          "debezium", "Debezium Engine",
+          "pg_recvlogical", "pg_recvlogical",
+          "pg_recvlogical_pipe", "pg_recvlogical (pipe)");
+
+  private static final Map<String, String> WORKLOADS =
+      Map.of(
+          "a", "a: 1 transaction of %s inserts",
+          "b", "b: %s inserts in 100k small transactions",
+          "c", "c: %s updates of a 20 kB TOASTed column");
+
+  static JFreeChart endToEndChart(Path file) throws IOException {
+    @SuppressWarnings("unchecked")
+    Map<String, Object> root = (Map<String, Object>) JSON.readValue(file.toFile(), Object.class);
+    @SuppressWarnings("unchecked")
+    List<Map<String, Object>> results = (List<Map<String, Object>>) root.get("results");
+
+    // workload -> consumer -> seconds of every run, in the order of the file
+    Map<String, Map<String, List<Double>>> seconds = new LinkedHashMap<>();
+    Map<String, Long> events = new HashMap<>();
+    int runs = 0;
+    for (Map<String, Object> r : results) {
+      String workload = (String) r.get("workload");
+      String consumer = (String) r.get("consumer");
+      Object s = r.get("launchToLastSeconds");
+      if (!(s instanceof Number)) {
+        continue;
+      }
+      seconds
+          .computeIfAbsent(workload, w -> new LinkedHashMap<>())
+          .computeIfAbsent(consumer, c -> new ArrayList<>())
+          .add(((Number) s).doubleValue());
+      events.put(workload, ((Number) r.get("expectedEvents")).longValue());
+      runs = Math.max(runs, ((Number) r.get("run")).intValue());
+    }
+
+    DefaultCategoryDataset dataset = new DefaultCategoryDataset();
+    Map<String, double[]> ranges = new HashMap<>();
+    List<String> workloads = new ArrayList<>(seconds.keySet());
+    Collections.sort(workloads);
+    for (String workload : workloads) {
+      String label =
+          String.format(
+              Locale.ROOT,
+              WORKLOADS.getOrDefault(workload, workload + ": %s events"),
+              String.format(Locale.ROOT, "%,d", events.get(workload)));
+      for (Map.Entry<String, List<Double>> e : seconds.get(workload).entrySet()) {
+        String consumer = CONSUMERS.getOrDefault(e.getKey(), e.getKey());
+        List<Double> v = new ArrayList<>(e.getValue());
+        Collections.sort(v);
+        dataset.addValue(median(v), consumer, label);
+        ranges.put(consumer + "\u0000" + label, new double[] {v.get(0), v.get(v.size() - 1)});
+      }
+    }
+
+    Object scale = root.get("scale");
+    JFreeChart chart =
+        barChart(
+            "End to end: seconds from consumer start to last event (lower is better)",
+            String.format(
+                Locale.ROOT,
+                "median of %d runs, whisker = fastest to slowest run; --scale %s, %s cores shared,"
+                    + " PostgreSQL 17.6, JDK 17, every event acknowledged",
+                runs,
+                scale instanceof Number ? trim(((Number) scale).doubleValue()) : String.valueOf(scale),
+                root.get("cpus") instanceof Number
+                    ? String.valueOf(((Number) root.get("cpus")).intValue())
+                    : "?"),
+            "seconds (start to last event)",
+            dataset,
+            ranges,
+            "%.1f");
+    return chart;
+  }
+
+  private static double median(List<Double> sorted) {
+    int n = sorted.size();
+    return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+  }
+
+  private static String trim(double d) {
+    return d == Math.rint(d) ? String.valueOf((long) d) : String.valueOf(d);
+  }
+
+  // ---------------------------------------------------------------- coordinator
+
+  static JFreeChart coordinatorChart(Path file) throws IOException {
+    @SuppressWarnings("unchecked")
+    List<Map<String, Object>> benchmarks = (List<Map<String, Object>>) JSON.readValue(file.toFile(), Object.class);
+
+    // series (implementation + scope) -> workload -> score
+    String[] scopes = {"ack", "cycle"};
+    String[][] impls = {{"datumCoordinator", "datum-cdc"}, {"connectSubmittedRecords", "SubmittedRecords"}};
+    Map<String, Map<String, Map<String, Object>>> bySeries = new LinkedHashMap<>();
+    for (String scope : scopes) {
+      for (String[] impl : impls) {
+        bySeries.put(impl[1] + " (" + scope + ")", new LinkedHashMap<>());
+      }
+    }
+    List<String> workloads = new ArrayList<>();
+    for (Map<String, Object> b : benchmarks) {
+      String name = (String) b.get("benchmark");
+      String method = name.substring(name.lastIndexOf('.') + 1);
+      @SuppressWarnings("unchecked")
+      Map<String, Object> params = (Map<String, Object>) b.get("params");
+      if (params == null) {
+        continue;
+      }
+      String impl = null;
+      for (String[] i : impls) {
+        if (i[0].equals(method)) {
+          impl = i[1];
+        }
+      }
+      if (impl == null) {
+        continue;
+      }
+      String workload = (String) params.get("workload");
+      if (!workloads.contains(workload)) {
+        workloads.add(workload);
+      }
+      String series = impl + " (" + params.get("scope") + ")";
+      bySeries.computeIfAbsent(series, s -> new LinkedHashMap<>()).put(workload, b);
+    }
+    workloads.sort(
+        (x, y) -> {
+          int c = Boolean.compare(x.startsWith("shuffled"), y.startsWith("shuffled"));
+          return c != 0 ? c : x.compareTo(y);
+        });
+
+    DefaultCategoryDataset dataset = new DefaultCategoryDataset();
+    Map<String, double[]> ranges = new HashMap<>();
+    String unit = "ops/s";
+    for (Map.Entry<String, Map<String, Map<String, Object>>> s : bySeries.entrySet()) {
+      for (String workload : workloads) {
+        Map<String, Object> b = s.getValue().get(workload);
+        if (b == null) {
+          continue;
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, Object> pm = (Map<String, Object>) b.get("primaryMetric");
+        unit = String.valueOf(pm.get("scoreUnit"));
+        double score = ((Number) pm.get("score")).doubleValue() / 1e6;
+        String label = workloadLabel(workload);
+        dataset.addValue(score, s.getKey(), label);
+        if (pm.get("scoreError") instanceof Number) {
+          double err = ((Number) pm.get("scoreError")).doubleValue() / 1e6;
+          ranges.put(s.getKey() + "\u0000" + label, new double[] {score - err, score + err});
+        }
+      }
+    }
+    return barChart(
+        "Coordinator: millions of acknowledgements per second (higher is better)",
+        "datum-cdc FeedbackCoordinator vs Kafka Connect SubmittedRecords, one thread, JMH 1.37;"
+            + " ack = acks only, cycle = registration + acks; whisker = 99.9% CI ("
+            + unit
+            + ")",
+        "million acks/s",
+        dataset,
+        ranges,
+        "%.0f");
+  }
+
+  private static String workloadLabel(String workload) {
+    String[] p = workload.split("_");
+    if (p.length == 2 && p[0].equals("inOrder")) {
+      return "in order, " + p[1] + "-event tx";
+    }
+    if (p.length == 2 && p[0].startsWith("shuffled")) {
+      return "shuffled in " + p[0].substring("shuffled".length()) + ", " + p[1] + "-event tx";
+    }
+    return workload;
+  }
+
+  // ---------------------------------------------------------------- rendering
+
+  private static JFreeChart barChart(
+      String title,
+      String subtitle,
+      String valueAxis,
+      DefaultCategoryDataset dataset,
+      Map<String, double[]> ranges,
+      String labelFormat) {
+    CategoryAxis domain = new CategoryAxis(null);
+    domain.setTickLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 14));
+    domain.setCategoryMargin(0.25);
+    domain.setMaximumCategoryLabelLines(2);
+    domain.setMaximumCategoryLabelWidthRatio(1.2f);
+    NumberAxis range = new NumberAxis(valueAxis);
+    range.setLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 14));
+    range.setTickLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+    range.setUpperMargin(0.12);
+
+    RangeBarRenderer renderer = new RangeBarRenderer(ranges);
+    renderer.setBarPainter(new StandardBarPainter());
+    renderer.setShadowVisible(false);
+    renderer.setItemMargin(0.04);
+    renderer.setDrawBarOutline(false);
+    for (int i = 0; i < dataset.getRowCount(); i++) {
+      String series = dataset.getRowKey(i).toString();
+      renderer.setSeriesPaint(i, seriesColor(series, i));
+      // values written inside the bar, at its foot, clear of the whiskers
+      renderer.setSeriesItemLabelPaint(i, series.contains("(cycle)") ? Color.BLACK : Color.WHITE);
+    }
+    renderer.setDefaultPositiveItemLabelPosition(
+        new ItemLabelPosition(ItemLabelAnchor.INSIDE6, TextAnchor.BOTTOM_CENTER));
+    renderer.setDefaultItemLabelGenerator(
+        new StandardCategoryItemLabelGenerator("{2}", new java.text.DecimalFormat(decimalPattern(labelFormat))));
+    renderer.setDefaultItemLabelsVisible(true);
+    renderer.setDefaultItemLabelFont(new Font(Font.SANS_SERIF, Font.BOLD, 13));
+    renderer.setItemLabelAnchorOffset(4);
+
+    CategoryPlot plot = new CategoryPlot(dataset, domain, range, renderer);
+    plot.setOrientation(PlotOrientation.VERTICAL);
+    plot.setBackgroundPaint(Color.WHITE);
+    plot.setRangeGridlinePaint(new Color(0xdddddd));
+    plot.setRangeGridlinesVisible(true);
+    plot.setOutlineVisible(false);
+
+    JFreeChart chart = new JFreeChart(title, new Font(Font.SANS_SERIF, Font.BOLD, 18), plot, true);
+    chart.addSubtitle(new TextTitle(subtitle, new Font(Font.SANS_SERIF, Font.PLAIN, 12)));
+    chart.getLegend().setItemFont(new Font(Font.SANS_SERIF, Font.PLAIN, 14));
+    chart.setBackgroundPaint(Color.WHITE);
+    return chart;
+  }
+
+  private static String decimalPattern(String format) {
+    return format.equals("%.0f") ? "#,##0" : "#,##0.0";
+  }
+
+  private static Color seriesColor(String series, int index) {
+    boolean light = series.contains("(cycle)");
+    if (series.startsWith("datum-cdc")) {
+      return light ? PALETTE[3] : PALETTE[0];
+    }
+    if (series.startsWith("Debezium") || series.startsWith("SubmittedRecords")) {
+      return light ? PALETTE[4] : PALETTE[1];
+    }
+    if (series.startsWith("pg_recvlogical")) {
+      return PALETTE[2];
+    }
+    return PALETTE[index % PALETTE.length];
+  }
+
+  /** A bar renderer that also draws a whisker from a low to a high value over each bar. */
+  private static final class RangeBarRenderer extends BarRenderer {
+    private static final long serialVersionUID = 1L;
+    private final transient Map<String, double[]> ranges;
+
+    RangeBarRenderer(Map<String, double[]> ranges) {
+      this.ranges = ranges;
+    }
+
+    @Override
+    public void drawItem(
+        Graphics2D g2,
+        CategoryItemRendererState state,
+        Rectangle2D dataArea,
+        CategoryPlot plot,
+        CategoryAxis domainAxis,
+        org.jfree.chart.axis.ValueAxis rangeAxis,
+        CategoryDataset dataset,
+        int row,
+        int column,
+        int pass) {
+      super.drawItem(g2, state, dataArea, plot, domainAxis, rangeAxis, dataset, row, column, pass);
+      if (pass != 0) {
+        return;
+      }
+      double[] r = ranges.get(dataset.getRowKey(row) + "\u0000" + dataset.getColumnKey(column));
+      if (r == null || r[1] - r[0] <= 0) {
+        return;
+      }
+      int visibleRow = state.getVisibleSeriesIndex(row);
+      if (visibleRow < 0) {
+        return;
+      }
+      double barW0 =
+          calculateBarW0(plot, plot.getOrientation(), dataArea, domainAxis, state, visibleRow, column);
+      double x = barW0 + state.getBarWidth() / 2;
+      RectangleEdge edge = plot.getRangeAxisEdge();
+      double lo = rangeAxis.valueToJava2D(r[0], dataArea, edge);
+      double hi = rangeAxis.valueToJava2D(r[1], dataArea, edge);
+      double cap = Math.min(8, state.getBarWidth() / 4);
+      g2.setPaint(Color.BLACK);
+      g2.setStroke(new BasicStroke(1.5f));
+      g2.draw(new Line2D.Double(x, lo, x, hi));
+      g2.draw(new Line2D.Double(x - cap, lo, x + cap, lo));
+      g2.draw(new Line2D.Double(x - cap, hi, x + cap, hi));
+    }
+  }
+}
