@@ -89,4 +89,22 @@ class ReconnectTest {
       assertTrue(e.getCause().getMessage().contains("\"dropped\" does not exist"), e.getCause().getMessage());
     }
   }
+
+  @Test
+  void aDroppedPublicationStopsTheSourceWithAClearError() throws Exception {
+    pg.execute("CREATE TABLE unpub (id int PRIMARY KEY)", "CREATE PUBLICATION unpub FOR TABLE unpub");
+    EventCollector events = new EventCollector(true);
+    try (PgCdcSource source = source("unpub").build()) {
+      CompletableFuture<Void> done = source.start(events);
+      pg.execute("INSERT INTO unpub VALUES (1)");
+      events.take(1, WAIT);
+      pg.execute("DROP PUBLICATION unpub", "INSERT INTO unpub VALUES (2)");
+      ExecutionException e = assertThrows(ExecutionException.class, () -> done.get(60, TimeUnit.SECONDS));
+      assertInstanceOf(CdcReplicationException.class, e.getCause(), e.getCause().toString());
+      assertTrue(e.getCause().getMessage().contains("publication \"unpub\" does not exist"),
+          e.getCause().getMessage());
+      assertEquals(0, source.reconnects(), "not retried");
+    }
+    pg.execute("SELECT pg_drop_replication_slot('unpub')");
+  }
 }
