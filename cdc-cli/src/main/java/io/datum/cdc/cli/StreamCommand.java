@@ -75,6 +75,11 @@ final class StreamCommand implements Callable<Integer> {
       description = "also stream logical decoding messages (pg_logical_emit_message; PostgreSQL 14+)")
   boolean messages;
 
+  @Option(names = "--wait-for-slot", paramLabel = "SECONDS", defaultValue = "0",
+      description = "when the slot is active for another process, wait up to SECONDS for it"
+          + " (default 0: fail at once, naming that process)")
+  double waitForSlotSeconds;
+
   @Option(names = "--trust-slot-position",
       description = "resume at the slot's position when it is after the stored watermark"
           + " (the changes in between are lost); default: refuse to start")
@@ -99,6 +104,9 @@ final class StreamCommand implements Callable<Integer> {
       default -> throw new CdcConfigurationException(
           "--durable-acks must be transaction or event, was \"" + durableAcks + '"');
     };
+    if (waitForSlotSeconds < 0) {
+      throw new CdcConfigurationException("--wait-for-slot must not be negative, was " + waitForSlotSeconds);
+    }
     if (reconnectAttempts < 0) {
       throw new CdcConfigurationException("--reconnect must be 0 or more, was " + reconnectAttempts);
     }
@@ -124,6 +132,7 @@ final class StreamCommand implements Callable<Integer> {
               .trustSlotPosition(trustSlotPosition)
               .acknowledgementDurability(durability)
               .messages(messages)
+              .waitForSlot(java.time.Duration.ofMillis((long) (waitForSlotSeconds * 1000)))
               .reconnect(reconnectAttempts, java.time.Duration.ofMillis(200), java.time.Duration.ofSeconds(30))
               .createPublication(createPublication, tables.toArray(new String[0]));
       if (user != null) {

@@ -153,6 +153,7 @@ public final class PgCdcSource implements AutoCloseable {
     private Duration reconnectMaxBackoff = Duration.ofSeconds(30);
     private AcknowledgementDurability durability = AcknowledgementDurability.TRANSACTION;
     private boolean messages;
+    private Duration slotWait = Duration.ZERO;
 
     private Builder() {}
 
@@ -367,6 +368,21 @@ public final class PgCdcSource implements AutoCloseable {
     }
 
     /**
+     * @param wait how long {@link PgCdcSource#start} waits for the slot when it is active for
+     *     another process (checked every 200 ms), before failing with a {@link
+     *     io.datum.cdc.CdcReplicationException} naming that process; default zero: fail at once
+     * @return this builder
+     * @throws IllegalArgumentException if negative
+     */
+    public Builder waitForSlot(Duration wait) {
+      if (wait.isNegative()) {
+        throw new IllegalArgumentException("slot wait must not be negative, was " + wait);
+      }
+      this.slotWait = wait;
+      return this;
+    }
+
+    /**
      * @return a source, not started
      * @throws CdcConfigurationException if the JDBC URL, slot, publication or store is missing
      */
@@ -394,7 +410,7 @@ public final class PgCdcSource implements AutoCloseable {
               jdbcUrl, copy, slot, publication, store, createSlot, createPublication,
               List.copyOf(publicationTables), handoffCapacity, statusInterval, stopTimeout,
               trustSlotPosition, reconnectAttempts, reconnectInitialBackoff, reconnectMaxBackoff,
-              durability == AcknowledgementDurability.EVENT, messages));
+              durability == AcknowledgementDurability.EVENT, messages, slotWait));
     }
   }
 }

@@ -407,7 +407,16 @@ class PgCdcSourceTest {
           assertThrows(CdcReplicationException.class,
               () -> source("busy", new MemoryCheckpointStore()).build().start(new EventCollector(true)));
       assertTrue(active.getMessage().matches(".*slot \"busy\" is active for PID \\d+.*"), active.getMessage());
-      first.dropSlot(false);
+
+      // a second consumer that waits for the slot takes over once the first stops
+      EventCollector events = new EventCollector(true);
+      PgCdcSource second = source("busy", new MemoryCheckpointStore()).waitForSlot(Duration.ofSeconds(30)).build();
+      CompletableFuture<CompletableFuture<Void>> started = CompletableFuture.supplyAsync(() -> second.start(events));
+      first.stop();
+      started.get(60, TimeUnit.SECONDS);
+      pg.execute("INSERT INTO busy VALUES (7)");
+      assertEquals(7, ((InsertEvent) events.take(1, WAIT).get(0)).after().get("id"));
+      second.dropSlot(false);
     }
     assertEquals("0", pg.queryString("SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'busy'"));
   }

@@ -138,6 +138,16 @@ final class ReplicationLoop {
               "replication slot \"" + slot + "\" uses plugin " + state.plugin()
                   + " (type " + state.type() + "); datum-cdc needs a logical slot with pgoutput");
         }
+        long waitUntil = System.nanoTime() + config.slotWait().toNanos();
+        while (state != null && state.active() && System.nanoTime() < waitUntil && !stopRequested) {
+          // another consumer holds the slot: wait for it to let go, as configured
+          LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(200));
+          state = slots.slot(slot);
+        }
+        if (state == null) {
+          throw new CdcReplicationException(
+              "replication slot \"" + slot + "\" was dropped while waiting for it");
+        }
         if (state.active()) {
           throw new CdcReplicationException(
               "replication slot \"" + slot + "\" is active for PID " + state.activePid()

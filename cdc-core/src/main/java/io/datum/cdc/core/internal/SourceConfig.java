@@ -25,6 +25,7 @@ import java.util.Properties;
  * @param reconnectMaxBackoff the longest wait between two attempts
  * @param durableEachAcknowledgement store a checkpoint before every acknowledgement returns
  * @param messages ask pgoutput for logical decoding messages (PostgreSQL 14+)
+ * @param slotWait how long start waits for a slot active for another process; zero: fail at once
  */
 public record SourceConfig(
     String jdbcUrl,
@@ -43,4 +44,5 @@ public record SourceConfig(
     Duration reconnectInitialBackoff,
     Duration reconnectMaxBackoff,
     boolean durableEachAcknowledgement,
-    boolean messages) {}
+    boolean messages,
+    Duration slotWait) {}
