@@ -133,6 +133,14 @@ final class ReplicationLoop {
           throw PgErrors.map("cannot create replication slot \"" + slot + '"', e);
         }
       } else {
+        if ("lost".equals(state.walStatus())) {
+          // PostgreSQL docs, 53.19 pg_replication_slots: "lost" means required WAL was removed
+          throw new CdcReplicationException(
+              "replication slot \"" + slot + "\" is invalidated: PostgreSQL removed WAL it still"
+                  + " needed (wal_status lost, e.g. max_slot_wal_keep_size exceeded); the changes"
+                  + " since its position are gone. Drop it and create a new one, knowing that"
+                  + " those changes cannot be delivered");
+        }
         if (!"pgoutput".equals(state.plugin())) {
           throw new CdcReplicationException(
               "replication slot \"" + slot + "\" uses plugin " + state.plugin()

@@ -25,7 +25,7 @@ final class SlotAdmin {
 
   /** What {@code pg_replication_slots} says of a slot (PostgreSQL docs, 53.19 pg_replication_slots). */
   record SlotState(String plugin, String type, String database, boolean active, Integer activePid,
-      PgLsn confirmedFlushLsn) {}
+      PgLsn confirmedFlushLsn, String walStatus) {}
 
   private final Connection connection;
 
@@ -46,8 +46,9 @@ final class SlotAdmin {
   SlotState slot(String slot) throws SQLException {
     try (PreparedStatement ps =
         connection.prepareStatement(
-            "SELECT plugin, slot_type, database, active, active_pid, confirmed_flush_lsn::text"
-                + " FROM pg_replication_slots WHERE slot_name = ?")) {
+            // wal_status exists from PostgreSQL 13; read through jsonb so older servers give null
+            "SELECT plugin, slot_type, database, active, active_pid, confirmed_flush_lsn::text,"
+                + " to_jsonb(s) ->> 'wal_status' FROM pg_replication_slots s WHERE slot_name = ?")) {
       ps.setString(1, slot);
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
@@ -62,7 +63,8 @@ final class SlotAdmin {
             rs.getString(3),
             rs.getBoolean(4),
             activePid,
-            confirmed == null ? PgLsn.ZERO : PgLsn.parse(confirmed));
+            confirmed == null ? PgLsn.ZERO : PgLsn.parse(confirmed),
+            rs.getString(7));
       }
     }
   }
