@@ -15,12 +15,13 @@ import java.util.concurrent.CompletableFuture;
 public interface CdcCheckpointHandle {
 
   /**
-   * Acknowledges one event. If the acknowledgement moves the watermark, the new {@link
-   * CdcCheckpoint} (the watermark and the acknowledged events beyond it) is stored before this
-   * method returns, and the event is then durably acknowledged. An acknowledgement that does not
-   * move the watermark (its transaction, or an earlier one, is still incomplete) is recorded in
-   * memory and becomes durable with the next store; after a crash before that, the event may be
-   * delivered again. Acknowledging an event again is harmless; acknowledging an event of a
+   * Acknowledges one event. When the source stores every acknowledgement (per-event durability,
+   * the default of {@code PgCdcSource}), this returns only after a stored {@link CdcCheckpoint}
+   * includes the acknowledgement: after a crash the event is never delivered again. Concurrent
+   * callers share one store write. With per-transaction durability, the checkpoint is stored
+   * before return only when the acknowledgement moves the watermark; otherwise it is recorded in
+   * memory and becomes durable with the next store, and after a crash before that the event may
+   * be delivered again. Acknowledging an event again is harmless; acknowledging an event of a
    * transaction at or before the watermark does nothing.
    *
    * @param offset the offset of a delivered event, not null
@@ -45,12 +46,15 @@ public interface CdcCheckpointHandle {
   void checkpointTransaction(CdcOffset offset);
 
   /**
-   * Acknowledges one event without blocking the caller on the store.
+   * Acknowledges one event without blocking the caller on the store: the acknowledgement is
+   * recorded at once and stored in the background, where the stores of many calls in a row are
+   * combined (one store write for every acknowledgement recorded before it began). A
+   * single-threaded handler that acknowledges event by event gets batched stores this way.
    *
    * @param offset the offset of a delivered event, not null
-   * @return a future completed when {@link #checkpoint} would have returned, or completed
-   *     exceptionally with
-   *     the exceptions {@link #checkpoint} would throw
+   * @return a future completed when a stored checkpoint includes the acknowledgement (with
+   *     per-transaction durability: when {@link #checkpoint} would have returned), or completed
+   *     exceptionally with the exceptions {@link #checkpoint} would throw
    */
   CompletableFuture<Void> checkpointAsync(CdcOffset offset);
 

@@ -60,15 +60,17 @@ final class StreamCommand implements Callable<Integer> {
       description = "exit 0 after SECONDS (a decimal number) without a change")
   Double idleExitSeconds;
 
-  @Option(names = "--reconnect", paramLabel = "ATTEMPTS", defaultValue = "0",
+  @Option(names = "--reconnect", paramLabel = "ATTEMPTS", defaultValue = "unlimited",
       description = "after a connection loss, reconnect up to ATTEMPTS times with exponential"
-          + " backoff (0.2 s doubling to 30 s, with jitter) instead of exiting (default 0)")
-  int reconnectAttempts;
+          + " backoff (0.2 s doubling to 30 s, with jitter); 0 exits at the first loss"
+          + " (default: unlimited)")
+  String reconnect;
 
-  @Option(names = "--durable-acks", paramLabel = "transaction|event", defaultValue = "transaction",
-      description = "when acknowledgements reach the store: per transaction (default; after a"
-          + " crash the events acknowledged since the last store come again) or per event (no"
-          + " printed-and-acknowledged event comes again; one store write per event)")
+  @Option(names = "--durable-acks", paramLabel = "event|transaction", defaultValue = "event",
+      description = "when acknowledgements reach the store: per event (default; no printed and"
+          + " acknowledged event comes again after a crash; one store write per event) or per"
+          + " transaction (faster; after a crash the printed events of a transaction not yet"
+          + " completely printed come again)")
   String durableAcks;
 
   @Option(names = "--messages",
@@ -87,6 +89,22 @@ final class StreamCommand implements Callable<Integer> {
 
   @Option(names = "--verbose", description = "print stack traces of errors")
   boolean verbose;
+
+  private static int reconnectAttempts(String value) {
+    if (value.equals("unlimited")) {
+      return Integer.MAX_VALUE;
+    }
+    try {
+      int attempts = Integer.parseInt(value);
+      if (attempts >= 0) {
+        return attempts;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new CdcConfigurationException(
+        "--reconnect must be a number of attempts (0 or more) or unlimited, was \"" + value + '"');
+  }
 
   @Override
   public Integer call() throws Exception {
@@ -107,9 +125,7 @@ final class StreamCommand implements Callable<Integer> {
     if (waitForSlotSeconds < 0) {
       throw new CdcConfigurationException("--wait-for-slot must not be negative, was " + waitForSlotSeconds);
     }
-    if (reconnectAttempts < 0) {
-      throw new CdcConfigurationException("--reconnect must be 0 or more, was " + reconnectAttempts);
-    }
+    int reconnectAttempts = reconnectAttempts(reconnect);
     if (!tables.isEmpty() && !createPublication) {
       throw new CdcConfigurationException("--tables applies only with --create-publication");
     }

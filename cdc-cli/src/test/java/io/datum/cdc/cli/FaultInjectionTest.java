@@ -30,10 +30,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Fault injection: a workload commits numbered rows while a {@code pgcdc stream} consumer (file
- * store, {@code --reconnect}) appends what it delivers to a ledger; at random moments the consumer
+ * store, default options: reconnect, per-event durable acknowledgements) appends what it delivers to a ledger; at random moments the consumer
  * is killed with SIGKILL and restarted, its walsender is terminated, or PostgreSQL crashes and
- * restarts. At the end a checker proves that every committed row was delivered, and that with
- * {@code --durable-acks event} a row comes twice only when a SIGKILL fell between printing it and
+ * restarts. At the end a checker proves that every committed row was delivered, and that a row
+ * comes twice only when a SIGKILL fell between printing it and
  * storing its acknowledgement (at most one row per kill). Rounds: {@code -Dfaults.rounds=N} (default 6, a short CI run);
  * seed: {@code -Dfaults.seed=S}.
  */
@@ -139,8 +139,7 @@ class FaultInjectionTest {
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-cp", System.getProperty("java.class.path"), Pgcdc.class.getName(),
         "stream", "--url", pg.jdbcUrl(), "--user", pg.user(), "--slot", "faults",
-        "--publication", "faults", "--store", "file:" + store, "--reconnect", "100",
-        "--durable-acks", "event"));
+        "--publication", "faults", "--store", "file:" + store));
     if (idleExit != null) {
       command.addAll(List.of("--idle-exit", idleExit));
     }

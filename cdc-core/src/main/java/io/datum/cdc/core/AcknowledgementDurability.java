@@ -8,7 +8,8 @@ public enum AcknowledgementDurability {
   /**
    * The store is written when the watermark moves (once per transaction acknowledged in commit
    * order), when a keepalive moves it, and at stop. After a crash, events acknowledged since the
-   * last store are delivered again. Cheapest: one store write per transaction.
+   * last store are delivered again (at most the acknowledged events of transactions not yet
+   * completely acknowledged). Cheapest: one store write per transaction.
    */
   TRANSACTION,
   /**
@@ -16,7 +17,7 @@ public enum AcknowledgementDurability {
    * {@code checkpoint()} returned is delivered again after a crash. Concurrent acknowledgements
    * share one store write (group commit); a single thread acknowledging event by event pays one
    * store write (an fsync for durable stores) per event, so prefer {@code checkpointTransaction}
-   * for large transactions.
+   * for large transactions. The default.
    */
   EVENT
 }

@@ -148,10 +148,10 @@ public final class PgCdcSource implements AutoCloseable {
     private Duration statusInterval = Duration.ofSeconds(10);
     private Duration stopTimeout = Duration.ofSeconds(30);
     private boolean trustSlotPosition;
-    private int reconnectAttempts;
+    private int reconnectAttempts = Integer.MAX_VALUE;
     private Duration reconnectInitialBackoff = Duration.ofMillis(200);
     private Duration reconnectMaxBackoff = Duration.ofSeconds(30);
-    private AcknowledgementDurability durability = AcknowledgementDurability.TRANSACTION;
+    private AcknowledgementDurability durability = AcknowledgementDurability.EVENT;
     private boolean messages;
     private Duration slotWait = Duration.ZERO;
 
@@ -173,7 +173,8 @@ public final class PgCdcSource implements AutoCloseable {
     }
 
     /**
-     * @param user the role to connect as; it needs the REPLICATION attribute (or superuser)
+     * @param user the role to connect as; it needs the REPLICATION attribute (or superuser). A
+     *     different {@code user} parameter in the JDBC URL is refused by {@link #build()}
      * @return this builder
      */
     public Builder user(String user) {
@@ -182,7 +183,8 @@ public final class PgCdcSource implements AutoCloseable {
     }
 
     /**
-     * @param password the password, or null for none
+     * @param password the password, or null for none. A different {@code password}
+     *     parameter in the JDBC URL is refused by {@link #build()}
      * @return this builder
      */
     public Builder password(String password) {
@@ -324,10 +326,17 @@ public final class PgCdcSource implements AutoCloseable {
      * instead of failing: waits with exponential backoff and jitter (each wait between half and
      * all of the current backoff, which doubles up to {@code maxBackoff}), opens a new replication
      * connection and resumes at the durable watermark. Events delivered but not acknowledged before
-     * the loss are delivered again. Failures retrying cannot fix (slot or publication dropped,
-     * permission denied, WAL removed) still stop the source. Default: no reconnect.
+     * the loss are delivered again, with {@link io.datum.cdc.event.TransactionInfo#redelivered()}
+     * true. Failures retrying cannot fix (slot or publication dropped, permission denied,
+     * authentication failed, WAL removed) still stop the source at once. Only losses after {@link
+     * PgCdcSource#start} returned are retried; {@code start} itself fails at once. Default: {@code
+     * Integer.MAX_VALUE} attempts (unlimited), 200 ms initial and 30 s largest backoff; every
+     * attempt is logged (WARN for the loss, DEBUG per attempt) and counted in {@link
+     * PgCdcSource#reconnects()}.
      *
      * @param attempts connection attempts per loss before the source fails; 0 disables reconnecting
+     *     (a lost connection then completes the start future exceptionally with a {@link
+     *     io.datum.cdc.CdcConnectionException})
      * @param initialBackoff the backoff before the first attempt, positive
      * @param maxBackoff the largest backoff, at least {@code initialBackoff}
      * @return this builder
@@ -347,7 +356,9 @@ public final class PgCdcSource implements AutoCloseable {
 
     /**
      * @param durability when an acknowledgement is stored (default {@link
-     *     AcknowledgementDurability#TRANSACTION})
+     *     AcknowledgementDurability#EVENT}: no event whose {@code checkpoint()} returned is
+     *     delivered again after a crash; {@link AcknowledgementDurability#TRANSACTION} trades that
+     *     for one store write per transaction instead of one per acknowledging call)
      * @return this builder
      */
     public Builder acknowledgementDurability(AcknowledgementDurability durability) {
@@ -382,9 +393,26 @@ public final class PgCdcSource implements AutoCloseable {
       return this;
     }
 
+    /** Returns the URL-decoded value of a query parameter of a JDBC URL, or null. */
+    private static String urlParameter(String url, String name) {
+      int query = url.indexOf('?');
+      if (query < 0) {
+        return null;
+      }
+      for (String pair : url.substring(query + 1).split("&")) {
+        int eq = pair.indexOf('=');
+        if (eq > 0 && pair.substring(0, eq).equals(name)) {
+          return java.net.URLDecoder.decode(pair.substring(eq + 1), java.nio.charset.StandardCharsets.UTF_8);
+        }
+      }
+      return null;
+    }
+
     /**
      * @return a source, not started
-     * @throws CdcConfigurationException if the JDBC URL, slot, publication or store is missing
+     * @throws CdcConfigurationException if the JDBC URL, slot, publication or store is missing,
+     *     or the JDBC URL's user or password parameter differs from the one given to {@link
+     *     #user} or {@link #password}
      */
     public PgCdcSource build() {
       List<String> missing = new ArrayList<>();
@@ -402,6 +430,16 @@ public final class PgCdcSource implements AutoCloseable {
       }
       if (!missing.isEmpty()) {
         throw new CdcConfigurationException("PgCdcSource needs " + String.join(", ", missing));
+      }
+      for (String name : List.of("user", "password")) {
+        String inUrl = urlParameter(jdbcUrl, name);
+        if (inUrl != null && properties.containsKey(name)
+            && !inUrl.equals(properties.getProperty(name))) {
+          // pgjdbc lets the URL's parameter win: refuse instead of silently ignoring the setter
+          throw new CdcConfigurationException(
+              "the JDBC URL's " + name + " parameter differs from the " + name
+                  + " given to the builder; give it once");
+        }
       }
       Properties copy = new Properties();
       copy.putAll(properties);

@@ -310,9 +310,12 @@ class PgCdcSourceTest {
   }
 
   @Test
-  void aTerminatedWalsenderFailsTheSourceWithAConnectionError() throws Exception {
+  void withoutReconnectATerminatedWalsenderFailsTheSourceWithAConnectionError() throws Exception {
     pg.execute("CREATE TABLE killed (id int)", "CREATE PUBLICATION killed FOR TABLE killed");
-    try (PgCdcSource source = source("killed", new MemoryCheckpointStore()).build()) {
+    try (PgCdcSource source =
+        source("killed", new MemoryCheckpointStore())
+            .reconnect(0, Duration.ofMillis(1), Duration.ofMillis(1))
+            .build()) {
       CompletableFuture<Void> done = source.start(new EventCollector(true));
       await().atMost(WAIT).until(() -> "t".equals(
           pg.queryString("SELECT active FROM pg_replication_slots WHERE slot_name = 'killed'")));
@@ -425,5 +428,34 @@ class PgCdcSourceTest {
     return events.stream()
         .map(e -> (Integer) ((InsertEvent) e).after().get("id"))
         .collect(Collectors.toList());
+  }
+
+  @Test
+  void asynchronousAcknowledgementsCompleteOnceStoredAndFailWithoutThrowing(@TempDir Path dir)
+      throws Exception {
+    pg.execute("CREATE TABLE async_acks (id int PRIMARY KEY)", "CREATE PUBLICATION async_acks FOR TABLE async_acks");
+    List<CompletableFuture<Void>> acks = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.concurrent.CountDownLatch all = new java.util.concurrent.CountDownLatch(300);
+    try (FileCheckpointStore store = FileCheckpointStore.open(dir);
+        PgCdcSource source = source("async_acks", store).build()) {
+      java.util.concurrent.atomic.AtomicReference<PgLsn> txEnd = new java.util.concurrent.atomic.AtomicReference<>();
+      source.start((event, checkpoints) -> {
+        txEnd.set(event.offset().txEndLsn());
+        acks.add(checkpoints.checkpointAsync(event.offset()));
+        all.countDown();
+      });
+      pg.execute("INSERT INTO async_acks SELECT generate_series(1, 300)");
+      assertTrue(all.await(60, TimeUnit.SECONDS));
+      CompletableFuture.allOf(acks.toArray(new CompletableFuture[0])).get(60, TimeUnit.SECONDS);
+      PgLsn end = txEnd.get();
+      assertEquals(end, store.load("async_acks").orElseThrow().watermark(), "durable when complete");
+      assertTrue(store.load("async_acks").orElseThrow().acknowledgedBeyond().isEmpty());
+      assertEquals(end, source.watermark());
+      CdcOffset foreign = new CdcOffset("other", end, end, 1, 0, 1);
+      CompletableFuture<Void> refused = source.checkpoints().checkpointAsync(foreign);
+      ExecutionException e = assertThrows(ExecutionException.class, () -> refused.get(10, TimeUnit.SECONDS));
+      assertTrue(e.getCause().getMessage().contains("other"), e.getCause().getMessage());
+    }
+    pg.execute("SELECT pg_drop_replication_slot('async_acks')");
   }
 }

@@ -107,4 +107,43 @@ class ReconnectTest {
     }
     pg.execute("SELECT pg_drop_replication_slot('unpub')");
   }
+
+  @Test
+  void losingTheReplicationAttributeStopsTheSourceInsteadOfRetrying() throws Exception {
+    assertRoleChangeStopsTheSource("noreplication", "NOREPLICATION", "permission denied to start WAL sender");
+  }
+
+  @Test
+  void anAuthenticationFailureStopsTheSourceInsteadOfRetrying() throws Exception {
+    assertRoleChangeStopsTheSource("nologin", "NOLOGIN", "is not permitted to log in");
+  }
+
+  /**
+   * Streams as a role with REPLICATION, changes the role with {@code ALTER ROLE .. change},
+   * terminates the walsender and expects the reconnect to fail at once with {@code expected}.
+   */
+  private void assertRoleChangeStopsTheSource(String name, String change, String expected) throws Exception {
+    String role = "cdc_" + name;
+    pg.execute(
+        "CREATE TABLE " + name + " (id int PRIMARY KEY)",
+        "CREATE PUBLICATION " + name + " FOR TABLE " + name,
+        "SELECT pg_create_logical_replication_slot('" + name + "', 'pgoutput')",
+        "CREATE ROLE " + role + " LOGIN REPLICATION");
+    EventCollector events = new EventCollector(true);
+    String urlWithoutUser = "jdbc:postgresql://" + EmbeddedPostgresServer.HOST + ":" + pg.port() + "/postgres";
+    // retrying with this backoff (1 s doubling to 10 s, 100 attempts) would outlast the 60 s wait
+    try (PgCdcSource source = source(name, Duration.ofSeconds(1)).jdbcUrl(urlWithoutUser).user(role).createSlot(false).build()) {
+      CompletableFuture<Void> done = source.start(events);
+      pg.execute("INSERT INTO " + name + " VALUES (1)");
+      events.take(1, WAIT);
+      pg.execute(
+          "ALTER ROLE " + role + " " + change,
+          "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '"
+              + name + "'");
+      ExecutionException e = assertThrows(ExecutionException.class, () -> done.get(60, TimeUnit.SECONDS));
+      assertTrue(e.getCause().getMessage().contains(expected), e.getCause().toString());
+      assertEquals(0, source.reconnects(), "not retried");
+    }
+    pg.execute("SELECT pg_drop_replication_slot('" + name + "')", "DROP ROLE " + role);
+  }
 }

@@ -32,10 +32,14 @@ import java.util.Objects;
  * {@code '\n'}, with the fields in the documented order and the documented value mapping.
  *
  * <p>Row changes: {@code op, slot, schema, table, xid, commit_lsn, tx_end_lsn, event_index,
- * event_count, commit_time, [origin], key, before, after, unchanged_toast}. Truncate: {@code op,
- * slot, xid, commit_lsn, tx_end_lsn, event_index, event_count, commit_time, [origin], tables,
+ * event_count, commit_time, [origin], [redelivered], key, before, after, unchanged_toast}. Truncate:
+ * {@code op, slot, xid, commit_lsn, tx_end_lsn, event_index, event_count, commit_time, [origin],
+ * [redelivered], tables,
  * cascade, restart_identity}. Message: the same header, then {@code prefix, content,
- * transactional}. {@code origin} is present only when the transaction has one. The position
+ * transactional}. {@code origin} is present only when the transaction has one; {@code
+ * redelivered} (always {@code true}) only when {@link TransactionInfo#redelivered()} is: the
+ * source knows it delivered the transaction before (after a reconnect, or partly acknowledged
+ * before a restart). The position
  * fields ({@code slot} to {@code event_count}) come from {@link ChangeEvent#offset()}, the one to
  * acknowledge; {@code commit_time} and {@code origin} from {@link ChangeEvent#transaction()}.
  *
@@ -76,6 +80,7 @@ public final class JsonLinesWriter implements Flushable, Closeable {
   private static final SerializedString EVENT_COUNT = new SerializedString("event_count");
   private static final SerializedString COMMIT_TIME = new SerializedString("commit_time");
   private static final SerializedString ORIGIN = new SerializedString("origin");
+  private static final SerializedString REDELIVERED = new SerializedString("redelivered");
   private static final SerializedString KEY = new SerializedString("key");
   private static final SerializedString BEFORE = new SerializedString("before");
   private static final SerializedString AFTER = new SerializedString("after");
@@ -236,6 +241,10 @@ public final class JsonLinesWriter implements Flushable, Closeable {
     if (transaction.origin() != null) {
       generator.writeFieldName(ORIGIN);
       generator.writeString(transaction.origin());
+    }
+    if (transaction.redelivered()) {
+      generator.writeFieldName(REDELIVERED);
+      generator.writeBoolean(true);
     }
   }
 

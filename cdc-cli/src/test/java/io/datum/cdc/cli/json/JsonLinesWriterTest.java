@@ -292,6 +292,19 @@ class JsonLinesWriterTest {
   }
 
   @Test
+  void redeliveredFollowsOriginOnlyWhenTrue() {
+    TransactionInfo again =
+        new TransactionInfo(741, COMMIT_LSN, END_LSN, COMMIT_TIME, "pg_16389", 3, true);
+    List<ColumnInfo> columns = List.of(col("id", INT4, true));
+    String line = line(new InsertEvent(offset(0), again, ORDERS, row(columns, 1)));
+    assertTrue(line.contains("\"origin\":\"pg_16389\",\"redelivered\":true,\"key\":"), line);
+    String truncate =
+        line(new TruncateEvent(offset(0), again, List.of(ORDERS), false, false));
+    assertTrue(truncate.contains("\"redelivered\":true,\"tables\":"), truncate);
+    assertFalse(line(new InsertEvent(offset(0), TX, ORDERS, row(columns, 1))).contains("redelivered"));
+  }
+
+  @Test
   void commitTimeAlwaysPrintsSecondsAndOnlyNeededFractionDigits() {
     List<ColumnInfo> columns = List.of(col("id", INT4, true));
     TransactionInfo wholeMinute =

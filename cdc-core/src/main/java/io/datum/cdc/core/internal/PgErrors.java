@@ -21,14 +21,31 @@ final class PgErrors {
   static CdcException map(String what, SQLException e) {
     String state = e.getSQLState() == null ? "" : e.getSQLState();
     String message = what + ": " + e.getMessage();
-    if (state.startsWith("08") || state.isEmpty() || state.startsWith("57P")) {
-      // connection exception class, or admin shutdown / terminated walsender (57P01..57P03)
+    if (state.startsWith("08") || state.isEmpty() || state.startsWith("57P") || state.startsWith("53")) {
+      // connection exception class, admin shutdown / terminated walsender / starting up
+      // (57P01..57P03), insufficient resources (53xxx: too many connections, out of memory)
       return new CdcConnectionException(message, e);
     }
     if (state.startsWith("28")) {
       return new CdcConnectionException(message + " (authentication failed)", e);
     }
     return new CdcReplicationException(message + " [SQLSTATE " + state + ']', e);
+  }
+
+  /**
+   * Returns true if the failure is an authentication failure (SQLSTATE class 28: wrong password,
+   * no pg_hba.conf entry, role cannot log in), which retrying cannot fix.
+   *
+   * @param e a failure, not null
+   * @return true if it or one of its causes is an {@link SQLException} of class 28
+   */
+  static boolean isAuthenticationFailure(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("28")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

@@ -20,10 +20,10 @@ import java.util.function.Consumer;
  * <p>When a store happens depends on the durability mode:
  *
  * <ul>
- *   <li>per transaction (default): when the watermark moves (once per transaction acknowledged in
+ *   <li>per transaction: when the watermark moves (once per transaction acknowledged in
  *       order), at a keepalive advance, and at stop. After a crash, events acknowledged since the
  *       last store are delivered again.
- *   <li>per event: every acknowledgement returns only once a stored checkpoint includes it, so no
+ *   <li>per event (default): every acknowledgement returns only once a stored checkpoint includes it, so no
  *       event whose acknowledgement returned is delivered again. Concurrent acknowledgements are
  *       group-committed here (one snapshot and one store for all the callers waiting while the
  *       previous store ran) and again by the store. Cost for a single caller: one snapshot
@@ -65,14 +65,22 @@ final class SourceCheckpointHandle implements CdcCheckpointHandle {
 
   @Override
   public void checkpoint(CdcOffset offset) {
-    long mine;
-    boolean moved;
-    synchronized (coordinator) {
-      moved = coordinator.acknowledge(offset);
-      mine = ++recorded;
-    }
-    if (moved || durableEachAcknowledgement) {
+    long mine = record(offset);
+    if (mine > 0) {
       persistAtLeast(mine);
+    }
+  }
+
+  /**
+   * Marks the event in the coordinator.
+   *
+   * @return the acknowledgement's number if it must be stored before it counts as done, else 0
+   */
+  private long record(CdcOffset offset) {
+    synchronized (coordinator) {
+      boolean moved = coordinator.acknowledge(offset);
+      long mine = ++recorded;
+      return moved || durableEachAcknowledgement ? mine : 0;
     }
   }
 
@@ -91,7 +99,18 @@ final class SourceCheckpointHandle implements CdcCheckpointHandle {
 
   @Override
   public CompletableFuture<Void> checkpointAsync(CdcOffset offset) {
-    return CompletableFuture.runAsync(() -> checkpoint(offset), asyncExecutor);
+    long mine;
+    try {
+      mine = record(offset);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    if (mine == 0) {
+      return CompletableFuture.completedFuture(null);
+    }
+    // the executor runs one store at a time; a store covers every acknowledgement recorded
+    // before it began, so the tasks queued behind it usually return at once
+    return CompletableFuture.runAsync(() -> persistAtLeast(mine), asyncExecutor);
   }
 
   @Override

@@ -171,7 +171,8 @@ public final class SourceRuntime {
    * their unacknowledged events are delivered again.
    *
    * @throws CdcException the last failure once the attempts are used up, or a failure that
-   *     retrying cannot fix (slot or publication dropped, permission denied)
+   *     retrying cannot fix (slot or publication dropped, permission denied, authentication
+   *     failed)
    */
   private void reconnect(CdcConnectionException lost) throws InterruptedException {
     LOG.warn("slot {}: connection lost ({}); reconnecting", config.slot(), lost.getMessage());
@@ -193,7 +194,7 @@ public final class SourceRuntime {
         return;
       } catch (CdcConnectionException | io.datum.cdc.CdcReplicationException e) {
         // a terminated walsender may still hold the slot for a moment: "active for PID" is retried
-        boolean retryable = e instanceof CdcConnectionException
+        boolean retryable = (e instanceof CdcConnectionException && !PgErrors.isAuthenticationFailure(e))
             || String.valueOf(e.getMessage()).contains(" is active for PID ");
         if (!retryable || attempt >= config.reconnectAttempts()) {
           e.addSuppressed(lost);

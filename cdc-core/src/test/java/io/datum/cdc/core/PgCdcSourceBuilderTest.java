@@ -1,0 +1,60 @@
+package io.datum.cdc.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.datum.cdc.CdcConfigurationException;
+import io.datum.cdc.MemoryCheckpointStore;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** The builder's checks; nothing here connects. */
+class PgCdcSourceBuilderTest {
+
+  private static PgCdcSource.Builder complete(String url) {
+    return PgCdcSource.builder()
+        .jdbcUrl(url)
+        .slot("s")
+        .publication("p")
+        .checkpointStore(new MemoryCheckpointStore());
+  }
+
+  @Test
+  void namesEveryMissingSetting() {
+    CdcConfigurationException e =
+        assertThrows(CdcConfigurationException.class, () -> PgCdcSource.builder().slot("s").build());
+    assertEquals("PgCdcSource needs jdbcUrl, publication, checkpointStore", e.getMessage());
+  }
+
+  @Test
+  void aUserInTheUrlThatDiffersFromTheSetterIsRefused() {
+    CdcConfigurationException e =
+        assertThrows(
+            CdcConfigurationException.class,
+            () -> complete("jdbc:postgresql://h/db?ssl=false&user=postgres").user("cdc").build());
+    assertTrue(e.getMessage().contains("user parameter differs"), e.getMessage());
+    e = assertThrows(
+        CdcConfigurationException.class,
+        () -> complete("jdbc:postgresql://h/db?password=a%26b").password("other").build());
+    assertTrue(e.getMessage().contains("password parameter differs"), e.getMessage());
+    assertTrue(!e.getMessage().contains("a&b") && !e.getMessage().contains("other"), "no password in it");
+  }
+
+  @Test
+  void theSameUserInTheUrlAndTheSetterOrOnlyOneOfThemIsAccepted() {
+    complete("jdbc:postgresql://h/db?user=cdc").user("cdc").build().close();
+    complete("jdbc:postgresql://h/db?password=a%26b").password("a&b").build().close();
+    complete("jdbc:postgresql://h/db?user=cdc").build().close();
+    complete("jdbc:postgresql://h/db").user("cdc").build().close();
+    complete("jdbc:postgresql://h/db?username=x").user("cdc").build().close();
+  }
+
+  @Test
+  void reconnectArgumentsAreChecked() {
+    PgCdcSource.Builder builder = complete("jdbc:postgresql://h/db");
+    assertThrows(IllegalArgumentException.class, () -> builder.reconnect(-1, Duration.ofMillis(1), Duration.ofMillis(1)));
+    assertThrows(IllegalArgumentException.class, () -> builder.reconnect(1, Duration.ZERO, Duration.ofMillis(1)));
+    assertThrows(IllegalArgumentException.class, () -> builder.reconnect(1, Duration.ofMillis(2), Duration.ofMillis(1)));
+  }
+}
