@@ -12,9 +12,12 @@ import java.util.Objects;
  * are acknowledged (PostgreSQL docs, 55.9 Logical Replication Message Formats, "Commit").
  *
  * @param slot the replication slot the event came from; a valid slot name ({@link SlotNames})
- * @param txEndLsn the end LSN of the transaction's commit record (Commit's {@code end_lsn})
+ * @param txEndLsn the end LSN of the transaction's commit record (Commit's {@code end_lsn}; Stream
+ *     Commit's for a streamed transaction; for one decoded at PREPARE TRANSACTION with the
+ *     two_phase option, the prepare record's end LSN, as Prepare's {@code end_lsn})
  * @param commitLsn the LSN of the commit record itself (Commit's {@code commit_lsn}, equal to
- *     Begin's {@code final_lsn}); not after {@code txEndLsn}
+ *     Begin's {@code final_lsn}; the prepare record's LSN for a transaction decoded at PREPARE
+ *     TRANSACTION); not after {@code txEndLsn}
  * @param xid the transaction id, an unsigned 32-bit number in {@code [0, 2^32)}
  * @param eventIndex the 0-based position of the event in its transaction
  * @param eventCount the number of events the transaction delivers, at least 1

@@ -8,8 +8,10 @@ import java.util.Objects;
  * The committed transaction an event belongs to; shared by all its events.
  *
  * @param xid the transaction id, unsigned 32-bit
- * @param commitLsn the LSN of the commit record (Commit's {@code commit_lsn})
- * @param txEndLsn the end LSN of the commit record (Commit's {@code end_lsn})
+ * @param commitLsn the LSN of the commit record (Commit's {@code commit_lsn}); for a transaction
+ *     decoded at PREPARE TRANSACTION (option two_phase), the prepare record's LSN
+ * @param txEndLsn the end LSN of the commit record (Commit's {@code end_lsn}); for a transaction
+ *     decoded at PREPARE TRANSACTION, the prepare record's end LSN
  * @param commitTime the commit timestamp, microsecond precision (Commit's {@code commit_ts})
  * @param origin the replication origin name if an Origin message preceded the changes, else null
  * @param eventCount the number of events delivered for the transaction, at least 1

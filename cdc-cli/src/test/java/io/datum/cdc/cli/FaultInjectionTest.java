@@ -3,6 +3,7 @@ package io.datum.cdc.cli;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -92,7 +93,12 @@ class FaultInjectionTest {
     consumer.toHandle().destroyForcibly();
     consumer.waitFor();
     Process last = consumer(ledger, store, "3");
-    assertTrue(last.waitFor(180, TimeUnit.SECONDS), "final consumer did not finish");
+    if (!last.waitFor(180, TimeUnit.SECONDS)) {
+      last.toHandle().destroyForcibly();
+      List<String> err = Files.readAllLines(ledger.resolveSibling("consumer.err"), StandardCharsets.UTF_8);
+      fail("final consumer did not finish; the consumers' stderr ends with:\n"
+          + String.join("\n", err.subList(Math.max(0, err.size() - 40), err.size())));
+    }
 
     Set<Long> committed = new TreeSet<>();
     try (Connection c = pg.getConnection(); Statement st = c.createStatement();

@@ -117,7 +117,8 @@ public final class PgCdcSource implements AutoCloseable {
     long[] p = runtime.progress();
     double seconds = p[4] / 1e9;
     return new SourceMetrics(
-        watermark(), (int) p[0], p[1], p[2], p[3], seconds > 0 ? p[3] / seconds : 0, runtime.reconnects());
+        watermark(), (int) p[0], p[1], p[2], p[3], seconds > 0 ? p[3] / seconds : 0, runtime.reconnects(),
+        p[5]);
   }
 
   /** Returns how many times the source reconnected after a connection loss. */
@@ -154,6 +155,13 @@ public final class PgCdcSource implements AutoCloseable {
     private AcknowledgementDurability durability = AcknowledgementDurability.EVENT;
     private boolean messages;
     private Duration slotWait = Duration.ZERO;
+    private int protocolVersion;
+    private StreamingMode streaming = StreamingMode.OFF;
+    private boolean twoPhase;
+    private boolean binary;
+    private OriginFilter origin;
+    private long memoryBudget = 64L << 20;
+    private java.nio.file.Path spillDirectory = java.nio.file.Path.of(System.getProperty("java.io.tmpdir"));
 
     private Builder() {}
 
@@ -379,6 +387,96 @@ public final class PgCdcSource implements AutoCloseable {
     }
 
     /**
+     * @param version the pgoutput protocol version to ask for, 1 to 4; default 0: the highest the
+     *     server supports (1 before PostgreSQL 14, 2 on 14, 3 on 15, 4 on 16 and later). {@link
+     *     PgCdcSource#start} fails with a {@link CdcConfigurationException} if the server is too
+     *     old for the version, or the version too old for a requested option
+     * @return this builder
+     * @throws IllegalArgumentException if not 0 to 4
+     */
+    public Builder protocolVersion(int version) {
+      if (version < 0 || version > 4) {
+        throw new IllegalArgumentException("pgoutput protocol version must be 1 to 4 (or 0: highest), was " + version);
+      }
+      this.protocolVersion = version;
+      return this;
+    }
+
+    /**
+     * @param mode whether PostgreSQL streams large in-progress transactions (default {@link
+     *     StreamingMode#OFF}); {@code ON} needs PostgreSQL 14, {@code PARALLEL} 16. Streamed
+     *     transactions are buffered and delivered at their commit like any other
+     * @return this builder
+     */
+    public Builder streaming(StreamingMode mode) {
+      this.streaming = Objects.requireNonNull(mode, "mode");
+      return this;
+    }
+
+    /**
+     * @param twoPhase decode prepared transactions at PREPARE TRANSACTION (pgoutput option {@code
+     *     two_phase}, PostgreSQL 15+; enabling it marks the slot two-phase for good). Their events
+     *     are still delivered only at COMMIT PREPARED, never after ROLLBACK PREPARED; their offsets
+     *     carry the prepare record's end LSN as {@code txEndLsn}, and the watermark does not pass
+     *     a prepared transaction until it is committed and acknowledged or rolled back (the slot
+     *     then retains WAL while a transaction stays prepared). Default false: a prepared
+     *     transaction arrives as an ordinary one at COMMIT PREPARED
+     * @return this builder
+     */
+    public Builder twoPhase(boolean twoPhase) {
+      this.twoPhase = twoPhase;
+      return this;
+    }
+
+    /**
+     * @param binary ask for column values in binary format (pgoutput option {@code binary},
+     *     PostgreSQL 14+); values decode to the same Java objects as in text format. Default false
+     * @return this builder
+     */
+    public Builder binary(boolean binary) {
+      this.binary = binary;
+      return this;
+    }
+
+    /**
+     * @param filter which transactions to receive by replication origin (pgoutput option {@code
+     *     origin}, PostgreSQL 16+), or null not to send the option (default; the server then sends
+     *     every transaction)
+     * @return this builder
+     */
+    public Builder origin(OriginFilter filter) {
+      this.origin = filter;
+      return this;
+    }
+
+    /**
+     * @param bytes how many bytes of undecoded changes of transactions not yet committed (or not
+     *     yet delivered) are held in memory, counted as message size plus 64 bytes per change; a
+     *     transaction that would exceed it goes to a temporary spill file and is delivered from
+     *     there. Default 64 MiB. Heap use is bounded by this plus the hand-off's events
+     * @return this builder
+     * @throws IllegalArgumentException if less than 1
+     */
+    public Builder memoryBudget(long bytes) {
+      if (bytes < 1) {
+        throw new IllegalArgumentException("memory budget must be at least 1 byte, was " + bytes);
+      }
+      this.memoryBudget = bytes;
+      return this;
+    }
+
+    /**
+     * @param directory where spill files of large transactions are created (default {@code
+     *     java.io.tmpdir}); each is deleted once its transaction is delivered or aborted, or the
+     *     connection closes
+     * @return this builder
+     */
+    public Builder spillDirectory(java.nio.file.Path directory) {
+      this.spillDirectory = Objects.requireNonNull(directory, "directory");
+      return this;
+    }
+
+    /**
      * @param wait how long {@link PgCdcSource#start} waits for the slot when it is active for
      *     another process (checked every 200 ms), before failing with a {@link
      *     io.datum.cdc.CdcReplicationException} naming that process; default zero: fail at once
@@ -448,7 +546,8 @@ public final class PgCdcSource implements AutoCloseable {
               jdbcUrl, copy, slot, publication, store, createSlot, createPublication,
               List.copyOf(publicationTables), handoffCapacity, statusInterval, stopTimeout,
               trustSlotPosition, reconnectAttempts, reconnectInitialBackoff, reconnectMaxBackoff,
-              durability == AcknowledgementDurability.EVENT, messages, slotWait));
+              durability == AcknowledgementDurability.EVENT, messages, slotWait, protocolVersion,
+              streaming, twoPhase, binary, origin, memoryBudget, spillDirectory));
     }
   }
 }

@@ -15,6 +15,8 @@ import io.datum.cdc.PgLsn;
  * @param eventsHandled events the handler returned from since the source started
  * @param eventsPerSecond events handled per second, averaged since the source started
  * @param reconnects connection losses survived by reconnecting
+ * @param transactionsSpilled transactions that exceeded the memory budget and went to a spill
+ *     file, since the source started (on the current connection)
  */
 public record SourceMetrics(
     PgLsn watermark,
@@ -23,4 +25,5 @@ public record SourceMetrics(
     long transactionsDelivered,
     long eventsHandled,
     double eventsPerSecond,
-    long reconnects) {}
+    long reconnects,
+    long transactionsSpilled) {}

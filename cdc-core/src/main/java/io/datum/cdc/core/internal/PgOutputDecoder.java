@@ -21,10 +21,12 @@ import java.util.Map;
  * Formats; src/backend/replication/logical/proto.c. Text values are decoded by {@link
  * PgTextValues}; binary tuple data ({@code 'b'}) is not supported.
  *
- * <p>Protocol version 1 only for now. Versions 2 to 4 add streamed transactions (an {@code [xid]}
- * before the fields of Relation, Type, Insert, Update, Delete, Truncate and Message inside a
- * Stream Start/Stop block, see {@link #inStreamBlock}) and the messages S E c A b P K r p; until
- * they are implemented those message types raise {@link CdcDecodingException}.
+ * <p>Protocol versions 1 to 4. Version 2 (PostgreSQL 14) adds streamed transactions: Stream
+ * Start/Stop/Commit/Abort, and an {@code [xid]} before the fields of Relation, Type, Insert,
+ * Update, Delete, Truncate and Message inside a Stream Start/Stop block (see {@link #changeXid}).
+ * Version 3 (15) adds two-phase commit: Begin Prepare, Prepare, Commit Prepared, Rollback
+ * Prepared, Stream Prepare. Version 4 (16) adds the abort LSN and time to Stream Abort, sent only
+ * when streaming is {@code parallel}. A message type newer than the decoder's version is an error.
  *
  * <p>One decoder per replication connection; not thread-safe.
  */
@@ -34,30 +36,63 @@ public final class PgOutputDecoder {
   private static final long PG_EPOCH_SECONDS = 946_684_800L;
 
   private final int protocolVersion;
+  private final boolean abortInfo;
+  private final boolean deferChanges;
   /** True between Stream Start and Stream Stop (protocol 2+); always false in version 1. */
   private boolean inStreamBlock;
+  /** The [xid] of the last change message decoded in a stream block, 0 outside one. */
+  private long changeXid;
+  /** While {@link #decodeChange} runs: the relations to use instead of the cache, in order. */
+  private RelationInfo[] replayRelations;
+  private int replayNext;
 
-  private final Map<Integer, RelationInfo> relations = new HashMap<>();
+  /** Relation cache: each entry a one-element array, handed out as is to deferred changes. */
+  private final Map<Integer, RelationInfo[]> relations = new HashMap<>();
   private final Map<Integer, String[]> types = new HashMap<>();
   private final PgOutputReader in = new PgOutputReader();
 
   /** Creates a decoder for protocol version 1. */
   public PgOutputDecoder() {
-    this(1);
+    this(1, false);
   }
 
   /**
    * Creates a decoder.
    *
-   * @param protocolVersion the {@code proto_version} given to START_REPLICATION; only 1 for now
-   * @throws CdcConfigurationException for any other version
+   * @param protocolVersion the {@code proto_version} given to START_REPLICATION, 1 to 4
+   * @param abortInfo true when Stream Abort carries the abort LSN and time: protocol 4 with
+   *     {@code streaming = parallel} (src/backend/replication/pgoutput/pgoutput.c,
+   *     pgoutput_stream_abort, {@code write_abort_info})
+   * @throws CdcConfigurationException for a version outside 1 to 4, or abort info below 4
    */
-  public PgOutputDecoder(int protocolVersion) {
-    if (protocolVersion != 1) {
+  public PgOutputDecoder(int protocolVersion, boolean abortInfo) {
+    this(protocolVersion, abortInfo, false);
+  }
+
+  /**
+   * Creates a decoder.
+   *
+   * @param protocolVersion the {@code proto_version} given to START_REPLICATION, 1 to 4
+   * @param abortInfo true when Stream Abort carries the abort LSN and time (protocol 4 with
+   *     {@code streaming = parallel})
+   * @param deferChanges true to pass Insert, Update, Delete, Truncate and transactional Message
+   *     to {@link PgOutputListener#change} undecoded (only their {@code [xid]} and relation oids
+   *     are read and checked), for decoding later with {@link #decodeChange}; false to decode them
+   *     at once
+   * @throws CdcConfigurationException for a version outside 1 to 4, or abort info below 4
+   */
+  public PgOutputDecoder(int protocolVersion, boolean abortInfo, boolean deferChanges) {
+    if (protocolVersion < 1 || protocolVersion > 4) {
       throw new CdcConfigurationException(
-          "pgoutput protocol version " + protocolVersion + " is not supported yet (only 1)");
+          "pgoutput protocol version " + protocolVersion + " is not supported (1 to 4)");
+    }
+    if (abortInfo && protocolVersion < 4) {
+      throw new CdcConfigurationException(
+          "Stream Abort carries the abort LSN only with protocol version 4, not " + protocolVersion);
     }
     this.protocolVersion = protocolVersion;
+    this.abortInfo = abortInfo;
+    this.deferChanges = deferChanges;
   }
 
   /** Returns the protocol version this decoder reads. */
@@ -71,13 +106,26 @@ public final class PgOutputDecoder {
   }
 
   /**
+   * Returns the {@code [xid]} of the change (Insert, Update, Delete, Truncate, Message) the
+   * decoder last passed to its listener: inside a Stream Start/Stop block the (sub)transaction that
+   * made the change, which may be a subtransaction of the streamed transaction; 0 outside a block.
+   * Valid during and after the listener call, until the next message.
+   *
+   * @return an unsigned 32-bit transaction id, or 0
+   */
+  public long changeXid() {
+    return changeXid;
+  }
+
+  /**
    * Returns the cached description of a relation.
    *
    * @param oid the relation oid
    * @return the last Relation message's description, or null if none was received
    */
   public RelationInfo relation(int oid) {
-    return relations.get(oid);
+    RelationInfo[] cached = relations.get(oid);
+    return cached == null ? null : cached[0];
   }
 
   /**
@@ -111,6 +159,13 @@ public final class PgOutputDecoder {
     byte type = array[from];
     in.reset(array, from, to);
     in.readByte();
+    if (deferChanges && replayRelations == null) {
+      if (defer(type, message, listener)) {
+        return;
+      }
+      in.reset(array, from, to); // not deferred: decode from the start
+      in.readByte();
+    }
     switch (type) {
       case 'B' -> begin(listener);
       case 'C' -> commit(listener);
@@ -122,14 +177,216 @@ public final class PgOutputDecoder {
       case 'D' -> delete(listener);
       case 'T' -> truncate(listener);
       case 'M' -> message(listener);
-      case 'S', 'E', 'c', 'A', 'b', 'P', 'K', 'r', 'p' ->
-          throw in.error(
-              0,
-              "message type requires pgoutput protocol version 2 or later, but this decoder uses"
-                  + " version "
-                  + protocolVersion);
+      case 'S' -> streamStart(listener);
+      case 'E' -> streamStop(listener);
+      case 'c' -> streamCommit(listener);
+      case 'A' -> streamAbort(listener);
+      case 'b' -> beginPrepare(listener);
+      case 'P' -> prepare(listener, false);
+      case 'p' -> prepare(listener, true);
+      case 'K' -> commitPrepared(listener);
+      case 'r' -> rollbackPrepared(listener);
       default -> throw in.error(0, "unknown pgoutput message type");
     }
+  }
+
+  /**
+   * Decodes a change message (Insert, Update, Delete, Truncate or transactional Message) again,
+   * later, with the relations it referred to when it was first decoded instead of the cache, and
+   * calls the listener's matching method. Used to replay a transaction spilled to disk.
+   *
+   * @param message the message bytes exactly as first decoded, starting with the type byte
+   * @param hasXid true if the message came inside a Stream Start/Stop block (it has an [xid])
+   * @param relations the relations of its relation oids, in message order (Truncate: several)
+   * @param listener receives the decoded change
+   * @throws CdcDecodingException as {@link #decode}, or if the message is not a change
+   */
+  public void decodeChange(
+      ByteBuffer message, boolean hasXid, RelationInfo[] relations, PgOutputListener listener) {
+    boolean wasInBlock = inStreamBlock;
+    inStreamBlock = hasXid;
+    replayRelations = relations;
+    replayNext = 0;
+    try {
+      byte type = message.get(message.position());
+      if ("IUDTM".indexOf(type) < 0) {
+        throw new CdcDecodingException(
+            "pgoutput " + PgOutputReader.messageName(type) + " message, offset 0: not a change");
+      }
+      decode(message, listener);
+    } finally {
+      inStreamBlock = wasInBlock;
+      replayRelations = null;
+    }
+  }
+
+  /**
+   * Reads the header of a change message and passes the message on undecoded.
+   *
+   * @return false if the message is not a change to defer (a non-transactional Message is decoded)
+   */
+  private boolean defer(byte type, ByteBuffer message, PgOutputListener listener) {
+    RelationInfo[] refs;
+    switch (type) {
+      case 'I', 'U', 'D' -> {
+        readStreamXid();
+        refs = requireRelationArray();
+      }
+      case 'T' -> {
+        readStreamXid();
+        int at = in.offset();
+        int count = in.readInt32();
+        if (count < 0) {
+          throw in.error(at, "negative relation count " + count);
+        }
+        in.readUnsignedByte();
+        refs = new RelationInfo[count];
+        for (int i = 0; i < count; i++) {
+          refs[i] = requireRelation();
+        }
+        in.expectEnd();
+      }
+      case 'M' -> {
+        readStreamXid();
+        if ((in.readUnsignedByte() & 1) == 0) {
+          return false; // non-transactional: decoded and delivered at once
+        }
+        refs = NO_RELATIONS;
+      }
+      default -> {
+        return false;
+      }
+    }
+    listener.change(message, inStreamBlock, refs);
+    return true;
+  }
+
+  private static final RelationInfo[] NO_RELATIONS = new RelationInfo[0];
+
+  private void requireVersion(int version) {
+    if (protocolVersion < version) {
+      throw in.error(
+          0,
+          "message type requires pgoutput protocol version "
+              + version
+              + " or later, but this decoder uses version "
+              + protocolVersion);
+    }
+  }
+
+  private long readXid() {
+    return in.readInt32() & 0xFFFF_FFFFL;
+  }
+
+  private void streamStart(PgOutputListener listener) {
+    requireVersion(2);
+    if (inStreamBlock) {
+      throw in.error(0, "Stream Start inside a stream block (no Stream Stop before it)");
+    }
+    long xid = readXid();
+    int firstAt = in.offset();
+    int first = in.readUnsignedByte();
+    if (first > 1) {
+      throw in.error(firstAt, "first-segment flag must be 0 or 1, was " + first);
+    }
+    in.expectEnd();
+    inStreamBlock = true;
+    listener.streamStart(xid, first == 1);
+  }
+
+  private void streamStop(PgOutputListener listener) {
+    requireVersion(2);
+    if (!inStreamBlock) {
+      throw in.error(0, "Stream Stop outside a stream block");
+    }
+    in.expectEnd();
+    inStreamBlock = false;
+    listener.streamStop();
+  }
+
+  private void requireOutsideBlock() {
+    if (inStreamBlock) {
+      throw in.error(0, "message inside a stream block (no Stream Stop before it)");
+    }
+  }
+
+  private void streamCommit(PgOutputListener listener) {
+    requireVersion(2);
+    requireOutsideBlock();
+    long xid = readXid();
+    int flags = in.readUnsignedByte();
+    PgLsn commitLsn = PgLsn.of(in.readInt64());
+    PgLsn endLsn = PgLsn.of(in.readInt64());
+    Instant time = pgTimestamp(in.readInt64());
+    in.expectEnd();
+    listener.streamCommit(xid, flags, commitLsn, endLsn, time);
+  }
+
+  private void streamAbort(PgOutputListener listener) {
+    requireVersion(2);
+    requireOutsideBlock();
+    long xid = readXid();
+    long subxid = readXid();
+    PgLsn abortLsn = null;
+    Instant abortTime = null;
+    if (abortInfo) {
+      abortLsn = PgLsn.of(in.readInt64());
+      abortTime = pgTimestamp(in.readInt64());
+    }
+    in.expectEnd();
+    listener.streamAbort(xid, subxid, abortLsn, abortTime);
+  }
+
+  private void beginPrepare(PgOutputListener listener) {
+    requireVersion(3);
+    requireOutsideBlock();
+    PgLsn prepareLsn = PgLsn.of(in.readInt64());
+    PgLsn endLsn = PgLsn.of(in.readInt64());
+    Instant time = pgTimestamp(in.readInt64());
+    long xid = readXid();
+    String gid = in.readString();
+    in.expectEnd();
+    listener.beginPrepare(prepareLsn, endLsn, time, xid, gid);
+  }
+
+  private void prepare(PgOutputListener listener, boolean streamed) {
+    requireVersion(3);
+    requireOutsideBlock();
+    int flags = in.readUnsignedByte();
+    PgLsn prepareLsn = PgLsn.of(in.readInt64());
+    PgLsn endLsn = PgLsn.of(in.readInt64());
+    Instant time = pgTimestamp(in.readInt64());
+    long xid = readXid();
+    String gid = in.readString();
+    in.expectEnd();
+    listener.prepare(streamed, flags, prepareLsn, endLsn, time, xid, gid);
+  }
+
+  private void commitPrepared(PgOutputListener listener) {
+    requireVersion(3);
+    requireOutsideBlock();
+    int flags = in.readUnsignedByte();
+    PgLsn commitLsn = PgLsn.of(in.readInt64());
+    PgLsn endLsn = PgLsn.of(in.readInt64());
+    Instant time = pgTimestamp(in.readInt64());
+    long xid = readXid();
+    String gid = in.readString();
+    in.expectEnd();
+    listener.commitPrepared(flags, commitLsn, endLsn, time, xid, gid);
+  }
+
+  private void rollbackPrepared(PgOutputListener listener) {
+    requireVersion(3);
+    requireOutsideBlock();
+    int flags = in.readUnsignedByte();
+    PgLsn prepareEndLsn = PgLsn.of(in.readInt64());
+    PgLsn rollbackEndLsn = PgLsn.of(in.readInt64());
+    Instant prepareTime = pgTimestamp(in.readInt64());
+    Instant rollbackTime = pgTimestamp(in.readInt64());
+    long xid = readXid();
+    String gid = in.readString();
+    in.expectEnd();
+    listener.rollbackPrepared(flags, prepareEndLsn, rollbackEndLsn, prepareTime, rollbackTime, xid, gid);
   }
 
   private static Instant pgTimestamp(long micros) {
@@ -139,6 +396,7 @@ public final class PgOutputDecoder {
   }
 
   private void begin(PgOutputListener listener) {
+    requireOutsideBlock();
     PgLsn finalLsn = PgLsn.of(in.readInt64());
     Instant time = pgTimestamp(in.readInt64());
     long xid = in.readInt32() & 0xFFFF_FFFFL;
@@ -147,6 +405,7 @@ public final class PgOutputDecoder {
   }
 
   private void commit(PgOutputListener listener) {
+    requireOutsideBlock();
     int flags = in.readUnsignedByte();
     PgLsn commitLsn = PgLsn.of(in.readInt64());
     PgLsn endLsn = PgLsn.of(in.readInt64());
@@ -162,11 +421,12 @@ public final class PgOutputDecoder {
     listener.origin(lsn, name);
   }
 
-  /** Reads the transaction id that precedes the fields inside a stream block (protocol 2+). */
+  /**
+   * Reads the transaction id that precedes the fields inside a stream block (protocol 2+) into
+   * {@link #changeXid}; 0 outside a block.
+   */
   private void readStreamXid() {
-    if (inStreamBlock) {
-      in.readInt32(); // kept for protocol 2+: the streamed transaction this message belongs to
-    }
+    changeXid = inStreamBlock ? readXid() : 0;
   }
 
   private static String namespace(String sent) {
@@ -197,7 +457,7 @@ public final class PgOutputDecoder {
     in.expectEnd();
     RelationInfo relation =
         RelationInfo.of(oid, new TableId(namespace, name), identity, columns, valueTypes);
-    relations.put(oid, relation);
+    relations.put(oid, new RelationInfo[] {relation});
     listener.relation(relation);
   }
 
@@ -224,17 +484,29 @@ public final class PgOutputDecoder {
   }
 
   private RelationInfo requireRelation() {
+    return requireRelationArray()[0];
+  }
+
+  /** Reads a relation oid and returns its one-element cache entry (or replayed relation). */
+  private RelationInfo[] requireRelationArray() {
     int at = in.offset();
     int oid = in.readInt32();
-    RelationInfo relation = relations.get(oid);
-    if (relation == null) {
+    if (replayRelations != null) {
+      if (replayNext >= replayRelations.length || replayRelations[replayNext].oid() != oid) {
+        throw in.error(at, "relation oid " + Integer.toUnsignedString(oid)
+            + " differs from the one recorded when the message was first decoded");
+      }
+      return new RelationInfo[] {replayRelations[replayNext++]};
+    }
+    RelationInfo[] cached = relations.get(oid);
+    if (cached == null) {
       throw in.error(
           at,
           "relation oid "
               + Integer.toUnsignedString(oid)
               + " is unknown: no Relation message for it was received on this connection");
     }
-    return relation;
+    return cached;
   }
 
   private void insert(PgOutputListener listener) {

@@ -8,7 +8,6 @@ import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.util.ArrayDeque;
 import java.util.Properties;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -46,8 +45,9 @@ final class ReplicationLoop {
   private final SourceCheckpointHandle handle;
   private final FeedbackCoordinator coordinator;
   private final BlockingQueue<ChangeEvent> handoff;
-  private final PgOutputDecoder decoder = new PgOutputDecoder();
-  private final TransactionAssembler assembler;
+  /** Created by {@link #open} once the protocol version is negotiated. */
+  private volatile TransactionAssembler assembler;
+  private PgOutputOptions protocol;
   private final long statusIntervalNanos;
 
   private volatile boolean stopRequested;
@@ -67,7 +67,6 @@ final class ReplicationLoop {
     this.coordinator = coordinator;
     this.handle = handle;
     this.handoff = handoff;
-    this.assembler = new TransactionAssembler(config.slot(), coordinator);
     this.statusIntervalNanos = config.statusInterval().toNanos();
   }
 
@@ -89,12 +88,7 @@ final class ReplicationLoop {
     String slot = config.slot();
     try (Connection admin = DriverManager.getConnection(config.jdbcUrl(), adminProperties())) {
       SlotAdmin slots = new SlotAdmin(admin);
-      int version = slots.serverVersionNum();
-      if (config.messages() && version < 140000) {
-        // pgoutput rejects unknown options; "messages" came with PostgreSQL 14 (pgoutput.c)
-        throw new io.datum.cdc.CdcConfigurationException(
-            "the messages option needs PostgreSQL 14 or later; the server is " + version);
-      }
+      protocol = PgOutputOptions.negotiate(config, slots.serverVersionNum());
       if (!slots.publicationExists(config.publication())) {
         if (!config.createPublication()) {
           throw new CdcReplicationException(
@@ -195,10 +189,9 @@ final class ReplicationLoop {
               .logical()
               .withSlotName(slot)
               .withStartPosition(LogSequenceNumber.valueOf(start.asLong()))
-              .withSlotOption("proto_version", "1")
               .withSlotOption("publication_names", PgErrors.quoteIdentifier(config.publication()));
-      if (config.messages()) {
-        builder = builder.withSlotOption("messages", "true");
+      for (var option : protocol.slotOptions().entrySet()) {
+        builder = builder.withSlotOption(option.getKey(), option.getValue());
       }
       stream =
           builder
@@ -208,7 +201,11 @@ final class ReplicationLoop {
               .start();
       lastSentFlush = start;
       lastStatusNanos = System.nanoTime();
-      LOG.info("streaming slot {} publication {} from {}", slot, config.publication(), start);
+      assembler = new TransactionAssembler(
+          slot, coordinator, protocol.decoder(),
+          new TransactionBuffer.Memory(config.memoryBudget(), config.spillDirectory()));
+      LOG.info("streaming slot {} publication {} from {} with {}", slot, config.publication(), start,
+          protocol.slotOptions());
     } catch (SQLException e) {
       closeQuietly();
       throw PgErrors.map("cannot start replication from slot \"" + slot + '"', e);
@@ -223,9 +220,9 @@ final class ReplicationLoop {
   void run() {
     thread = Thread.currentThread();
     try {
-      ArrayDeque<ChangeEvent> ready = assembler.ready();
       while (!stopRequested) {
-        if (!ready.isEmpty()) {
+        ChangeEvent ready = assembler.peek();
+        if (ready != null) {
           handOff(ready);
           continue;
         }
@@ -236,7 +233,7 @@ final class ReplicationLoop {
           LockSupport.parkNanos(this, IDLE_PARK_NANOS);
           continue;
         }
-        decoder.decode(message, assembler);
+        assembler.accept(message);
         sendFeedback(false);
       }
       sendFeedback(true);
@@ -264,19 +261,24 @@ final class ReplicationLoop {
     }
   }
 
-  long transactionsDelivered() {
-    return assembler.transactionsDelivered();
+  long transactionsSpilled() {
+    TransactionAssembler a = assembler;
+    return a == null ? 0 : a.transactionsSpilled();
   }
 
-  private void handOff(ArrayDeque<ChangeEvent> ready) throws SQLException {
-    ChangeEvent next = ready.peekFirst();
+  long transactionsDelivered() {
+    TransactionAssembler a = assembler;
+    return a == null ? 0 : a.transactionsDelivered();
+  }
+
+  private void handOff(ChangeEvent next) throws SQLException {
     if (handoff.offer(next)) {
-      ready.removeFirst();
+      assembler.poll();
       return;
     }
     try {
       if (handoff.offer(next, 50, TimeUnit.MILLISECONDS)) {
-        ready.removeFirst();
+        assembler.poll();
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -339,6 +341,9 @@ final class ReplicationLoop {
   }
 
   private void closeQuietly() {
+    if (assembler != null) {
+      assembler.close(); // releases buffered transactions and deletes their spill files
+    }
     try {
       if (stream != null && !stream.isClosed()) {
         stream.close();

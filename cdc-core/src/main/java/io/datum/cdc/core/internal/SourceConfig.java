@@ -26,6 +26,13 @@ import java.util.Properties;
  * @param durableEachAcknowledgement store a checkpoint before every acknowledgement returns
  * @param messages ask pgoutput for logical decoding messages (PostgreSQL 14+)
  * @param slotWait how long start waits for a slot active for another process; zero: fail at once
+ * @param protocolVersion pgoutput protocol version 1 to 4, or 0 for the highest the server has
+ * @param streaming the streaming option, not null
+ * @param twoPhase ask for two-phase decoding (PostgreSQL 15+)
+ * @param binary ask for binary tuple values (PostgreSQL 14+)
+ * @param origin the origin filter (PostgreSQL 16+), or null to not send the option
+ * @param memoryBudget bytes of buffered changes held in memory before a transaction spills
+ * @param spillDirectory where spill files are created
  */
 public record SourceConfig(
     String jdbcUrl,
@@ -45,4 +52,11 @@ public record SourceConfig(
     Duration reconnectMaxBackoff,
     boolean durableEachAcknowledgement,
     boolean messages,
-    Duration slotWait) {}
+    Duration slotWait,
+    int protocolVersion,
+    io.datum.cdc.core.StreamingMode streaming,
+    boolean twoPhase,
+    boolean binary,
+    io.datum.cdc.core.OriginFilter origin,
+    long memoryBudget,
+    java.nio.file.Path spillDirectory) {}

@@ -213,7 +213,8 @@ public final class SourceRuntime {
 
   /**
    * Returns the progress figures of {@code SourceMetrics}, in its component order: pending
-   * transactions, pending events, transactions delivered, events handled, nanoseconds since start.
+   * transactions, pending events, transactions delivered, events handled, nanoseconds since start,
+   * transactions spilled on the current connection.
    */
   public long[] progress() {
     ReplicationLoop l = loop;
@@ -222,7 +223,8 @@ public final class SourceRuntime {
       coordinator.pendingEvents(),
       transactionsDeliveredBefore + (l == null ? 0 : l.transactionsDelivered()),
       eventsHandled.get(),
-      startNanos == 0 ? 0 : System.nanoTime() - startNanos
+      startNanos == 0 ? 0 : System.nanoTime() - startNanos,
+      l == null ? 0 : l.transactionsSpilled()
     };
   }
 

@@ -89,6 +89,53 @@ class PgOutputDecoderTest {
     public void message(boolean transactional, PgLsn lsn, String prefix, byte[] content) {
       calls.add(new Object[] {"message", transactional, lsn, prefix, content});
     }
+
+    @Override
+    public void streamStart(long xid, boolean firstSegment) {
+      calls.add(new Object[] {"streamStart", xid, firstSegment});
+    }
+
+    @Override
+    public void streamStop() {
+      calls.add(new Object[] {"streamStop"});
+    }
+
+    @Override
+    public void streamCommit(long xid, int flags, PgLsn commitLsn, PgLsn endLsn, Instant commitTime) {
+      calls.add(new Object[] {"streamCommit", xid, flags, commitLsn, endLsn, commitTime});
+    }
+
+    @Override
+    public void streamAbort(long xid, long subxid, PgLsn abortLsn, Instant abortTime) {
+      calls.add(new Object[] {"streamAbort", xid, subxid, abortLsn, abortTime});
+    }
+
+    @Override
+    public void beginPrepare(PgLsn prepareLsn, PgLsn endLsn, Instant prepareTime, long xid, String gid) {
+      calls.add(new Object[] {"beginPrepare", prepareLsn, endLsn, prepareTime, xid, gid});
+    }
+
+    @Override
+    public void prepare(
+        boolean streamed, int flags, PgLsn prepareLsn, PgLsn endLsn, Instant prepareTime, long xid,
+        String gid) {
+      calls.add(new Object[] {"prepare", streamed, flags, prepareLsn, endLsn, prepareTime, xid, gid});
+    }
+
+    @Override
+    public void commitPrepared(
+        int flags, PgLsn commitLsn, PgLsn endLsn, Instant commitTime, long xid, String gid) {
+      calls.add(new Object[] {"commitPrepared", flags, commitLsn, endLsn, commitTime, xid, gid});
+    }
+
+    @Override
+    public void rollbackPrepared(
+        int flags, PgLsn prepareEndLsn, PgLsn rollbackEndLsn, Instant prepareTime,
+        Instant rollbackTime, long xid, String gid) {
+      calls.add(new Object[] {
+        "rollbackPrepared", flags, prepareEndLsn, rollbackEndLsn, prepareTime, rollbackTime, xid, gid
+      });
+    }
   }
 
   private final PgOutputDecoder decoder = new PgOutputDecoder();
@@ -391,10 +438,16 @@ class PgOutputDecoderTest {
   }
 
   @Test
-  void onlyProtocolVersionOneForNow() {
+  void protocolVersionsOneToFour() {
     assertEquals(1, decoder.protocolVersion());
     assertFalse(decoder.inStreamBlock());
-    assertThrows(CdcConfigurationException.class, () -> new PgOutputDecoder(2));
+    for (int v = 1; v <= 4; v++) {
+      assertEquals(v, new PgOutputDecoder(v, false).protocolVersion());
+    }
+    new PgOutputDecoder(4, true);
+    assertThrows(CdcConfigurationException.class, () -> new PgOutputDecoder(0, false));
+    assertThrows(CdcConfigurationException.class, () -> new PgOutputDecoder(5, false));
+    assertThrows(CdcConfigurationException.class, () -> new PgOutputDecoder(3, true));
   }
 
   @Test
