@@ -20,8 +20,8 @@ import java.util.UUID;
  * these ({@code array_send}), and extension base types ({@code hstore}, {@code citext}, PostGIS
  * ...) in their own formats. A domain has its base type's send function, so it is sent in the base
  * type's format; the Type message names the base type ({@code logicalrep_write_typ}), which is how
- * {@link PgOutputDecoder} maps a domain to it. Only types without a send function (in core: {@code
- * aclitem} and a few internal types) still arrive as text.
+ * {@link PgOutputDecoder} maps a domain to it. Only types without a send function still arrive as
+ * text: in PostgreSQL 17's catalog, {@code aclitem} and {@code gtsvector} (and pseudo-types).
  *
  * <p><b>What this class decodes.</b> Every builtin type {@link PgTextValues} decodes, scalars and
  * its listed arrays (to the same nested {@link java.util.List}s, lower bounds dropped); and, as
@@ -35,14 +35,19 @@ import java.util.UUID;
  *
  * <p><b>What it cannot decode</b>, and rejects with an {@link IllegalArgumentException} naming the
  * type oid: every type whose oid is not one of those (the text of {@code regclass} and the other
- * {@code reg*} types is a catalog name the binary oid does not carry; {@code tsquery}, ranges,
- * multiranges and {@code record} are not implemented), and every user-defined type. A
+ * {@code reg*} types is a catalog name the binary oid does not carry; the text of {@code tstzrange}
+ * depends on the walsender's {@code TimeZone}, which the binary form does not carry either; the
+ * other ranges, multiranges, {@code tsquery}, {@code record} and the catalog-only types such as
+ * {@code pg_node_tree} are not implemented), and every user-defined type. A
  * user-defined type's oid does not say whether it is an enum or a base type with an arbitrary
  * format, and pgoutput does not tell either: a caller that knows from the catalog ({@code
  * pg_type.typtype = 'e'}) that a column is an enum may decode it as {@code text} (oid 25), since
  * {@code enum_send} sends the label as {@code textsend} would; arrays of user-defined types are
- * rejected. A replication using the {@code binary} option therefore needs that knowledge, or no
- * user-defined types in its tables.
+ * rejected. A domain over a builtin that {@link PgTextValues} does not list (over {@code inet},
+ * say) keeps its own oid in {@link RelationInfo#valueTypeOids()}, since {@code
+ * PgOutputDecoder.resolveType} maps domains only to the types {@link PgTextValues} lists, and is
+ * rejected too. A replication using the {@code binary} option therefore needs that knowledge, or
+ * no such types in its tables.
  *
  * <p>Sizes are checked: a value shorter or longer than its format, or an array header that lies
  * about dimensions or lengths, raises {@link IllegalArgumentException} naming the byte offset
