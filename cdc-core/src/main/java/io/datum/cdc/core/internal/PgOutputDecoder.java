@@ -18,8 +18,9 @@ import java.util.Map;
  * Decodes pgoutput messages (the payload of XLogData) and calls a {@link PgOutputListener}, keeping
  * the relation cache (a new Relation message replaces the entry: that is how DDL is followed) and
  * the type cache (Type messages). Layouts: PostgreSQL docs, 55.9 Logical Replication Message
- * Formats; src/backend/replication/logical/proto.c. Text values are decoded by {@link
- * PgTextValues}; binary tuple data ({@code 'b'}) is not supported.
+ * Formats; src/backend/replication/logical/proto.c. Text values ({@code 't'}) are decoded by
+ * {@link PgTextValues}, binary values ({@code 'b'}, sent with the pgoutput option {@code binary})
+ * by {@link PgBinaryValues}, to the same Java values.
  *
  * <p>Protocol versions 1 to 4. Version 2 (PostgreSQL 14) adds streamed transactions: Stream
  * Start/Stop/Commit/Abort, and an {@code [xid]} before the fields of Relation, Type, Insert,
@@ -644,14 +645,11 @@ public final class PgOutputDecoder {
           int length = in.offset() - in.offsetOf(start);
           value = wanted ? decodeValue(relation, i, start, length) : null;
         }
-        case 'b' -> throw in.error(
-            kindAt,
-            "column \""
-                + columns.get(i).name()
-                + "\" of "
-                + relation.describe()
-                + " is in binary format ('b'), which is not supported: do not set the pgoutput"
-                + " option binary");
+        case 'b' -> {
+          int start = in.readCountedBytes("value", columns.get(i).name());
+          int length = in.offset() - in.offsetOf(start);
+          value = wanted ? decodeBinaryValue(relation, i, start, length) : null;
+        }
         default -> throw in.error(
             kindAt,
             "unknown tuple data kind "
@@ -687,6 +685,21 @@ public final class PgOutputDecoder {
               oid,
               PgTextValues.excerpt(in.array(), start, length),
               e),
+          e);
+    }
+  }
+
+  /** Decodes a binary ({@code 'b'}) value with {@link PgBinaryValues}, naming the column. */
+  private Object decodeBinaryValue(RelationInfo relation, int column, int start, int length) {
+    int oid = relation.valueTypeOids()[column];
+    try {
+      return PgBinaryValues.decode(oid, in.array(), start, length);
+    } catch (RuntimeException e) {
+      ColumnInfo info = relation.columns().get(column);
+      throw in.error(
+          in.offsetOf(start),
+          PgBinaryValues.describeFailure(
+              info.name(), relation.describe(), info.typeOid(), oid, in.array(), start, length, e),
           e);
     }
   }

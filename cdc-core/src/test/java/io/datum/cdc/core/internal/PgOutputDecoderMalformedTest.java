@@ -156,11 +156,18 @@ class PgOutputDecoderMalformedTest {
   }
 
   @Test
-  void binaryValuesAreNotSupported() {
+  void binaryValueThatDoesNotDecodeNamesColumnTypeAndOffset() {
     String m =
-        failure(message('I').i32(16390).i8('N').i16(3).text("1").i8('b').i32(1).i8(65).nul()
+        failure(message('I').i32(16390).i8('N').i16(3).binary(new byte[] {0, 0, 1}).nul().nul()
             .build());
-    assertTrue(m.contains("binary") && m.contains("\"note\""), m);
+    assertTrue(
+        m.contains("Insert ('I') message, offset 13")
+            && m.contains("column \"id\" of public.orders (oid 16390)")
+            && m.contains("binary value 0x000001 (3 bytes) as type oid 23")
+            && m.contains("must be 4 bytes, got 3"),
+        m);
+    m = failure(message('I').i32(16390).i8('N').i16(3).i8('b').i32(9).i8(65).build());
+    assertTrue(m.contains("truncated") && m.contains("\"id\""), m);
   }
 
   @Test

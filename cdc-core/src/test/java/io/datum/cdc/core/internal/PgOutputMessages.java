@@ -83,6 +83,11 @@ final class PgOutputMessages {
     return i8('t').i32(b.length).raw(b);
   }
 
+  /** Tuple column: binary value ({@code 'b'}, length, the type's send-function bytes). */
+  PgOutputMessages binary(byte[] value) {
+    return i8('b').i32(value.length).raw(value);
+  }
+
   /** Tuple column: SQL NULL ({@code 'n'}). */
   PgOutputMessages nul() {
     return i8('n');
