@@ -15,13 +15,22 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * EmbeddedPostgresExtension} provides one invocation per version, in the order given, displayed as
  * {@code PostgreSQL 14}, {@code PostgreSQL 15} and so on.
  *
- * <p>Within one invocation everything is as with {@link EmbeddedPostgresTest} alone: one server of
- * that version is started lazily, the first time a test constructor, a lifecycle method ({@code
- * @BeforeAll} runs once per invocation) or a test method declares a parameter of type {@link
- * EmbeddedPostgresServer}; every such parameter of the invocation, {@code @Nested} classes
- * included, gets that server; it is closed, its data deleted, when the invocation is done, before
- * the next version's starts. So one server runs at a time, and each (class, version) pair starts
- * one. {@link EmbeddedPostgresServer#majorVersion()} tells a test which version it runs on.
+ * <p>Within one invocation: one server of that version is started lazily, the first time a test
+ * constructor, a {@code @BeforeEach} or {@code @AfterEach} method or a test method declares a
+ * parameter of type {@link EmbeddedPostgresServer}; every such parameter of the invocation, {@code
+ * @Nested} classes included, gets that server; it is closed, its data deleted, when the invocation
+ * is done, before the next version's starts. So one server runs at a time, and each (class,
+ * version) pair starts one. {@link EmbeddedPostgresServer#majorVersion()} tells a test which
+ * version it runs on. Another extension can get the invocation's server in its {@code
+ * BeforeClassTemplateInvocationCallback} with {@link EmbeddedPostgresExtension#server}.
+ *
+ * <p><b>{@code @BeforeAll} and {@code @AfterAll}</b> run once for the whole class, before the first
+ * version and after the last (JUnit's class template rule), so they cannot take the server: such a
+ * parameter fails to resolve with a message saying so. Set a version's schema up in the
+ * constructor or a {@code @BeforeEach} (idempotently: {@code CREATE TABLE IF NOT EXISTS}), or
+ * in each test. Where a per-version {@code @BeforeAll} is needed, write an abstract test class and
+ * one small subclass per version with {@code @EmbeddedPostgresTest(version = N)} instead. The
+ * invocations of a class run one after the other; running them in parallel is refused.
  *
  * <pre>{@code
  * @EmbeddedPostgresVersions({14, 15, 16, 17, 18})

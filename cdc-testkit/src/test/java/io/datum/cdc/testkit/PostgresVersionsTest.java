@@ -10,7 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,6 +32,9 @@ import org.junit.platform.launcher.listeners.TestExecutionSummary;
  * its own.
  */
 class PostgresVersionsTest {
+
+  /** How long each version's invocation took, start to close, by display name. */
+  private static final Map<String, Long> INVOCATION_MILLIS = new ConcurrentHashMap<>();
 
   @BeforeEach
   void clear() {
@@ -63,8 +68,10 @@ class PostgresVersionsTest {
       // closed, its data deleted, once its invocation was done
       assertFalse(seen.server.isRunning(), seen.server::toString);
       assertFalse(Files.exists(seen.server.baseDirectory()), () -> seen.server.baseDirectory() + " still exists");
-      report.append(String.format("  PostgreSQL %-6s first start %5d ms, immediate restart %5d ms, binaries %s%n",
-          seen.serverVersion, seen.firstStartMillis, seen.immediateRestartMillis, seen.binaries));
+      report.append(String.format(
+          "  PostgreSQL %-6s first start %5d ms, immediate restart %5d ms, whole invocation %5d ms, binaries %s%n",
+          seen.serverVersion, seen.firstStartMillis, seen.immediateRestartMillis,
+          INVOCATION_MILLIS.getOrDefault("PostgreSQL " + version, -1L), seen.binaries));
     }
     System.out.print(report);
   }
@@ -98,11 +105,19 @@ class PostgresVersionsTest {
 
   private static TestExecutionSummary run(Class<?> fixture, List<String> invocations) {
     SummaryGeneratingListener summary = new SummaryGeneratingListener();
+    Map<String, Long> started = new ConcurrentHashMap<>();
     TestExecutionListener invocationNames = new TestExecutionListener() {
+      @Override
+      public void executionStarted(TestIdentifier identifier) {
+        started.put(identifier.getUniqueId(), System.nanoTime());
+      }
+
       @Override
       public void executionFinished(TestIdentifier identifier, TestExecutionResult result) {
         if (UniqueId.parse(identifier.getUniqueId()).getLastSegment().getType().equals("class-template-invocation")) {
           invocations.add(identifier.getDisplayName());
+          long millis = (System.nanoTime() - started.get(identifier.getUniqueId())) / 1_000_000;
+          INVOCATION_MILLIS.put(identifier.getDisplayName(), millis);
         }
       }
     };
