@@ -2,8 +2,17 @@ package io.datum.cdc.testkit;
 
 import java.lang.reflect.AnnotatedElement;
 import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.AfterClassTemplateInvocationCallback;
+import org.junit.jupiter.api.extension.BeforeClassTemplateInvocationCallback;
+import org.junit.jupiter.api.extension.ClassTemplateInvocationContext;
+import org.junit.jupiter.api.extension.ClassTemplateInvocationContextProvider;
+import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ExtensionContext.Namespace;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -12,8 +21,9 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 import org.junit.platform.commons.support.AnnotationSupport;
 
 /**
- * A JUnit 5 extension that gives tests an {@link EmbeddedPostgresServer}: PostgreSQL 17 set up for
- * logical replication ({@code wal_level=logical}, 20 replication slots and walsenders).
+ * A JUnit 5 extension that gives tests an {@link EmbeddedPostgresServer}: PostgreSQL 17 (or the
+ * version asked for) set up for logical replication ({@code wal_level=logical}, 20 replication
+ * slots and walsenders).
  *
  * <p>One server is started per test class, lazily, the first time a parameter of type {@link
  * EmbeddedPostgresServer} is resolved, in a test constructor, a {@code @BeforeAll}, {@code
@@ -50,12 +60,19 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * }
  * }</pre>
  *
+ * <p>On several PostgreSQL versions, one after the other, with {@link EmbeddedPostgresVersions}: this
+ * extension is then also the {@link ClassTemplateInvocationContextProvider} of the class, with one
+ * invocation per version, and each invocation has its own server of its version.
+ *
  * <p>Other extensions can get the server with {@link #server(ExtensionContext)}.
  */
-public final class EmbeddedPostgresExtension implements ParameterResolver {
+public final class EmbeddedPostgresExtension implements ParameterResolver, ClassTemplateInvocationContextProvider,
+    BeforeClassTemplateInvocationCallback, AfterClassTemplateInvocationCallback {
 
   private static final Namespace NAMESPACE = Namespace.create(EmbeddedPostgresExtension.class);
   private static final String KEY = "server";
+  private static final String VERSION_KEY = "majorVersion";
+  private static final String CURRENT_INVOCATION_KEY = "currentInvocation";
 
   private final EmbeddedPostgresServer.Builder builder;
 
@@ -119,23 +136,145 @@ public final class EmbeddedPostgresExtension implements ParameterResolver {
    * @throws java.io.UncheckedIOException if the server cannot be started
    */
   public EmbeddedPostgresServer server(ExtensionContext context) {
-    ExtensionContext classContext = classContext(context);
+    ExtensionContext classContext = invocationContext(classContext(context));
     EmbeddedPostgresServer server = classContext.getStore(NAMESPACE)
         .getOrComputeIfAbsent(KEY, key -> newServer(classContext), EmbeddedPostgresServer.class);
     // a test may have stopped it; it is the class's server, so bring it back
     return server.start();
   }
 
+  /**
+   * Supports classes annotated with {@link EmbeddedPostgresVersions}, when this extension was
+   * registered by that annotation (not with {@code @RegisterExtension}).
+   *
+   * @param context the class template's context; not {@code null}
+   * @return {@code true} if this extension provides the class's invocations
+   */
+  @Override
+  public boolean supportsClassTemplate(ExtensionContext context) {
+    return builder == null
+        && context.getTestClass().flatMap(EmbeddedPostgresExtension::findVersionsAnnotation).isPresent();
+  }
+
+  /**
+   * Provides one invocation per version of the class's {@link EmbeddedPostgresVersions}, in its
+   * order, displayed as {@code PostgreSQL N}; each invocation's server is of that version.
+   *
+   * @param context the class template's context; not {@code null}
+   * @return the invocations; never empty
+   * @throws ExtensionConfigurationException if a version is listed twice or is not a PostgreSQL
+   *     major version with pgoutput (10..99)
+   */
+  @Override
+  public Stream<ClassTemplateInvocationContext> provideClassTemplateInvocationContexts(ExtensionContext context) {
+    Class<?> testClass = context.getRequiredTestClass();
+    EmbeddedPostgresVersions annotation = findVersionsAnnotation(testClass).orElseThrow(
+        () -> new ExtensionConfigurationException("no @EmbeddedPostgresVersions on " + testClass.getName()));
+    return versions(annotation, testClass).stream().map(VersionInvocation::new);
+  }
+
+  /**
+   * The versions an annotation lists, checked: every supported one if it lists none.
+   *
+   * @param annotation the annotation; not {@code null}
+   * @param testClass the class it is on, for messages; not {@code null}
+   * @return the versions in the annotation's order; never empty
+   * @throws ExtensionConfigurationException if a version is listed twice or out of 10..99
+   */
+  static List<Integer> versions(EmbeddedPostgresVersions annotation, Class<?> testClass) {
+    if (annotation.value().length == 0) {
+      return EmbeddedPostgresServer.SUPPORTED_MAJOR_VERSIONS;
+    }
+    Set<Integer> versions = new LinkedHashSet<>();
+    for (int version : annotation.value()) {
+      if (version < 10 || version > 99) {
+        throw new ExtensionConfigurationException("@EmbeddedPostgresVersions on " + testClass.getName()
+            + " lists " + version + ", not a PostgreSQL major version with pgoutput (10..99)");
+      }
+      if (!versions.add(version)) {
+        throw new ExtensionConfigurationException(
+            "@EmbeddedPostgresVersions on " + testClass.getName() + " lists " + version + " twice");
+      }
+    }
+    return List.copyOf(versions);
+  }
+
+  /**
+   * Notes which version invocation of an {@link EmbeddedPostgresVersions} class runs, for the
+   * parameters JUnit resolves in the class template's context rather than the invocation's (those
+   * of the test constructor).
+   *
+   * @param context the invocation's context; not {@code null}
+   * @throws ExtensionConfigurationException if another invocation of the class is running (the
+   *     invocations of one class cannot run in parallel)
+   */
+  @Override
+  public void beforeClassTemplateInvocation(ExtensionContext context) {
+    if (!hasInvocationVersion(context)) {
+      return;
+    }
+    ExtensionContext template = context.getParent().orElseThrow();
+    ExtensionContext.Store store = template.getStore(NAMESPACE);
+    Object previous = store.get(CURRENT_INVOCATION_KEY);
+    store.put(CURRENT_INVOCATION_KEY, context);
+    if (previous != null && previous != context) {
+      throw new ExtensionConfigurationException("the PostgreSQL versions of " + context.getRequiredTestClass().getName()
+          + " run in parallel; @EmbeddedPostgresVersions runs them one after the other only");
+    }
+  }
+
+  /**
+   * Forgets the invocation {@link #beforeClassTemplateInvocation(ExtensionContext)} noted.
+   *
+   * @param context the invocation's context; not {@code null}
+   */
+  @Override
+  public void afterClassTemplateInvocation(ExtensionContext context) {
+    if (hasInvocationVersion(context)) {
+      context.getParent().orElseThrow().getStore(NAMESPACE).remove(CURRENT_INVOCATION_KEY);
+    }
+  }
+
+  private static boolean hasInvocationVersion(ExtensionContext context) {
+    return context.getParent().isPresent()
+        && context.getStore(NAMESPACE).get(VERSION_KEY, Integer.class) != null;
+  }
+
+  /**
+   * The context of the version invocation running, if the given class context is a version class
+   * template's own (JUnit resolves constructor parameters there); else the given context.
+   */
+  private static ExtensionContext invocationContext(ExtensionContext classContext) {
+    if (classContext.getStore(NAMESPACE).get(VERSION_KEY, Integer.class) != null) {
+      return classContext;
+    }
+    ExtensionContext current = classContext.getStore(NAMESPACE).get(CURRENT_INVOCATION_KEY, ExtensionContext.class);
+    return current != null ? current : classContext;
+  }
+
   private EmbeddedPostgresServer newServer(ExtensionContext classContext) {
-    EmbeddedPostgresServer.Builder configuration = builder != null
-        ? builder
-        : fromAnnotation(classContext.getRequiredTestClass());
+    Integer invocationVersion = classContext.getStore(NAMESPACE).get(VERSION_KEY, Integer.class);
+    if (builder != null) {
+      return builder.start();
+    }
+    Class<?> testClass = classContext.getRequiredTestClass();
+    if (invocationVersion == null && findVersionsAnnotation(testClass).isPresent()) {
+      throw new IllegalStateException("@EmbeddedPostgresVersions on " + testClass.getName()
+          + ": its @BeforeAll and @AfterAll methods run once for the whole class, outside the version"
+          + " invocations, and cannot take an EmbeddedPostgresServer; set up each version's server in"
+          + " the test constructor, @BeforeEach or the tests");
+    }
+    EmbeddedPostgresServer.Builder configuration = fromAnnotation(testClass);
+    if (invocationVersion != null) {
+      configuration.majorVersion(invocationVersion);
+    }
     return configuration.start();
   }
 
   private static EmbeddedPostgresServer.Builder fromAnnotation(Class<?> testClass) {
     EmbeddedPostgresServer.Builder configuration = EmbeddedPostgresServer.builder();
     findAnnotation(testClass).ifPresent(annotation -> {
+      configuration.majorVersion(annotation.version());
       configuration.walSenderTimeout(Duration.ofMillis(annotation.walSenderTimeoutMillis()));
       for (String setting : annotation.settings()) {
         int equals = setting.indexOf('=');
@@ -150,14 +289,42 @@ public final class EmbeddedPostgresExtension implements ParameterResolver {
   }
 
   private static Optional<EmbeddedPostgresTest> findAnnotation(Class<?> testClass) {
+    return findEnclosing(testClass, EmbeddedPostgresTest.class);
+  }
+
+  private static Optional<EmbeddedPostgresVersions> findVersionsAnnotation(Class<?> testClass) {
+    return findEnclosing(testClass, EmbeddedPostgresVersions.class);
+  }
+
+  private static <A extends java.lang.annotation.Annotation> Optional<A> findEnclosing(
+      Class<?> testClass, Class<A> type) {
     for (Class<?> c = testClass; c != null; c = c.getEnclosingClass()) {
       AnnotatedElement element = c;
-      Optional<EmbeddedPostgresTest> found = AnnotationSupport.findAnnotation(element, EmbeddedPostgresTest.class);
+      Optional<A> found = AnnotationSupport.findAnnotation(element, type);
       if (found.isPresent()) {
         return found;
       }
     }
     return Optional.empty();
+  }
+
+  /** One invocation of an {@link EmbeddedPostgresVersions} class: its version, in the store. */
+  private static final class VersionInvocation implements ClassTemplateInvocationContext {
+    private final int version;
+
+    VersionInvocation(int version) {
+      this.version = version;
+    }
+
+    @Override
+    public String getDisplayName(int invocationIndex) {
+      return "PostgreSQL " + version;
+    }
+
+    @Override
+    public void prepareInvocation(ExtensionContext context) {
+      context.getStore(NAMESPACE).put(VERSION_KEY, version);
+    }
   }
 
   /** The nearest enclosing context that is a class's, not a method's or an invocation's. */

