@@ -11,6 +11,7 @@ import java.io.FileDescriptor;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -90,6 +91,8 @@ final class StreamCommand implements Callable<Integer> {
   @Option(names = "--verbose", description = "print stack traces of errors")
   boolean verbose;
 
+  @Mixin PgOutputCliOptions pgoutput = new PgOutputCliOptions();
+
   private static int reconnectAttempts(String value) {
     if (value.equals("unlimited")) {
       return Integer.MAX_VALUE;
@@ -155,6 +158,7 @@ final class StreamCommand implements Callable<Integer> {
         builder.user(user);
       }
       builder.password(password);
+      pgoutput.apply(builder);
       StreamSession session =
           new StreamSession(builder.build(), out, maxEvents == null ? Long.MAX_VALUE : maxEvents);
       session.run(idleExitSeconds == null ? 0 : (long) (idleExitSeconds * 1000));

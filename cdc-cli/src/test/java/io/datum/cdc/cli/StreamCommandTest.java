@@ -210,4 +210,36 @@ class StreamCommandTest {
           "a bad slot name never touches the disk");
     }
   }
+
+  @Test
+  void pgoutputOptionsReachTheSourceAndBadValuesAreConfigurationErrors(@TempDir Path dir) throws Exception {
+    pg.execute(
+        "CREATE TABLE spilled (id int PRIMARY KEY, note text)",
+        "CREATE PUBLICATION spilled FOR TABLE spilled",
+        "SELECT pg_create_logical_replication_slot('spilled', 'pgoutput')",
+        "INSERT INTO spilled SELECT g, repeat('n', 100) FROM generate_series(1, 500) g");
+    Path spill = Files.createDirectories(dir.resolve("spill"));
+    Run run = pgcdc(dir, stream(dir.resolve("store"), "spilled", "--max-events", "500",
+        "--proto-version", "4", "--streaming", "on", "--binary", "--memory-budget", "8k",
+        "--spill-dir", spill.toString()));
+    assertEquals(0, run.exitCode(), run.stderr());
+    assertEquals(500, run.stdout().size());
+    for (int i = 0; i < 500; i++) {
+      JsonNode event = JSON.readTree(run.stdout().get(i));
+      assertEquals(i + 1, event.get("after").get("id").asInt());
+      assertEquals(500, event.get("event_count").asInt());
+      assertEquals("n".repeat(100), event.get("after").get("note").asText());
+    }
+    try (var files = Files.list(spill)) {
+      assertEquals(0, files.count(), "spill file deleted");
+    }
+
+    for (String[] bad : new String[][] {
+        {"--streaming", "sometimes"}, {"--origin", "mine"}, {"--proto-version", "5"},
+        {"--memory-budget", "12q"}, {"--memory-budget", "0"}}) {
+      Run refused = pgcdc(dir, stream(dir.resolve("store"), "spilled", bad));
+      assertEquals(2, refused.exitCode(), refused.stderr());
+      assertTrue(refused.stderr().startsWith("pgcdc: error: " + bad[0]), refused.stderr());
+    }
+  }
 }
