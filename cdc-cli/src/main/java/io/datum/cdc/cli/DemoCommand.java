@@ -125,8 +125,8 @@ final class DemoCommand implements Callable<Integer> {
         "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = '" + SLOT + "'");
     err.println("pgcdc demo: " + printed.size() + " events (" + events.size() + " distinct) in "
         + transactions.size() + " transactions; " + again + " delivered again after the kill"
-        + " (acknowledgements are stored per event: at most the one printed but not yet stored"
-        + " when the consumer was killed); final watermark "
+        + " (printed, but their acknowledgement not yet stored when the consumer was killed);"
+        + " final watermark "
         + last + ", slot confirmed_flush_lsn " + confirmed);
   }
 

@@ -11,7 +11,11 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Runs one source until an event limit, an idle timeout, a signal or a failure; writes each event
- * as one JSON line, flushes, then acknowledges it.
+ * as one JSON line, flushes, then acknowledges it with {@code checkpointAsync}: the
+ * acknowledgement is recorded at once and stored in the background, many per store write, so
+ * printing does not wait for an fsync per event. An event printed whose acknowledgement was not
+ * yet stored when the process died comes again; a stored one never does (with the default
+ * per-event durability). A graceful stop stores every acknowledgement.
  */
 final class StreamSession {
 
@@ -72,7 +76,8 @@ final class StreamSession {
     }
     out.write(event); // an UncheckedIOException stops the source; the event stays unacknowledged
     out.flush();
-    checkpoints.checkpoint(event.offset());
+    // a failed store stops the source, which ends run() with that failure
+    checkpoints.checkpointAsync(event.offset());
     lastEventNanos = System.nanoTime();
     if (events.incrementAndGet() >= maxEvents) {
       limitReached.countDown();

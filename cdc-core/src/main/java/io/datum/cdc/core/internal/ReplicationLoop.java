@@ -49,6 +49,8 @@ final class ReplicationLoop {
   private volatile TransactionAssembler assembler;
   private PgOutputOptions protocol;
   private final long statusIntervalNanos;
+  /** Run after a stop request, before the final status update (stores late acknowledgements). */
+  private final Runnable beforeFinalFeedback;
 
   private volatile boolean stopRequested;
   private volatile Thread thread;
@@ -62,7 +64,9 @@ final class ReplicationLoop {
       SourceConfig config,
       FeedbackCoordinator coordinator,
       SourceCheckpointHandle handle,
-      BlockingQueue<ChangeEvent> handoff) {
+      BlockingQueue<ChangeEvent> handoff,
+      Runnable beforeFinalFeedback) {
+    this.beforeFinalFeedback = beforeFinalFeedback;
     this.config = config;
     this.coordinator = coordinator;
     this.handle = handle;
@@ -236,6 +240,7 @@ final class ReplicationLoop {
         assembler.accept(message);
         sendFeedback(false);
       }
+      beforeFinalFeedback.run();
       sendFeedback(true);
     } catch (SQLException e) {
       if (stopRequested) {

@@ -37,6 +37,7 @@ public final class SourceRuntime {
   private volatile long startNanos;
   private final CompletableFuture<Void> termination = new CompletableFuture<>();
   private final CountDownLatch threadsDone = new CountDownLatch(2);
+  private final CountDownLatch handlerDone = new CountDownLatch(1);
   private final ExecutorService asyncAcks;
   private volatile boolean stopping;
   private volatile boolean loopDone;
@@ -87,7 +88,7 @@ public final class SourceRuntime {
       throw new IllegalStateException("source of slot " + config.slot() + " was already started");
     }
     handoff = new ArrayBlockingQueue<>(config.handoffCapacity());
-    ReplicationLoop opened = new ReplicationLoop(config, coordinator, handle, handoff);
+    ReplicationLoop opened = new ReplicationLoop(config, coordinator, handle, handoff, this::beforeFinalFeedback);
     try {
       opened.open();
     } catch (RuntimeException e) {
@@ -184,7 +185,7 @@ public final class SourceRuntime {
       if (stopSignal.await(jittered, TimeUnit.MILLISECONDS) || stopping) {
         throw lost;
       }
-      ReplicationLoop next = new ReplicationLoop(config, coordinator, handle, handoff);
+      ReplicationLoop next = new ReplicationLoop(config, coordinator, handle, handoff, this::beforeFinalFeedback);
       try {
         next.open(true);
         transactionsDeliveredBefore += loop.transactionsDelivered();
@@ -252,7 +253,29 @@ public final class SourceRuntime {
       fail(new CdcException(
           "handler failed on event " + (event == null ? "?" : event.offset()) + ": " + t, t));
     } finally {
+      handlerDone.countDown();
       threadsDone.countDown();
+    }
+  }
+
+  /**
+   * Called by the replication loop after a stop request, before its final Standby Status Update:
+   * waits (up to the stop timeout) for the handler to finish its event, then stores the
+   * acknowledgements not stored yet (asynchronous ones, per-transaction mode's partial ones), so
+   * that the final update confirms everything acknowledged.
+   */
+  private void beforeFinalFeedback() {
+    try {
+      if (!handlerDone.await(config.stopTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+        return;
+      }
+      handle.persistIfChanged();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      // not a loss: those events are delivered again after a restart; awaitTermination retries
+      LOG.warn("slot {}: could not store the last acknowledgements before the final status update: {}",
+          config.slot(), e.toString());
     }
   }
 
