@@ -350,30 +350,34 @@ public final class PgOutputDecoder {
     listener.beginPrepare(prepareLsn, endLsn, time, xid, gid);
   }
 
-  private void prepare(PgOutputListener listener, boolean streamed) {
+  /**
+   * The layout Prepare, Stream Prepare and Commit Prepared share: flags i8, LSN i64, end LSN i64,
+   * timestamp i64, xid i32, gid str (proto.c, logicalrep_write_prepare_common and
+   * logicalrep_write_commit_prepared).
+   */
+  private record TwoPhaseFields(int flags, PgLsn lsn, PgLsn endLsn, Instant time, long xid, String gid) {}
+
+  private TwoPhaseFields readTwoPhaseFields() {
     requireVersion(3);
     requireOutsideBlock();
     int flags = in.readUnsignedByte();
-    PgLsn prepareLsn = PgLsn.of(in.readInt64());
+    PgLsn lsn = PgLsn.of(in.readInt64());
     PgLsn endLsn = PgLsn.of(in.readInt64());
     Instant time = pgTimestamp(in.readInt64());
     long xid = readXid();
     String gid = in.readString();
     in.expectEnd();
-    listener.prepare(streamed, flags, prepareLsn, endLsn, time, xid, gid);
+    return new TwoPhaseFields(flags, lsn, endLsn, time, xid, gid);
+  }
+
+  private void prepare(PgOutputListener listener, boolean streamed) {
+    TwoPhaseFields f = readTwoPhaseFields();
+    listener.prepare(streamed, f.flags(), f.lsn(), f.endLsn(), f.time(), f.xid(), f.gid());
   }
 
   private void commitPrepared(PgOutputListener listener) {
-    requireVersion(3);
-    requireOutsideBlock();
-    int flags = in.readUnsignedByte();
-    PgLsn commitLsn = PgLsn.of(in.readInt64());
-    PgLsn endLsn = PgLsn.of(in.readInt64());
-    Instant time = pgTimestamp(in.readInt64());
-    long xid = readXid();
-    String gid = in.readString();
-    in.expectEnd();
-    listener.commitPrepared(flags, commitLsn, endLsn, time, xid, gid);
+    TwoPhaseFields f = readTwoPhaseFields();
+    listener.commitPrepared(f.flags(), f.lsn(), f.endLsn(), f.time(), f.xid(), f.gid());
   }
 
   private void rollbackPrepared(PgOutputListener listener) {
