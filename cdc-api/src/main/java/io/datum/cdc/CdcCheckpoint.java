@@ -1,6 +1,7 @@
 package io.datum.cdc;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Comparator;
 import java.util.List;
@@ -65,57 +66,193 @@ public record CdcCheckpoint(String slot, PgLsn watermark, List<PartialTransactio
   }
 
   /**
-   * The acknowledged events of one transaction after the watermark.
-   *
-   * @param txEndLsn the transaction's end LSN (its identity, see {@link CdcOffset#txEndLsn()})
-   * @param eventCount how many events the transaction has, at least 1
-   * @param acknowledged which event indexes in {@code [0, eventCount)} were acknowledged; copied
+   * The acknowledged events of one transaction after the watermark, kept as ranges of consecutive
+   * event indexes, so that a large transaction acknowledged in order costs one range whatever its
+   * size (the checkpoint is written on every durable acknowledgement). Immutable.
    */
-  public record PartialTransaction(PgLsn txEndLsn, int eventCount, BitSet acknowledged) {
+  public static final class PartialTransaction {
+
+    private final PgLsn txEndLsn;
+    private final int eventCount;
+    /** {@code from0, to0, from1, to1, ...}: half-open, ascending, disjoint, not adjacent. */
+    private final int[] ranges;
+
+    private PartialTransaction(PgLsn txEndLsn, int eventCount, int[] ranges) {
+      this.txEndLsn = txEndLsn;
+      this.eventCount = eventCount;
+      this.ranges = ranges;
+    }
 
     /**
-     * Validates and copies the fields.
-     *
+     * @param txEndLsn the transaction's end LSN (its identity, see {@link CdcOffset#txEndLsn()})
+     * @param eventCount how many events the transaction has, at least 1
+     * @param acknowledged which event indexes in {@code [0, eventCount)} were acknowledged; read,
+     *     not kept
      * @throws NullPointerException if {@code txEndLsn} or {@code acknowledged} is null
      * @throws IllegalArgumentException if {@code eventCount < 1} or a set bit is at or beyond
      *     {@code eventCount}
      */
-    public PartialTransaction {
-      Objects.requireNonNull(txEndLsn, "txEndLsn");
-      if (eventCount < 1) {
-        throw new IllegalArgumentException("eventCount must be at least 1, was " + eventCount);
-      }
-      acknowledged = (BitSet) acknowledged.clone();
+    public PartialTransaction(PgLsn txEndLsn, int eventCount, BitSet acknowledged) {
+      this(Objects.requireNonNull(txEndLsn, "txEndLsn"), checkCount(eventCount), toRanges(acknowledged));
       if (acknowledged.length() > eventCount) {
         throw new IllegalArgumentException(
-            "acknowledged event index "
-                + (acknowledged.length() - 1)
-                + " outside [0, "
-                + eventCount
-                + ") of transaction "
-                + txEndLsn);
+            "acknowledged event index " + (acknowledged.length() - 1) + " outside [0, " + eventCount
+                + ") of transaction " + txEndLsn);
       }
-    }
-
-    /** Returns a copy of the acknowledged event indexes. */
-    @Override
-    public BitSet acknowledged() {
-      return (BitSet) acknowledged.clone();
     }
 
     /**
-     * Returns whether event {@code eventIndex} was acknowledged.
+     * Builds a partial transaction from ranges of acknowledged event indexes, in time proportional
+     * to the number of ranges.
      *
-     * @param eventIndex an index in {@code [0, eventCount)}
+     * @param txEndLsn the transaction's end LSN
+     * @param eventCount how many events the transaction has, at least 1
+     * @param ranges {@code from0, to0, from1, to1, ...}: half-open ranges {@code [from, to)} of
+     *     acknowledged indexes, ascending and not overlapping (adjacent ones are merged); copied
+     * @return the partial transaction
+     * @throws NullPointerException if {@code txEndLsn} or {@code ranges} is null
+     * @throws IllegalArgumentException if {@code eventCount < 1}, the array has an odd length, or
+     *     a range is empty, reversed, outside {@code [0, eventCount)}, or not after the one before
+     */
+    public static PartialTransaction ofRanges(PgLsn txEndLsn, int eventCount, int[] ranges) {
+      Objects.requireNonNull(txEndLsn, "txEndLsn");
+      checkCount(eventCount);
+      if ((ranges.length & 1) != 0) {
+        throw new IllegalArgumentException("ranges must come in pairs, found " + ranges.length + " numbers");
+      }
+      int[] merged = new int[ranges.length];
+      int n = 0;
+      int previousEnd = -1;
+      for (int i = 0; i < ranges.length; i += 2) {
+        int from = ranges[i];
+        int to = ranges[i + 1];
+        if (from < 0 || from >= to || to > eventCount) {
+          throw new IllegalArgumentException(
+              "acknowledged range [" + from + ", " + to + ") is empty or outside [0, " + eventCount
+                  + ") of transaction " + txEndLsn);
+        }
+        if (from < previousEnd) {
+          throw new IllegalArgumentException(
+              "acknowledged range [" + from + ", " + to + ") of transaction " + txEndLsn
+                  + " overlaps or precedes the range before it");
+        }
+        if (from == previousEnd) {
+          merged[n - 1] = to; // adjacent: extend the previous range
+        } else {
+          merged[n++] = from;
+          merged[n++] = to;
+        }
+        previousEnd = to;
+      }
+      return new PartialTransaction(txEndLsn, eventCount, Arrays.copyOf(merged, n));
+    }
+
+    private static int checkCount(int eventCount) {
+      if (eventCount < 1) {
+        throw new IllegalArgumentException("eventCount must be at least 1, was " + eventCount);
+      }
+      return eventCount;
+    }
+
+    private static int[] toRanges(BitSet bits) {
+      int[] ranges = new int[8];
+      int n = 0;
+      for (int from = bits.nextSetBit(0); from >= 0; ) {
+        int to = bits.nextClearBit(from);
+        if (n == ranges.length) {
+          ranges = Arrays.copyOf(ranges, n * 2);
+        }
+        ranges[n++] = from;
+        ranges[n++] = to;
+        from = bits.nextSetBit(to);
+      }
+      return Arrays.copyOf(ranges, n);
+    }
+
+    /** Returns the transaction's end LSN, its identity. */
+    public PgLsn txEndLsn() {
+      return txEndLsn;
+    }
+
+    /** Returns how many events the transaction has, at least 1. */
+    public int eventCount() {
+      return eventCount;
+    }
+
+    /**
+     * Returns the acknowledged event indexes as a new bit set (time and memory proportional to the
+     * highest one; prefer {@link #acknowledgedRanges()} for encoding).
+     */
+    public BitSet acknowledged() {
+      BitSet bits = new BitSet();
+      for (int i = 0; i < ranges.length; i += 2) {
+        bits.set(ranges[i], ranges[i + 1]);
+      }
+      return bits;
+    }
+
+    /**
+     * Returns the acknowledged event indexes as ranges.
+     *
+     * @return a new array {@code from0, to0, from1, to1, ...} of half-open ranges {@code [from,
+     *     to)}, ascending, disjoint and not adjacent; empty if none
+     */
+    public int[] acknowledgedRanges() {
+      return ranges.clone();
+    }
+
+    /**
+     * Returns whether event {@code eventIndex} was acknowledged. O(log ranges).
+     *
+     * @param eventIndex an event index
      * @return true if acknowledged
      */
     public boolean isAcknowledged(int eventIndex) {
-      return acknowledged.get(eventIndex);
+      int lo = 0;
+      int hi = ranges.length / 2 - 1;
+      while (lo <= hi) {
+        int mid = (lo + hi) >>> 1;
+        if (eventIndex < ranges[2 * mid]) {
+          hi = mid - 1;
+        } else if (eventIndex >= ranges[2 * mid + 1]) {
+          lo = mid + 1;
+        } else {
+          return true;
+        }
+      }
+      return false;
     }
 
     /** Returns how many of the transaction's events were acknowledged. */
     public int acknowledgedCount() {
-      return acknowledged.cardinality();
+      int count = 0;
+      for (int i = 0; i < ranges.length; i += 2) {
+        count += ranges[i + 1] - ranges[i];
+      }
+      return count;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof PartialTransaction p
+          && p.txEndLsn.equals(txEndLsn)
+          && p.eventCount == eventCount
+          && Arrays.equals(p.ranges, ranges);
+    }
+
+    @Override
+    public int hashCode() {
+      return (txEndLsn.hashCode() * 31 + eventCount) * 31 + Arrays.hashCode(ranges);
+    }
+
+    @Override
+    public String toString() {
+      StringBuilder s = new StringBuilder("PartialTransaction[txEndLsn=").append(txEndLsn)
+          .append(", eventCount=").append(eventCount).append(", acknowledged=");
+      for (int i = 0; i < ranges.length; i += 2) {
+        s.append(i == 0 ? "" : ",").append('[').append(ranges[i]).append(", ").append(ranges[i + 1]).append(')');
+      }
+      return s.append(']').toString();
     }
   }
 }

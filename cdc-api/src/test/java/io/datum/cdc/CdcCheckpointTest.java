@@ -234,4 +234,49 @@ class CdcCheckpointTest {
     assertNotEquals(tx("0/20", 3, 1), tx("0/20", 4, 1));
     assertNotEquals(tx("0/20", 3, 1), tx("0/21", 3, 1));
   }
+
+  @Test
+  void rangesAndBitSetsDescribeTheSameTransaction() {
+    PgLsn end = PgLsn.of(0x100);
+    BitSet bits = new BitSet();
+    bits.set(0, 3);
+    bits.set(5);
+    bits.set(7, 10);
+    PartialTransaction fromBits = new PartialTransaction(end, 10, bits);
+    PartialTransaction fromRanges = PartialTransaction.ofRanges(end, 10, new int[] {0, 2, 2, 3, 5, 6, 7, 10});
+    assertEquals(fromBits, fromRanges, "adjacent ranges are merged");
+    assertEquals(fromBits.hashCode(), fromRanges.hashCode());
+    org.junit.jupiter.api.Assertions.assertArrayEquals(new int[] {0, 3, 5, 6, 7, 10}, fromRanges.acknowledgedRanges());
+    assertEquals(bits, fromRanges.acknowledged());
+    assertEquals(7, fromRanges.acknowledgedCount());
+    for (int i = 0; i < 10; i++) {
+      assertEquals(bits.get(i), fromRanges.isAcknowledged(i), "index " + i);
+    }
+    assertFalse(fromRanges.isAcknowledged(-1));
+    assertFalse(fromRanges.isAcknowledged(10));
+    int[] copy = fromRanges.acknowledgedRanges();
+    copy[0] = 9;
+    assertTrue(fromRanges.isAcknowledged(0), "the ranges are copied out");
+    assertEquals(0, PartialTransaction.ofRanges(end, 1, new int[0]).acknowledgedCount());
+  }
+
+  @Test
+  void aLargeTransactionAcknowledgedInOrderIsOneRange() {
+    PartialTransaction tx = PartialTransaction.ofRanges(PgLsn.of(0x100), 2_000_000, new int[] {0, 1_999_999});
+    org.junit.jupiter.api.Assertions.assertArrayEquals(new int[] {0, 1_999_999}, tx.acknowledgedRanges());
+    assertTrue(tx.isAcknowledged(1_999_998));
+    assertFalse(tx.isAcknowledged(1_999_999));
+  }
+
+  @Test
+  void badRangesAreRefusedWithTheirBounds() {
+    PgLsn end = PgLsn.of(0x100);
+    for (int[] bad : new int[][] {{0}, {2, 2}, {3, 1}, {-1, 1}, {0, 11}, {0, 4, 3, 6}, {5, 6, 0, 1}}) {
+      IllegalArgumentException e =
+          assertThrows(IllegalArgumentException.class, () -> PartialTransaction.ofRanges(end, 10, bad));
+      assertTrue(e.getMessage().contains("range") || e.getMessage().contains("pairs"), e.getMessage());
+    }
+    assertThrows(IllegalArgumentException.class, () -> PartialTransaction.ofRanges(end, 0, new int[0]));
+    assertThrows(NullPointerException.class, () -> PartialTransaction.ofRanges(null, 1, new int[0]));
+  }
 }

@@ -10,7 +10,6 @@ import io.datum.cdc.CheckpointStores;
 import io.datum.cdc.SlotNames;
 import java.io.PrintStream;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -96,19 +95,19 @@ final class CheckpointCommand {
         Map<String, Object> t = new LinkedHashMap<>();
         t.put("tx_end_lsn", tx.txEndLsn().toString());
         t.put("event_count", tx.eventCount());
-        t.put("acknowledged", ranges(tx.acknowledged()));
+        t.put("acknowledged", ranges(tx));
         beyond.add(t);
       }
       c.put("acknowledged_beyond", beyond);
       return c;
     }
 
-    private static List<int[]> ranges(BitSet bits) {
+    /** Inclusive {@code [from, to]} ranges, as the file store writes them. */
+    private static List<int[]> ranges(CdcCheckpoint.PartialTransaction tx) {
+      int[] halfOpen = tx.acknowledgedRanges();
       List<int[]> ranges = new ArrayList<>();
-      for (int from = bits.nextSetBit(0); from >= 0; ) {
-        int to = bits.nextClearBit(from) - 1;
-        ranges.add(new int[] {from, to});
-        from = bits.nextSetBit(to + 1);
+      for (int i = 0; i < halfOpen.length; i += 2) {
+        ranges.add(new int[] {halfOpen[i], halfOpen[i + 1] - 1});
       }
       return ranges;
     }

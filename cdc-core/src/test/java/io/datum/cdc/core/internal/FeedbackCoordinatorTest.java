@@ -125,6 +125,29 @@ class FeedbackCoordinatorTest {
   }
 
   @Test
+  void snapshotsOfALargeTransactionAcknowledgedMostlyInOrderStayRanges() {
+    FeedbackCoordinator feedback = new FeedbackCoordinator("slot", null);
+    int n = 1_000_000;
+    feedback.register(PgLsn.of(10), n);
+    for (int i = 0; i < n - 1; i++) {
+      if (i == 10) {
+        continue; // a gap early on
+      }
+      feedback.acknowledge(offset("slot", 10, i, n));
+      if (i % 100_000 == 0 || i == n - 2) {
+        CdcCheckpoint.PartialTransaction tx = feedback.snapshot().acknowledgedBeyond().get(0);
+        int[] expected = i < 10 ? new int[] {0, i + 1} : new int[] {0, 10, 11, i + 1};
+        org.junit.jupiter.api.Assertions.assertArrayEquals(expected, tx.acknowledgedRanges(), "after " + i);
+      }
+    }
+    feedback.acknowledge(offset("slot", 10, 10, n));
+    org.junit.jupiter.api.Assertions.assertArrayEquals(
+        new int[] {0, n - 1}, feedback.snapshot().acknowledgedBeyond().get(0).acknowledgedRanges());
+    assertTrue(feedback.acknowledge(offset("slot", 10, n - 1, n)));
+    assertEquals(List.of(), feedback.snapshot().acknowledgedBeyond());
+  }
+
+  @Test
   void restoredAcknowledgementsAreReportedAtRegistrationAndCount() {
     BitSet acked = new BitSet();
     acked.set(1);

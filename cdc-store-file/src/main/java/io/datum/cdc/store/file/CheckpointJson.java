@@ -76,7 +76,7 @@ final class CheckpointJson {
   static byte[] encode(CdcCheckpoint checkpoint) {
     List<TxJson> txs = new ArrayList<>();
     for (PartialTransaction tx : checkpoint.acknowledgedBeyond()) {
-      txs.add(new TxJson(tx.txEndLsn().toString(), tx.eventCount(), Ranges.of(tx.acknowledged())));
+      txs.add(new TxJson(tx.txEndLsn().toString(), tx.eventCount(), Ranges.of(tx)));
     }
     FileJson file =
         new FileJson(FORMAT, checkpoint.slot(), checkpoint.watermark().toString(), txs);
@@ -156,7 +156,7 @@ final class CheckpointJson {
       throw corrupt(file, where + ".event_count is " + tx.eventCount() + ", must be at least 1");
     }
     try {
-      return new PartialTransaction(end, tx.eventCount(), Ranges.toBitSet(tx.acknowledged(), tx.eventCount()));
+      return Ranges.toTransaction(end, tx.eventCount(), tx.acknowledged());
     } catch (IllegalArgumentException e) {
       throw corrupt(file, where + ".acknowledged: " + e.getMessage(), e);
     }

@@ -1,7 +1,8 @@
 package io.datum.cdc.store.file;
 
 import java.util.ArrayList;
-import java.util.BitSet;
+import io.datum.cdc.CdcCheckpoint.PartialTransaction;
+import io.datum.cdc.PgLsn;
 import java.util.List;
 
 /** Converts between a set of event indexes and its list of inclusive ranges. */
@@ -10,32 +11,33 @@ final class Ranges {
   private Ranges() {}
 
   /**
-   * Returns the set bits as ascending, disjoint, non-adjacent inclusive ranges {@code [from, to]}.
+   * Returns a transaction's acknowledged events as ascending, disjoint, non-adjacent inclusive
+   * ranges {@code [from, to]}, the file format's form.
    *
-   * @param bits the event indexes
-   * @return the ranges, one per run of set bits
+   * @param tx the transaction
+   * @return the ranges, one per run of acknowledged events
    */
-  static List<int[]> of(BitSet bits) {
-    List<int[]> ranges = new ArrayList<>();
-    for (int from = bits.nextSetBit(0); from >= 0; ) {
-      int end = bits.nextClearBit(from); // exclusive
-      ranges.add(new int[] {from, end - 1});
-      from = bits.nextSetBit(end);
+  static List<int[]> of(PartialTransaction tx) {
+    int[] halfOpen = tx.acknowledgedRanges();
+    List<int[]> ranges = new ArrayList<>(halfOpen.length / 2);
+    for (int i = 0; i < halfOpen.length; i += 2) {
+      ranges.add(new int[] {halfOpen[i], halfOpen[i + 1] - 1});
     }
     return ranges;
   }
 
   /**
-   * Returns the indexes the ranges cover.
+   * Returns the transaction the ranges describe.
    *
-   * @param ranges ascending, disjoint inclusive ranges within {@code [0, count)}
+   * @param end the transaction's end LSN
    * @param count the transaction's event count, at least 1
-   * @return the set of indexes
+   * @param ranges ascending, disjoint inclusive ranges within {@code [0, count)}
+   * @return the transaction
    * @throws IllegalArgumentException if a range is not two numbers, is reversed, out of {@code [0,
    *     count)}, or does not start after the previous one ends
    */
-  static BitSet toBitSet(List<int[]> ranges, int count) {
-    BitSet bits = new BitSet();
+  static PartialTransaction toTransaction(PgLsn end, int count, List<int[]> ranges) {
+    int[] halfOpen = new int[ranges.size() * 2];
     long previousEnd = -1;
     for (int i = 0; i < ranges.size(); i++) {
       int[] range = ranges.get(i);
@@ -53,10 +55,11 @@ final class Ranges {
         throw new IllegalArgumentException(
             "range " + i + " [" + from + ", " + to + "] overlaps or precedes the range before it");
       }
-      bits.set(from, to + 1);
+      halfOpen[2 * i] = from;
+      halfOpen[2 * i + 1] = to + 1;
       previousEnd = to;
     }
-    return bits;
+    return PartialTransaction.ofRanges(end, count, halfOpen);
   }
 
   private static String describe(int[] range) {

@@ -9,7 +9,6 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.List;
 import java.util.zip.CRC32C;
 
@@ -67,19 +66,13 @@ final class CheckpointCodec {
     for (PartialTransaction tx : checkpoint.acknowledgedBeyond()) {
       out.writeLong(tx.txEndLsn().asLong());
       out.writeVarint(tx.eventCount());
-      BitSet bits = tx.acknowledged();
-      List<int[]> ranges = new ArrayList<>();
-      for (int from = bits.nextSetBit(0); from >= 0; ) {
-        int end = bits.nextClearBit(from); // exclusive; bits never go beyond eventCount
-        ranges.add(new int[] {from, end});
-        from = end < tx.eventCount() ? bits.nextSetBit(end) : -1;
-      }
-      out.writeVarint(ranges.size());
+      int[] ranges = tx.acknowledgedRanges(); // half-open pairs
+      out.writeVarint(ranges.length / 2);
       int previousEnd = 0;
-      for (int[] range : ranges) {
-        out.writeVarint(range[0] - previousEnd);
-        out.writeVarint(range[1] - range[0] - 1);
-        previousEnd = range[1];
+      for (int r = 0; r < ranges.length; r += 2) {
+        out.writeVarint(ranges[r] - previousEnd);
+        out.writeVarint(ranges[r + 1] - ranges[r] - 1);
+        previousEnd = ranges[r + 1];
       }
     }
     CRC32C crc = new CRC32C();
@@ -138,7 +131,12 @@ final class CheckpointCodec {
           throw new IllegalArgumentException("transaction " + end + " has event count " + eventCount);
         }
         int rangeCount = in.readVarint("range count");
-        BitSet bits = new BitSet();
+        if (rangeCount > in.remaining()) {
+          throw new IllegalArgumentException(
+              "transaction " + end + ": range count " + rangeCount + " exceeds the " + in.remaining()
+                  + " remaining bytes");
+        }
+        int[] ranges = new int[rangeCount * 2];
         long previousEnd = 0;
         for (int r = 0; r < rangeCount; r++) {
           long gap = in.readVarint("range gap");
@@ -153,10 +151,11 @@ final class CheckpointCodec {
                 "transaction " + end + ": acknowledged range [" + from + ", " + to
                     + ") is outside [0, " + eventCount + ")");
           }
-          bits.set((int) from, (int) to);
+          ranges[2 * r] = (int) from;
+          ranges[2 * r + 1] = (int) to;
           previousEnd = to;
         }
-        txs.add(new PartialTransaction(end, eventCount, bits));
+        txs.add(PartialTransaction.ofRanges(end, eventCount, ranges));
       }
       if (in.remaining() != 0) {
         throw new IllegalArgumentException(in.remaining() + " unexpected trailing bytes");

@@ -9,7 +9,6 @@ import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.List;
 import java.util.zip.CRC32C;
 
@@ -62,7 +61,7 @@ final class CheckpointCodec {
     List<List<int[]>> ranges = new ArrayList<>(txs.size());
     long size = FIXED_BYTES + slot.length;
     for (PartialTransaction tx : txs) {
-      List<int[]> r = ranges(tx.acknowledged());
+      List<int[]> r = ranges(tx);
       ranges.add(r);
       size += TX_BYTES + (long) RANGE_BYTES * r.size();
     }
@@ -170,7 +169,7 @@ final class CheckpointCodec {
           database, slot, where + " (" + end + "): range count " + Integer.toUnsignedString(rangeCount)
               + " does not fit in the " + in.remaining() + " remaining bytes");
     }
-    BitSet acknowledged = new BitSet();
+    int[] acknowledged = new int[rangeCount * 2];
     long previousEnd = -1;
     for (int r = 0; r < rangeCount; r++) {
       int from = in.getInt();
@@ -185,23 +184,23 @@ final class CheckpointCodec {
             database, slot, where + " (" + end + "): acknowledged range [" + from + ", " + to
                 + "] overlaps or precedes the range before it");
       }
-      acknowledged.set(from, to + 1);
+      acknowledged[2 * r] = from;
+      acknowledged[2 * r + 1] = to + 1;
       previousEnd = to;
     }
     try {
-      return new PartialTransaction(end, eventCount, acknowledged);
+      return PartialTransaction.ofRanges(end, eventCount, acknowledged);
     } catch (IllegalArgumentException e) {
       throw corrupt(database, slot, where + ": " + e.getMessage(), e);
     }
   }
 
-  /** Returns the set bits as ascending, disjoint, non-adjacent inclusive ranges. */
-  private static List<int[]> ranges(BitSet bits) {
-    List<int[]> ranges = new ArrayList<>();
-    for (int from = bits.nextSetBit(0); from >= 0; ) {
-      int end = bits.nextClearBit(from); // exclusive
-      ranges.add(new int[] {from, end - 1});
-      from = bits.nextSetBit(end);
+  /** Returns the acknowledged events as ascending, disjoint, non-adjacent inclusive ranges. */
+  private static List<int[]> ranges(PartialTransaction tx) {
+    int[] halfOpen = tx.acknowledgedRanges();
+    List<int[]> ranges = new ArrayList<>(halfOpen.length / 2);
+    for (int i = 0; i < halfOpen.length; i += 2) {
+      ranges.add(new int[] {halfOpen[i], halfOpen[i + 1] - 1});
     }
     return ranges;
   }
