@@ -169,18 +169,13 @@ final class PgBinaryScalars {
   /**
    * {@code interval_send}: int64 microseconds, int32 days, int32 months. PostgreSQL 17's infinite
    * intervals (all three fields at their maximum, or all at their minimum; {@code
-   * INTERVAL_NOEND}/{@code INTERVAL_NOBEGIN}) have no {@link PgInterval} form and are rejected, as
-   * their text {@code infinity} is by {@link PgTemporalValues#parseInterval}.
+   * INTERVAL_NOEND}/{@code INTERVAL_NOBEGIN}) come out as {@link PgInterval#INFINITY} and {@link
+   * PgInterval#NEGATIVE_INFINITY}, as their text does from {@link PgTemporalValues#parseInterval}.
    */
   static PgInterval interval(PgBinaryCursor c) {
     long micros = c.i64("interval time");
     int days = c.i32("interval days");
     int months = c.i32("interval months");
-    if ((micros == Long.MAX_VALUE && days == Integer.MAX_VALUE && months == Integer.MAX_VALUE)
-        || (micros == Long.MIN_VALUE && days == Integer.MIN_VALUE && months == Integer.MIN_VALUE)) {
-      throw new IllegalArgumentException(
-          "infinite interval (PostgreSQL 17+) has no PgInterval representation");
-    }
-    return new PgInterval(months, days, micros);
+    return new PgInterval(months, days, micros); // infinite ones equal PgInterval.INFINITY/NEGATIVE_INFINITY
   }
 }

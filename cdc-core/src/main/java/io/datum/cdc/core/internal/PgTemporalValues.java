@@ -91,6 +91,12 @@ final class PgTemporalValues {
    * year 2 mons 3 days 04:05:06.5}).
    */
   static PgInterval parseInterval(String text) {
+    if (text.equals("infinity")) {
+      return PgInterval.INFINITY; // PostgreSQL 17+
+    }
+    if (text.equals("-infinity")) {
+      return PgInterval.NEGATIVE_INFINITY;
+    }
     return text.startsWith("P") ? parseIsoInterval(text) : parsePostgresInterval(text);
   }
 

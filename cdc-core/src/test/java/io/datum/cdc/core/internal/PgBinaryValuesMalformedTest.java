@@ -129,11 +129,6 @@ class PgBinaryValuesMalformedTest {
         arguments("timetz zone 16h", 1266, Bytes.of().i64(0).i32(16 * 3600).build(), "zone"),
         arguments("timestamp of 9 bytes", 1114, new byte[9], "must be 8 bytes"),
         arguments("interval of 12 bytes", 1186, new byte[12], "must be 16 bytes"),
-        arguments(
-            "infinite interval",
-            1186,
-            Bytes.of().i64(Long.MAX_VALUE).i32(Integer.MAX_VALUE).i32(Integer.MAX_VALUE).build(),
-            "infinite interval"),
         arguments("numeric header cut", 1700, new byte[6], "needs 2 bytes at offset 6"),
         arguments(
             "numeric missing a digit",
