@@ -242,6 +242,31 @@ public final class PgBinaryValues {
       int offset,
       int length,
       Throwable e) {
+    return describeFailure(
+        column,
+        relation,
+        "type oid "
+            + Integer.toUnsignedString(typeOid)
+            + (decodedAs == typeOid ? "" : " (decoded as builtin type oid " + decodedAs + ")"),
+        buf,
+        offset,
+        length,
+        e);
+  }
+
+  /**
+   * Builds the text of a binary value failure: column, relation, the type as described by the
+   * caller (for example {@code type public.mood (oid 16385)}), a hexadecimal excerpt of the bytes,
+   * and the cause.
+   */
+  static String describeFailure(
+      String column,
+      String relation,
+      String type,
+      byte[] buf,
+      int offset,
+      int length,
+      Throwable e) {
     String cause = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     if (cause.length() > 300) {
       cause = cause.substring(0, 300) + "...";
@@ -263,9 +288,8 @@ public final class PgBinaryValues {
         + hex
         + " ("
         + length
-        + " bytes) as type oid "
-        + Integer.toUnsignedString(typeOid)
-        + (decodedAs == typeOid ? "" : " (decoded as builtin type oid " + decodedAs + ")")
+        + " bytes) as "
+        + type
         + ": "
         + cause;
   }
