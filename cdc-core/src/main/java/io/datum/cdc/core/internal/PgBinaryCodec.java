@@ -209,6 +209,7 @@ abstract class PgBinaryCodec {
     String text(PgBinaryCursor c) {
       int flags = c.u8("range flags");
       if ((flags & EMPTY) != 0) {
+        c.expectEnd("empty range " + describe());
         return "empty";
       }
       StringBuilder sb = new StringBuilder(32).append((flags & LB_INC) != 0 ? '[' : '(');
@@ -219,6 +220,7 @@ abstract class PgBinaryCodec {
       if ((flags & (UB_INF | UB_NULL)) == 0) {
         sb.append(escape(bound(c, "upper"), "()[],"));
       }
+      c.expectEnd("range " + describe());
       return sb.append((flags & UB_INC) != 0 ? ']' : ')').toString();
     }
 
@@ -269,6 +271,7 @@ abstract class PgBinaryCodec {
               + e.getMessage(), e);
         }
       }
+      c.expectEnd("multirange " + describe());
       return sb.append('}').toString();
     }
   }
@@ -331,6 +334,7 @@ abstract class PgBinaryCodec {
               "field " + (i + 1) + " of type " + field.describe() + ": " + e.getMessage(), e);
         }
       }
+      c.expectEnd("composite " + describe());
       return sb.append(')').toString();
     }
   }

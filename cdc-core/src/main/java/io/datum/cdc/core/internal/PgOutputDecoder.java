@@ -21,7 +21,9 @@ import java.util.Map;
  * the type cache (Type messages). Layouts: PostgreSQL docs, 55.9 Logical Replication Message
  * Formats; src/backend/replication/logical/proto.c. Text values ({@code 't'}) are decoded by
  * {@link PgTextValues}, binary values ({@code 'b'}, sent with the pgoutput option {@code binary})
- * by {@link PgBinaryValues}, to the same Java values.
+ * by {@link PgBinaryValues}, to the same Java values; in binary mode, columns of types {@link
+ * PgBinaryValues} does not decode (user-defined types, ranges) get a {@link PgBinaryCodec} from a
+ * {@link PgBinaryTypes} when their Relation message arrives, never per row.
  *
  * <p>Protocol versions 1 to 4. Version 2 (PostgreSQL 14) adds streamed transactions: Stream
  * Start/Stop/Commit/Abort, and an {@code [xid]} before the fields of Relation, Type, Insert,
