@@ -430,7 +430,22 @@ public final class PgCdcSource implements AutoCloseable {
 
     /**
      * @param binary ask for column values in binary format (pgoutput option {@code binary},
-     *     PostgreSQL 14+); values decode to the same Java objects as in text format. Default false
+     *     PostgreSQL 14+); values decode to the same Java objects as in text format. PostgreSQL
+     *     sends every type that has a send function in binary, user-defined ones included ({@code
+     *     logicalrep_write_tuple}, proto.c), and the stream does not say what kind a user type is,
+     *     so in binary mode the source also reads {@code pg_type} over its admin connection: at
+     *     start for the column types of the published tables, and once for each new type a
+     *     Relation message names (a type created while streaming); never per row. Enums, domains
+     *     (as their base type), composites, ranges and multiranges (of any subtype decoded here),
+     *     and arrays of all of these decode as in text mode: enum labels, the base type's value,
+     *     and the output function's text for the others. {@code timestamptz} inside a range,
+     *     composite or array prints in the replication session's TimeZone with the JVM's time zone
+     *     rules. What cannot be decoded in binary mode fails with a {@link
+     *     io.datum.cdc.CdcDecodingException} naming the column, table and type: base types of
+     *     extensions (hstore, citext, PostGIS ...; their binary format is the extension's own) and
+     *     the few builtins without a binary decoder ({@code regclass} and the other {@code reg*}
+     *     types, {@code tsquery}, ...); stream tables holding such types in text mode. Default
+     *     false
      * @return this builder
      */
     public Builder binary(boolean binary) {

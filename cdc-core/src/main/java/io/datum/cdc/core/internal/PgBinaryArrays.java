@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * Reads PostgreSQL's binary array format ({@code array_send}, src/backend/utils/adt/arrayfuncs.c):
@@ -36,6 +37,14 @@ final class PgBinaryArrays {
    * @throws IllegalArgumentException if the header or an element length is malformed
    */
   static Elements read(PgBinaryCursor c, int elementOid) {
+    return read(c, elementOid, elementOid);
+  }
+
+  /**
+   * Like {@link #read(PgBinaryCursor, int)}, accepting either of two element type oids in the
+   * header: an array of a domain may carry the domain's oid or its base type's.
+   */
+  static Elements read(PgBinaryCursor c, int elementOid, int alternateOid) {
     int ndim = c.i32("array dimension count");
     if (ndim < 0 || ndim > MAXDIM) {
       throw new IllegalArgumentException(
@@ -46,7 +55,7 @@ final class PgBinaryArrays {
       throw new IllegalArgumentException("array flags are " + flags + "; 0 or 1 expected");
     }
     int sentElement = c.i32("array element type");
-    if (sentElement != elementOid) {
+    if (sentElement != elementOid && sentElement != alternateOid) {
       throw new IllegalArgumentException(
           "array element type oid is "
               + Integer.toUnsignedString(sentElement)
@@ -151,7 +160,33 @@ final class PgBinaryArrays {
    *     type cannot be rendered
    */
   static String renderText(PgBinaryCursor c, int elementOid, char delimiter) {
-    Elements e = read(c, elementOid);
+    return renderText(c, elementOid, delimiter, e -> PgBinaryText.render(elementOid, e));
+  }
+
+  /**
+   * Renders an array as {@code array_out} prints it, as {@link #renderText(PgBinaryCursor, int,
+   * char)}, with a given element renderer.
+   *
+   * @param c the value
+   * @param elementOid the element type oid the header must carry
+   * @param delimiter the element type's {@code typdelim}
+   * @param element renders one element's whole binary value as its output function's text
+   * @return the text
+   * @throws IllegalArgumentException if the array or an element is malformed
+   */
+  static String renderText(
+      PgBinaryCursor c, int elementOid, char delimiter, Function<PgBinaryCursor, String> element) {
+    return renderText(c, elementOid, elementOid, delimiter, element);
+  }
+
+  /**
+   * Renders an array whose header may carry either of two element type oids (see {@link
+   * #read(PgBinaryCursor, int, int)}).
+   */
+  static String renderText(
+      PgBinaryCursor c, int elementOid, int alternateOid, char delimiter,
+      Function<PgBinaryCursor, String> element) {
+    Elements e = read(c, elementOid, alternateOid);
     int n = e.starts.length;
     if (n == 0) {
       return "{}";
@@ -163,8 +198,7 @@ final class PgBinaryArrays {
       } else {
         try {
           String text =
-              PgBinaryText.render(
-                  elementOid, new PgBinaryCursor(c.array(), e.starts[i], e.lengths[i]));
+              element.apply(new PgBinaryCursor(c.array(), e.starts[i], e.lengths[i]));
           items[i] = quoteIfNeeded(text, delimiter);
         } catch (RuntimeException ex) {
           throw elementFailure(i, ex);
@@ -203,7 +237,7 @@ final class PgBinaryArrays {
     sb.append('}');
   }
 
-  private static String quoteIfNeeded(String s, char delimiter) {
+  static String quoteIfNeeded(String s, char delimiter) {
     boolean quote = s.isEmpty() || s.equalsIgnoreCase("NULL");
     for (int i = 0; i < s.length() && !quote; i++) {
       char ch = s.charAt(i);

@@ -33,21 +33,15 @@ import java.util.UUID;
  * {@code oidvector}, {@code refcursor}, {@code unknown}, and their arrays (as {@code array_out}
  * text, or as Lists of Strings for those {@link PgTextValues} lists).
  *
- * <p><b>What it cannot decode</b>, and rejects with an {@link IllegalArgumentException} naming the
- * type oid: every type whose oid is not one of those (the text of {@code regclass} and the other
- * {@code reg*} types is a catalog name the binary oid does not carry; the text of {@code tstzrange}
- * depends on the walsender's {@code TimeZone}, which the binary form does not carry either; the
- * other ranges, multiranges, {@code tsquery}, {@code record} and the catalog-only types such as
- * {@code pg_node_tree} are not implemented), and every user-defined type. A
- * user-defined type's oid does not say whether it is an enum or a base type with an arbitrary
- * format, and pgoutput does not tell either: a caller that knows from the catalog ({@code
- * pg_type.typtype = 'e'}) that a column is an enum may decode it as {@code text} (oid 25), since
- * {@code enum_send} sends the label as {@code textsend} would; arrays of user-defined types are
- * rejected. A domain over a builtin that {@link PgTextValues} does not list (over {@code inet},
- * say) keeps its own oid in {@link RelationInfo#valueTypeOids()}, since {@code
- * PgOutputDecoder.resolveType} maps domains only to the types {@link PgTextValues} lists, and is
- * rejected too. A replication using the {@code binary} option therefore needs that knowledge, or
- * no such types in its tables.
+ * <p><b>What it does not decode</b>, and rejects with an {@link IllegalArgumentException} naming the
+ * type oid: every type whose oid is not one of those: user-defined types (enums, domains over
+ * types not listed here, composites, ranges, multiranges, arrays of these), the builtin ranges and
+ * multiranges, and builtins such as {@code regclass} or {@code tsquery}. {@link PgOutputDecoder}
+ * decodes the user-defined types and the ranges with {@link PgBinaryCodec}s that {@link
+ * PgTypeCatalog} builds from {@code pg_type} at Relation time, since the kind of a user type is not
+ * in the pgoutput stream (a domain, for one, keeps its own oid in {@link
+ * RelationInfo#valueTypeOids()} unless {@link PgTextValues} lists its base type); what stays
+ * undecodable there is listed in {@link PgTypeCatalog}.
  *
  * <p>Sizes are checked: a value shorter or longer than its format, or an array header that lies
  * about dimensions or lengths, raises {@link IllegalArgumentException} naming the byte offset
@@ -199,9 +193,9 @@ public final class PgBinaryValues {
         throw new IllegalArgumentException(
             "binary values of type oid "
                 + Integer.toUnsignedString(typeOid)
-                + " cannot be decoded: only the builtin types listed in PgBinaryValues are"
-                + " supported; user-defined types (enums included) and other builtins have no"
-                + " decoder for their binary format");
+                + " cannot be decoded: PgBinaryValues decodes the builtin types it lists; other"
+                + " types (user-defined ones, ranges) need codecs from the type catalog"
+                + " (PgTypeCatalog), which this decoder was not given");
       }
     }
   }
@@ -242,6 +236,31 @@ public final class PgBinaryValues {
       int offset,
       int length,
       Throwable e) {
+    return describeFailure(
+        column,
+        relation,
+        "type oid "
+            + Integer.toUnsignedString(typeOid)
+            + (decodedAs == typeOid ? "" : " (decoded as builtin type oid " + decodedAs + ")"),
+        buf,
+        offset,
+        length,
+        e);
+  }
+
+  /**
+   * Builds the text of a binary value failure: column, relation, the type as described by the
+   * caller (for example {@code type public.mood (oid 16385)}), a hexadecimal excerpt of the bytes,
+   * and the cause.
+   */
+  static String describeFailure(
+      String column,
+      String relation,
+      String type,
+      byte[] buf,
+      int offset,
+      int length,
+      Throwable e) {
     String cause = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     if (cause.length() > 300) {
       cause = cause.substring(0, 300) + "...";
@@ -263,9 +282,8 @@ public final class PgBinaryValues {
         + hex
         + " ("
         + length
-        + " bytes) as type oid "
-        + Integer.toUnsignedString(typeOid)
-        + (decodedAs == typeOid ? "" : " (decoded as builtin type oid " + decodedAs + ")")
+        + " bytes) as "
+        + type
         + ": "
         + cause;
   }

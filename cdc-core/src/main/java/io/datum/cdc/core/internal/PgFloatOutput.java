@@ -39,14 +39,47 @@ final class PgFloatOutput {
     } else if (v == 0) {
       return (Double.doubleToRawLongBits(v) < 0) ? "-0" : "0";
     }
-    BigDecimal shortest = shortest(v).stripTrailingZeros();
+    return layout(shortest(v), v < 0, 15);
+  }
+
+  /**
+   * Formats a float as PostgreSQL's {@code float4out} does with {@code extra_float_digits > 0}:
+   * {@code float_to_shortest_decimal_buf} (src/common/f2s.c, Ryu for binary32), fixed notation
+   * when the decimal exponent is in {@code [-4, FLT_DIG)} = {@code [-4, 6)}, else {@code d.ddde+XX}.
+   *
+   * @param v any float
+   * @return the text, for example {@code 1.5}, {@code 1e+06}, {@code 3.4028235e+38}
+   */
+  static String format(float v) {
+    if (Float.isNaN(v)) {
+      return "NaN";
+    } else if (Float.isInfinite(v)) {
+      return v > 0 ? "Infinity" : "-Infinity";
+    } else if (v == 0) {
+      return (Float.floatToRawIntBits(v) < 0) ? "-0" : "0";
+    }
+    float a = Math.abs(v);
+    BigDecimal exact = new BigDecimal(a);
+    BigDecimal below = new BigDecimal(Math.nextDown(a));
+    BigDecimal lower = exact.add(below).divide(BigDecimal.valueOf(2));
+    float next = Math.nextUp(a);
+    BigDecimal upper =
+        Float.isInfinite(next)
+            ? exact.add(exact.subtract(below).divide(BigDecimal.valueOf(2)))
+            : exact.add(new BigDecimal(next)).divide(BigDecimal.valueOf(2));
+    return layout(search(exact, lower, upper, 9), v < 0, 6);
+  }
+
+  /** Prints a positive shortest decimal in fixed or exponent notation, as Ryu's to_chars does. */
+  private static String layout(BigDecimal decimal, boolean negative, int fixedBelow) {
+    BigDecimal shortest = decimal.stripTrailingZeros();
     String digits = shortest.unscaledValue().toString();
     int exp = digits.length() - 1 - shortest.scale(); // decimal exponent of the first digit
     StringBuilder sb = new StringBuilder(24);
-    if (v < 0) {
+    if (negative) {
       sb.append('-');
     }
-    if (exp >= -4 && exp < 15) {
+    if (exp >= -4 && exp < fixedBelow) {
       sb.append(shortest.toPlainString());
     } else {
       sb.append(digits.charAt(0));
@@ -80,7 +113,16 @@ final class PgFloatOutput {
         Double.isInfinite(next)
             ? exact.add(exact.subtract(below).divide(BigDecimal.valueOf(2)))
             : exact.add(new BigDecimal(next)).divide(BigDecimal.valueOf(2));
-    for (int p = 1; p <= 17; p++) {
+    return search(exact, lower, upper, 17);
+  }
+
+  /**
+   * The shortest decimal strictly between {@code lower} and {@code upper}, nearest {@code exact}
+   * (ties to an even last digit), with at most {@code maxDigits} significant digits.
+   */
+  private static BigDecimal search(
+      BigDecimal exact, BigDecimal lower, BigDecimal upper, int maxDigits) {
+    for (int p = 1; p <= maxDigits; p++) {
       BigDecimal down = exact.round(new MathContext(p, RoundingMode.DOWN));
       BigDecimal up = exact.round(new MathContext(p, RoundingMode.UP));
       boolean downOk = down.compareTo(lower) > 0;
@@ -97,6 +139,6 @@ final class PgFloatOutput {
         return up;
       }
     }
-    return exact.round(new MathContext(17, RoundingMode.HALF_EVEN)); // not reached: 17 suffice
+    return exact.round(new MathContext(maxDigits, RoundingMode.HALF_EVEN)); // not reached
   }
 }

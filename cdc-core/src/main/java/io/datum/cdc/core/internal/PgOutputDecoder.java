@@ -9,6 +9,7 @@ import io.datum.cdc.event.TableId;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -20,7 +21,9 @@ import java.util.Map;
  * the type cache (Type messages). Layouts: PostgreSQL docs, 55.9 Logical Replication Message
  * Formats; src/backend/replication/logical/proto.c. Text values ({@code 't'}) are decoded by
  * {@link PgTextValues}, binary values ({@code 'b'}, sent with the pgoutput option {@code binary})
- * by {@link PgBinaryValues}, to the same Java values.
+ * by {@link PgBinaryValues}, to the same Java values; in binary mode, columns of types {@link
+ * PgBinaryValues} does not decode (user-defined types, ranges) get a {@link PgBinaryCodec} from a
+ * {@link PgBinaryTypes} when their Relation message arrives, never per row.
  *
  * <p>Protocol versions 1 to 4. Version 2 (PostgreSQL 14) adds streamed transactions: Stream
  * Start/Stop/Commit/Abort, and an {@code [xid]} before the fields of Relation, Type, Insert,
@@ -39,6 +42,8 @@ public final class PgOutputDecoder {
   private final int protocolVersion;
   private final boolean abortInfo;
   private final boolean deferChanges;
+  /** Codecs of column types PgBinaryValues does not decode; null unless streaming in binary. */
+  private final PgBinaryTypes binaryTypes;
   /** True between Stream Start and Stream Stop (protocol 2+); always false in version 1. */
   private boolean inStreamBlock;
   /** The [xid] of the last change message decoded in a stream block, 0 outside one. */
@@ -83,6 +88,22 @@ public final class PgOutputDecoder {
    * @throws CdcConfigurationException for a version outside 1 to 4, or abort info below 4
    */
   public PgOutputDecoder(int protocolVersion, boolean abortInfo, boolean deferChanges) {
+    this(protocolVersion, abortInfo, deferChanges, null);
+  }
+
+  /**
+   * Creates a decoder that resolves binary codecs for column types {@link PgBinaryValues} does not
+   * decode (user-defined types, builtin ranges) when a Relation message arrives.
+   *
+   * @param protocolVersion the {@code proto_version} given to START_REPLICATION, 1 to 4
+   * @param abortInfo true when Stream Abort carries the abort LSN and time
+   * @param deferChanges see {@link #PgOutputDecoder(int, boolean, boolean)}
+   * @param binaryTypes where codecs come from (the source's {@link PgTypeCatalog}); null when the
+   *     stream is in text format: relations then carry no codecs and cost nothing more
+   * @throws CdcConfigurationException for a version outside 1 to 4, or abort info below 4
+   */
+  PgOutputDecoder(
+      int protocolVersion, boolean abortInfo, boolean deferChanges, PgBinaryTypes binaryTypes) {
     if (protocolVersion < 1 || protocolVersion > 4) {
       throw new CdcConfigurationException(
           "pgoutput protocol version " + protocolVersion + " is not supported (1 to 4)");
@@ -94,6 +115,7 @@ public final class PgOutputDecoder {
     this.protocolVersion = protocolVersion;
     this.abortInfo = abortInfo;
     this.deferChanges = deferChanges;
+    this.binaryTypes = binaryTypes;
   }
 
   /** Returns the protocol version this decoder reads. */
@@ -462,8 +484,43 @@ public final class PgOutputDecoder {
     in.expectEnd();
     RelationInfo relation =
         RelationInfo.of(oid, new TableId(namespace, name), identity, columns, valueTypes);
+    if (binaryTypes != null) {
+      relation = withBinaryCodecs(relation);
+    }
     relations.put(oid, new RelationInfo[] {relation});
     listener.relation(relation);
+  }
+
+  /**
+   * Resolves, once per Relation message and with at most one catalog query for types not seen
+   * before, the codecs of the columns whose binary values {@link PgBinaryValues} cannot decode.
+   */
+  private RelationInfo withBinaryCodecs(RelationInfo relation) {
+    List<ColumnInfo> columns = relation.columns();
+    int[] valueTypes = relation.valueTypeOids();
+    int[] needed = new int[columns.size()];
+    int n = 0;
+    for (int i = 0; i < needed.length; i++) {
+      if (!PgBinaryValues.supports(valueTypes[i])) {
+        needed[n++] = columns.get(i).typeOid();
+      }
+    }
+    if (n == 0) {
+      return relation;
+    }
+    PgBinaryCodec[] codecs = new PgBinaryCodec[columns.size()];
+    try {
+      binaryTypes.prepare(Arrays.copyOf(needed, n));
+      for (int i = 0; i < codecs.length; i++) {
+        if (!PgBinaryValues.supports(valueTypes[i])) {
+          codecs[i] = binaryTypes.codec(columns.get(i).typeOid());
+        }
+      }
+    } catch (RuntimeException e) {
+      throw in.error(0, "cannot resolve the column types of " + relation.describe()
+          + " for binary decoding: " + e.getMessage(), e);
+    }
+    return relation.withBinaryCodecs(codecs);
   }
 
   /** Maps a column type oid to the builtin type whose text decoder applies. */
@@ -696,15 +753,23 @@ public final class PgOutputDecoder {
   /** Decodes a binary ({@code 'b'}) value with {@link PgBinaryValues}, naming the column. */
   private Object decodeBinaryValue(RelationInfo relation, int column, int start, int length) {
     int oid = relation.valueTypeOids()[column];
+    PgBinaryCodec[] codecs = relation.binaryCodecs();
+    PgBinaryCodec codec = codecs == null ? null : codecs[column];
     try {
-      return PgBinaryValues.decode(oid, in.array(), start, length);
+      return codec == null
+          ? PgBinaryValues.decode(oid, in.array(), start, length)
+          : codec.value(in.array(), start, length);
     } catch (RuntimeException e) {
       ColumnInfo info = relation.columns().get(column);
-      throw in.error(
-          in.offsetOf(start),
-          PgBinaryValues.describeFailure(
-              info.name(), relation.describe(), info.typeOid(), oid, in.array(), start, length, e),
-          e);
+      String failure =
+          codec == null
+              ? PgBinaryValues.describeFailure(
+                  info.name(), relation.describe(), info.typeOid(), oid, in.array(), start,
+                  length, e)
+              : PgBinaryValues.describeFailure(
+                  info.name(), relation.describe(), "type " + codec.describe(), in.array(),
+                  start, length, e);
+      throw in.error(in.offsetOf(start), failure, e);
     }
   }
 }

@@ -106,6 +106,17 @@ record PgOutputOptions(int protocolVersion, Map<String, String> slotOptions, boo
 
   /** Returns a decoder for these options that defers changes (see {@link TransactionAssembler}). */
   PgOutputDecoder decoder() {
-    return new PgOutputDecoder(protocolVersion, abortInfo, true);
+    return decoder(null);
+  }
+
+  /**
+   * Returns a decoder for these options that defers changes and, in binary mode, takes the codecs
+   * of user-defined and other non-builtin column types from {@code binaryTypes}.
+   *
+   * @param binaryTypes the type catalog when the {@code binary} option is on, else null
+   * @return the decoder
+   */
+  PgOutputDecoder decoder(PgBinaryTypes binaryTypes) {
+    return new PgOutputDecoder(protocolVersion, abortInfo, true, binaryTypes);
   }
 }

@@ -25,6 +25,9 @@ import java.util.Objects;
  * @param valueTypeOids for each column, the oid of the builtin type whose text decoder applies
  *     (the column's own oid, or a domain's base type; see {@link PgTextValues#decode(int,
  *     String)})
+ * @param binaryCodecs null, or per column the codec for binary ({@code 'b'}) values of a type that
+ *     {@link PgBinaryValues} does not decode (null entries for the others), resolved from the
+ *     catalog at Relation time when the source streams in binary mode (see {@link PgTypeCatalog})
  */
 public record RelationInfo(
     int oid,
@@ -33,7 +36,8 @@ public record RelationInfo(
     List<ColumnInfo> columns,
     List<ColumnInfo> keyColumns,
     int[] keyIndexes,
-    int[] valueTypeOids) {
+    int[] valueTypeOids,
+    PgBinaryCodec[] binaryCodecs) {
 
   /**
    * Validates the components and makes the lists unmodifiable.
@@ -47,9 +51,43 @@ public record RelationInfo(
     }
     columns = List.copyOf(columns);
     keyColumns = List.copyOf(keyColumns);
-    if (keyColumns.size() != keyIndexes.length || columns.size() != valueTypeOids.length) {
+    if (keyColumns.size() != keyIndexes.length || columns.size() != valueTypeOids.length
+        || (binaryCodecs != null && binaryCodecs.length != columns.size())) {
       throw new IllegalArgumentException("relation " + table + ": inconsistent column arrays");
     }
+  }
+
+  /**
+   * Creates a relation without binary codecs.
+   *
+   * @param oid the relation oid
+   * @param table the table name
+   * @param replicaIdentity one of {@code d n f i}
+   * @param columns the columns in order
+   * @param keyColumns the key columns in order
+   * @param keyIndexes the key columns' positions
+   * @param valueTypeOids the decoder type oid per column
+   */
+  public RelationInfo(
+      int oid,
+      TableId table,
+      char replicaIdentity,
+      List<ColumnInfo> columns,
+      List<ColumnInfo> keyColumns,
+      int[] keyIndexes,
+      int[] valueTypeOids) {
+    this(oid, table, replicaIdentity, columns, keyColumns, keyIndexes, valueTypeOids, null);
+  }
+
+  /**
+   * Returns this relation with binary codecs for its columns.
+   *
+   * @param codecs per column a codec or null (see the record description); owned by the result
+   * @return the relation
+   */
+  RelationInfo withBinaryCodecs(PgBinaryCodec[] codecs) {
+    return new RelationInfo(
+        oid, table, replicaIdentity, columns, keyColumns, keyIndexes, valueTypeOids, codecs);
   }
 
   /**

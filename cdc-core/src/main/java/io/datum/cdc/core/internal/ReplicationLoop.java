@@ -48,6 +48,8 @@ final class ReplicationLoop {
   /** Created by {@link #open} once the protocol version is negotiated. */
   private volatile TransactionAssembler assembler;
   private PgOutputOptions protocol;
+  /** In binary mode, the column types resolved from the catalog; null in text mode. */
+  private PgTypeCatalog types;
   private final long statusIntervalNanos;
   /** Run after a stop request, before the final status update (stores late acknowledgements). */
   private final Runnable beforeFinalFeedback;
@@ -106,6 +108,12 @@ final class ReplicationLoop {
         } catch (SQLException e) {
           throw PgErrors.map("cannot create publication \"" + config.publication() + '"', e);
         }
+      }
+      if (config.binary()) {
+        // binary values of user-defined types need their kind, which pgoutput does not send
+        types = new PgTypeCatalog(
+            () -> DriverManager.getConnection(config.jdbcUrl(), adminProperties()));
+        types.preload(admin, config.publication());
       }
       SlotAdmin.SlotState state = slots.slot(slot);
       if (state == null) {
@@ -205,8 +213,13 @@ final class ReplicationLoop {
               .start();
       lastSentFlush = start;
       lastStatusNanos = System.nanoTime();
+      if (types != null) {
+        // timestamptz text (in ranges, composites, arrays of user types) follows the walsender
+        // session's TimeZone, a GUC_REPORT parameter pgjdbc keeps from the server's ParameterStatus
+        types.timeZone(connection.unwrap(PGConnection.class).getParameterStatus("TimeZone"));
+      }
       assembler = new TransactionAssembler(
-          slot, coordinator, protocol.decoder(),
+          slot, coordinator, protocol.decoder(types),
           new TransactionBuffer.Memory(config.memoryBudget(), config.spillDirectory()));
       LOG.info("streaming slot {} publication {} from {} with {}", slot, config.publication(), start,
           protocol.slotOptions());
