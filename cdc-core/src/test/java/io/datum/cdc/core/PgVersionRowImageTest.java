@@ -247,10 +247,18 @@ class PgVersionRowImageTest {
               + " '[]', '{}', '0044-03-15 BC', '-infinity', '00:00:00', '23:59:59.999999-14:59',"
               + " '0001-01-01 00:00:00 BC', 'infinity', '1970-01-01 00:00:00+00', '-infinity',"
               + " '-1 mons 2 days -00:00:00.000001', '{}', '[0:1]={7,8}', '{NULL}', 5)",
+          // the ends of the ranges
+          "INSERT INTO typed VALUES (3, 32767, -2147483648, 9223372036854775807, -999999999.999,"
+              + " 1e-1000, 1e1000, 'NaN', 1e-45, 4.9e-324, 3.4028235e38, 1.7976931348623157e308, '-Infinity',"
+              + " NULL, NULL, NULL, NULL, NULL, NULL, 'null', '[[], {}]', '5874897-12-31', '4713-01-01 BC',"
+              + " '24:00:00', '24:00:00-15:59', '294276-12-31 23:59:59.999999', '4713-01-01 00:00:00 BC',"
+              + " '294276-12-31 23:59:59.999999+00', '4714-11-24 00:00:00+00 BC',"
+              + " '-178000000 years -2147483647 days -2147483647:59:59.999999', '{{NULL}}',"
+              + " '{{{1,2}},{{3,4}}}', '{\"\",\"NULL\",\" \"}', NULL)",
           "UPDATE typed SET t = 'updated', ints = '{{1},{NULL}}' WHERE id = 1",
           "DELETE FROM typed WHERE id = 2");
-      List<ChangeEvent> inTextFormat = text.take(4, WAIT);
-      List<ChangeEvent> inBinaryFormat = binary.take(4, WAIT);
+      List<ChangeEvent> inTextFormat = text.take(5, WAIT);
+      List<ChangeEvent> inBinaryFormat = binary.take(5, WAIT);
 
       Row first = ((InsertEvent) inTextFormat.get(0)).after();
       assertEquals((short) -32768, first.get("i2"));
@@ -277,7 +285,12 @@ class PgVersionRowImageTest {
       assertNull(first.get("nothing"));
       assertEquals(List.of(7, 8), ((InsertEvent) inTextFormat.get(1)).after().get("grid"));
 
-      for (int i = 0; i < 4; i++) {
+      Row extremes = ((InsertEvent) inTextFormat.get(2)).after();
+      assertEquals(LocalDate.of(5874897, 12, 31), extremes.get("d"));
+      assertEquals(LocalDate.of(-4712, 1, 1), extremes.get("d_inf"));
+      assertEquals(Instant.parse("+294276-12-31T23:59:59.999999Z"), extremes.get("tstz"));
+      assertEquals(Arrays.asList("", "NULL", " "), extremes.get("texts"));
+      for (int i = 0; i < 5; i++) {
         ChangeEvent t = inTextFormat.get(i);
         ChangeEvent b = inBinaryFormat.get(i);
         assertEquals(t.kind(), b.kind());

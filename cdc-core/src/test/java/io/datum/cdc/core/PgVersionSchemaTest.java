@@ -1,7 +1,10 @@
 package io.datum.cdc.core;
 
+import static io.datum.cdc.core.MatrixFixture.FILLER;
 import static io.datum.cdc.core.MatrixFixture.WAIT;
+import static io.datum.cdc.core.MatrixFixture.assertOneTransaction;
 import static io.datum.cdc.core.MatrixFixture.row;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -22,7 +25,9 @@ import io.datum.cdc.event.UpdateEvent;
 import io.datum.cdc.testkit.EmbeddedPostgresServer;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
 import io.datum.cdc.testkit.EmbeddedPostgresVersions;
+import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -131,6 +136,39 @@ class PgVersionSchemaTest {
       assertEquals(List.of(), after.drain());
     }
     fx.dropSlot("sc");
+  }
+
+  @Test
+  void ddlInsideStreamedTransactionsCommittedOrAborted() throws Exception {
+    pg.execute("CREATE TABLE sddl (id int PRIMARY KEY, filler text)", "CREATE PUBLICATION sddl FOR TABLE sddl");
+    EventCollector events = new EventCollector(true);
+    try (PgCdcSource source = fx.source("sddl", "sddl").streaming(StreamingMode.ON).build()) {
+      source.start(events);
+      // the Relation message of the new shape comes inside the stream; kept open until streamed
+      try (Connection open = pg.getConnection()) {
+        open.setAutoCommit(false);
+        try (Statement st = open.createStatement()) {
+          st.execute("ALTER TABLE sddl ADD COLUMN aborted int DEFAULT 7");
+          st.execute("INSERT INTO sddl SELECT g, " + FILLER + ", g FROM generate_series(1, 3000) g");
+        }
+        await().atMost(WAIT).until(() -> fx.streamedTransactions("sddl") >= 1);
+        open.rollback();
+      }
+      pg.execute(
+          "INSERT INTO sddl VALUES (1, 'after the abort')",
+          "BEGIN; INSERT INTO sddl SELECT g, " + FILLER + " FROM generate_series(10, 1509) g;"
+              + " ALTER TABLE sddl ADD COLUMN added text DEFAULT 'd';"
+              + " INSERT INTO sddl SELECT g, " + FILLER + ", 'new' FROM generate_series(2000, 3499) g; COMMIT",
+          "INSERT INTO sddl VALUES (2, 'after the commit', 'x')");
+      assertRow(events.take(1, WAIT).get(0), "sddl", cols("id", 1, "filler", "after the abort"), INT4, TEXT);
+      List<ChangeEvent> large = events.take(3000, WAIT);
+      assertOneTransaction(large, 3000);
+      assertRow(large.get(1499), "sddl", cols("id", 1509, "filler", "x".repeat(200)), INT4, TEXT);
+      assertRow(large.get(1500), "sddl", cols("id", 2000, "filler", "x".repeat(200), "added", "new"), INT4, TEXT, TEXT);
+      assertRow(events.take(1, WAIT).get(0), "sddl", cols("id", 2, "filler", "after the commit", "added", "x"));
+      await().atMost(WAIT).until(() -> fx.streamedTransactions("sddl") >= 2);
+    }
+    fx.dropSlot("sddl");
   }
 
   @Test
