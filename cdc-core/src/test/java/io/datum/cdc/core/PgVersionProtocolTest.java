@@ -174,7 +174,11 @@ class PgVersionProtocolTest {
     assumeTrue(fx.version() >= 15, "two_phase needs PostgreSQL 15");
     table("twophase");
     EventCollector events = new EventCollector(true);
-    try (PgCdcSource source = fx.source("twophase", "twophase").twoPhase(true).streaming(StreamingMode.ON).build()) {
+    PgCdcSource.Builder builder = fx.source("twophase", "twophase").twoPhase(true).streaming(StreamingMode.ON);
+    // prepared after the slot was created, before two_phase was asked for: PostgreSQL sends it
+    // whole (Begin Prepare .. Prepare, then Commit Prepared) once it commits
+    pg.execute("BEGIN; INSERT INTO twophase VALUES (20, 'early'); PREPARE TRANSACTION 'mx_early'");
+    try (PgCdcSource source = builder.build()) {
       source.start(events);
       pg.execute(
           "BEGIN; INSERT INTO twophase VALUES (1, 'a'), (2, 'b'); PREPARE TRANSACTION 'mx_commit'",
@@ -199,6 +203,11 @@ class PgVersionProtocolTest {
       assertOneTransaction(large, 1500);
       assertEquals(range(5000, 6499), ids(large));
       assertEquals(List.of(11), ids(events.take(1, WAIT)), "nothing of the rolled back ones");
+      pg.execute("COMMIT PREPARED 'mx_early'", "INSERT INTO twophase VALUES (12, 'marker')");
+      List<ChangeEvent> early = events.take(1, WAIT);
+      assertOneTransaction(early, 1);
+      assertEquals(List.of(20), ids(early));
+      assertEquals(List.of(12), ids(events.take(1, WAIT)));
       await().atMost(WAIT).until(() -> source.metrics().pendingTransactions() == 0);
     }
     fx.dropSlot("twophase");

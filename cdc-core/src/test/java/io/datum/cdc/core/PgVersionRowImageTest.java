@@ -36,6 +36,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Row images on PostgreSQL 14 to 18, one server per version: {@code key} and {@code before} under
@@ -165,15 +167,17 @@ class PgVersionRowImageTest {
     fx.dropSlot("ri");
   }
 
-  @Test
-  void anUnchangedToastValueIsMarkedWithTheDefaultIdentityAndFilledInWithFull() throws Exception {
+  @ParameterizedTest(name = "binary {0}")
+  @ValueSource(booleans = {false, true})
+  void anUnchangedToastValueIsMarkedWithTheDefaultIdentityAndFilledInWithFull(boolean binary) throws Exception {
+    String toasty = binary ? "toasty_binary" : "toasty";
     String big = "repeat('toast', 4000)"; // 20000 bytes, stored out of line (storage EXTERNAL)
     pg.execute(
         "CREATE TABLE toasty (id int PRIMARY KEY, big text, small text)",
         "ALTER TABLE toasty ALTER COLUMN big SET STORAGE EXTERNAL",
         "CREATE PUBLICATION toasty FOR TABLE toasty");
     EventCollector events = new EventCollector(true);
-    try (PgCdcSource source = fx.source("toasty", "toasty").build()) {
+    try (PgCdcSource source = fx.source(toasty, "toasty").binary(binary).build()) {
       source.start(events);
       pg.execute(
           "INSERT INTO toasty VALUES (1, " + big + ", 's1')",
@@ -209,7 +213,8 @@ class PgVersionRowImageTest {
       assertEquals(cols("id", 2, "big", fresh, "small", "s2"), map(full.before()));
       assertEquals(cols("id", 2, "big", fresh, "small", "s3"), map(((DeleteEvent) got.get(5)).before()));
     }
-    fx.dropSlot("toasty");
+    fx.dropSlot(toasty);
+    pg.execute("DROP PUBLICATION toasty", "DROP TABLE toasty");
   }
 
   @Test
