@@ -20,36 +20,30 @@ import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.InsertEvent;
 import io.datum.cdc.event.MessageEvent;
 import io.datum.cdc.testkit.EmbeddedPostgresServer;
-import io.datum.cdc.testkit.EmbeddedPostgresTest;
-import io.datum.cdc.testkit.EmbeddedPostgresVersions;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The pgoutput protocol on PostgreSQL 14 to 18, one server per version: the highest protocol
- * version is negotiated and each option works from the version that has it and is refused, naming
- * the option and the server's version, before; streamed transactions (streaming on, and parallel
- * from 16); prepared transactions (two_phase, 15+); logical decoding messages; replication origins
- * and the origin filter (16+).
+ * The pgoutput protocol on each PostgreSQL version {@link PgVersionMatrixTest} runs these tests
+ * on: the highest protocol version is negotiated and each option works from the version that has
+ * it and is refused, naming the option and the server's version, before; streamed transactions
+ * (streaming on, and parallel from 16); prepared transactions (two_phase, 15+); logical decoding
+ * messages; replication origins and the origin filter (16+).
  */
-@EmbeddedPostgresVersions({14, 15, 16, 17, 18})
-@EmbeddedPostgresTest(settings = {"logical_decoding_work_mem=64kB", "max_prepared_transactions=10"})
-@Timeout(value = 2, unit = TimeUnit.MINUTES)
-class PgVersionProtocolTest {
+abstract class ProtocolMatrix {
 
   private final EmbeddedPostgresServer pg;
   private final MatrixFixture fx;
 
-  PgVersionProtocolTest(EmbeddedPostgresServer pg) {
+  /** @param pg the server of the version being run */
+  ProtocolMatrix(EmbeddedPostgresServer pg) {
     this.pg = pg;
     this.fx = new MatrixFixture(pg);
   }

@@ -22,8 +22,6 @@ import io.datum.cdc.event.RowChange;
 import io.datum.cdc.event.TableId;
 import io.datum.cdc.event.UpdateEvent;
 import io.datum.cdc.testkit.EmbeddedPostgresServer;
-import io.datum.cdc.testkit.EmbeddedPostgresTest;
-import io.datum.cdc.testkit.EmbeddedPostgresVersions;
 import java.math.BigDecimal;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -33,26 +31,23 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Row images on PostgreSQL 14 to 18, one server per version: {@code key} and {@code before} under
- * each replica identity (DEFAULT, USING INDEX, FULL, NOTHING, and a table without a key),
- * unchanged TOAST values, and values in binary format equal to those in text format.
+ * Row images on each PostgreSQL version {@link PgVersionMatrixTest} runs these tests on: {@code
+ * key} and {@code before} under each replica identity (DEFAULT, USING INDEX, FULL, NOTHING, and a
+ * table without a key), unchanged TOAST values, and values in binary format equal to those in text
+ * format.
  */
-@EmbeddedPostgresVersions({14, 15, 16, 17, 18})
-@EmbeddedPostgresTest(settings = {"logical_decoding_work_mem=64kB", "max_prepared_transactions=10"})
-@Timeout(value = 2, unit = TimeUnit.MINUTES)
-class PgVersionRowImageTest {
+abstract class RowImageMatrix {
 
   private final EmbeddedPostgresServer pg;
   private final MatrixFixture fx;
 
-  PgVersionRowImageTest(EmbeddedPostgresServer pg) {
+  /** @param pg the server of the version being run */
+  RowImageMatrix(EmbeddedPostgresServer pg) {
     this.pg = pg;
     this.fx = new MatrixFixture(pg);
   }

@@ -23,8 +23,6 @@ import io.datum.cdc.event.TableId;
 import io.datum.cdc.event.TruncateEvent;
 import io.datum.cdc.event.UpdateEvent;
 import io.datum.cdc.testkit.EmbeddedPostgresServer;
-import io.datum.cdc.testkit.EmbeddedPostgresTest;
-import io.datum.cdc.testkit.EmbeddedPostgresVersions;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -32,19 +30,15 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
- * Relations on PostgreSQL 14 to 18, one server per version: events keep the shape their table had
- * when they were written across DDL, even when read after it; partitioned tables published through
- * the root or the leaves; stored generated columns, published from 18 on request only.
+ * Relations on each PostgreSQL version {@link PgVersionMatrixTest} runs these tests on: events
+ * keep the shape their table had when they were written across DDL, even when read after it; DDL
+ * inside streamed transactions; partitioned tables published through the root or the leaves;
+ * generated columns, stored ones published from 18 on request only.
  */
-@EmbeddedPostgresVersions({14, 15, 16, 17, 18})
-@EmbeddedPostgresTest(settings = {"logical_decoding_work_mem=64kB", "max_prepared_transactions=10"})
-@Timeout(value = 2, unit = TimeUnit.MINUTES)
-class PgVersionSchemaTest {
+abstract class SchemaMatrix {
 
   private static final int INT4 = 23;
   private static final int INT8 = 20;
@@ -53,7 +47,8 @@ class PgVersionSchemaTest {
   private final EmbeddedPostgresServer pg;
   private final MatrixFixture fx;
 
-  PgVersionSchemaTest(EmbeddedPostgresServer pg) {
+  /** @param pg the server of the version being run */
+  SchemaMatrix(EmbeddedPostgresServer pg) {
     this.pg = pg;
     this.fx = new MatrixFixture(pg);
   }
