@@ -378,7 +378,12 @@ public final class PgCdcSource implements AutoCloseable {
      * @param messages deliver logical decoding messages written with {@code
      *     pg_logical_emit_message} as {@link io.datum.cdc.event.MessageEvent}s (pgoutput option
      *     {@code messages}, PostgreSQL 14 and later; {@link PgCdcSource#start} fails with a
-     *     {@link CdcConfigurationException} on an older server). Default false.
+     *     {@link CdcConfigurationException} on an older server). Default false. With {@link
+     *     #streaming streaming}, a transactional message written in a savepoint that is later
+     *     rolled back is still delivered when PostgreSQL streamed the transaction: pgoutput tags a
+     *     streamed message with the top-level transaction's xid, not the subtransaction's
+     *     (pgoutput.c, pgoutput_message), so the subtransaction's Stream Abort does not cover it
+     *     (PostgreSQL 14 to 18)
      * @return this builder
      */
     public Builder messages(boolean messages) {
