@@ -65,7 +65,10 @@ public final class PgCdcSource implements AutoCloseable {
    *     be created), the slot is active for another process, the slot's {@code
    *     confirmed_flush_lsn} is after the stored watermark (see {@link
    *     Builder#trustSlotPosition}), or the server refuses replication
-   * @throws io.datum.cdc.CdcConnectionException if PostgreSQL cannot be reached
+   * @throws io.datum.cdc.CdcConnectionException if PostgreSQL cannot be reached (not retried:
+   *     reconnecting covers only losses after start returned)
+   * @throws CdcConfigurationException if an option is too new for the server, or the spill
+   *     directory is not a writable directory
    * @throws io.datum.cdc.CdcStoreException if the stored checkpoint cannot be read
    * @throws IllegalStateException if the source was started before
    */
@@ -88,7 +91,10 @@ public final class PgCdcSource implements AutoCloseable {
    *
    * @param force terminate the process holding the slot if it is active
    * @throws io.datum.cdc.CdcReplicationException if the slot does not exist or stays active
-   * @throws io.datum.cdc.CdcConnectionException if PostgreSQL cannot be reached
+   * @throws io.datum.cdc.CdcConnectionException if PostgreSQL cannot be reached (not retried:
+   *     reconnecting covers only losses after start returned)
+   * @throws CdcConfigurationException if an option is too new for the server, or the spill
+   *     directory is not a writable directory
    */
   public void dropSlot(boolean force) {
     runtime.dropSlot(force);

@@ -458,4 +458,32 @@ class PgCdcSourceTest {
     }
     pg.execute("SELECT pg_drop_replication_slot('async_acks')");
   }
+
+  @Test
+  void aStoredWatermarkBeyondTheServersWalIsRefusedAndNeverConfirmed() throws Exception {
+    pg.execute("CREATE TABLE elsewhere (id int)", "CREATE PUBLICATION elsewhere FOR TABLE elsewhere",
+        "SELECT pg_create_logical_replication_slot('elsewhere', 'pgoutput')");
+    PgLsn before = confirmedFlush("elsewhere");
+    MemoryCheckpointStore store = new MemoryCheckpointStore();
+    store.store(io.datum.cdc.CdcCheckpoint.atWatermark("elsewhere", PgLsn.parse("FF/0")));
+    try (PgCdcSource source = source("elsewhere", store).build()) {
+      CdcReplicationException e =
+          assertThrows(CdcReplicationException.class, () -> source.start(new EventCollector(true)));
+      assertTrue(e.getMessage().contains("watermark FF/0")
+          && e.getMessage().contains("after the server's current WAL position"), e.getMessage());
+    }
+    assertEquals(before, confirmedFlush("elsewhere"), "the slot was not moved");
+    pg.execute("SELECT pg_drop_replication_slot('elsewhere')");
+  }
+
+  @Test
+  void aSpillDirectoryThatIsNotWritableIsRefusedAtStart(@TempDir Path dir) throws Exception {
+    pg.execute("CREATE TABLE nospill (id int)", "CREATE PUBLICATION nospill FOR TABLE nospill");
+    Path missing = dir.resolve("missing");
+    try (PgCdcSource source = source("nospill", new MemoryCheckpointStore()).spillDirectory(missing).build()) {
+      io.datum.cdc.CdcConfigurationException e = assertThrows(
+          io.datum.cdc.CdcConfigurationException.class, () -> source.start(new EventCollector(true)));
+      assertTrue(e.getMessage().contains("spill directory " + missing), e.getMessage());
+    }
+  }
 }

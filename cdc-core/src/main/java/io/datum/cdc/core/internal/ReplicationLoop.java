@@ -185,6 +185,17 @@ final class ReplicationLoop {
               slot, state.confirmedFlushLsn(), watermark);
         }
       }
+      PgLsn stored = coordinator.watermark();
+      PgLsn walEnd = slots.currentWalLsn();
+      if (stored.isAfter(walEnd)) {
+        // confirming it would make the server skip every change up to it, on this slot for good
+        throw new CdcReplicationException(
+            "the watermark " + stored + " stored in " + config.store().location() + " for slot \""
+                + slot + "\" is after the server's current WAL position " + walEnd + ": the store"
+                + " belongs to another cluster, or the server was restored from an older backup."
+                + " Remove the slot's checkpoint from the store (or use another store) to start"
+                + " from the slot's position");
+      }
     } catch (SQLException e) {
       throw PgErrors.map(
           "cannot check slot \"" + slot + "\" and publication \"" + config.publication() + "\" at "

@@ -87,6 +87,12 @@ public final class SourceRuntime {
     if (!started.compareAndSet(false, true)) {
       throw new IllegalStateException("source of slot " + config.slot() + " was already started");
     }
+    java.nio.file.Path spill = config.spillDirectory();
+    if (!java.nio.file.Files.isDirectory(spill) || !java.nio.file.Files.isWritable(spill)) {
+      asyncAcks.shutdown();
+      throw new io.datum.cdc.CdcConfigurationException(
+          "spill directory " + spill + " is not a writable directory (spillDirectory, pgcdc --spill-dir)");
+    }
     handoff = new ArrayBlockingQueue<>(config.handoffCapacity());
     ReplicationLoop opened = new ReplicationLoop(config, coordinator, handle, handoff, this::beforeFinalFeedback);
     try {

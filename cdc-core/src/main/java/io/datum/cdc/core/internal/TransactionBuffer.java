@@ -8,8 +8,11 @@ import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -24,6 +27,10 @@ import java.util.Set;
  * record so far, and every later one). Changes of a subtransaction can be dropped when it aborts
  * (Stream Abort of a subtransaction); a spilled record of an aborted subtransaction is skipped on
  * replay. Records are read back once, in order, by {@link #replay}.
+ *
+ * <p>The spill file is unlinked right after it is created and used through its open channel, so
+ * it disappears with the process even after a SIGKILL (where the file system cannot unlink an
+ * open file, it is deleted when closed instead).
  *
  * <p>Spill record: {@code subxid i64, hasXid i8, relation count i16, relation indexes i32...,
  * length i32, message bytes}; relations are kept in memory (a transaction refers to few).
@@ -74,6 +81,8 @@ final class TransactionBuffer implements AutoCloseable {
   private final Set<Long> abortedSubxids = new HashSet<>();
 
   private Path spillFile;
+  private FileChannel spillChannel;
+  private boolean unlinked;
   private DataOutputStream spillOut;
   private final List<RelationInfo> spilledRelations = new ArrayList<>();
   private final Map<RelationInfo, Integer> spilledRelationIndex = new IdentityHashMap<>();
@@ -155,7 +164,15 @@ final class TransactionBuffer implements AutoCloseable {
   private void spill() {
     try {
       spillFile = Files.createTempFile(memory.spillDirectory, "datum-cdc-", ".spill");
-      spillOut = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(spillFile), 1 << 16));
+      spillChannel = FileChannel.open(spillFile, StandardOpenOption.READ, StandardOpenOption.WRITE,
+          StandardOpenOption.DELETE_ON_CLOSE);
+      try {
+        Files.delete(spillFile); // POSIX: the open channel keeps the data, nothing can leak
+        unlinked = true;
+      } catch (IOException stillOpen) {
+        // e.g. Windows: DELETE_ON_CLOSE removes it when the channel closes
+      }
+      spillOut = new DataOutputStream(new BufferedOutputStream(Channels.newOutputStream(spillChannel), 1 << 16));
     } catch (IOException e) {
       throw new CdcException(
           "cannot create a spill file for " + description + " in " + memory.spillDirectory + ": " + e, e);
@@ -214,8 +231,9 @@ final class TransactionBuffer implements AutoCloseable {
 
     private Replay() throws IOException {
       if (spillOut != null) {
-        spillOut.close();
-        in = new DataInputStream(new BufferedInputStream(Files.newInputStream(spillFile), 1 << 16));
+        spillOut.flush(); // not close: that would close the channel
+        spillChannel.position(0);
+        in = new DataInputStream(new BufferedInputStream(Channels.newInputStream(spillChannel), 1 << 16));
       }
     }
 
@@ -264,15 +282,7 @@ final class TransactionBuffer implements AutoCloseable {
 
     @Override
     public void close() {
-      try {
-        if (in != null) {
-          in.close();
-        }
-      } catch (IOException e) {
-        throw new CdcException("cannot close the spill file " + spillFile + ": " + e, e);
-      } finally {
-        TransactionBuffer.this.close();
-      }
+      TransactionBuffer.this.close(); // closes the channel the stream reads
     }
   }
 
@@ -295,16 +305,16 @@ final class TransactionBuffer implements AutoCloseable {
     memory.used -= bytesInMemory;
     bytesInMemory = 0;
     changes = List.of();
-    if (spillFile != null) {
+    if (spillChannel != null) {
       try {
-        if (spillOut != null) {
-          spillOut.close();
+        spillChannel.close();
+        if (!unlinked) {
+          Files.deleteIfExists(spillFile);
         }
-        Files.deleteIfExists(spillFile);
       } catch (IOException e) {
         throw new CdcException("cannot delete the spill file " + spillFile + ": " + e, e);
       } finally {
-        spillFile = null;
+        spillChannel = null;
         spillOut = null;
       }
     }
