@@ -47,11 +47,33 @@ final class CheckpointCommand {
 
     PrintStream out = System.out;
 
+    /**
+     * Opening a store creates it; for showing one, a path that does not exist is a typo, not an
+     * empty store.
+     */
+    private static void requireExistingPath(String uri) {
+      java.net.URI parsed;
+      try {
+        parsed = new java.net.URI(uri);
+      } catch (java.net.URISyntaxException e) {
+        return; // CheckpointStores.open reports it
+      }
+      String path = parsed.getPath() != null ? parsed.getPath() : parsed.getSchemeSpecificPart();
+      if (path != null && path.indexOf('?') >= 0) {
+        path = path.substring(0, path.indexOf('?'));
+      }
+      if (parsed.getScheme() != null && !parsed.getScheme().equals("memory") && path != null
+          && !path.isEmpty() && !java.nio.file.Files.exists(java.nio.file.Path.of(path))) {
+        throw new io.datum.cdc.CdcStoreException("no checkpoint store at " + uri + ": " + path + " does not exist");
+      }
+    }
+
     @Override
     public Integer call() throws Exception {
       if (slot != null) {
         SlotNames.requireValid(slot);
       }
+      requireExistingPath(store);
       try (CdcCheckpointStore checkpoints = CheckpointStores.open(store)) {
         List<String> slots;
         if (slot != null) {

@@ -74,6 +74,10 @@ final class DemoCommand implements Callable<Integer> {
             large++;
           }
         }
+        // the consumer stores acknowledgements in the background: let its store catch up with
+        // part of the large transaction (it cannot finish it: we stopped reading, so it blocks
+        // once the pipe is full), so that the kill shows stored acknowledgements surviving
+        awaitStoredAcknowledgementsBeyondWatermark(storeDir);
         // SIGKILL: no graceful stop, no final status update. Through the ProcessHandle, since
         // Process.destroyForcibly() also closes our end of the pipe, losing lines it still holds.
         first.toHandle().destroyForcibly();
@@ -125,7 +129,8 @@ final class DemoCommand implements Callable<Integer> {
         "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = '" + SLOT + "'");
     err.println("pgcdc demo: " + printed.size() + " events (" + events.size() + " distinct) in "
         + transactions.size() + " transactions; " + again + " delivered again after the kill"
-        + " (printed, but their acknowledgement not yet stored when the consumer was killed);"
+        + " (printed, but their acknowledgement not yet stored when the consumer was killed;"
+        + " the stored ones did not come again);"
         + " final watermark "
         + last + ", slot confirmed_flush_lsn " + confirmed);
   }
@@ -155,9 +160,30 @@ final class DemoCommand implements Callable<Integer> {
     return event;
   }
 
+  private void awaitStoredAcknowledgementsBeyondWatermark(Path storeDir) throws Exception {
+    Path file = storeDir.resolve(SLOT + ".json");
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (System.nanoTime() < deadline) {
+      if (Files.exists(file) && json.readTree(file.toFile()).path("acknowledged_beyond").size() > 0) {
+        return;
+      }
+      Thread.sleep(20); // polling a file another process writes; nothing to wait on
+    }
+  }
+
   private String storedWatermark(Path storeDir) throws Exception {
     Path file = storeDir.resolve(SLOT + ".json");
-    return Files.exists(file) ? json.readTree(file.toFile()).get("watermark").asText() : "none";
+    if (!Files.exists(file)) {
+      return "none";
+    }
+    var stored = json.readTree(file.toFile());
+    int beyond = 0;
+    for (var tx : stored.path("acknowledged_beyond")) {
+      for (var range : tx.path("acknowledged")) {
+        beyond += range.get(1).asInt() - range.get(0).asInt() + 1;
+      }
+    }
+    return stored.get("watermark").asText() + " and " + beyond + " acknowledged events after it";
   }
 
   private static void deleteTree(Path dir) throws Exception {

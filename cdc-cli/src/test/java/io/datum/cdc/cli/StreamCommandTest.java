@@ -107,6 +107,11 @@ class StreamCommandTest {
         JSON.readTree("[{\"slot\":\"cli\",\"watermark\":\"" + update.get("tx_end_lsn").asText()
             + "\",\"acknowledged_beyond\":[]}]"),
         shown.get("checkpoints"));
+    Path typo = dir.resolve("no-such-store");
+    Run showTypo = pgcdc(dir, "checkpoint", "show", "--store", "file:" + typo);
+    assertEquals(1, showTypo.exitCode());
+    assertTrue(showTypo.stderr().contains("no checkpoint store at file:" + typo), showTypo.stderr());
+    assertFalse(Files.exists(typo), "showing a store never creates it");
     Run showMissing = pgcdc(dir, "checkpoint", "show", "--store", "file:" + store, "--slot", "other");
     assertEquals(1, showMissing.exitCode());
     assertTrue(showMissing.stderr().contains("holds no checkpoint for slot \"other\""), showMissing.stderr());

@@ -28,7 +28,7 @@ import java.io.Writer;
 import java.util.Objects;
 
 /**
- * Writes change events in the JSON-lines format 1 of DESIGN.md: one JSON object per event, then
+ * Writes change events in the JSON-lines format 1 of docs/json-lines.md: one JSON object per event, then
  * {@code '\n'}, with the fields in the documented order and the documented value mapping.
  *
  * <p>Row changes: {@code op, slot, schema, table, xid, commit_lsn, tx_end_lsn, event_index,
@@ -53,7 +53,7 @@ import java.util.Objects;
  * control characters, quotes and backslashes are escaped. {@link #write} buffers: call {@link
  * #flush} to push the lines to the target. One generator serves the writer's whole life.
  *
- * <p>Value mapping, and the choices DESIGN.md leaves open: see the package documentation.
+ * <p>Value mapping, and the choices the format leaves open: see the package documentation.
  *
  * <p>Not thread-safe. If writing an event or flushing fails, the writer is broken (a line may be
  * half-written) and every later call but {@link #close} throws {@link IllegalStateException}.

@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * Writes one column value as DESIGN.md's "Values" paragraph maps it, given the Java types of
+ * Writes one column value as docs/pgoutput.md's type table maps it, given the Java types of
  * {@link io.datum.cdc.event.Row}. Not thread-safe.
  */
 final class JsonValueWriter {

@@ -7,7 +7,7 @@ import java.time.LocalTime;
 import java.time.OffsetTime;
 
 /**
- * Formats {@code java.time} values as the JSON-lines format writes them (DESIGN.md, "JSON lines
+ * Formats {@code java.time} values as the JSON-lines format writes them (docs/json-lines.md, "JSON lines
  * (format 1)") into a reused character buffer, so that writing a value allocates nothing.
  *
  * <ul>

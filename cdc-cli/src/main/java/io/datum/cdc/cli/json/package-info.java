@@ -1,5 +1,5 @@
 /**
- * The JSON-lines output of {@code pgcdc stream} and {@code pgcdc demo} (DESIGN.md, "JSON lines
+ * The JSON-lines output of {@code pgcdc stream} and {@code pgcdc demo} (docs/json-lines.md, "JSON lines
  * (format 1)"), written by {@link io.datum.cdc.cli.json.JsonLinesWriter}.
  *
  * <p>Values, by the Java type {@link io.datum.cdc.event.Row} gives them:
