@@ -31,8 +31,10 @@ import java.util.function.Consumer;
  * </ul>
  *
  * <p>Stores are serialised by one lock, so stored checkpoints never go backwards.
+ *
+ * <p>Public only for the benchmarks module; not API.
  */
-final class SourceCheckpointHandle implements CdcCheckpointHandle {
+public final class SourceCheckpointHandle implements CdcCheckpointHandle {
 
   private final FeedbackCoordinator coordinator;
   private final CdcCheckpointStore store;
@@ -47,7 +49,16 @@ final class SourceCheckpointHandle implements CdcCheckpointHandle {
   /** The number of recorded acknowledgements the last stored checkpoint includes; storeLock. */
   private long stored;
 
-  SourceCheckpointHandle(
+  /**
+   * @param coordinator the source's coordinator; its monitor guards the acknowledgement count
+   * @param store where checkpoints go
+   * @param asyncExecutor runs the stores of {@link #checkpointAsync}
+   * @param onStoreFailure told about a failed store before it is thrown (stops the source)
+   * @param onWatermarkMoved told after a store moved the durable watermark (wakes the loop)
+   * @param durableEachAcknowledgement per-event durability: every acknowledgement is stored
+   *     before it returns
+   */
+  public SourceCheckpointHandle(
       FeedbackCoordinator coordinator,
       CdcCheckpointStore store,
       Executor asyncExecutor,
