@@ -180,4 +180,13 @@ final class MatrixFixture {
     }
     assertTrue(events.get(0).offset().commitLsn().isBefore(end));
   }
+
+  /** Returns a map of name, value pairs in order, to compare with {@link io.datum.cdc.event.Row#toMap()}. */
+  static java.util.Map<String, Object> cols(Object... namesAndValues) {
+    java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+    for (int i = 0; i < namesAndValues.length; i += 2) {
+      m.put((String) namesAndValues[i], namesAndValues[i + 1]);
+    }
+    return m;
+  }
 }

@@ -28,7 +28,6 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -52,14 +51,6 @@ abstract class RowImageMatrix {
     this.fx = new MatrixFixture(pg);
   }
 
-  /** Returns a map of name, value pairs in order, to compare with {@link Row#toMap()}. */
-  private static Map<String, Object> cols(Object... namesAndValues) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    for (int i = 0; i < namesAndValues.length; i += 2) {
-      m.put((String) namesAndValues[i], namesAndValues[i + 1]);
-    }
-    return m;
-  }
 
   private static Map<String, Object> map(Row row) {
     return row == null ? null : row.toMap();
@@ -106,28 +97,28 @@ abstract class RowImageMatrix {
       List<ChangeEvent> got = events.take(15, WAIT);
 
       // DEFAULT: the primary key; the old key only when it changed
-      assertImage(got.get(0), "ri_default", cols("id", 1), null);
-      assertImage(got.get(1), "ri_default", cols("id", 1), null);
-      assertImage(got.get(2), "ri_default", cols("id", 1), null);
-      assertImage(got.get(3), "ri_default", cols("id", 2), cols("id", 1));
-      assertEquals(cols("id", 2, "code", "c2", "note", null), map(((UpdateEvent) got.get(3)).after()));
-      assertImage(got.get(4), "ri_default", cols("id", 2), cols("id", 2));
+      assertImage(got.get(0), "ri_default", MatrixFixture.cols("id", 1), null);
+      assertImage(got.get(1), "ri_default", MatrixFixture.cols("id", 1), null);
+      assertImage(got.get(2), "ri_default", MatrixFixture.cols("id", 1), null);
+      assertImage(got.get(3), "ri_default", MatrixFixture.cols("id", 2), MatrixFixture.cols("id", 1));
+      assertEquals(MatrixFixture.cols("id", 2, "code", "c2", "note", null), map(((UpdateEvent) got.get(3)).after()));
+      assertImage(got.get(4), "ri_default", MatrixFixture.cols("id", 2), MatrixFixture.cols("id", 2));
       // USING INDEX: the index's columns, not the primary key
-      assertImage(got.get(5), "ri_index", cols("code", "c1"), null);
-      assertImage(got.get(6), "ri_index", cols("code", "c1"), null);
-      assertImage(got.get(7), "ri_index", cols("code", "c2"), cols("code", "c1"));
-      assertImage(got.get(8), "ri_index", cols("code", "c2"), null);
-      assertImage(got.get(9), "ri_index", cols("code", "c2"), cols("code", "c2"));
+      assertImage(got.get(5), "ri_index", MatrixFixture.cols("code", "c1"), null);
+      assertImage(got.get(6), "ri_index", MatrixFixture.cols("code", "c1"), null);
+      assertImage(got.get(7), "ri_index", MatrixFixture.cols("code", "c2"), MatrixFixture.cols("code", "c1"));
+      assertImage(got.get(8), "ri_index", MatrixFixture.cols("code", "c2"), null);
+      assertImage(got.get(9), "ri_index", MatrixFixture.cols("code", "c2"), MatrixFixture.cols("code", "c2"));
       // FULL: every column is the key, and before is the whole old row
-      assertImage(got.get(10), "ri_full", cols("id", 1, "code", "c1", "note", "n1"), null);
-      assertImage(got.get(11), "ri_full", cols("id", 1, "code", "c1", "note", null),
-          cols("id", 1, "code", "c1", "note", "n1"));
-      assertImage(got.get(12), "ri_full", cols("id", 1, "code", "c2", "note", null),
-          cols("id", 1, "code", "c1", "note", null));
-      assertImage(got.get(13), "ri_full", cols("id", 2, "code", "c2", "note", null),
-          cols("id", 1, "code", "c2", "note", null));
-      assertImage(got.get(14), "ri_full", cols("id", 2, "code", "c2", "note", null),
-          cols("id", 2, "code", "c2", "note", null));
+      assertImage(got.get(10), "ri_full", MatrixFixture.cols("id", 1, "code", "c1", "note", "n1"), null);
+      assertImage(got.get(11), "ri_full", MatrixFixture.cols("id", 1, "code", "c1", "note", null),
+          MatrixFixture.cols("id", 1, "code", "c1", "note", "n1"));
+      assertImage(got.get(12), "ri_full", MatrixFixture.cols("id", 1, "code", "c2", "note", null),
+          MatrixFixture.cols("id", 1, "code", "c1", "note", null));
+      assertImage(got.get(13), "ri_full", MatrixFixture.cols("id", 2, "code", "c2", "note", null),
+          MatrixFixture.cols("id", 1, "code", "c2", "note", null));
+      assertImage(got.get(14), "ri_full", MatrixFixture.cols("id", 2, "code", "c2", "note", null),
+          MatrixFixture.cols("id", 2, "code", "c2", "note", null));
 
       // NOTHING, and no primary key: inserts have no key; the server refuses updates and deletes
       pg.execute("INSERT INTO ri_nothing VALUES (1, 'n1')", "INSERT INTO ri_nokey VALUES (1, 'n1')");
@@ -156,7 +147,7 @@ abstract class RowImageMatrix {
           "INSERT INTO ri_nokey VALUES (4, 'n4')");
       ChangeEvent last = events.take(1, WAIT).get(0);
       assertImage(last, "ri_nokey", null, null);
-      assertEquals(cols("id", 4, "note", "n4"), map(row(last)));
+      assertEquals(MatrixFixture.cols("id", 4, "note", "n4"), map(row(last)));
       assertEquals(List.of(), events.drain());
     }
     fx.dropSlot("ri");
@@ -192,10 +183,10 @@ abstract class RowImageMatrix {
       assertEquals(List.of("big"), small.after().unchangedToastColumns());
       assertTrue(small.after().isUnchangedToast(small.after().indexOf("big")));
       assertThrows(IllegalStateException.class, () -> small.after().get("big"));
-      assertEquals(cols("id", 1, "small", "s2"), small.after().toMap());
+      assertEquals(MatrixFixture.cols("id", 1, "small", "s2"), small.after().toMap());
 
       UpdateEvent rekeyed = (UpdateEvent) got.get(2);
-      assertEquals(cols("id", 1), map(rekeyed.before()));
+      assertEquals(MatrixFixture.cols("id", 1), map(rekeyed.before()));
       assertEquals(List.of("big"), rekeyed.after().unchangedToastColumns());
 
       UpdateEvent changed = (UpdateEvent) got.get(3);
@@ -204,9 +195,9 @@ abstract class RowImageMatrix {
 
       UpdateEvent full = (UpdateEvent) got.get(4);
       assertEquals(List.of(), full.after().unchangedToastColumns(), "REPLICA IDENTITY FULL fills it in");
-      assertEquals(cols("id", 2, "big", fresh, "small", "s3"), full.after().toMap());
-      assertEquals(cols("id", 2, "big", fresh, "small", "s2"), map(full.before()));
-      assertEquals(cols("id", 2, "big", fresh, "small", "s3"), map(((DeleteEvent) got.get(5)).before()));
+      assertEquals(MatrixFixture.cols("id", 2, "big", fresh, "small", "s3"), full.after().toMap());
+      assertEquals(MatrixFixture.cols("id", 2, "big", fresh, "small", "s2"), map(full.before()));
+      assertEquals(MatrixFixture.cols("id", 2, "big", fresh, "small", "s3"), map(((DeleteEvent) got.get(5)).before()));
     }
     fx.dropSlot(toasty);
     pg.execute("DROP PUBLICATION toasty", "DROP TABLE toasty");

@@ -27,7 +27,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -53,14 +52,6 @@ abstract class SchemaMatrix {
     this.fx = new MatrixFixture(pg);
   }
 
-  /** Returns a map of name, value pairs in order, to compare with {@link Row#toMap()}. */
-  private static Map<String, Object> cols(Object... namesAndValues) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    for (int i = 0; i < namesAndValues.length; i += 2) {
-      m.put((String) namesAndValues[i], namesAndValues[i + 1]);
-    }
-    return m;
-  }
 
   private static List<Integer> typeOids(Row row) {
     List<Integer> oids = new ArrayList<>();
@@ -87,7 +78,7 @@ abstract class SchemaMatrix {
     try (PgCdcSource source = fx.source("sc", "sc", store).build()) {
       source.start(before);
       pg.execute("INSERT INTO sc VALUES (1, 1, 'one')");
-      assertRow(before.take(1, WAIT).get(0), "sc", cols("id", 1, "a", 1, "b", "one"), INT4, INT4, TEXT);
+      assertRow(before.take(1, WAIT).get(0), "sc", MatrixFixture.cols("id", 1, "a", 1, "b", "one"), INT4, INT4, TEXT);
     }
     // written while no source runs, so all of it is decoded after the last DDL
     pg.execute(
@@ -115,19 +106,19 @@ abstract class SchemaMatrix {
     try (PgCdcSource source = fx.source("sc", "sc", store).build()) {
       source.start(after);
       List<ChangeEvent> got = after.take(10, WAIT);
-      assertRow(got.get(0), "sc", cols("id", 2, "a", 2, "b", "two"), INT4, INT4, TEXT);
-      assertRow(got.get(1), "sc", cols("id", 3, "a", 3, "b", "three", "c", "33"), INT4, INT4, TEXT, TEXT);
-      assertRow(got.get(2), "sc", cols("id", 4, "a", 4, "c", "44"), INT4, INT4, TEXT);
-      assertRow(got.get(3), "sc", cols("id", 5, "a", 5, "d", "55"), INT4, INT4, TEXT);
-      assertRow(got.get(4), "sc", cols("id", 6, "a", 6_000_000_000L, "d", "66"), INT4, INT8, TEXT);
-      assertRow(got.get(5), "sc", cols("id", 7, "a", 7L, "d", 77), INT4, INT8, INT4);
-      assertRow(got.get(6), "sc_renamed", cols("id", 8, "a", 8L, "d", 88), INT4, INT8, INT4);
+      assertRow(got.get(0), "sc", MatrixFixture.cols("id", 2, "a", 2, "b", "two"), INT4, INT4, TEXT);
+      assertRow(got.get(1), "sc", MatrixFixture.cols("id", 3, "a", 3, "b", "three", "c", "33"), INT4, INT4, TEXT, TEXT);
+      assertRow(got.get(2), "sc", MatrixFixture.cols("id", 4, "a", 4, "c", "44"), INT4, INT4, TEXT);
+      assertRow(got.get(3), "sc", MatrixFixture.cols("id", 5, "a", 5, "d", "55"), INT4, INT4, TEXT);
+      assertRow(got.get(4), "sc", MatrixFixture.cols("id", 6, "a", 6_000_000_000L, "d", "66"), INT4, INT8, TEXT);
+      assertRow(got.get(5), "sc", MatrixFixture.cols("id", 7, "a", 7L, "d", 77), INT4, INT8, INT4);
+      assertRow(got.get(6), "sc_renamed", MatrixFixture.cols("id", 8, "a", 8L, "d", 88), INT4, INT8, INT4);
       UpdateEvent update = assertInstanceOf(UpdateEvent.class, got.get(7));
-      assertRow(update, "sc_renamed", cols("id", 2, "a", 20L, "d", 0), INT4, INT8, INT4);
+      assertRow(update, "sc_renamed", MatrixFixture.cols("id", 2, "a", 20L, "d", 0), INT4, INT8, INT4);
       assertNull(update.before(), "REPLICA IDENTITY DEFAULT when it was written");
       DeleteEvent delete = assertInstanceOf(DeleteEvent.class, got.get(8));
-      assertEquals(cols("id", 3, "a", 3L, "d", 33), delete.before().toMap(), "REPLICA IDENTITY FULL by then");
-      assertRow(got.get(9), "sc", cols("id", "nine", "z", true), TEXT, 16);
+      assertEquals(MatrixFixture.cols("id", 3, "a", 3L, "d", 33), delete.before().toMap(), "REPLICA IDENTITY FULL by then");
+      assertRow(got.get(9), "sc", MatrixFixture.cols("id", "nine", "z", true), TEXT, 16);
       assertEquals(List.of(), after.drain());
     }
     fx.dropSlot("sc");
@@ -155,12 +146,12 @@ abstract class SchemaMatrix {
               + " ALTER TABLE sddl ADD COLUMN added text DEFAULT 'd';"
               + " INSERT INTO sddl SELECT g, " + FILLER + ", 'new' FROM generate_series(2000, 3499) g; COMMIT",
           "INSERT INTO sddl VALUES (2, 'after the commit', 'x')");
-      assertRow(events.take(1, WAIT).get(0), "sddl", cols("id", 1, "filler", "after the abort"), INT4, TEXT);
+      assertRow(events.take(1, WAIT).get(0), "sddl", MatrixFixture.cols("id", 1, "filler", "after the abort"), INT4, TEXT);
       List<ChangeEvent> large = events.take(3000, WAIT);
       assertOneTransaction(large, 3000);
-      assertRow(large.get(1499), "sddl", cols("id", 1509, "filler", "x".repeat(200)), INT4, TEXT);
-      assertRow(large.get(1500), "sddl", cols("id", 2000, "filler", "x".repeat(200), "added", "new"), INT4, TEXT, TEXT);
-      assertRow(events.take(1, WAIT).get(0), "sddl", cols("id", 2, "filler", "after the commit", "added", "x"));
+      assertRow(large.get(1499), "sddl", MatrixFixture.cols("id", 1509, "filler", "x".repeat(200)), INT4, TEXT);
+      assertRow(large.get(1500), "sddl", MatrixFixture.cols("id", 2000, "filler", "x".repeat(200), "added", "new"), INT4, TEXT, TEXT);
+      assertRow(events.take(1, WAIT).get(0), "sddl", MatrixFixture.cols("id", 2, "filler", "after the commit", "added", "x"));
       await().atMost(WAIT).until(() -> fx.streamedTransactions("sddl") >= 2);
     }
     fx.dropSlot("sddl");
@@ -201,8 +192,8 @@ abstract class SchemaMatrix {
       List<ChangeKind> kinds = List.of(ChangeKind.INSERT, ChangeKind.INSERT, ChangeKind.UPDATE,
           ChangeKind.DELETE, ChangeKind.DELETE, ChangeKind.INSERT, ChangeKind.INSERT);
       assertEquals(kinds, r.stream().map(ChangeEvent::kind).toList());
-      assertEquals(cols("id", 1, "region", "eu"), ((RowChange) r.get(4)).key().toMap(), "the move: delete ...");
-      assertEquals(cols("id", 1, "region", "us", "v", "c"), row(r.get(5)).toMap(), "... and insert");
+      assertEquals(MatrixFixture.cols("id", 1, "region", "eu"), ((RowChange) r.get(4)).key().toMap(), "the move: delete ...");
+      assertEquals(MatrixFixture.cols("id", 1, "region", "us", "v", "c"), row(r.get(5)).toMap(), "... and insert");
       assertEquals(r.get(4).offset().txEndLsn(), r.get(5).offset().txEndLsn(), "in one transaction");
       TruncateEvent rootTruncate = assertInstanceOf(TruncateEvent.class, viaRoot.take(1, WAIT).get(0));
       assertEquals(List.of(new TableId("public", "parts")), rootTruncate.tables());
@@ -230,8 +221,8 @@ abstract class SchemaMatrix {
       source.start(events);
       pg.execute("INSERT INTO gen (id, a) VALUES (1, 21)", "UPDATE gen SET a = 50 WHERE id = 1");
       List<ChangeEvent> got = events.take(2, WAIT);
-      assertRow(got.get(0), "gen", cols("id", 1, "a", 21));
-      assertRow(got.get(1), "gen", cols("id", 1, "a", 50));
+      assertRow(got.get(0), "gen", MatrixFixture.cols("id", 1, "a", 21));
+      assertRow(got.get(1), "gen", MatrixFixture.cols("id", 1, "a", 50));
     }
     fx.dropSlot("gen");
   }
@@ -248,8 +239,8 @@ abstract class SchemaMatrix {
       source.start(events);
       pg.execute("INSERT INTO gen18 (id, a) VALUES (1, 21)", "UPDATE gen18 SET a = 50 WHERE id = 1");
       List<ChangeEvent> got = events.take(2, WAIT);
-      assertRow(got.get(0), "gen18", cols("id", 1, "a", 21, "doubled", 42), INT4, INT4, INT4);
-      assertRow(got.get(1), "gen18", cols("id", 1, "a", 50, "doubled", 100));
+      assertRow(got.get(0), "gen18", MatrixFixture.cols("id", 1, "a", 21, "doubled", 42), INT4, INT4, INT4);
+      assertRow(got.get(1), "gen18", MatrixFixture.cols("id", 1, "a", 50, "doubled", 100));
 
       // a virtual column is never published, so it must not be part of the replica identity
       pg.execute("ALTER TABLE gen18 REPLICA IDENTITY FULL");
@@ -259,9 +250,9 @@ abstract class SchemaMatrix {
       pg.execute("ALTER TABLE gen18 DROP COLUMN plus_one", "UPDATE gen18 SET a = 60 WHERE id = 1",
           "DELETE FROM gen18 WHERE id = 1");
       got = events.take(2, WAIT);
-      assertRow(got.get(0), "gen18", cols("id", 1, "a", 60, "doubled", 120));
-      assertEquals(cols("id", 1, "a", 50, "doubled", 100), ((UpdateEvent) got.get(0)).before().toMap());
-      assertEquals(cols("id", 1, "a", 60, "doubled", 120), ((DeleteEvent) got.get(1)).before().toMap());
+      assertRow(got.get(0), "gen18", MatrixFixture.cols("id", 1, "a", 60, "doubled", 120));
+      assertEquals(MatrixFixture.cols("id", 1, "a", 50, "doubled", 100), ((UpdateEvent) got.get(0)).before().toMap());
+      assertEquals(MatrixFixture.cols("id", 1, "a", 60, "doubled", 120), ((DeleteEvent) got.get(1)).before().toMap());
       assertEquals(List.of(), events.drain());
     }
     fx.dropSlot("gen18");

@@ -42,16 +42,7 @@ class PgBinaryValuesEquivalenceTest {
         "CREATE DOMAIN label AS text",
         "CREATE TYPE pair AS (a int, b text)");
     connection = pg.getConnection();
-    try (Statement s = connection.createStatement()) {
-      // the replication connection's settings (DESIGN.md, PgTextValues), plus a time zone with
-      // half-hour and historical second offsets and a fixed monetary locale
-      s.execute("SET DateStyle = ISO");
-      s.execute("SET extra_float_digits = 3");
-      s.execute("SET IntervalStyle = iso_8601");
-      s.execute("SET bytea_output = hex");
-      s.execute("SET TimeZone = 'Europe/Amsterdam'");
-      s.execute("SET lc_monetary = 'C'");
-    }
+    ReplicationSessionSettings.apply(connection);
   }
 
   @AfterAll

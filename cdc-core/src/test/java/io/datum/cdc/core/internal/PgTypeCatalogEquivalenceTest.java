@@ -57,14 +57,7 @@ class PgTypeCatalogEquivalenceTest {
         "ALTER TYPE dropped DROP ATTRIBUTE gone",
         "CREATE DOMAIN pairdom AS pair");
     connection = pg.getConnection();
-    try (Statement s = connection.createStatement()) {
-      s.execute("SET DateStyle = ISO");
-      s.execute("SET extra_float_digits = 3");
-      s.execute("SET IntervalStyle = iso_8601");
-      s.execute("SET bytea_output = hex");
-      s.execute("SET TimeZone = 'Europe/Amsterdam'");
-      s.execute("SET lc_monetary = 'C'");
-    }
+    ReplicationSessionSettings.apply(connection);
   }
 
   @AfterAll
