@@ -58,11 +58,16 @@ final class CheckpointCommand {
       } catch (java.net.URISyntaxException e) {
         return; // CheckpointStores.open reports it
       }
+      if (parsed.getScheme() == null || parsed.getAuthority() != null
+          || !CheckpointStores.providers(CheckpointCommand.class.getClassLoader())
+              .containsKey(parsed.getScheme())) {
+        return; // unknown scheme or a host: CheckpointStores.open names the problem
+      }
       String path = parsed.getPath() != null ? parsed.getPath() : parsed.getSchemeSpecificPart();
       if (path != null && path.indexOf('?') >= 0) {
         path = path.substring(0, path.indexOf('?'));
       }
-      if (parsed.getScheme() != null && !parsed.getScheme().equals("memory") && path != null
+      if (!parsed.getScheme().equals("memory") && path != null
           && !path.isEmpty() && !java.nio.file.Files.exists(java.nio.file.Path.of(path))) {
         throw new io.datum.cdc.CdcStoreException("no checkpoint store at " + uri + ": " + path + " does not exist");
       }

@@ -112,6 +112,9 @@ class StreamCommandTest {
     assertEquals(1, showTypo.exitCode());
     assertTrue(showTypo.stderr().contains("no checkpoint store at file:" + typo), showTypo.stderr());
     assertFalse(Files.exists(typo), "showing a store never creates it");
+    Run badScheme = pgcdc(dir, "checkpoint", "show", "--store", "fiel:" + typo);
+    assertEquals(2, badScheme.exitCode(), badScheme.stderr());
+    assertTrue(badScheme.stderr().contains("no checkpoint store for scheme \"fiel\""), badScheme.stderr());
     Run showMissing = pgcdc(dir, "checkpoint", "show", "--store", "file:" + store, "--slot", "other");
     assertEquals(1, showMissing.exitCode());
     assertTrue(showMissing.stderr().contains("holds no checkpoint for slot \"other\""), showMissing.stderr());

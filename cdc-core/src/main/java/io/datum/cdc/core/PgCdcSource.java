@@ -152,7 +152,7 @@ public final class PgCdcSource implements AutoCloseable {
     private boolean createPublication;
     private final List<String> publicationTables = new ArrayList<>();
     private int handoffCapacity = 1024;
-    private Duration statusInterval = Duration.ofSeconds(10);
+    private Duration statusInterval = Duration.ofSeconds(1);
     private Duration stopTimeout = Duration.ofSeconds(30);
     private boolean trustSlotPosition;
     private int reconnectAttempts = Integer.MAX_VALUE;
@@ -299,7 +299,9 @@ public final class PgCdcSource implements AutoCloseable {
     }
 
     /**
-     * @param interval the longest time between two Standby Status Updates (default 10 s); keep it
+     * @param interval the longest time between two Standby Status Updates (default 1 s: on an idle
+     *     connection the update is also what notices a server that went away, since pgjdbc's
+     *     non-blocking read does not report the socket's end; keep it
      *     well below the server's {@code wal_sender_timeout} (default 60 s)
      * @return this builder
      * @throws IllegalArgumentException if not positive

@@ -193,8 +193,8 @@ final class ReplicationLoop {
             "the watermark " + stored + " stored in " + config.store().location() + " for slot \""
                 + slot + "\" is after the server's current WAL position " + walEnd + ": the store"
                 + " belongs to another cluster, or the server was restored from an older backup."
-                + " Remove the slot's checkpoint from the store (or use another store) to start"
-                + " from the slot's position");
+                + " Delete the slot's checkpoint from the store (for file:, the file " + slot
+                + ".json in its directory) or use another store, to start from the slot's position");
       }
     } catch (SQLException e) {
       throw PgErrors.map(
