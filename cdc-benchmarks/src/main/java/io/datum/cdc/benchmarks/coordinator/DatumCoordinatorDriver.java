@@ -34,16 +34,29 @@ public final class DatumCoordinatorDriver {
   }
 
   /**
-   * Acknowledges one event.
+   * Acknowledges one event as the handle does with per-event durability (the default): recorded
+   * lock-free, the watermark moved when next read.
+   *
+   * @param offset the event's offset
+   * @return true if this call acknowledged it (false for a duplicate)
+   */
+  public boolean acknowledge(CdcOffset offset) {
+    return coordinator.record(offset);
+  }
+
+  /**
+   * Acknowledges one event as the handle does with per-transaction durability: also moves the
+   * watermark when the event completes the acknowledged prefix (then under the coordinator's
+   * monitor).
    *
    * @param offset the event's offset
    * @return true if the watermark moved (the handle then stores a checkpoint)
    */
-  public boolean acknowledge(CdcOffset offset) {
+  public boolean acknowledgeAndAdvance(CdcOffset offset) {
     return coordinator.acknowledge(offset);
   }
 
-  /** Returns the watermark as an unsigned 64-bit LSN. */
+  /** Returns the watermark as an unsigned 64-bit LSN, moving it over what was acknowledged. */
   public long watermark() {
     return coordinator.watermark().asLong();
   }

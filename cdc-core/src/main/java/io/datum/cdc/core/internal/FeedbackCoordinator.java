@@ -4,7 +4,10 @@ import io.datum.cdc.CdcCheckpoint;
 import io.datum.cdc.CdcCheckpointException;
 import io.datum.cdc.CdcOffset;
 import io.datum.cdc.PgLsn;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
@@ -18,55 +21,110 @@ import java.util.Map;
  * starts before the confirmed position (PostgreSQL source, decode.c, {@code DecodeCommit} and
  * {@code SnapBuildXactNeedsSkip}).
  *
- * <p>Transactions are registered by the source, in commit order, before any of their events is
- * delivered ({@link #register}); acknowledgements come from any thread in any order.
+ * <p>Transactions are registered by one thread (the source's), in commit order, before any of
+ * their events is delivered ({@link #register}); acknowledgements come from any thread in any
+ * order.
  *
- * <p>Layout, chosen so that an acknowledgement allocates nothing and is O(1) when it is for the
- * oldest pending transaction (the usual case), O(log n) in the number of pending transactions
- * otherwise: pending transactions sit in a ring of parallel arrays indexed by a sequence number the
- * coordinator assigns at registration (end LSN, first event position, event count, acknowledged
- * count, acknowledged prefix, highest acknowledged: 32 bytes per pending transaction); their end LSNs ascend, so a transaction is found by
- * checking the oldest, then by interpolation search (binary in the worst case). Events have consecutive positions, and one bit per
- * pending event in a ring of {@code long} words says whether it was acknowledged. Memory therefore grows
- * with the pending events (1 bit each) and transactions, never with the events already behind the
- * watermark. The rings double when full (the only allocation, amortised).
+ * <h2>Layout</h2>
  *
- * <p>All methods are synchronized. Public only for the benchmarks module; not API.
+ * Every registered event gets a position: consecutive 64-bit numbers in registration order. A
+ * pending transaction is three entries of a ring indexed by a sequence number assigned at
+ * registration (end LSN, first event position, event count: 20 bytes). An event's acknowledgement
+ * is one bit in a ring of {@code long} words, each holding 48 events and a 16-bit tag (which lap of
+ * the ring the word holds): 1.33 bits per ring slot, and the ring is a power of two at most twice
+ * the peak of pending events (it doubles when full), so at most 2.7 bits per pending event. Memory
+ * therefore grows with the pending events and transactions, never with the events already behind
+ * the watermark.
+ *
+ * <h2>Acknowledging: lock-free, allocation-free</h2>
+ *
+ * {@link #record} finds the transaction (a hint, the last one found, then the next one: O(1) for
+ * acknowledgements in or near commit order; else an interpolation search over the pending
+ * transactions, whose end LSNs ascend) and sets the event's bit with one compare-and-set. It takes
+ * no lock and computes no watermark: the watermark moves lazily, when someone asks for it ({@link
+ * #watermark}, {@link #snapshot}) or when {@link #acknowledge} is told to find out. The tag makes a
+ * late duplicate acknowledgement (of an event whose ring word was reused for a later lap while the
+ * caller was descheduled) fail instead of setting a newer event's bit; when the ring is replaced
+ * (grown, or reset at a reconnect), the old words are overwritten with {@code -1} so a late
+ * compare-and-set fails and the caller retries on the new ring, and whatever was set before is
+ * merged.
+ *
+ * <h2>The watermark</h2>
+ *
+ * Under the coordinator's monitor: the acknowledged prefix of positions (the first position not
+ * acknowledged) is scanned forward 48 events per word, each event passed once, and the pending
+ * transactions whose events all lie before it complete. A snapshot then reads the bits only
+ * between that prefix and the newest word with an acknowledgement: O(1) for acknowledgements in
+ * commit order, whatever the number of transactions delivered ahead.
+ *
+ * <p>Public only for the benchmarks module; not API.
  *
  * <p>Fixes of the seed's defects (DESIGN.md): an acknowledgement never registers a transaction
  * (defect 5), and a transaction without events completes at once (defect 6).
  */
 public final class FeedbackCoordinator {
 
+  /** Events per ring word; the word's top 16 bits are its tag. */
+  static final int EVENTS_PER_WORD = 48;
+
+  private static final long EVENT_BITS = (1L << EVENTS_PER_WORD) - 1;
+  private static final long TAG_BITS = 0xFFFF;
+  /** Written over every word of a replaced ring, so that a late compare-and-set on it fails. */
+  private static final long RETIRED = -1L;
+  private static final int MIN_WORDS = 64;
+  private static final int MIN_TRANSACTIONS = 64;
+
+  private static final VarHandle WORDS = MethodHandles.arrayElementVarHandle(long[].class);
+  private static final VarHandle COUNTS = MethodHandles.arrayElementVarHandle(int[].class);
+  private static final VarHandle MAX_ACKED_WORD;
+  private static final VarHandle TAIL;
+
+  static {
+    try {
+      MethodHandles.Lookup lookup = MethodHandles.lookup();
+      MAX_ACKED_WORD = lookup.findVarHandle(FeedbackCoordinator.class, "maxAckedWord", long.class);
+      TAIL = lookup.findVarHandle(FeedbackCoordinator.class, "tail", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
   private final String slot;
+
   /**
    * Transactions known from before a restart or reconnect (the store's partial transactions, or
    * the pending ones at a reconnect) that were not registered again yet, with the events
-   * acknowledged so far; acknowledgements of them keep counting here.
+   * acknowledged so far; acknowledgements of them keep counting here. Guarded by the monitor.
    */
   private final Map<Long, Restored> restored = new HashMap<>();
+  /** Whether {@link #restored} may be non-empty (read without the monitor). */
+  private volatile boolean hasRestored;
 
-  // the transaction ring: sequence numbers [head, tail) are pending
-  private long[] txEnd = new long[64];
-  private long[] txFirstEvent = new long[64];
-  private int[] txCount = new int[64];
-  private int[] txAcknowledged = new int[64];
-  /** Per transaction: its events [0, prefix) are all acknowledged (advanced lazily by snapshot). */
-  private int[] txPrefix = new int[64];
-  /** Per transaction: one past the highest acknowledged event index (0: none). */
-  private int[] txAckedEnd = new int[64];
-  private int txMask = 63;
-  private long head;
-  private long tail;
-  /** One past the newest pending transaction with an acknowledged event: snapshots stop there. */
-  private long ackedUpTo;
+  /** Pending transactions: sequence numbers [head, tail). Replaced when it grows or resets. */
+  private volatile Transactions transactions = new Transactions(MIN_TRANSACTIONS);
+  /** Oldest pending transaction; written under the monitor. */
+  private volatile long head;
+  /** One past the newest registered transaction; written by the registering thread (release). */
+  @SuppressWarnings("unused") // through TAIL
+  private volatile long tail;
+  /** The acknowledgement bits; a power of two of words. Replaced when it grows or resets. */
+  private volatile long[] bits = newRing(MIN_WORDS);
+  /** Incremented when pending transactions are forgotten at a reconnect (positions change). */
+  private volatile int epoch;
 
-  // the event bit ring: positions [headEvent, nextEvent) are pending
-  private long[] bits = new long[64];
-  private long bitMask = 64L * 64 - 1;
+  /** The first event position not known to be acknowledged; written under the monitor. */
+  private volatile long prefix;
+  /** The newest word (position / 48) holding an acknowledgement; only grows. */
+  @SuppressWarnings("unused") // through MAX_ACKED_WORD
+  private volatile long maxAckedWord = -1;
+  /** The position the next registered event gets; the registering thread's. */
   private long nextEvent;
+  /** The sequence number of the last transaction an acknowledgement found (racy, checked). */
+  private long hint;
 
-  private long watermark;
+  /** Written under the monitor. */
+  private volatile long watermark;
+  /** The end LSN of the last registration; the registering thread's. */
   private long lastRegisteredEnd;
 
   /**
@@ -81,37 +139,45 @@ public final class FeedbackCoordinator {
       for (CdcCheckpoint.PartialTransaction tx : checkpoint.acknowledgedBeyond()) {
         restored.put(tx.txEndLsn().asLong(), new Restored(tx.eventCount(), tx.acknowledged()));
       }
+      hasRestored = !restored.isEmpty();
     }
   }
 
-  /** Returns the current watermark. */
+  /** Returns the current watermark, moving it over the transactions acknowledged since. */
   public synchronized PgLsn watermark() {
+    advance();
     return PgLsn.of(watermark);
   }
 
   /** Returns true if a registered transaction is not yet fully acknowledged. */
   public synchronized boolean hasPending() {
+    advance();
     return head != tail;
   }
 
   /** Returns the number of registered transactions not yet behind the watermark. */
   public synchronized int pendingTransactions() {
+    advance();
     return (int) (tail - head);
   }
 
   /** Returns the number of events of pending transactions (acknowledged or not). */
   public synchronized long pendingEvents() {
-    return head == tail ? 0 : nextEvent - txFirstEvent[(int) head & txMask];
+    advance();
+    long h = head;
+    long t = tail;
+    return h == t ? 0 : limitOf(transactions, h, t) - transactions.first(h);
   }
 
   /**
    * Returns whether a transaction with this end LSN is at or before the watermark, that is,
-   * already processed before a restart, so the source must not deliver it again.
+   * already processed before a restart, so the source must not deliver it again. Called by the
+   * registering thread.
    *
    * @param txEndLsn the transaction's end LSN
    * @return true if it must be dropped
    */
-  public synchronized boolean isAtOrBeforeWatermark(PgLsn txEndLsn) {
+  public boolean isAtOrBeforeWatermark(PgLsn txEndLsn) {
     return Long.compareUnsigned(txEndLsn.asLong(), watermark) <= 0;
   }
 
@@ -123,12 +189,19 @@ public final class FeedbackCoordinator {
    * @param txEndLsn the transaction's end LSN
    * @return true if it is a known redelivery
    */
-  public synchronized boolean wasDeliveredBefore(PgLsn txEndLsn) {
-    return !restored.isEmpty() && restored.containsKey(txEndLsn.asLong());
+  public boolean wasDeliveredBefore(PgLsn txEndLsn) {
+    if (!hasRestored) {
+      return false;
+    }
+    synchronized (this) {
+      return restored.containsKey(txEndLsn.asLong());
+    }
   }
 
   /**
-   * Registers a committed transaction before its events are delivered.
+   * Registers a committed transaction before its events are delivered. Only the source's thread
+   * registers. Allocation-free except when a ring grows (amortised) or restored acknowledgements
+   * are handed back.
    *
    * @param txEndLsn the transaction's end LSN; after every transaction registered before
    * @param eventCount the number of events it delivers; 0 completes it at once
@@ -138,7 +211,7 @@ public final class FeedbackCoordinator {
    *     (transactions must arrive in commit order)
    * @throws IllegalArgumentException if {@code eventCount} is negative
    */
-  public synchronized BitSet register(PgLsn txEndLsn, int eventCount) {
+  public BitSet register(PgLsn txEndLsn, int eventCount) {
     long end = txEndLsn.asLong();
     if (Long.compareUnsigned(end, lastRegisteredEnd) <= 0) {
       throw new IllegalStateException(
@@ -150,158 +223,223 @@ public final class FeedbackCoordinator {
     }
     lastRegisteredEnd = end;
     BitSet alreadyAcknowledged = null;
-    Restored before = restored.isEmpty() ? null : restored.remove(end);
-    if (before != null && before.eventCount == eventCount && !before.acknowledged.isEmpty()) {
-      alreadyAcknowledged = before.acknowledged;
-    }
-    int preAcknowledged = alreadyAcknowledged == null ? 0 : alreadyAcknowledged.cardinality();
-    if (head == tail && preAcknowledged == eventCount) {
-      watermark = end; // nothing pending and nothing to wait for: complete at once
-      return alreadyAcknowledged;
-    }
-    if (tail - head == txEnd.length) {
-      growTransactions();
-    }
-    long pendingFrom = head == tail ? nextEvent : txFirstEvent[(int) head & txMask];
-    while (nextEvent + eventCount - pendingFrom > bitMask + 1) {
-      growBits(pendingFrom);
-    }
-    clearBits(nextEvent, eventCount);
-    int t = (int) tail & txMask;
-    txEnd[t] = end;
-    txFirstEvent[t] = nextEvent;
-    txCount[t] = eventCount;
-    txAcknowledged[t] = preAcknowledged;
-    txPrefix[t] = 0;
-    txAckedEnd[t] = alreadyAcknowledged == null ? 0 : alreadyAcknowledged.length();
-    if (alreadyAcknowledged != null) {
-      for (int i = alreadyAcknowledged.nextSetBit(0); i >= 0; i = alreadyAcknowledged.nextSetBit(i + 1)) {
-        setBit(nextEvent + i);
+    if (hasRestored) {
+      synchronized (this) {
+        Restored before = restored.remove(end);
+        hasRestored = !restored.isEmpty();
+        if (before != null && before.eventCount == eventCount && !before.acknowledged.isEmpty()) {
+          alreadyAcknowledged = before.acknowledged;
+        }
       }
     }
-    nextEvent += eventCount;
-    tail++;
-    if (preAcknowledged > 0) {
-      ackedUpTo = tail;
+    int preAcknowledged = alreadyAcknowledged == null ? 0 : alreadyAcknowledged.cardinality();
+    if (preAcknowledged == eventCount && head == tail) {
+      // nothing pending and nothing to wait for: complete at once
+      synchronized (this) {
+        advance();
+        if (head == tail) {
+          watermark = end;
+          return alreadyAcknowledged;
+        }
+      }
     }
-    advance();
+    long first = nextEvent;
+    long last = first + eventCount; // exclusive
+    Transactions txs = transactions;
+    long seq = tail;
+    if (seq - head == txs.capacity() || wordOf(last - 1) - wordOf(prefix) >= bits.length) {
+      synchronized (this) {
+        advance();
+        if (seq - head == txs.capacity()) {
+          txs = growTransactions();
+        }
+        if (wordOf(last - 1) - wordOf(prefix) >= bits.length) {
+          growBits(wordOf(last - 1) - wordOf(prefix) + 1);
+        }
+      }
+    }
+    long[] ring = bits;
+    // words whose first position is new start a lap: tag them, bits clear
+    for (long w = wordOf(first + EVENTS_PER_WORD - 1); w * EVENTS_PER_WORD < last; w++) {
+      WORDS.setRelease(ring, index(ring, w), tag(ring, w) << EVENTS_PER_WORD);
+    }
+    txs.put(seq, end, first, eventCount);
+    nextEvent = last;
+    TAIL.setRelease(this, seq + 1);
+    if (alreadyAcknowledged != null) {
+      for (int i = alreadyAcknowledged.nextSetBit(0); i >= 0; i = alreadyAcknowledged.nextSetBit(i + 1)) {
+        setBit(first + i);
+      }
+    }
+    if (preAcknowledged > 0 || eventCount == 0) {
+      synchronized (this) {
+        advance();
+      }
+    }
     return alreadyAcknowledged;
   }
 
   /**
-   * Records the acknowledgement of one event. O(1), allocation-free.
+   * Records the acknowledgement of one event without moving the watermark (it moves when next
+   * read). Lock-free and allocation-free; O(1) for acknowledgements in or near commit order.
    *
    * @param offset the event's offset
-   * @return true if the watermark moved
+   * @return true if this call acknowledged the event; false if it was acknowledged before, is
+   *     behind the watermark, or belongs to a transaction known from before a reconnect and not
+   *     delivered again yet (recorded there)
    * @throws CdcCheckpointException if the offset is of another slot, its transaction was not
-   *     registered, its event count differs from the registered one, or its index is outside the
+   *     delivered, its event count differs from the delivered one, or its index is outside the
    *     transaction
    */
-  public synchronized boolean acknowledge(CdcOffset offset) {
-    long seq = locate(offset, false);
-    if (seq < 0) {
-      return false;
-    }
-    int t = (int) seq & txMask;
-    long position = txFirstEvent[t] + offset.eventIndex(); // index < eventCount by CdcOffset
-    int word = (int) ((position & bitMask) >>> 6);
-    long bit = 1L << position;
-    if ((bits[word] & bit) != 0) {
-      return false;
-    }
-    bits[word] |= bit;
-    if (seq >= ackedUpTo) {
-      ackedUpTo = seq + 1;
-    }
-    if (offset.eventIndex() >= txAckedEnd[t]) {
-      txAckedEnd[t] = offset.eventIndex() + 1;
-    }
-    if (++txAcknowledged[t] != txCount[t] || seq != head) {
-      return false;
-    }
-    return advance();
+  public boolean record(CdcOffset offset) {
+    return mark(offset, false) >= 0;
   }
 
   /**
-   * Finds the pending transaction of an acknowledged offset.
+   * Records the acknowledgement of one event and moves the watermark if this acknowledgement
+   * completes the acknowledged prefix. Lock-free unless the event is the first one not
+   * acknowledged.
    *
-   * @param wholeTransaction whether the acknowledgement covers every event (recorded on a known
-   *     transaction that is not registered again yet)
-   * @return its sequence number, or -1 if there is nothing more to do (behind the watermark, or
-   *     recorded for a transaction known from before a reconnect)
-   * @throws CdcCheckpointException if the offset is of another slot, of an undelivered
-   *     transaction, or disagrees with the delivered event count
+   * @param offset the event's offset
+   * @return true if the watermark moved
+   * @throws CdcCheckpointException as {@link #record}
    */
-  private long locate(CdcOffset offset, boolean wholeTransaction) {
-    if (!offset.slot().equals(slot)) {
+  public boolean acknowledge(CdcOffset offset) {
+    long position = mark(offset, false);
+    return position >= 0 && advanceFrom(position, position + 1);
+  }
+
+  /**
+   * Records the acknowledgement of every event of {@code offset}'s transaction and moves the
+   * watermark if that completes the acknowledged prefix. O(events / 48).
+   *
+   * @param offset the offset of any event of the transaction
+   * @return true if the watermark moved
+   * @throws CdcCheckpointException as {@link #record}
+   */
+  public boolean acknowledgeTransaction(CdcOffset offset) {
+    long first = mark(offset, true);
+    return first >= 0 && advanceFrom(first, first + offset.eventCount());
+  }
+
+  /**
+   * Moves the watermark if the acknowledged prefix reaches into {@code [from, to]}, the positions
+   * this caller has just acknowledged. If it does not, an earlier event is unacknowledged (its
+   * acknowledgement moves the watermark) or another caller already moved it past them.
+   */
+  private boolean advanceFrom(long from, long to) {
+    long z = prefix;
+    if (z < from || z > to) {
+      return false;
+    }
+    synchronized (this) {
+      return advance();
+    }
+  }
+
+  /**
+   * Marks an offset's event (or, with {@code wholeTransaction}, all its transaction's events).
+   *
+   * @return the event's (the transaction's first event's) position if this call marked it, else -1
+   */
+  private long mark(CdcOffset offset, boolean wholeTransaction) {
+    String offsetSlot = offset.slot();
+    if (offsetSlot != slot && !offsetSlot.equals(slot)) {
       throw new CdcCheckpointException(
           "offset " + offset + " belongs to slot \"" + offset.slot() + "\", not \"" + slot + '"');
     }
     long end = offset.txEndLsn().asLong();
-    if (Long.compareUnsigned(end, watermark) <= 0) {
-      return -1; // already behind the watermark: acknowledging again is harmless
-    }
-    long seq = find(end);
-    if (seq < 0 && !restored.isEmpty()) {
-      Restored known = restored.get(end);
-      if (known != null && known.eventCount == offset.eventCount()) {
-        if (wholeTransaction) {
-          known.acknowledged.set(0, known.eventCount);
-        } else {
-          known.acknowledged.set(offset.eventIndex()); // delivered before a reconnect
-        }
-        return -1;
+    int count = offset.eventCount();
+    boolean marked = false;
+    while (true) {
+      int e = epoch;
+      if (Long.compareUnsigned(end, watermark) <= 0) {
+        return -1; // already behind the watermark: acknowledging again is harmless
       }
+      Transactions txs = transactions;
+      long seq = locate(txs, end);
+      if (seq < 0) {
+        return markUnlocated(offset, wholeTransaction);
+      }
+      int t = txs.slot(seq);
+      long first = (long) WORDS.getAcquire(txs.first, t);
+      int registeredCount = (int) COUNTS.getAcquire(txs.count, t);
+      if ((long) WORDS.getAcquire(txs.end, t) != end) {
+        continue; // the entry was reused while read: look again
+      }
+      if (registeredCount != count) {
+        throw new CdcCheckpointException(
+            "offset " + offset + " says the transaction has " + count
+                + " events, but it was delivered with " + registeredCount);
+      }
+      long position = wholeTransaction ? first : first + offset.eventIndex();
+      if (wholeTransaction) {
+        marked |= setBits(first, count);
+      } else {
+        marked |= setBit(position);
+      }
+      if (epoch != e) {
+        continue; // pending transactions were forgotten meanwhile: mark where they are now
+      }
+      if (hint != seq) {
+        hint = seq;
+      }
+      return marked ? position : -1;
     }
-    if (seq < 0) {
-      throw new CdcCheckpointException(
-          "offset " + offset + " names a transaction that this source has not delivered (watermark "
-              + PgLsn.of(watermark) + ')');
-    }
-    int count = txCount[(int) seq & txMask];
-    if (count != offset.eventCount()) {
-      throw new CdcCheckpointException(
-          "offset " + offset + " says the transaction has " + offset.eventCount()
-              + " events, but it was delivered with " + count);
-    }
-    return seq;
   }
 
   /**
-   * Records the acknowledgement of every event of {@code offset}'s transaction. O(events / 64).
-   *
-   * @param offset the offset of any event of the transaction
-   * @return true if the watermark moved
-   * @throws CdcCheckpointException as {@link #acknowledge}
+   * Under the monitor: finds the transaction again (the caller's view may have been stale), or
+   * records the acknowledgement on a transaction known from before a reconnect, or rejects it.
    */
-  public synchronized boolean acknowledgeTransaction(CdcOffset offset) {
-    long seq = locate(offset, true);
-    if (seq < 0) {
-      return false;
+  private synchronized long markUnlocated(CdcOffset offset, boolean wholeTransaction) {
+    long end = offset.txEndLsn().asLong();
+    if (Long.compareUnsigned(end, watermark) <= 0) {
+      return -1;
     }
-    int t = (int) seq & txMask;
-    for (long p = txFirstEvent[t], last = p + txCount[t]; p < last; p++) {
-      setBit(p);
+    Transactions txs = transactions;
+    long seq = locate(txs, end);
+    if (seq >= 0) {
+      int t = txs.slot(seq);
+      if (txs.count[t] != offset.eventCount()) {
+        throw new CdcCheckpointException(
+            "offset " + offset + " says the transaction has " + offset.eventCount()
+                + " events, but it was delivered with " + txs.count[t]);
+      }
+      long first = txs.first[t];
+      if (wholeTransaction) {
+        return setBits(first, txs.count[t]) ? first : -1;
+      }
+      long position = first + offset.eventIndex();
+      return setBit(position) ? position : -1;
     }
-    txAcknowledged[t] = txCount[t];
-    txAckedEnd[t] = txCount[t];
-    if (seq >= ackedUpTo) {
-      ackedUpTo = seq + 1;
+    Restored known = restored.get(end);
+    if (known != null && known.eventCount == offset.eventCount()) {
+      if (wholeTransaction) {
+        known.acknowledged.set(0, known.eventCount);
+      } else {
+        known.acknowledged.set(offset.eventIndex()); // delivered before a reconnect
+      }
+      return -1;
     }
-    return seq == head && advance();
+    throw new CdcCheckpointException(
+        "offset " + offset + " names a transaction that this source has not delivered (watermark "
+            + PgLsn.of(watermark) + ')');
   }
 
   /**
    * Moves the watermark to a keepalive's WAL end when nothing is pending: no registered
-   * transaction awaits acknowledgement. The caller guarantees that no transaction is open or
-   * buffered in the source. The walsender reports a WAL end only after all output for that WAL
-   * was sent (PostgreSQL source, walsender.c, {@code WalSndKeepalive} sends {@code sentPtr}).
+   * transaction awaits acknowledgement. The caller (the registering thread) guarantees that no
+   * transaction is open or buffered in the source. The walsender reports a WAL end only after all
+   * output for that WAL was sent (PostgreSQL source, walsender.c, {@code WalSndKeepalive} sends
+   * {@code sentPtr}).
    *
    * @param walEnd the WAL end of the last keepalive
    * @return true if the watermark moved
    */
   public synchronized boolean advanceIdle(PgLsn walEnd) {
     long end = walEnd.asLong();
+    advance();
     if (head != tail || Long.compareUnsigned(end, watermark) <= 0) {
       return false;
     }
@@ -309,27 +447,43 @@ public final class FeedbackCoordinator {
     if (Long.compareUnsigned(end, lastRegisteredEnd) > 0) {
       lastRegisteredEnd = end;
     }
-    // restored acknowledgements of transactions the server has passed will never be needed
-    restored.keySet().removeIf(e -> Long.compareUnsigned(e, end) <= 0);
+    forgetRestoredUpTo(end);
     return true;
   }
 
   /**
    * Returns what a store must keep: the watermark and the acknowledged events of the
-   * transactions after it.
+   * transactions after it. Everything recorded before the call is included.
    *
    * @return a new checkpoint
    */
   public synchronized CdcCheckpoint snapshot() {
+    advance();
     List<CdcCheckpoint.PartialTransaction> partial = new ArrayList<>();
-    // transactions after the newest acknowledged one have nothing to store: O(1) when the
-    // application acknowledges in commit order, whatever the number of transactions delivered
-    for (long seq = head, end = Math.min(tail, ackedUpTo); seq < end; seq++) {
-      int t = (int) seq & txMask;
-      if (txAcknowledged[t] > 0) {
-        partial.add(CdcCheckpoint.PartialTransaction.ofRanges(
-            PgLsn.of(txEnd[t]), txCount[t], acknowledgedRanges(t)));
+    long h = head;
+    long t = tail;
+    if (h != t) {
+      Transactions txs = transactions;
+      long[] ring = bits;
+      long z = prefix;
+      long scanEnd = Math.min(limitOf(txs, h, t), ((long) maxAckedWord + 1) * EVENTS_PER_WORD);
+      Snapshot collect = new Snapshot(txs, h, partial);
+      // the events before the prefix are acknowledged without looking
+      long headFirst = txs.first[txs.slot(h)];
+      if (headFirst < z) {
+        collect.run(headFirst, z);
       }
+      long position = z;
+      while (true) {
+        long runStart = nextSet(ring, position, scanEnd);
+        if (runStart >= scanEnd) {
+          break;
+        }
+        long runEnd = nextClear(ring, runStart, scanEnd);
+        collect.run(runStart, runEnd);
+        position = runEnd;
+      }
+      collect.finish(t);
     }
     // acknowledgements from before a restart or reconnect whose transactions were not delivered
     // again yet
@@ -346,55 +500,180 @@ public final class FeedbackCoordinator {
    * Forgets the registrations of pending transactions after the connection was lost, keeping
    * their acknowledged events: the server sends them again from the confirmed position, they are
    * registered again, and only their unacknowledged events are delivered again. Acknowledgements
-   * of events delivered before the loss still count.
+   * of events delivered before the loss still count, also those racing with this call. Called by
+   * the registering thread.
    */
   public synchronized void resetPending() {
-    for (long seq = head; seq < tail; seq++) {
-      int t = (int) seq & txMask;
-      restored.put(txEnd[t], new Restored(txCount[t], rangeBits(txFirstEvent[t], txCount[t])));
+    advance();
+    long h = head;
+    long t = tail;
+    Transactions old = transactions;
+    long[] oldBits = bits;
+    long firstPending = h == t ? nextEvent : old.first(h);
+    // new positions for whatever comes next; racing acknowledgements see the epoch and look again
+    epoch++;
+    Transactions fresh = new Transactions(old.capacity());
+    transactions = fresh;
+    long[] freshBits = newRing(oldBits.length);
+    if (nextEvent % EVENTS_PER_WORD != 0) {
+      long w = wordOf(nextEvent);
+      freshBits[index(freshBits, w)] = tag(freshBits, w) << EVENTS_PER_WORD;
     }
-    head = tail;
+    bits = freshBits;
+    // retire the old words: a compare-and-set that lost the race fails and retries; what was set
+    // before is in the value taken here
+    long fromWord = wordOf(firstPending);
+    long[] captured = new long[(int) (h == t ? 0 : wordOf(nextEvent - 1) - fromWord + 1)];
+    for (int i = 0; i < captured.length; i++) {
+      captured[i] = (long) WORDS.getAndSet(oldBits, index(oldBits, fromWord + i), RETIRED);
+    }
+    for (long seq = h; seq < t; seq++) {
+      int s = old.slot(seq);
+      BitSet acknowledged = new BitSet(old.count[s]);
+      for (int i = 0; i < old.count[s]; i++) {
+        long p = old.first[s] + i;
+        long word = captured[(int) (wordOf(p) - fromWord)];
+        if ((word & (1L << bitOf(p))) != 0) {
+          acknowledged.set(i);
+        }
+      }
+      restored.put(old.end[s], new Restored(old.count[s], acknowledged));
+    }
+    hasRestored = !restored.isEmpty();
+    head = t;
+    prefix = nextEvent;
     lastRegisteredEnd = watermark;
   }
 
-  private boolean advance() {
-    boolean moved = false;
-    while (head != tail) {
-      int t = (int) head & txMask;
-      if (txAcknowledged[t] != txCount[t]) {
-        break;
-      }
-      watermark = txEnd[t];
-      head++;
-      moved = true;
-    }
-    if (moved && !restored.isEmpty()) {
-      long w = watermark;
-      restored.keySet().removeIf(e -> Long.compareUnsigned(e, w) <= 0);
-    }
-    return moved;
-  }
+  // ---- under the monitor -------------------------------------------------------------------
 
   /**
-   * Returns the sequence number of the pending transaction ending at {@code end}, or -1: the head
-   * first (acknowledgements in commit order hit it), then a search of the ring, whose end LSNs
-   * ascend. No index to maintain on register and advance.
+   * Moves the acknowledged prefix and the watermark as far as the recorded acknowledgements
+   * allow. Under the monitor.
+   *
+   * @return true if the watermark moved
    */
-  private long find(long end) {
-    if (head == tail) {
+  private boolean advance() {
+    long h = head;
+    long t = tail;
+    if (h == t) {
+      return false;
+    }
+    Transactions txs = transactions;
+    long limit = limitOf(txs, h, t);
+    long[] ring = bits;
+    long z = prefix;
+    while (true) {
+      z = nextClear(ring, z, limit);
+      prefix = z;
+      // an acknowledgement of z that compared its position with the old prefix before this
+      // write left the advance to us: look at z again after publishing it
+      if (z >= limit || !isSet(ring, z)) {
+        break;
+      }
+    }
+    long wm = watermark;
+    long seq = h;
+    while (seq < t) {
+      int s = txs.slot(seq);
+      if (txs.first[s] + txs.count[s] > z) {
+        break;
+      }
+      wm = txs.end[s];
+      seq++;
+    }
+    if (seq == h) {
+      return false;
+    }
+    watermark = wm;
+    head = seq;
+    forgetRestoredUpTo(wm);
+    return true;
+  }
+
+  private void forgetRestoredUpTo(long end) {
+    if (hasRestored) {
+      restored.keySet().removeIf(e -> Long.compareUnsigned(e, end) <= 0);
+      hasRestored = !restored.isEmpty();
+    }
+  }
+
+  /** The position after the last event of the transactions before {@code t}. */
+  private long limitOf(Transactions txs, long h, long t) {
+    if (t == h) {
+      return prefix;
+    }
+    int s = txs.slot(t - 1);
+    return txs.first[s] + txs.count[s];
+  }
+
+  private Transactions growTransactions() {
+    Transactions old = transactions;
+    Transactions grown = new Transactions(old.capacity() * 2);
+    for (long seq = head, t = tail; seq < t; seq++) {
+      int s = old.slot(seq);
+      grown.put(seq, old.end[s], old.first[s], old.count[s]);
+    }
+    transactions = grown; // the old one is never written again: late readers stay consistent
+    return grown;
+  }
+
+  /** Replaces the bit ring with one of at least {@code words} words, keeping every bit set. */
+  private void growBits(long words) {
+    long[] old = bits;
+    int length = old.length;
+    while (length < words) {
+      length *= 2;
+    }
+    long[] grown = newRing(length);
+    long fromWord = wordOf(prefix);
+    long toWord = wordOf(Math.max(nextEvent, prefix + 1) - 1); // inclusive
+    for (long w = fromWord; w <= toWord; w++) {
+      grown[index(grown, w)] = tag(grown, w) << EVENTS_PER_WORD;
+    }
+    bits = grown;
+    for (long w = fromWord; w <= toWord; w++) {
+      long taken = (long) WORDS.getAndSet(old, index(old, w), RETIRED);
+      if ((taken >>> EVENTS_PER_WORD) == tag(old, w)) {
+        WORDS.getAndBitwiseOr(grown, index(grown, w), taken & EVENT_BITS);
+      }
+    }
+  }
+
+  // ---- lock-free -----------------------------------------------------------------------------
+
+  /**
+   * Returns the sequence number of the pending transaction ending at {@code end}, or -1: the last
+   * one found and the one after it first (acknowledgements in commit order hit them), then an
+   * interpolation search of the ring, whose end LSNs ascend. A stale view (a ring replaced, an
+   * entry reused) at worst misses; the caller checks the entry it gets.
+   */
+  private long locate(Transactions txs, long end) {
+    long h = head;
+    long t = (long) TAIL.getAcquire(this);
+    long s = hint;
+    if (s >= h && s < t) {
+      if (txs.end(s) == end) {
+        return s;
+      }
+      if (s + 1 < t && txs.end(s + 1) == end) {
+        return s + 1;
+      }
+    }
+    if (h == t) {
       return -1;
     }
-    if (txEnd[(int) head & txMask] == end) {
-      return head;
+    if (txs.end(h) == end) {
+      return h;
     }
     // interpolation search: end LSNs of consecutive transactions grow roughly evenly, so the
     // estimate lands on or next to the target; binary steps bound the worst case
-    long lo = head + 1;
-    long hi = tail - 1;
+    long lo = h + 1;
+    long hi = Math.min(t, h + txs.capacity()) - 1;
     boolean interpolate = true;
     while (lo <= hi) {
-      long loEnd = txEnd[(int) lo & txMask];
-      long hiEnd = txEnd[(int) hi & txMask];
+      long loEnd = txs.end(lo);
+      long hiEnd = txs.end(hi);
       if (Long.compareUnsigned(end, loEnd) < 0 || Long.compareUnsigned(end, hiEnd) > 0) {
         return -1;
       }
@@ -402,11 +681,12 @@ public final class FeedbackCoordinator {
       if (interpolate && hiEnd != loEnd) {
         double fraction = (double) (end - loEnd) / (double) (hiEnd - loEnd); // spans < 2^63
         mid = lo + (long) (fraction * (hi - lo));
+        mid = Math.max(lo, Math.min(hi, mid));
       } else {
         mid = (lo + hi) >>> 1;
       }
       interpolate = !interpolate; // alternate, so a skewed distribution still halves the range
-      int c = Long.compareUnsigned(txEnd[(int) mid & txMask], end);
+      int c = Long.compareUnsigned(txs.end(mid), end);
       if (c < 0) {
         lo = mid + 1;
       } else if (c > 0) {
@@ -418,6 +698,249 @@ public final class FeedbackCoordinator {
     return -1;
   }
 
+  /**
+   * Sets the bit of event {@code position}: one compare-and-set, retried on the new ring if the
+   * ring was replaced meanwhile.
+   *
+   * @return true if this call set it; false if it was set before or the word holds a later lap
+   *     (the event was acknowledged and passed long ago)
+   */
+  boolean setBit(long position) {
+    long w = wordOf(position);
+    long bit = 1L << bitOf(position);
+    while (true) {
+      long[] ring = bits;
+      int i = index(ring, w);
+      long tag = tag(ring, w);
+      long word = (long) WORDS.getVolatile(ring, i);
+      while ((word >>> EVENTS_PER_WORD) == tag && (word & bit) == 0) {
+        long witness = (long) WORDS.compareAndExchange(ring, i, word, word | bit);
+        if (witness == word) {
+          noteAcknowledged(w);
+          return true;
+        }
+        word = witness;
+      }
+      if (bits == ring) {
+        return false;
+      }
+    }
+  }
+
+  /** Sets the bits of events {@code [first, first + count)}; true if any was not set before. */
+  private boolean setBits(long first, int count) {
+    boolean any = false;
+    long p = first;
+    long last = first + count;
+    while (p < last) {
+      long w = wordOf(p);
+      int from = bitOf(p);
+      int to = (int) Math.min(EVENTS_PER_WORD, last - w * EVENTS_PER_WORD);
+      long mask = (to == 64 ? -1L : (1L << to) - 1) & (-1L << from);
+      while (true) {
+        long[] ring = bits;
+        int i = index(ring, w);
+        long tag = tag(ring, w);
+        long word = (long) WORDS.getVolatile(ring, i);
+        boolean done = false;
+        while ((word >>> EVENTS_PER_WORD) == tag) {
+          if ((word & mask) == mask) {
+            done = true;
+            break;
+          }
+          long witness = (long) WORDS.compareAndExchange(ring, i, word, word | mask);
+          if (witness == word) {
+            noteAcknowledged(w);
+            any = true;
+            done = true;
+            break;
+          }
+          word = witness;
+        }
+        if (done || bits == ring) {
+          break;
+        }
+      }
+      p = (w + 1) * EVENTS_PER_WORD;
+    }
+    return any;
+  }
+
+  private void noteAcknowledged(long word) {
+    long max = maxAckedWord;
+    while (word > max) {
+      long witness = (long) MAX_ACKED_WORD.compareAndExchange(this, max, word);
+      if (witness == max) {
+        return;
+      }
+      max = witness;
+    }
+  }
+
+  // ---- bit ring arithmetic -------------------------------------------------------------------
+
+  private static long[] newRing(int words) {
+    return new long[words];
+  }
+
+  private static long wordOf(long position) {
+    return position / EVENTS_PER_WORD;
+  }
+
+  private static int bitOf(long position) {
+    return (int) (position - wordOf(position) * EVENTS_PER_WORD);
+  }
+
+  private static int index(long[] ring, long word) {
+    return (int) word & (ring.length - 1);
+  }
+
+  /** The tag of a word: which lap of this ring it holds. */
+  private static long tag(long[] ring, long word) {
+    return (word >>> Integer.numberOfTrailingZeros(ring.length)) & TAG_BITS;
+  }
+
+  private static boolean isSet(long[] ring, long position) {
+    long word = (long) WORDS.getVolatile(ring, index(ring, wordOf(position)));
+    return (word & (1L << bitOf(position))) != 0;
+  }
+
+  /** Returns the first position in [from, limit) whose bit is clear, or limit. */
+  private static long nextClear(long[] ring, long from, long limit) {
+    long p = from;
+    while (p < limit) {
+      long w = wordOf(p);
+      long word = (long) WORDS.getVolatile(ring, index(ring, w));
+      long clear = ~word & EVENT_BITS & (-1L << bitOf(p));
+      if (clear != 0) {
+        return Math.min(limit, w * EVENTS_PER_WORD + Long.numberOfTrailingZeros(clear));
+      }
+      p = (w + 1) * EVENTS_PER_WORD;
+    }
+    return limit;
+  }
+
+  /** Returns the first position in [from, limit) whose bit is set, or limit. */
+  private static long nextSet(long[] ring, long from, long limit) {
+    long p = from;
+    while (p < limit) {
+      long w = wordOf(p);
+      long word = (long) WORDS.getVolatile(ring, index(ring, w));
+      long set = word & EVENT_BITS & (-1L << bitOf(p));
+      if (set != 0) {
+        return Math.min(limit, w * EVENTS_PER_WORD + Long.numberOfTrailingZeros(set));
+      }
+      p = (w + 1) * EVENTS_PER_WORD;
+    }
+    return limit;
+  }
+
+  // ---- types -----------------------------------------------------------------------------------
+
+  /**
+   * The pending transactions' ring: parallel arrays indexed by sequence number modulo the
+   * capacity. Written by the registering thread only (an entry's end LSN first, then its
+   * position and count with release, so a reader that sees either sees the new end LSN too).
+   */
+  private static final class Transactions {
+    final long[] end;
+    final long[] first;
+    final int[] count;
+    final int mask;
+
+    Transactions(int capacity) {
+      end = new long[capacity];
+      first = new long[capacity];
+      count = new int[capacity];
+      mask = capacity - 1;
+    }
+
+    int capacity() {
+      return mask + 1;
+    }
+
+    int slot(long seq) {
+      return (int) seq & mask;
+    }
+
+    long end(long seq) {
+      return (long) WORDS.getAcquire(end, slot(seq));
+    }
+
+    long first(long seq) {
+      return first[slot(seq)];
+    }
+
+    void put(long seq, long txEnd, long txFirst, int txCount) {
+      int s = slot(seq);
+      end[s] = txEnd;
+      WORDS.setRelease(first, s, txFirst);
+      COUNTS.setRelease(count, s, txCount);
+    }
+  }
+
+  /**
+   * Turns runs of acknowledged positions, in ascending order, into the acknowledged ranges of the
+   * pending transactions they fall in.
+   */
+  private static final class Snapshot {
+    private final Transactions txs;
+    private final List<CdcCheckpoint.PartialTransaction> partial;
+    private long seq;
+    private int[] ranges = new int[4];
+    private int n;
+
+    Snapshot(Transactions txs, long head, List<CdcCheckpoint.PartialTransaction> partial) {
+      this.txs = txs;
+      this.seq = head;
+      this.partial = partial;
+    }
+
+    /** Adds the acknowledged positions [from, to), split at transaction boundaries. */
+    void run(long from, long to) {
+      while (from < to) {
+        int s = txs.slot(seq);
+        long txFirst = txs.first[s];
+        long txLast = txFirst + txs.count[s];
+        if (txLast <= from) {
+          flush();
+          seq++;
+          continue;
+        }
+        long upTo = Math.min(to, txLast);
+        add((int) (from - txFirst), (int) (upTo - txFirst));
+        from = upTo;
+      }
+    }
+
+    void finish(long tail) {
+      if (seq < tail) {
+        flush();
+      }
+    }
+
+    private void add(int from, int to) {
+      if (n > 0 && ranges[n - 1] == from) {
+        ranges[n - 1] = to;
+        return;
+      }
+      if (n == ranges.length) {
+        ranges = Arrays.copyOf(ranges, n * 2);
+      }
+      ranges[n++] = from;
+      ranges[n++] = to;
+    }
+
+    private void flush() {
+      if (n > 0) {
+        int s = txs.slot(seq);
+        partial.add(CdcCheckpoint.PartialTransaction.ofRanges(
+            PgLsn.of(txs.end[s]), txs.count[s], Arrays.copyOf(ranges, n)));
+        n = 0;
+      }
+    }
+  }
+
   /** A transaction known from before a restart or reconnect, not registered again yet. */
   private static final class Restored {
     final int eventCount;
@@ -426,125 +949,6 @@ public final class FeedbackCoordinator {
     Restored(int eventCount, BitSet acknowledged) {
       this.eventCount = eventCount;
       this.acknowledged = acknowledged;
-    }
-  }
-
-  /**
-   * Returns the acknowledged events of pending transaction {@code t} as half-open index ranges.
-   * Moves the transaction's all-acknowledged prefix forward first (each event is passed once over
-   * the transaction's life), then reads only the bits between it and the highest acknowledged
-   * event: O(1) for a transaction acknowledged in order, whatever its size.
-   */
-  private int[] acknowledgedRanges(int t) {
-    long first = txFirstEvent[t];
-    int prefix = txPrefix[t];
-    int end = txAckedEnd[t];
-    while (prefix < end && isSet(first + prefix)) {
-      prefix++;
-    }
-    txPrefix[t] = prefix;
-    int[] ranges = new int[prefix > 0 ? 2 : 0];
-    int n = 0;
-    if (prefix > 0) {
-      ranges[n++] = 0;
-      ranges[n++] = prefix;
-    }
-    int i = prefix;
-    while (i < end) {
-      while (i < end && !isSet(first + i)) {
-        i++;
-      }
-      if (i == end) {
-        break;
-      }
-      int from = i;
-      while (i < end && isSet(first + i)) {
-        i++;
-      }
-      if (n == ranges.length) {
-        ranges = java.util.Arrays.copyOf(ranges, Math.max(4, n * 2));
-      }
-      ranges[n++] = from;
-      ranges[n++] = i;
-    }
-    return n == ranges.length ? ranges : java.util.Arrays.copyOf(ranges, n);
-  }
-
-  private boolean isSet(long position) {
-    return (bits[(int) ((position & bitMask) >>> 6)] & (1L << position)) != 0;
-  }
-
-  /** Copies the bits of events [first, first + count) into a BitSet, 64 at a time. */
-  private BitSet rangeBits(long first, int count) {
-    long[] words = new long[(count + 63) >>> 6];
-    for (int w = 0; w < words.length; w++) {
-      long p = first + ((long) w << 6);
-      int n = Math.min(64, count - (w << 6));
-      int offset = (int) (p & 63);
-      int word = (int) ((p & bitMask) >>> 6);
-      long value = bits[word] >>> offset;
-      if (offset != 0 && n > 64 - offset) {
-        value |= bits[(word + 1) & (bits.length - 1)] << (64 - offset);
-      }
-      words[w] = n == 64 ? value : value & ((1L << n) - 1);
-    }
-    return BitSet.valueOf(words);
-  }
-
-  private void setBit(long position) {
-    bits[(int) ((position & bitMask) >>> 6)] |= 1L << position;
-  }
-
-  private void clearBits(long from, int count) {
-    for (long p = from, end = from + count; p < end; ) {
-      int word = (int) ((p & bitMask) >>> 6);
-      if ((p & 63) == 0 && end - p >= 64) {
-        bits[word] = 0;
-        p += 64;
-      } else {
-        bits[word] &= ~(1L << p);
-        p++;
-      }
-    }
-  }
-
-  private void growTransactions() {
-    int capacity = txEnd.length * 2;
-    long[] end = new long[capacity];
-    long[] first = new long[capacity];
-    int[] count = new int[capacity];
-    int[] acknowledged = new int[capacity];
-    int[] prefix = new int[capacity];
-    int[] ackedEnd = new int[capacity];
-    int newMask = capacity - 1;
-    for (long seq = head; seq < tail; seq++) {
-      int from = (int) seq & txMask;
-      int to = (int) seq & newMask;
-      end[to] = txEnd[from];
-      first[to] = txFirstEvent[from];
-      count[to] = txCount[from];
-      acknowledged[to] = txAcknowledged[from];
-      prefix[to] = txPrefix[from];
-      ackedEnd[to] = txAckedEnd[from];
-    }
-    txEnd = end;
-    txFirstEvent = first;
-    txCount = count;
-    txAcknowledged = acknowledged;
-    txPrefix = prefix;
-    txAckedEnd = ackedEnd;
-    txMask = newMask;
-  }
-
-  private void growBits(long pendingFrom) {
-    long[] old = bits;
-    long oldMask = bitMask;
-    bits = new long[old.length * 2];
-    bitMask = (long) bits.length * 64 - 1;
-    for (long p = pendingFrom; p < nextEvent; p++) {
-      if ((old[(int) ((p & oldMask) >>> 6)] & (1L << p)) != 0) {
-        setBit(p);
-      }
     }
   }
 }

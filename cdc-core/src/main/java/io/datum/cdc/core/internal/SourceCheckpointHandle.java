@@ -27,7 +27,9 @@ import java.util.function.Consumer;
  *       event whose acknowledgement returned is delivered again. Concurrent acknowledgements are
  *       group-committed here (one snapshot and one store for all the callers waiting while the
  *       previous store ran) and again by the store. Cost for a single caller: one snapshot
- *       (O(acknowledged events beyond the watermark / 64)) and one store write per call.
+ *       (O(1) for acknowledgements in commit order; at most O(positions between the first
+ *       unacknowledged and the newest acknowledged event / 48)) and one store write per call.
+ *       The acknowledgement itself is recorded lock-free; only the stores are serialised.
  * </ul>
  *
  * <p>Stores are serialised by one lock, so stored checkpoints never go backwards.
@@ -44,13 +46,18 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
   private final boolean durableEachAcknowledgement;
   private final Object storeLock = new Object();
   private volatile PgLsn durableWatermark;
-  /** Acknowledgements recorded so far; guarded by the coordinator's monitor. */
-  private long recorded;
-  /** The number of recorded acknowledgements the last stored checkpoint includes; storeLock. */
-  private long stored;
+  /**
+   * Stores begun so far, each numbered by this count; written under storeLock. An acknowledgement
+   * that reads {@code n} after it was recorded is included by every store numbered above n.
+   */
+  private volatile long storesBegun;
+  /** The number of the last store that completed; storeLock. */
+  private long storesDone;
+  /** What the last completed store wrote; storeLock. */
+  private CdcCheckpoint lastStored;
 
   /**
-   * @param coordinator the source's coordinator; its monitor guards the acknowledgement count
+   * @param coordinator the source's coordinator
    * @param store where checkpoints go
    * @param asyncExecutor runs the stores of {@link #checkpointAsync}
    * @param onStoreFailure told about a failed store before it is thrown (stops the source)
@@ -72,56 +79,51 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
     this.onWatermarkMoved = onWatermarkMoved;
     this.durableEachAcknowledgement = durableEachAcknowledgement;
     this.durableWatermark = coordinator.watermark();
+    this.lastStored = coordinator.snapshot(); // what the store holds, as far as it matters
   }
 
   @Override
   public void checkpoint(CdcOffset offset) {
-    long mine = record(offset);
-    if (mine > 0) {
-      persistAtLeast(mine);
+    if (record(offset)) {
+      persistAfter(storesBegun);
     }
   }
 
   /**
-   * Marks the event in the coordinator.
+   * Marks the event in the coordinator: lock-free with per-event durability (the store's
+   * snapshot moves the watermark); with per-transaction durability, the watermark is moved here
+   * when this acknowledgement completes the acknowledged prefix.
    *
-   * @return the acknowledgement's number if it must be stored before it counts as done, else 0
+   * @return whether a store must include it before it counts as done
    */
-  private long record(CdcOffset offset) {
-    synchronized (coordinator) {
-      boolean moved = coordinator.acknowledge(offset);
-      long mine = ++recorded;
-      return moved || durableEachAcknowledgement ? mine : 0;
+  private boolean record(CdcOffset offset) {
+    if (durableEachAcknowledgement) {
+      coordinator.record(offset);
+      return true;
     }
+    return coordinator.acknowledge(offset);
   }
 
   @Override
   public void checkpointTransaction(CdcOffset offset) {
-    long mine;
-    boolean moved;
-    synchronized (coordinator) {
-      moved = coordinator.acknowledgeTransaction(offset);
-      mine = ++recorded;
-    }
-    if (moved || durableEachAcknowledgement) {
-      persistAtLeast(mine);
+    if (coordinator.acknowledgeTransaction(offset) || durableEachAcknowledgement) {
+      persistAfter(storesBegun);
     }
   }
 
   @Override
   public CompletableFuture<Void> checkpointAsync(CdcOffset offset) {
-    long mine;
     try {
-      mine = record(offset);
+      if (!record(offset)) {
+        return CompletableFuture.completedFuture(null);
+      }
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
-    if (mine == 0) {
-      return CompletableFuture.completedFuture(null);
-    }
+    long begun = storesBegun;
     // the executor runs one store at a time; a store covers every acknowledgement recorded
     // before it began, so the tasks queued behind it usually return at once
-    return CompletableFuture.runAsync(() -> persistAtLeast(mine), asyncExecutor);
+    return CompletableFuture.runAsync(() -> persistAfter(begun), asyncExecutor);
   }
 
   @Override
@@ -141,14 +143,10 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
    */
   boolean advanceIdle(PgLsn walEnd) {
     synchronized (storeLock) {
-      long upTo;
-      synchronized (coordinator) {
-        if (!coordinator.advanceIdle(walEnd)) {
-          return false;
-        }
-        upTo = recorded;
+      if (!coordinator.advanceIdle(walEnd)) {
+        return false;
       }
-      store(upTo);
+      store(snapshotForStore());
       return true;
     }
   }
@@ -161,39 +159,38 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
    * @throws CdcException if the store failed
    */
   boolean persistIfChanged() {
-    long upTo;
-    synchronized (coordinator) {
-      upTo = recorded;
-    }
     synchronized (storeLock) {
-      if (stored >= upTo) {
+      CdcCheckpoint checkpoint = snapshotForStore();
+      if (checkpoint.equals(lastStored)) {
         return false;
       }
+      store(checkpoint);
+      return true;
     }
-    persistAtLeast(upTo);
-    return true;
   }
 
   /**
-   * Returns once a stored checkpoint includes the first {@code version} acknowledgements. Callers
-   * that queue on the lock while a store runs usually find their acknowledgement included by it.
+   * Returns once a store numbered above {@code begunBefore} (one that began after the caller's
+   * acknowledgement was recorded) completed. Callers that queue on the lock while a store runs
+   * usually find their acknowledgement included by it.
    */
-  private void persistAtLeast(long version) {
+  private void persistAfter(long begunBefore) {
     synchronized (storeLock) {
-      if (stored >= version) {
-        return; // a store that ran while this caller waited included it
+      if (storesDone > begunBefore) {
+        return; // a store that began after this acknowledgement completed while it waited
       }
-      long upTo;
-      synchronized (coordinator) {
-        upTo = recorded;
-      }
-      store(upTo);
+      store(snapshotForStore());
     }
   }
 
-  /** Called with storeLock held. */
-  private void store(long upTo) {
-    CdcCheckpoint checkpoint = coordinator.snapshot();
+  /** Called with storeLock held: numbers the store about to be written, then takes its snapshot. */
+  private CdcCheckpoint snapshotForStore() {
+    storesBegun = storesBegun + 1;
+    return coordinator.snapshot();
+  }
+
+  /** Called with storeLock held, after {@link #snapshotForStore}. */
+  private void store(CdcCheckpoint checkpoint) {
     try {
       store.store(checkpoint);
     } catch (CdcException e) {
@@ -205,7 +202,8 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
       onStoreFailure.accept(failure);
       throw failure;
     }
-    stored = Math.max(stored, upTo);
+    storesDone = storesBegun;
+    lastStored = checkpoint;
     PgLsn previous = durableWatermark;
     durableWatermark = checkpoint.watermark();
     if (!previous.equals(durableWatermark)) {

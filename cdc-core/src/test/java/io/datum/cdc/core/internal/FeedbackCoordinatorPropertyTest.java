@@ -53,7 +53,7 @@ class FeedbackCoordinatorPropertyTest {
 
   /**
    * A long stream: transactions are registered while earlier ones are acknowledged in a shuffled
-   * window, so the rings wrap around and grow and the LSN index deletes and re-inserts.
+   * window, so the rings wrap around and grow.
    */
   @Property(tries = 60)
   void watermarkFollowsTheModelOverALongInterleavedStream(

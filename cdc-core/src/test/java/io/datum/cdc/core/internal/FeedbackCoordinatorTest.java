@@ -226,4 +226,26 @@ class FeedbackCoordinatorTest {
       feedback.acknowledgeTransaction(offset("slot", 30, 0, 4));
     });
   }
+
+  /**
+   * A duplicate acknowledgement that reaches the bit ring after its word was reused for a later
+   * lap (its thread descheduled meanwhile) must not set the later event's bit: the word's tag
+   * says which lap it holds.
+   */
+  @Test
+  void aLateAcknowledgementOfAReusedRingWordSetsNothing() {
+    FeedbackCoordinator feedback = new FeedbackCoordinator("slot", null);
+    int lap = 64 * FeedbackCoordinator.EVENTS_PER_WORD; // the smallest ring
+    for (int t = 1; t <= 2 * lap; t++) {
+      feedback.register(PgLsn.of(10L * t), 1);
+      assertTrue(feedback.acknowledge(offset("slot", 10L * t, 0, 1)));
+    }
+    long pending = 10L * (2 * lap + 1); // position 2 * lap: the same ring word as position 0
+    feedback.register(PgLsn.of(pending), 1);
+    assertFalse(feedback.setBit(0), "position 0 was passed two laps ago");
+    assertEquals(PgLsn.of(10L * 2 * lap), feedback.watermark());
+    assertTrue(feedback.snapshot().acknowledgedBeyond().isEmpty());
+    assertTrue(feedback.acknowledge(offset("slot", pending, 0, 1)));
+    assertEquals(PgLsn.of(pending), feedback.watermark());
+  }
 }
