@@ -75,7 +75,6 @@ public final class FeedbackCoordinator {
   private static final int MIN_TRANSACTIONS = 64;
 
   private static final VarHandle WORDS = MethodHandles.arrayElementVarHandle(long[].class);
-  private static final VarHandle COUNTS = MethodHandles.arrayElementVarHandle(int[].class);
   private static final VarHandle MAX_ACKED_WORD;
   private static final VarHandle TAIL;
 
@@ -119,8 +118,19 @@ public final class FeedbackCoordinator {
   private volatile long maxAckedWord = -1;
   /** The position the next registered event gets; the registering thread's. */
   private long nextEvent;
+  /** The first position of the first ring word not tagged for its lap yet; registering thread. */
+  private long nextWordStart;
+  /**
+   * Registration may proceed without looking at the rings while the next sequence number is
+   * below this and the new events' positions below {@link #positionLimit}: both computed from a
+   * head and prefix that only grow (conservative); registering thread.
+   */
+  private long transactionLimit = MIN_TRANSACTIONS;
+  private long positionLimit = (long) MIN_WORDS * EVENTS_PER_WORD;
   /** The sequence number of the last transaction an acknowledgement found (racy, checked). */
   private long hint;
+  /** Pending transactions per LSN byte, estimated at each advance: guesses sequence numbers. */
+  private double transactionsPerLsn;
 
   /** Written under the monitor. */
   private volatile long watermark;
@@ -213,6 +223,24 @@ public final class FeedbackCoordinator {
    */
   public BitSet register(PgLsn txEndLsn, int eventCount) {
     long end = txEndLsn.asLong();
+    long first = nextEvent;
+    long last = first + eventCount;
+    long seq = tail;
+    if (eventCount > 0 && last <= nextWordStart && seq < transactionLimit && last <= positionLimit
+        && !hasRestored && Long.compareUnsigned(end, lastRegisteredEnd) > 0) {
+      // the common case, kept small enough to inline: room in both rings, no new ring word
+      lastRegisteredEnd = end;
+      transactions.put(seq, end, first, eventCount);
+      nextEvent = last;
+      TAIL.setRelease(this, seq + 1);
+      return null;
+    }
+    return registerAnyhow(txEndLsn, eventCount);
+  }
+
+  /** {@link #register} for every case. */
+  private BitSet registerAnyhow(PgLsn txEndLsn, int eventCount) {
+    long end = txEndLsn.asLong();
     if (Long.compareUnsigned(end, lastRegisteredEnd) <= 0) {
       throw new IllegalStateException(
           "transaction at " + txEndLsn + " registered after " + PgLsn.of(lastRegisteredEnd)
@@ -245,23 +273,30 @@ public final class FeedbackCoordinator {
     }
     long first = nextEvent;
     long last = first + eventCount; // exclusive
-    Transactions txs = transactions;
     long seq = tail;
-    if (seq - head == txs.capacity() || wordOf(last - 1) - wordOf(prefix) >= bits.length) {
+    if (seq >= transactionLimit || last > positionLimit) {
       synchronized (this) {
         advance();
-        if (seq - head == txs.capacity()) {
-          txs = growTransactions();
+        if (seq - head >= transactions.capacity()) {
+          growTransactions();
         }
-        if (wordOf(last - 1) - wordOf(prefix) >= bits.length) {
-          growBits(wordOf(last - 1) - wordOf(prefix) + 1);
+        long words = wordOf(last - 1) - wordOf(prefix) + 1;
+        if (words > bits.length) {
+          growBits(words);
         }
+        transactionLimit = head + transactions.capacity();
+        positionLimit = (wordOf(prefix) + bits.length) * EVENTS_PER_WORD;
       }
     }
-    long[] ring = bits;
-    // words whose first position is new start a lap: tag them, bits clear
-    for (long w = wordOf(first + EVENTS_PER_WORD - 1); w * EVENTS_PER_WORD < last; w++) {
-      WORDS.setRelease(ring, index(ring, w), tag(ring, w) << EVENTS_PER_WORD);
+    Transactions txs = transactions;
+    if (last > nextWordStart) {
+      // words whose first position is new start a lap: tag them, bits clear
+      long[] ring = bits;
+      long w = nextWordStart / EVENTS_PER_WORD;
+      for (; w * EVENTS_PER_WORD < last; w++) {
+        WORDS.setRelease(ring, index(ring, w), tag(ring, w) << EVENTS_PER_WORD);
+      }
+      nextWordStart = w * EVENTS_PER_WORD;
     }
     txs.put(seq, end, first, eventCount);
     nextEvent = last;
@@ -343,6 +378,49 @@ public final class FeedbackCoordinator {
    * @return the event's (the transaction's first event's) position if this call marked it, else -1
    */
   private long mark(CdcOffset offset, boolean wholeTransaction) {
+    if (!wholeTransaction && offset.slot() == slot) {
+      // the common case, kept small enough to inline: the transaction is the one the last
+      // acknowledgement found or the next one, the compare-and-set succeeds at once
+      int e = epoch;
+      Transactions txs = transactions;
+      long end = offset.txEndLsn().asLong();
+      long seq = hint;
+      long hintEnd = txs.end(seq);
+      if (hintEnd != end) {
+        seq++; // in commit order: the next one
+        if (txs.end(seq) != end) {
+          // out of order: estimate from the LSN distance (spans < 2^63) and the mean LSN
+          // distance of consecutive pending transactions
+          seq = hint + (long) ((double) (end - hintEnd) * transactionsPerLsn);
+        }
+      }
+      // an entry whose end LSN matches before and after reading it describes this transaction
+      long first = txs.first(seq);
+      int count = txs.count(seq);
+      if (txs.end(seq) == end && count == offset.eventCount()) {
+        long position = first + offset.eventIndex();
+        long w = wordOf(position);
+        long bit = 1L << (position - w * EVENTS_PER_WORD);
+        long[] ring = bits;
+        int i = index(ring, w);
+        long word = (long) WORDS.getVolatile(ring, i);
+        if ((word >>> EVENTS_PER_WORD) == tag(ring, w) && (word & bit) == 0
+            && WORDS.compareAndSet(ring, i, word, word | bit) && epoch == e) {
+          if (w > maxAckedWord) {
+            noteAcknowledged(w);
+          }
+          if (seq != hint) {
+            hint = seq;
+          }
+          return position;
+        }
+      }
+    }
+    return markAnyhow(offset, wholeTransaction);
+  }
+
+  /** {@link #mark} for every case: another slot, a search, a duplicate, a race. */
+  private long markAnyhow(CdcOffset offset, boolean wholeTransaction) {
     String offsetSlot = offset.slot();
     if (offsetSlot != slot && !offsetSlot.equals(slot)) {
       throw new CdcCheckpointException(
@@ -353,18 +431,14 @@ public final class FeedbackCoordinator {
     boolean marked = false;
     while (true) {
       int e = epoch;
-      if (Long.compareUnsigned(end, watermark) <= 0) {
-        return -1; // already behind the watermark: acknowledging again is harmless
-      }
       Transactions txs = transactions;
       long seq = locate(txs, end);
       if (seq < 0) {
         return markUnlocated(offset, wholeTransaction);
       }
-      int t = txs.slot(seq);
-      long first = (long) WORDS.getAcquire(txs.first, t);
-      int registeredCount = (int) COUNTS.getAcquire(txs.count, t);
-      if ((long) WORDS.getAcquire(txs.end, t) != end) {
+      long first = txs.first(seq);
+      int registeredCount = txs.count(seq);
+      if (txs.end(seq) != end) {
         continue; // the entry was reused while read: look again
       }
       if (registeredCount != count) {
@@ -395,20 +469,20 @@ public final class FeedbackCoordinator {
   private synchronized long markUnlocated(CdcOffset offset, boolean wholeTransaction) {
     long end = offset.txEndLsn().asLong();
     if (Long.compareUnsigned(end, watermark) <= 0) {
-      return -1;
+      return -1; // already behind the watermark: acknowledging again is harmless
     }
     Transactions txs = transactions;
     long seq = locate(txs, end);
     if (seq >= 0) {
-      int t = txs.slot(seq);
-      if (txs.count[t] != offset.eventCount()) {
+      int registeredCount = txs.count(seq);
+      if (registeredCount != offset.eventCount()) {
         throw new CdcCheckpointException(
             "offset " + offset + " says the transaction has " + offset.eventCount()
-                + " events, but it was delivered with " + txs.count[t]);
+                + " events, but it was delivered with " + registeredCount);
       }
-      long first = txs.first[t];
+      long first = txs.first(seq);
       if (wholeTransaction) {
-        return setBits(first, txs.count[t]) ? first : -1;
+        return setBits(first, registeredCount) ? first : -1;
       }
       long position = first + offset.eventIndex();
       return setBit(position) ? position : -1;
@@ -469,7 +543,7 @@ public final class FeedbackCoordinator {
       long scanEnd = Math.min(limitOf(txs, h, t), ((long) maxAckedWord + 1) * EVENTS_PER_WORD);
       Snapshot collect = new Snapshot(txs, h, partial);
       // the events before the prefix are acknowledged without looking
-      long headFirst = txs.first[txs.slot(h)];
+      long headFirst = txs.first(h);
       if (headFirst < z) {
         collect.run(headFirst, z);
       }
@@ -528,16 +602,16 @@ public final class FeedbackCoordinator {
       captured[i] = (long) WORDS.getAndSet(oldBits, index(oldBits, fromWord + i), RETIRED);
     }
     for (long seq = h; seq < t; seq++) {
-      int s = old.slot(seq);
-      BitSet acknowledged = new BitSet(old.count[s]);
-      for (int i = 0; i < old.count[s]; i++) {
-        long p = old.first[s] + i;
+      int count = old.count(seq);
+      BitSet acknowledged = new BitSet(count);
+      for (int i = 0; i < count; i++) {
+        long p = old.first(seq) + i;
         long word = captured[(int) (wordOf(p) - fromWord)];
         if ((word & (1L << bitOf(p))) != 0) {
           acknowledged.set(i);
         }
       }
-      restored.put(old.end[s], new Restored(old.count[s], acknowledged));
+      restored.put(old.end(seq), new Restored(count, acknowledged));
     }
     hasRestored = !restored.isEmpty();
     head = t;
@@ -572,21 +646,26 @@ public final class FeedbackCoordinator {
         break;
       }
     }
-    long wm = watermark;
-    long seq = h;
-    while (seq < t) {
-      int s = txs.slot(seq);
-      if (txs.first[s] + txs.count[s] > z) {
-        break;
-      }
-      wm = txs.end[s];
-      seq++;
+    if (t - h > 1) {
+      transactionsPerLsn = (double) (t - 1 - h) / (double) (txs.end(t - 1) - txs.end(h));
     }
-    if (seq == h) {
+    // the transactions whose events all lie before z complete; their last positions ascend
+    if (txs.last(h) > z) {
       return false;
     }
+    long lo = h; // completes
+    long hi = t; // first that does not, or t
+    while (hi - lo > 1) {
+      long mid = (lo + hi) >>> 1;
+      if (txs.last(mid) <= z) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+    long wm = txs.end(lo);
     watermark = wm;
-    head = seq;
+    head = lo + 1;
     forgetRestoredUpTo(wm);
     return true;
   }
@@ -603,19 +682,16 @@ public final class FeedbackCoordinator {
     if (t == h) {
       return prefix;
     }
-    int s = txs.slot(t - 1);
-    return txs.first[s] + txs.count[s];
+    return txs.last(t - 1);
   }
 
-  private Transactions growTransactions() {
+  private void growTransactions() {
     Transactions old = transactions;
     Transactions grown = new Transactions(old.capacity() * 2);
     for (long seq = head, t = tail; seq < t; seq++) {
-      int s = old.slot(seq);
-      grown.put(seq, old.end[s], old.first[s], old.count[s]);
+      grown.put(seq, old.end(seq), old.first(seq), old.count(seq));
     }
     transactions = grown; // the old one is never written again: late readers stay consistent
-    return grown;
   }
 
   /** Replaces the bit ring with one of at least {@code words} words, keeping every bit set. */
@@ -838,20 +914,18 @@ public final class FeedbackCoordinator {
   // ---- types -----------------------------------------------------------------------------------
 
   /**
-   * The pending transactions' ring: parallel arrays indexed by sequence number modulo the
-   * capacity. Written by the registering thread only (an entry's end LSN first, then its
-   * position and count with release, so a reader that sees either sees the new end LSN too).
+   * The pending transactions' ring: entries of three longs (end LSN, first event position, event
+   * count: 24 bytes, mostly on one cache line) indexed by sequence number modulo the capacity.
+   * Written by the registering thread only (an entry's end LSN first, then its position and count
+   * with release, so a reader that sees either new value sees the new end LSN too).
    */
   private static final class Transactions {
-    final long[] end;
-    final long[] first;
-    final int[] count;
+    private static final int STRIDE = 3;
+    final long[] entries;
     final int mask;
 
     Transactions(int capacity) {
-      end = new long[capacity];
-      first = new long[capacity];
-      count = new int[capacity];
+      entries = new long[capacity * STRIDE];
       mask = capacity - 1;
     }
 
@@ -859,23 +933,34 @@ public final class FeedbackCoordinator {
       return mask + 1;
     }
 
-    int slot(long seq) {
-      return (int) seq & mask;
+    private int at(long seq) {
+      return ((int) seq & mask) * STRIDE;
     }
 
+    /** The end LSN (read with acquire: entries are reused). */
     long end(long seq) {
-      return (long) WORDS.getAcquire(end, slot(seq));
+      return (long) WORDS.getAcquire(entries, at(seq));
     }
 
     long first(long seq) {
-      return first[slot(seq)];
+      return (long) WORDS.getAcquire(entries, at(seq) + 1);
+    }
+
+    int count(long seq) {
+      return (int) (long) WORDS.getAcquire(entries, at(seq) + 2);
+    }
+
+    /** The position after the transaction's last event. */
+    long last(long seq) {
+      int i = at(seq);
+      return entries[i + 1] + entries[i + 2];
     }
 
     void put(long seq, long txEnd, long txFirst, int txCount) {
-      int s = slot(seq);
-      end[s] = txEnd;
-      WORDS.setRelease(first, s, txFirst);
-      COUNTS.setRelease(count, s, txCount);
+      int i = at(seq);
+      entries[i] = txEnd;
+      WORDS.setRelease(entries, i + 1, txFirst);
+      WORDS.setRelease(entries, i + 2, (long) txCount);
     }
   }
 
@@ -899,9 +984,8 @@ public final class FeedbackCoordinator {
     /** Adds the acknowledged positions [from, to), split at transaction boundaries. */
     void run(long from, long to) {
       while (from < to) {
-        int s = txs.slot(seq);
-        long txFirst = txs.first[s];
-        long txLast = txFirst + txs.count[s];
+        long txFirst = txs.first(seq);
+        long txLast = txs.last(seq);
         if (txLast <= from) {
           flush();
           seq++;
@@ -933,9 +1017,8 @@ public final class FeedbackCoordinator {
 
     private void flush() {
       if (n > 0) {
-        int s = txs.slot(seq);
         partial.add(CdcCheckpoint.PartialTransaction.ofRanges(
-            PgLsn.of(txs.end[s]), txs.count[s], Arrays.copyOf(ranges, n)));
+            PgLsn.of(txs.end(seq)), txs.count(seq), Arrays.copyOf(ranges, n)));
         n = 0;
       }
     }
