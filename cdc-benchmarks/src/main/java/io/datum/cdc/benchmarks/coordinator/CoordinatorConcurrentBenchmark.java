@@ -2,8 +2,13 @@ package io.datum.cdc.benchmarks.coordinator;
 
 import io.datum.cdc.CdcOffset;
 import io.datum.cdc.PgLsn;
-import io.datum.cdc.benchmarks.AckAllocation;
+import io.datum.cdc.core.internal.FeedbackCoordinator;
+import io.datum.cdc.MemoryCheckpointStore;
+import io.datum.cdc.core.internal.SourceCheckpointHandle;
+import java.util.Map;
+import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.connect.runtime.SubmittedRecordsDriver;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -21,193 +26,251 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.infra.Blackhole;
 
 /**
- * Many application threads acknowledging concurrently into one slot's coordinator, against
- * Kafka Connect's {@code SubmittedRecords} shared the same way. Score: acknowledgements per second,
- * all threads together ({@code -t} changes the thread count, 4 by default).
+ * Many application threads acknowledging concurrently into one slot, against Kafka Connect's
+ * {@code SubmittedRecords} shared the same way. Score: nanoseconds per acknowledgement, all
+ * threads together (single shot: each thread's time until no chunk is left, averaged over the
+ * threads, divided by {@link #EVENTS}); {@code 1 / score} is the combined throughput.
  *
- * <p>Each thread, per invocation, takes the next {@link AckWorkload#BATCH} events of the slot: it
- * registers their transactions with the next LSNs (or submits their records) under a lock that
- * keeps registration in commit order, then acknowledges them in the workload's order. Batches of
- * different threads interleave, so a thread's acknowledgements often wait behind another's
- * unfinished batch, and whichever thread completes the oldest batch advances the watermark over
- * the others' finished ones. Every {@code drainEvery} acknowledgements a thread reads the
- * watermark (or calls {@code committableOffsets()}, under the lock that serialises it with {@code
- * submit}, as Connect's task thread does). The registration (submission) is in the invocation's
- * setup: not timed for that thread, but it holds the shared structure while the other threads
- * acknowledge, as the replication loop does. (No {@code scope=cycle} here: a batch's offsets
- * need the LSNs its registration takes, and must be built before the timed part, so the
- * registration cannot move into it without also timing other threads' setups.)
+ * <p>Every iteration starts from a new coordinator (a new {@code SubmittedRecords}) holding
+ * {@link #EVENTS} events, registered (submitted) in the untimed setup, as the source would have
+ * delivered them. The events are cut into chunks of {@link #CHUNK} consecutive events which the
+ * threads claim in turn, as a pool of workers taking from a hand-off would, so the threads
+ * acknowledge neighbouring events (the same ring words and transaction entries) at the same time
+ * and none runs far ahead. With {@code shuffled}, each chunk is acknowledged in a random order.
+ * After each chunk a thread reads the committable position (the watermark, or {@code
+ * committableOffsets()} under the lock that serialises it with {@code submit}, as Connect's task
+ * thread does). JMH starts the threads of an iteration together; the iteration's teardown checks
+ * that the watermark reached the last transaction.
  *
- * <p>The coordinator's offsets are new objects for every batch (their LSNs must grow), built in
- * the setup, so {@code gc.alloc.rate.norm} includes them; {@code ack.alloc.norm} ({@code -prof
- * io.datum.cdc.benchmarks.AckAllocationProfiler}) counts only what the timed code allocates.
+ * <p>(Dealing the chunks round-robin instead let one thread finish its half while the other had
+ * done little, and then every store of the {@code handle} path wrote one partly acknowledged
+ * entry per transaction acknowledged ahead of the watermark, hundreds of thousands: see
+ * docs/benchmarks.md.)
+ *
+ * <p>{@code path} says how datum-cdc acknowledges:
+ *
+ * <ul>
+ *   <li>{@code record}: {@code FeedbackCoordinator.record}, the lock-free path per-event
+ *       durability uses (the watermark moves when read);
+ *   <li>{@code acknowledge}: {@code FeedbackCoordinator.acknowledge}, per-transaction durability's
+ *       path (the acknowledgement that completes the acknowledged prefix moves the watermark, under
+ *       the coordinator's monitor);
+ *   <li>{@code handle}: {@code CdcCheckpointHandle.checkpoint} with per-transaction durability
+ *       into a {@code MemoryCheckpointStore}: the above plus a snapshot and a store whenever the
+ *       watermark moves (the application's whole path, minus the store's own I/O).
+ * </ul>
  */
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Threads(4)
+@BenchmarkMode(Mode.SingleShotTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Fork(value = 1, jvmArgsAppend = {"-Xms3g", "-Xmx3g"})
+@Warmup(iterations = 10)
+@Measurement(iterations = 10)
+@Threads(2)
 public class CoordinatorConcurrentBenchmark {
 
   static final String SLOT = CoordinatorBenchmark.SLOT;
+  /** Acknowledgements per iteration, all threads together. */
+  static final int EVENTS = 2_000_000;
+  /** Consecutive events a thread takes at a time. */
+  static final int CHUNK = 1_000;
 
-  /** One slot's coordinator shared by all threads. */
-  @State(Scope.Benchmark)
-  public static class SharedDatum {
-    final Object registration = new Object();
-    DatumCoordinatorDriver driver;
-    /** End LSN of the last registered transaction; guarded by {@link #registration}. */
-    long lastEnd;
+  /** The events of one iteration and how they are dealt to the threads. */
+  abstract static class Stream {
+    int eventsPerTx;
+    boolean shuffled;
+    int threads;
+    int events;
+    /** The event numbers in acknowledgement order, cut into chunks that threads claim in turn. */
+    int[] order;
+    final AtomicInteger nextChunk = new AtomicInteger();
 
-    @Setup(Level.Trial)
-    public void open() {
-      driver = new DatumCoordinatorDriver(SLOT);
-      lastEnd = 0;
-    }
-
-    @TearDown(Level.Trial)
-    public void check() {
-      synchronized (registration) {
-        if (driver.watermark() != lastEnd) {
-          throw new IllegalStateException(
-              "watermark " + PgLsn.of(driver.watermark()) + " at the end, expected "
-                  + PgLsn.of(lastEnd));
+    /**
+     * Plans the iteration's events.
+     *
+     * @param workload {@code inOrder_N} or {@code shuffled_N}: N events per transaction
+     */
+    void plan(String workload, BenchmarkParams params) {
+      int underscore = workload.indexOf('_');
+      String kind = workload.substring(0, underscore);
+      if (!kind.equals("inOrder") && !kind.equals("shuffled")) {
+        throw new IllegalArgumentException("workload must be inOrder_N or shuffled_N: " + workload);
+      }
+      shuffled = kind.equals("shuffled");
+      eventsPerTx = Integer.parseInt(workload.substring(underscore + 1));
+      if (CHUNK % eventsPerTx != 0 && eventsPerTx % CHUNK != 0) {
+        throw new IllegalArgumentException("events per transaction must divide " + CHUNK);
+      }
+      threads = params.getThreads();
+      events = EVENTS;
+      order = new int[EVENTS];
+      SplittableRandom random = new SplittableRandom(0x5EEDL);
+      for (int e = 0; e < EVENTS; e++) {
+        order[e] = e;
+      }
+      if (shuffled) {
+        for (int from = 0; from < EVENTS; from += CHUNK) {
+          for (int i = CHUNK - 1; i > 0; i--) {
+            int j = random.nextInt(i + 1);
+            int t = order[from + i];
+            order[from + i] = order[from + j];
+            order[from + j] = t;
+          }
         }
       }
+      nextChunk.set(0);
+    }
+
+    /** Returns the first index (into the acknowledgement order) of the next chunk, or -1. */
+    int claimChunk() {
+      int chunk = nextChunk.getAndIncrement();
+      return chunk * CHUNK < EVENTS ? chunk * CHUNK : -1;
     }
   }
 
-  /** One acknowledging thread of the coordinator benchmark. */
-  @State(Scope.Thread)
-  public static class DatumWorker {
-    @Param({"inOrder_1"})
+  /** One slot's coordinator (and handle) shared by all threads, refilled every iteration. */
+  @State(Scope.Benchmark)
+  public static class Datum extends Stream {
+    @Param({"inOrder_1", "inOrder_100", "shuffled_1"})
     public String workload;
 
-    @Param({"1000"})
-    public int drainEvery;
+    @Param({"record", "acknowledge", "handle"})
+    public String path;
 
-    AckWorkload w;
-    final CdcOffset[] offsets = new CdcOffset[AckWorkload.BATCH];
-    PgLsn[] txEnds;
-    final AckAllocation.Window allocation = new AckAllocation.Window();
+    FeedbackCoordinator coordinator;
+    SourceCheckpointHandle handle;
+    MemoryCheckpointStore store;
+    /** The offsets in acknowledgement order. */
+    CdcOffset[] offsets;
+    long lastEnd;
 
-    @Setup(Level.Trial)
-    public void build() {
-      w = AckWorkload.parse(workload);
-      AckWorkload.requireDrainInterval(drainEvery);
-      txEnds = new PgLsn[w.transactions];
-    }
+    int pathCode;
 
-    @Setup(Level.Invocation)
-    public void registerBatch(SharedDatum shared) {
-      synchronized (shared.registration) { // the next LSNs, registered in commit order
-        shared.lastEnd = w.fill(SLOT, shared.lastEnd, txEnds, offsets);
-        DatumCoordinatorDriver driver = shared.driver;
-        int eventsPerTx = w.eventsPerTx;
-        for (PgLsn end : txEnds) {
-          driver.register(end, eventsPerTx);
-        }
+    @Setup(Level.Iteration)
+    public void deliver(BenchmarkParams params) {
+      plan(workload, params);
+      switch (path) {
+        case "record":
+          pathCode = 0;
+          break;
+        case "acknowledge":
+          pathCode = 1;
+          break;
+        case "handle":
+          pathCode = 2;
+          break;
+        default:
+          throw new IllegalArgumentException("path must be record, acknowledge or handle: " + path);
       }
-      allocation.open();
+      coordinator = new FeedbackCoordinator(SLOT, null);
+      store = new MemoryCheckpointStore();
+      handle = new SourceCheckpointHandle(
+          coordinator, store, Runnable::run, e -> { }, () -> { }, false);
+      int transactions = events / eventsPerTx;
+      PgLsn[] ends = new PgLsn[transactions];
+      PgLsn[] commits = new PgLsn[transactions];
+      for (int t = 0; t < transactions; t++) {
+        long end = (t + 1) * AckWorkload.LSN_STEP;
+        ends[t] = PgLsn.of(end);
+        commits[t] = PgLsn.of(end - 0x30);
+        coordinator.register(ends[t], eventsPerTx);
+      }
+      lastEnd = ends[transactions - 1].asLong();
+      offsets = new CdcOffset[EVENTS];
+      for (int i = 0; i < EVENTS; i++) {
+        int e = order[i];
+        int t = e / eventsPerTx;
+        offsets[i] = new CdcOffset(SLOT, ends[t], commits[t], t, e % eventsPerTx, eventsPerTx);
+      }
     }
 
-    @TearDown(Level.Invocation)
-    public void closeWindow() {
-      allocation.close(AckWorkload.BATCH);
+    @TearDown(Level.Iteration)
+    public void check() {
+      long watermark = coordinator.watermark().asLong();
+      if (watermark != lastEnd) {
+        throw new IllegalStateException(
+            "watermark " + PgLsn.of(watermark) + " after the iteration, expected " + PgLsn.of(lastEnd));
+      }
+      if (path.equals("handle")
+          && !store.load(SLOT).orElseThrow().watermark().equals(PgLsn.of(lastEnd))) {
+        throw new IllegalStateException("the stored watermark did not reach the last transaction");
+      }
     }
   }
 
   /** One SubmittedRecords shared by all threads, as one source partition of a Connect task. */
   @State(Scope.Benchmark)
-  public static class SharedConnect {
-    /** Serialises submit and committableOffsets, which Connect calls from the task thread only. */
-    final Object task = new Object();
-    SubmittedRecordsDriver driver;
-
-    @Setup(Level.Trial)
-    public void open() {
-      driver = new SubmittedRecordsDriver();
-    }
-  }
-
-  /** One acknowledging thread of the SubmittedRecords benchmark. */
-  @State(Scope.Thread)
-  public static class ConnectWorker {
-    @Param({"inOrder_1"})
+  public static class Connect extends Stream {
+    @Param({"inOrder_1", "inOrder_100", "shuffled_1"})
     public String workload;
 
-    @Param({"1000"})
-    public int drainEvery;
-
-    AckWorkload w;
+    /** Serialises submit and committableOffsets, which Connect calls from the task thread only. */
+    final Object task = new Object();
     SourceRecord[] records;
+    SubmittedRecordsDriver driver;
+    /** The handles in acknowledgement order. */
     SubmittedRecordsDriver.Acks acks;
-    final AckAllocation.Window allocation = new AckAllocation.Window();
 
-    @Setup(Level.Trial)
-    public void build() {
-      w = AckWorkload.parse(workload);
-      AckWorkload.requireDrainInterval(drainEvery);
-      records = CoordinatorBenchmark.newRecords(w);
-      acks = new SubmittedRecordsDriver.Acks(AckWorkload.BATCH);
-    }
-
-    @Setup(Level.Invocation)
-    public void submitBatch(SharedConnect shared) {
-      synchronized (shared.task) {
-        acks = shared.driver.submit(records, acks);
-      }
-      acks.arrange(w.ackOrder);
-      allocation.open();
-    }
-
-    @TearDown(Level.Invocation)
-    public void closeWindow() {
-      allocation.close(AckWorkload.BATCH);
-    }
-  }
-
-  /** Acknowledges one batch through the shared coordinator. */
-  @Benchmark
-  @OperationsPerInvocation(AckWorkload.BATCH)
-  public int datumCoordinator(SharedDatum shared, DatumWorker s, Blackhole bh) {
-    DatumCoordinatorDriver driver = shared.driver;
-    CdcOffset[] offsets = s.offsets;
-    int drainEvery = s.drainEvery;
-    int untilDrain = drainEvery;
-    int moved = 0;
-    for (CdcOffset offset : offsets) {
-      if (driver.acknowledge(offset)) {
-        moved++;
-      }
-      if (--untilDrain == 0) {
-        bh.consume(driver.watermark());
-        untilDrain = drainEvery;
-      }
-    }
-    return moved;
-  }
-
-  /** Acknowledges one batch through the shared SubmittedRecords. */
-  @Benchmark
-  @OperationsPerInvocation(AckWorkload.BATCH)
-  public void connectSubmittedRecords(SharedConnect shared, ConnectWorker s, Blackhole bh) {
-    SubmittedRecordsDriver driver = shared.driver;
-    SubmittedRecordsDriver.Acks acks = s.acks;
-    int n = acks.size();
-    int drainEvery = s.drainEvery;
-    int untilDrain = drainEvery;
-    for (int i = 0; i < n; i++) {
-      acks.ack(i);
-      if (--untilDrain == 0) {
-        synchronized (shared.task) {
-          bh.consume(driver.committableOffsets());
+    @Setup(Level.Iteration)
+    public void submit(BenchmarkParams params) {
+      plan(workload, params);
+      if (records == null || records.length != events) {
+        Map<String, ?> partition = Map.of("slot", SLOT);
+        records = new SourceRecord[events];
+        for (int e = 0; e < events; e++) {
+          long end = (e / eventsPerTx + 1) * AckWorkload.LSN_STEP;
+          Map<String, ?> offset = Map.of("tx_end_lsn", end, "event_index", e % eventsPerTx);
+          records[e] = new SourceRecord(partition, offset, "bench", null, null);
         }
-        untilDrain = drainEvery;
+      }
+      driver = new SubmittedRecordsDriver();
+      SubmittedRecordsDriver.Acks all;
+      synchronized (task) {
+        all = driver.submit(records, null);
+      }
+      acks = all.select(order);
+    }
+  }
+
+  /** Acknowledges chunks through datum-cdc until none is left. */
+  @Benchmark
+  @OperationsPerInvocation(EVENTS)
+  public void datum(Datum s, Blackhole bh) {
+    CdcOffset[] offsets = s.offsets;
+    FeedbackCoordinator coordinator = s.coordinator;
+    SourceCheckpointHandle handle = s.handle;
+    int path = s.pathCode;
+    for (int from = s.claimChunk(); from >= 0; from = s.claimChunk()) {
+      for (int i = from, to = from + CHUNK; i < to; i++) {
+        CdcOffset offset = offsets[i];
+        if (path == 0) {
+          coordinator.record(offset);
+        } else if (path == 1) {
+          coordinator.acknowledge(offset);
+        } else {
+          handle.checkpoint(offset);
+        }
+      }
+      // DRAIN_EVERY = CHUNK: the committable position once per chunk
+      bh.consume(path == 2 ? handle.watermark() : coordinator.watermark());
+    }
+  }
+
+  /** Acknowledges chunks through Kafka Connect's SubmittedRecords until none is left. */
+  @Benchmark
+  @OperationsPerInvocation(EVENTS)
+  public void connectSubmittedRecords(Connect s, Blackhole bh) {
+    SubmittedRecordsDriver.Acks acks = s.acks;
+    SubmittedRecordsDriver driver = s.driver;
+    for (int from = s.claimChunk(); from >= 0; from = s.claimChunk()) {
+      for (int i = from, to = from + CHUNK; i < to; i++) {
+        acks.ackEvent(i);
+      }
+      synchronized (s.task) {
+        bh.consume(driver.committableOffsets());
       }
     }
   }

@@ -79,6 +79,21 @@ public final class SubmittedRecordsDriver {
       inCommitOrder[e].ack();
     }
 
+    /**
+     * Returns the handles of some of these records, for one thread.
+     *
+     * @param events indexes of records submitted (into this batch), in the order the thread
+     *     acknowledges them
+     * @return handles whose {@link #ackEvent}{@code (i)} acknowledges record {@code events[i]}
+     */
+    public Acks select(int[] events) {
+      Acks selected = new Acks(events.length);
+      for (int i = 0; i < events.length; i++) {
+        selected.inCommitOrder[i] = inCommitOrder[events[i]];
+      }
+      return selected;
+    }
+
     /** Returns the number of handles. */
     public int size() {
       return inCommitOrder.length;

@@ -28,8 +28,9 @@ import java.util.Map;
  * <h2>Layout</h2>
  *
  * Every registered event gets a position: consecutive 64-bit numbers in registration order. A
- * pending transaction is three entries of a ring indexed by a sequence number assigned at
- * registration (end LSN, first event position, event count: 20 bytes). An event's acknowledgement
+ * pending transaction is one entry of a ring indexed by a sequence number assigned at
+ * registration (end LSN, first event position, event count: 24 bytes; the ring doubles when full,
+ * so at most 48 bytes per pending transaction). An event's acknowledgement
  * is one bit in a ring of {@code long} words, each holding 48 events and a 16-bit tag (which lap of
  * the ring the word holds): 1.33 bits per ring slot, and the ring is a power of two at most twice
  * the peak of pending events (it doubles when full), so at most 2.7 bits per pending event. Memory
@@ -38,9 +39,10 @@ import java.util.Map;
  *
  * <h2>Acknowledging: lock-free, allocation-free</h2>
  *
- * {@link #record} finds the transaction (a hint, the last one found, then the next one: O(1) for
- * acknowledgements in or near commit order; else an interpolation search over the pending
- * transactions, whose end LSNs ascend) and sets the event's bit with one compare-and-set. It takes
+ * {@link #record} finds the transaction in O(1) in the usual cases (the last one found, the next
+ * one, or one guess from the LSN distance and the mean LSN distance of pending transactions; else
+ * an interpolation search over the pending transactions, whose end LSNs ascend) and sets the
+ * event's bit with one compare-and-set. The common case is a method small enough to inline. It takes
  * no lock and computes no watermark: the watermark moves lazily, when someone asks for it ({@link
  * #watermark}, {@link #snapshot}) or when {@link #acknowledge} is told to find out. The tag makes a
  * late duplicate acknowledgement (of an event whose ring word was reused for a later lap while the
@@ -53,7 +55,8 @@ import java.util.Map;
  *
  * Under the coordinator's monitor: the acknowledged prefix of positions (the first position not
  * acknowledged) is scanned forward 48 events per word, each event passed once, and the pending
- * transactions whose events all lie before it complete. A snapshot then reads the bits only
+ * transactions whose events all lie before it complete (found by galloping from the oldest). A
+ * snapshot then reads the bits only
  * between that prefix and the newest word with an acknowledgement: O(1) for acknowledgements in
  * commit order, whatever the number of transactions delivered ahead.
  *
@@ -131,6 +134,10 @@ public final class FeedbackCoordinator {
   private long hint;
   /** Pending transactions per LSN byte, estimated at each advance: guesses sequence numbers. */
   private double transactionsPerLsn;
+  /** Reused by every snapshot; under the monitor. */
+  private final Snapshot snapshotScratch = new Snapshot();
+  /** Calls of {@link #advance} that had pending transactions; under the monitor. */
+  private int advances;
 
   /** Written under the monitor. */
   private volatile long watermark;
@@ -541,23 +548,26 @@ public final class FeedbackCoordinator {
       long[] ring = bits;
       long z = prefix;
       long scanEnd = Math.min(limitOf(txs, h, t), ((long) maxAckedWord + 1) * EVENTS_PER_WORD);
-      Snapshot collect = new Snapshot(txs, h, partial);
       // the events before the prefix are acknowledged without looking
       long headFirst = txs.first(h);
       if (headFirst < z) {
-        collect.run(headFirst, z);
+        scanEnd = Math.max(scanEnd, z);
       }
-      long position = z;
-      while (true) {
-        long runStart = nextSet(ring, position, scanEnd);
-        if (runStart >= scanEnd) {
-          break;
+      long runStart = headFirst < z ? headFirst : nextSet(ring, z, scanEnd);
+      if (runStart < scanEnd) { // something acknowledged beyond the watermark
+        Snapshot collect = snapshotScratch.reset(txs, h, partial);
+        long runEnd = runStart < z ? z : nextClear(ring, runStart, scanEnd);
+        while (true) {
+          collect.run(runStart, runEnd);
+          runStart = nextSet(ring, runEnd, scanEnd);
+          if (runStart >= scanEnd) {
+            break;
+          }
+          runEnd = nextClear(ring, runStart, scanEnd);
         }
-        long runEnd = nextClear(ring, runStart, scanEnd);
-        collect.run(runStart, runEnd);
-        position = runEnd;
+        collect.finish(t);
+        collect.reset(null, 0, null);
       }
-      collect.finish(t);
     }
     // acknowledgements from before a restart or reconnect whose transactions were not delivered
     // again yet
@@ -638,23 +648,32 @@ public final class FeedbackCoordinator {
     long[] ring = bits;
     long z = prefix;
     while (true) {
-      z = nextClear(ring, z, limit);
-      prefix = z;
+      long moved = nextClear(ring, z, limit);
+      if (moved != z || prefix != z) {
+        prefix = moved;
+      }
+      z = moved;
       // an acknowledgement of z that compared its position with the old prefix before this
       // write left the advance to us: look at z again after publishing it
       if (z >= limit || !isSet(ring, z)) {
         break;
       }
     }
-    if (t - h > 1) {
+    if (t - h > 1 && (++advances & 15) == 0) {
       transactionsPerLsn = (double) (t - 1 - h) / (double) (txs.end(t - 1) - txs.end(h));
     }
     // the transactions whose events all lie before z complete; their last positions ascend
     if (txs.last(h) > z) {
       return false;
     }
+    // gallop from the head (usually only a few complete), then halve
     long lo = h; // completes
-    long hi = t; // first that does not, or t
+    long step = 1;
+    while (lo + step < t && txs.last(lo + step) <= z) {
+      lo += step;
+      step <<= 1;
+    }
+    long hi = Math.min(t, lo + step); // first that does not, or t
     while (hi - lo > 1) {
       long mid = (lo + hi) >>> 1;
       if (txs.last(mid) <= z) {
@@ -969,16 +988,19 @@ public final class FeedbackCoordinator {
    * pending transactions they fall in.
    */
   private static final class Snapshot {
-    private final Transactions txs;
-    private final List<CdcCheckpoint.PartialTransaction> partial;
+    private Transactions txs;
+    private List<CdcCheckpoint.PartialTransaction> partial;
     private long seq;
-    private int[] ranges = new int[4];
+    private int[] ranges = new int[16];
     private int n;
 
-    Snapshot(Transactions txs, long head, List<CdcCheckpoint.PartialTransaction> partial) {
+    /** Starts collecting for one snapshot; the instance is reused (under the monitor). */
+    Snapshot reset(Transactions txs, long head, List<CdcCheckpoint.PartialTransaction> partial) {
       this.txs = txs;
       this.seq = head;
       this.partial = partial;
+      this.n = 0;
+      return this;
     }
 
     /** Adds the acknowledged positions [from, to), split at transaction boundaries. */
