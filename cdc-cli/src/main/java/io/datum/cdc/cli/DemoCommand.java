@@ -160,14 +160,22 @@ final class DemoCommand implements Callable<Integer> {
     return event;
   }
 
+  /**
+   * Waits (up to 10 s) until the consumer's store holds acknowledged events of the large
+   * transaction and stops changing for 300 ms: the consumer is blocked on the full pipe by then,
+   * so its background stores have caught up with everything it printed.
+   */
   private void awaitStoredAcknowledgementsBeyondWatermark(Path storeDir) throws Exception {
     Path file = storeDir.resolve(SLOT + ".json");
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (System.nanoTime() < deadline) {
-      if (Files.exists(file) && json.readTree(file.toFile()).path("acknowledged_beyond").size() > 0) {
-        return;
-      }
-      Thread.sleep(20); // polling a file another process writes; nothing to wait on
+    String last = null;
+    int unchanged = 0;
+    while (System.nanoTime() < deadline && unchanged < 3) {
+      String now = Files.exists(file) ? storedWatermark(storeDir) : null;
+      boolean beyond = now != null && json.readTree(file.toFile()).path("acknowledged_beyond").size() > 0;
+      unchanged = beyond && now.equals(last) ? unchanged + 1 : 0;
+      last = now;
+      Thread.sleep(100); // polling a file another process writes; nothing to wait on
     }
   }
 
