@@ -257,13 +257,16 @@ public final class FeedbackCoordinator {
       throw new IllegalArgumentException("event count " + eventCount + " is negative");
     }
     lastRegisteredEnd = end;
+    // a known transaction stays in restored until its registration is published: until then an
+    // acknowledgement of it is recorded there, and snapshots list it
+    boolean known = false;
     BitSet alreadyAcknowledged = null;
     if (hasRestored) {
       synchronized (this) {
-        Restored before = restored.remove(end);
-        hasRestored = !restored.isEmpty();
-        if (before != null && before.eventCount == eventCount && !before.acknowledged.isEmpty()) {
-          alreadyAcknowledged = before.acknowledged;
+        Restored before = restored.get(end);
+        known = before != null;
+        if (known && before.eventCount == eventCount && !before.acknowledged.isEmpty()) {
+          alreadyAcknowledged = (BitSet) before.acknowledged.clone();
         }
       }
     }
@@ -274,6 +277,10 @@ public final class FeedbackCoordinator {
         advance();
         if (head == tail) {
           watermark = end;
+          if (known) {
+            restored.remove(end);
+            hasRestored = !restored.isEmpty();
+          }
           return alreadyAcknowledged;
         }
       }
@@ -308,13 +315,20 @@ public final class FeedbackCoordinator {
     txs.put(seq, end, first, eventCount);
     nextEvent = last;
     TAIL.setRelease(this, seq + 1);
-    if (alreadyAcknowledged != null) {
-      for (int i = alreadyAcknowledged.nextSetBit(0); i >= 0; i = alreadyAcknowledged.nextSetBit(i + 1)) {
-        setBit(first + i);
-      }
-    }
-    if (preAcknowledged > 0 || eventCount == 0) {
+    if (known || eventCount == 0) {
       synchronized (this) {
+        if (known) {
+          // published: acknowledgements find it now; take over what restored recorded, including
+          // acknowledgements that arrived since it was read above (those are delivered again)
+          Restored before = restored.remove(end);
+          hasRestored = !restored.isEmpty();
+          if (before != null && before.eventCount == eventCount) {
+            BitSet acknowledged = before.acknowledged;
+            for (int i = acknowledged.nextSetBit(0); i >= 0; i = acknowledged.nextSetBit(i + 1)) {
+              setBit(first + i);
+            }
+          }
+        }
         advance();
       }
     }
@@ -411,7 +425,7 @@ public final class FeedbackCoordinator {
         long[] ring = bits;
         int i = index(ring, w);
         long word = (long) WORDS.getVolatile(ring, i);
-        if ((word >>> EVENTS_PER_WORD) == tag(ring, w) && (word & bit) == 0
+        if ((word >>> EVENTS_PER_WORD) == tag(ring, w) && (word & bit) == 0 && position >= prefix
             && WORDS.compareAndSet(ring, i, word, word | bit) && epoch == e) {
           if (w > maxAckedWord) {
             noteAcknowledged(w);
@@ -572,7 +586,8 @@ public final class FeedbackCoordinator {
     // acknowledgements from before a restart or reconnect whose transactions were not delivered
     // again yet
     for (Map.Entry<Long, Restored> tx : restored.entrySet()) {
-      if (Long.compareUnsigned(tx.getKey(), watermark) > 0 && !tx.getValue().acknowledged.isEmpty()) {
+      if (Long.compareUnsigned(tx.getKey(), watermark) > 0 && !tx.getValue().acknowledged.isEmpty()
+          && locate(transactions, tx.getKey()) < 0) { // not registered again (listed above) yet
         partial.add(new CdcCheckpoint.PartialTransaction(
             PgLsn.of(tx.getKey()), tx.getValue().eventCount, tx.getValue().acknowledged));
       }
@@ -594,10 +609,12 @@ public final class FeedbackCoordinator {
     Transactions old = transactions;
     long[] oldBits = bits;
     long firstPending = h == t ? nextEvent : old.first(h);
-    // new positions for whatever comes next; racing acknowledgements see the epoch and look again
-    epoch++;
+    // new positions for whatever comes next. Order matters: a reader that sees the new epoch
+    // must find only the fresh (empty) transaction ring, and one that sees the fresh bit ring
+    // must see the new epoch at its check after the compare-and-set, and look again
     Transactions fresh = new Transactions(old.capacity());
     transactions = fresh;
+    epoch++;
     long[] freshBits = newRing(oldBits.length);
     if (nextEvent % EVENTS_PER_WORD != 0) {
       long w = wordOf(nextEvent);
@@ -808,6 +825,11 @@ public final class FeedbackCoordinator {
       int i = index(ring, w);
       long tag = tag(ring, w);
       long word = (long) WORDS.getVolatile(ring, i);
+      if (position < prefix) {
+        // acknowledged and passed (the tag alone repeats after 65,536 laps of the ring): the
+        // prefix that let this word be tagged for a later lap is visible after reading the word
+        return false;
+      }
       while ((word >>> EVENTS_PER_WORD) == tag && (word & bit) == 0) {
         long witness = (long) WORDS.compareAndExchange(ring, i, word, word | bit);
         if (witness == word) {
@@ -837,8 +859,8 @@ public final class FeedbackCoordinator {
         int i = index(ring, w);
         long tag = tag(ring, w);
         long word = (long) WORDS.getVolatile(ring, i);
-        boolean done = false;
-        while ((word >>> EVENTS_PER_WORD) == tag) {
+        boolean done = w * EVENTS_PER_WORD + to <= prefix; // passed: see setBit
+        while (!done && (word >>> EVENTS_PER_WORD) == tag) {
           if ((word & mask) == mask) {
             done = true;
             break;
