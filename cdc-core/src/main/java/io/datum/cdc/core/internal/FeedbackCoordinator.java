@@ -46,7 +46,8 @@ import java.util.Map;
  * no lock and computes no watermark: the watermark moves lazily, when someone asks for it ({@link
  * #watermark}, {@link #snapshot}) or when {@link #acknowledge} is told to find out. The tag makes a
  * late duplicate acknowledgement (of an event whose ring word was reused for a later lap while the
- * caller was descheduled) fail instead of setting a newer event's bit; when the ring is replaced
+ * caller was descheduled) fail instead of setting a newer event's bit, and since the tag repeats
+ * after 65,536 laps, a position behind the acknowledged prefix is never set; when the ring is replaced
  * (grown, or reset at a reconnect), the old words are overwritten with {@code -1} so a late
  * compare-and-set fails and the caller retries on the new ring, and whatever was set before is
  * merged.
