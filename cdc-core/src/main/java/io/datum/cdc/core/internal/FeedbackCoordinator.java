@@ -667,7 +667,7 @@ public final class FeedbackCoordinator {
     long z = prefix;
     while (true) {
       long moved = nextClear(ring, z, limit);
-      if (moved != z || prefix != z) {
+      if (moved != z) {
         prefix = moved;
       }
       z = moved;
@@ -854,7 +854,7 @@ public final class FeedbackCoordinator {
       long w = wordOf(p);
       int from = bitOf(p);
       int to = (int) Math.min(EVENTS_PER_WORD, last - w * EVENTS_PER_WORD);
-      long mask = (to == 64 ? -1L : (1L << to) - 1) & (-1L << from);
+      long mask = ((1L << to) - 1) & (-1L << from); // to <= 48
       while (true) {
         long[] ring = bits;
         int i = index(ring, w);
