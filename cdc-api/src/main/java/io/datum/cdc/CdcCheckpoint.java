@@ -11,28 +11,29 @@ import java.util.Objects;
  * What a {@link CdcCheckpointStore} keeps for one slot: the watermark, and which events of later
  * transactions were already acknowledged.
  *
- * <p>The watermark is the {@code txEndLsn} of the newest transaction such that it and every
- * earlier transaction of the slot have all their events acknowledged; a restarted source resumes
- * streaming there and drops any transaction whose end LSN is at or before it. {@link
- * #acknowledgedBeyond()} lists transactions after the watermark of which some, but not all,
- * events (or all events, when an earlier transaction is still incomplete) were acknowledged, so a
- * restarted source does not deliver those events again.
+ * <p>The watermark is the {@code txEndLsn} of the newest transaction such that it and every earlier
+ * transaction of the slot have all their events acknowledged; a restarted source resumes streaming
+ * there and drops any transaction whose end LSN is at or before it. {@link #acknowledgedBeyond()}
+ * lists transactions after the watermark of which some, but not all, events (or all events, when an
+ * earlier transaction is still incomplete) were acknowledged, so a restarted source does not
+ * deliver those events again.
  *
  * @param slot the slot this checkpoint belongs to; a valid slot name
- * @param watermark the end LSN of the contiguous fully-acknowledged prefix; {@link PgLsn#ZERO}
- *     if nothing was acknowledged yet
- * @param acknowledgedBeyond transactions after the watermark with acknowledged events, in
- *     ascending {@code txEndLsn} order, each at most once; copied, never null
+ * @param watermark the end LSN of the contiguous fully-acknowledged prefix; {@link PgLsn#ZERO} if
+ *     nothing was acknowledged yet
+ * @param acknowledgedBeyond transactions after the watermark with acknowledged events, in ascending
+ *     {@code txEndLsn} order, each at most once; copied, never null
  */
-public record CdcCheckpoint(String slot, PgLsn watermark, List<PartialTransaction> acknowledgedBeyond) {
+public record CdcCheckpoint(
+    String slot, PgLsn watermark, List<PartialTransaction> acknowledgedBeyond) {
 
   /**
    * Validates and copies the fields.
    *
    * @throws CdcConfigurationException if the slot name is invalid
    * @throws NullPointerException if {@code watermark} or {@code acknowledgedBeyond} is null
-   * @throws IllegalArgumentException if a transaction in {@code acknowledgedBeyond} is at or
-   *     before the watermark, or two share an end LSN
+   * @throws IllegalArgumentException if a transaction in {@code acknowledgedBeyond} is at or before
+   *     the watermark, or two share an end LSN
    */
   public CdcCheckpoint {
     SlotNames.requireValid(slot);
@@ -74,6 +75,7 @@ public record CdcCheckpoint(String slot, PgLsn watermark, List<PartialTransactio
 
     private final PgLsn txEndLsn;
     private final int eventCount;
+
     /** {@code from0, to0, from1, to1, ...}: half-open, ascending, disjoint, not adjacent. */
     private final int[] ranges;
 
@@ -93,11 +95,18 @@ public record CdcCheckpoint(String slot, PgLsn watermark, List<PartialTransactio
      *     {@code eventCount}
      */
     public PartialTransaction(PgLsn txEndLsn, int eventCount, BitSet acknowledged) {
-      this(Objects.requireNonNull(txEndLsn, "txEndLsn"), checkCount(eventCount), toRanges(acknowledged));
+      this(
+          Objects.requireNonNull(txEndLsn, "txEndLsn"),
+          checkCount(eventCount),
+          toRanges(acknowledged));
       if (acknowledged.length() > eventCount) {
         throw new IllegalArgumentException(
-            "acknowledged event index " + (acknowledged.length() - 1) + " outside [0, " + eventCount
-                + ") of transaction " + txEndLsn);
+            "acknowledged event index "
+                + (acknowledged.length() - 1)
+                + " outside [0, "
+                + eventCount
+                + ") of transaction "
+                + txEndLsn);
       }
     }
 
@@ -111,14 +120,15 @@ public record CdcCheckpoint(String slot, PgLsn watermark, List<PartialTransactio
      *     acknowledged indexes, ascending and not overlapping (adjacent ones are merged); copied
      * @return the partial transaction
      * @throws NullPointerException if {@code txEndLsn} or {@code ranges} is null
-     * @throws IllegalArgumentException if {@code eventCount < 1}, the array has an odd length, or
-     *     a range is empty, reversed, outside {@code [0, eventCount)}, or not after the one before
+     * @throws IllegalArgumentException if {@code eventCount < 1}, the array has an odd length, or a
+     *     range is empty, reversed, outside {@code [0, eventCount)}, or not after the one before
      */
     public static PartialTransaction ofRanges(PgLsn txEndLsn, int eventCount, int[] ranges) {
       Objects.requireNonNull(txEndLsn, "txEndLsn");
       checkCount(eventCount);
       if ((ranges.length & 1) != 0) {
-        throw new IllegalArgumentException("ranges must come in pairs, found " + ranges.length + " numbers");
+        throw new IllegalArgumentException(
+            "ranges must come in pairs, found " + ranges.length + " numbers");
       }
       int[] merged = new int[ranges.length];
       int n = 0;
@@ -128,12 +138,23 @@ public record CdcCheckpoint(String slot, PgLsn watermark, List<PartialTransactio
         int to = ranges[i + 1];
         if (from < 0 || from >= to || to > eventCount) {
           throw new IllegalArgumentException(
-              "acknowledged range [" + from + ", " + to + ") is empty or outside [0, " + eventCount
-                  + ") of transaction " + txEndLsn);
+              "acknowledged range ["
+                  + from
+                  + ", "
+                  + to
+                  + ") is empty or outside [0, "
+                  + eventCount
+                  + ") of transaction "
+                  + txEndLsn);
         }
         if (from < previousEnd) {
           throw new IllegalArgumentException(
-              "acknowledged range [" + from + ", " + to + ") of transaction " + txEndLsn
+              "acknowledged range ["
+                  + from
+                  + ", "
+                  + to
+                  + ") of transaction "
+                  + txEndLsn
                   + " overlaps or precedes the range before it");
         }
         if (from == previousEnd) {
@@ -247,10 +268,19 @@ public record CdcCheckpoint(String slot, PgLsn watermark, List<PartialTransactio
 
     @Override
     public String toString() {
-      StringBuilder s = new StringBuilder("PartialTransaction[txEndLsn=").append(txEndLsn)
-          .append(", eventCount=").append(eventCount).append(", acknowledged=");
+      StringBuilder s =
+          new StringBuilder("PartialTransaction[txEndLsn=")
+              .append(txEndLsn)
+              .append(", eventCount=")
+              .append(eventCount)
+              .append(", acknowledged=");
       for (int i = 0; i < ranges.length; i += 2) {
-        s.append(i == 0 ? "" : ",").append('[').append(ranges[i]).append(", ").append(ranges[i + 1]).append(')');
+        s.append(i == 0 ? "" : ",")
+            .append('[')
+            .append(ranges[i])
+            .append(", ")
+            .append(ranges[i + 1])
+            .append(')');
       }
       return s.append(']').toString();
     }

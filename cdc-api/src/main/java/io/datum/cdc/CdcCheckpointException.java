@@ -1,7 +1,9 @@
 package io.datum.cdc;
 
 /**
- * An acknowledgement that does not fit the stream: an offset of another slot, an event index outside [0, eventCount), an event count that differs from the registered transaction's, or a transaction the source never delivered.
+ * An acknowledgement that does not fit the stream: an offset of another slot, an event index
+ * outside [0, eventCount), an event count that differs from the registered transaction's, or a
+ * transaction the source never delivered.
  */
 public class CdcCheckpointException extends CdcException {
   private static final long serialVersionUID = 1L;

@@ -15,29 +15,29 @@ import java.util.concurrent.CompletableFuture;
 public interface CdcCheckpointHandle {
 
   /**
-   * Acknowledges one event. When the source stores every acknowledgement (per-event durability,
-   * the default of {@code PgCdcSource}), this returns only after a stored {@link CdcCheckpoint}
+   * Acknowledges one event. When the source stores every acknowledgement (per-event durability, the
+   * default of {@code PgCdcSource}), this returns only after a stored {@link CdcCheckpoint}
    * includes the acknowledgement: after a crash the event is never delivered again. Concurrent
-   * callers share one store write. With per-transaction durability, the checkpoint is stored
-   * before return only when the acknowledgement moves the watermark; otherwise it is recorded in
-   * memory and becomes durable with the next store, and after a crash before that the event may
-   * be delivered again. Acknowledging an event again is harmless; acknowledging an event of a
+   * callers share one store write. With per-transaction durability, the checkpoint is stored before
+   * return only when the acknowledgement moves the watermark; otherwise it is recorded in memory
+   * and becomes durable with the next store, and after a crash before that the event may be
+   * delivered again. Acknowledging an event again is harmless; acknowledging an event of a
    * transaction at or before the watermark does nothing.
    *
    * @param offset the offset of a delivered event, not null
    * @throws CdcCheckpointException if the offset belongs to another slot, or its transaction was
    *     not delivered by this source, or its event count differs from the transaction's, or its
    *     index is outside {@code [0, eventCount)}; the message says which
-   * @throws CdcStoreException if the store failed; the acknowledgement is then not durable and
-   *     the source stops
+   * @throws CdcStoreException if the store failed; the acknowledgement is then not durable and the
+   *     source stops
    */
   void checkpoint(CdcOffset offset);
 
   /**
    * Acknowledges every event of the transaction {@code offset} belongs to, for handlers that
-   * process a transaction at once: one call (and at most one store write) instead of one per
-   * event. Events of the transaction already acknowledged stay acknowledged; durability as for
-   * {@link #checkpoint}.
+   * process a transaction at once: one call (and at most one store write) instead of one per event.
+   * Events of the transaction already acknowledged stay acknowledged; durability as for {@link
+   * #checkpoint}.
    *
    * @param offset the offset of any event of the transaction, not null
    * @throws CdcCheckpointException as {@link #checkpoint}

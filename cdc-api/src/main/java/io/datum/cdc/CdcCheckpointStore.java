@@ -10,13 +10,13 @@ import java.util.Optional;
  *
  * <ul>
  *   <li>When {@link #store} returns normally, the checkpoint is durable as far as the store's
- *       configuration promises (the defaults of the stores shipped with datum-cdc survive a
- *       process crash and a power loss: data and metadata are fsynced). If it throws, a later
- *       {@link #load} returns either the previous checkpoint or the new one, never a mix, and the
- *       caller must treat the new one as not durable.
- *   <li>{@link #load} returns exactly a checkpoint that was stored, never a mix of two or a
- *       partial write; it throws {@link CdcStoreException} naming the location if the stored
- *       state is corrupt or unreadable, never returns empty for it.
+ *       configuration promises (the defaults of the stores shipped with datum-cdc survive a process
+ *       crash and a power loss: data and metadata are fsynced). If it throws, a later {@link #load}
+ *       returns either the previous checkpoint or the new one, never a mix, and the caller must
+ *       treat the new one as not durable.
+ *   <li>{@link #load} returns exactly a checkpoint that was stored, never a mix of two or a partial
+ *       write; it throws {@link CdcStoreException} naming the location if the stored state is
+ *       corrupt or unreadable, never returns empty for it.
  *   <li>Slot names are validated ({@link SlotNames#requireValid}) before they touch storage.
  *   <li>Implementations are safe for concurrent use by several threads.
  * </ul>
@@ -39,8 +39,8 @@ public interface CdcCheckpointStore extends AutoCloseable {
    * Replaces the checkpoint of {@code checkpoint.slot()}; durable when this method returns.
    *
    * @param checkpoint the checkpoint, not null
-   * @throws CdcStoreException if it could not be written durably; a later load returns the
-   *     previous checkpoint or this one, never a mix
+   * @throws CdcStoreException if it could not be written durably; a later load returns the previous
+   *     checkpoint or this one, never a mix
    * @throws IllegalStateException if the store is closed
    */
   void store(CdcCheckpoint checkpoint);
@@ -60,8 +60,8 @@ public interface CdcCheckpointStore extends AutoCloseable {
   }
 
   /**
-   * Returns a description of where this store keeps its data, for logs and errors, such as the
-   * URI it was opened with.
+   * Returns a description of where this store keeps its data, for logs and errors, such as the URI
+   * it was opened with.
    *
    * @return a short human-readable location, not null
    */

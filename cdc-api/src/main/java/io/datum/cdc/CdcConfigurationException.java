@@ -1,7 +1,8 @@
 package io.datum.cdc;
 
 /**
- * Bad input from the caller: an invalid slot name, store URI, option or builder argument. Retrying with the same input fails the same way.
+ * Bad input from the caller: an invalid slot name, store URI, option or builder argument. Retrying
+ * with the same input fails the same way.
  */
 public class CdcConfigurationException extends CdcException {
   private static final long serialVersionUID = 1L;

@@ -1,7 +1,8 @@
 package io.datum.cdc;
 
 /**
- * The connection to PostgreSQL could not be opened or was lost (I/O error, walsender terminated, server restart). The stream may be resumed by starting a new source on the same slot and store.
+ * The connection to PostgreSQL could not be opened or was lost (I/O error, walsender terminated,
+ * server restart). The stream may be resumed by starting a new source on the same slot and store.
  */
 public class CdcConnectionException extends CdcException {
   private static final long serialVersionUID = 1L;

@@ -1,7 +1,9 @@
 package io.datum.cdc;
 
 /**
- * A pgoutput message could not be decoded (truncated, malformed, or referring to an unknown relation). The message names the message type and the byte offset (PostgreSQL docs, 55.9 Logical Replication Message Formats).
+ * A pgoutput message could not be decoded (truncated, malformed, or referring to an unknown
+ * relation). The message names the message type and the byte offset (PostgreSQL docs, 55.9 Logical
+ * Replication Message Formats).
  */
 public class CdcDecodingException extends CdcException {
   private static final long serialVersionUID = 1L;

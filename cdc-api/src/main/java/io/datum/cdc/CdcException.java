@@ -1,8 +1,8 @@
 package io.datum.cdc;
 
 /**
- * The root of every exception datum-cdc throws. Unchecked; catch a subtype to react to one kind
- * of failure:
+ * The root of every exception datum-cdc throws. Unchecked; catch a subtype to react to one kind of
+ * failure:
  *
  * <ul>
  *   <li>{@link CdcConfigurationException}: bad input given by the caller (slot name, URI, option);

@@ -18,8 +18,8 @@ public interface CdcHandler {
    *
    * @param event the event, not null
    * @param checkpoints the handle to acknowledge events with, not null
-   * @throws Exception to stop the source; the event is not acknowledged and is delivered again
-   *     when a source is started on the same slot and store
+   * @throws Exception to stop the source; the event is not acknowledged and is delivered again when
+   *     a source is started on the same slot and store
    */
   void handle(ChangeEvent event, CdcCheckpointHandle checkpoints) throws Exception;
 }

@@ -3,13 +3,13 @@ package io.datum.cdc;
 import java.util.Objects;
 
 /**
- * The position of one delivered event: which transaction of which slot, and which event of it.
- * The application hands it back to {@link CdcCheckpointHandle#checkpoint(CdcOffset)} once it has
+ * The position of one delivered event: which transaction of which slot, and which event of it. The
+ * application hands it back to {@link CdcCheckpointHandle#checkpoint(CdcOffset)} once it has
  * durably processed the event.
  *
  * <p>A transaction is identified by its {@code txEndLsn}, the end LSN of its Commit message, which
- * is also the position reported to PostgreSQL as flushed once the transaction and all before it
- * are acknowledged (PostgreSQL docs, 55.9 Logical Replication Message Formats, "Commit").
+ * is also the position reported to PostgreSQL as flushed once the transaction and all before it are
+ * acknowledged (PostgreSQL docs, 55.9 Logical Replication Message Formats, "Commit").
  *
  * @param slot the replication slot the event came from; a valid slot name ({@link SlotNames})
  * @param txEndLsn the end LSN of the transaction's commit record (Commit's {@code end_lsn}; Stream
@@ -31,8 +31,8 @@ public record CdcOffset(
    * @throws CdcConfigurationException if the slot name is invalid
    * @throws NullPointerException if an LSN is null
    * @throws IllegalArgumentException if {@code eventCount < 1}, {@code eventIndex} is outside
-   *     {@code [0, eventCount)}, {@code xid} is outside the unsigned 32-bit range, or
-   *     {@code commitLsn} is after {@code txEndLsn}; the message gives the values
+   *     {@code [0, eventCount)}, {@code xid} is outside the unsigned 32-bit range, or {@code
+   *     commitLsn} is after {@code txEndLsn}; the message gives the values
    */
   public CdcOffset {
     SlotNames.requireValid(slot);

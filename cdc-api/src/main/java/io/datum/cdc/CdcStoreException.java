@@ -1,7 +1,9 @@
 package io.datum.cdc;
 
 /**
- * A checkpoint store failed: an I/O error, a write that could not be made durable, or a corrupt or truncated on-disk state. The message names the file or location. Nothing is silently treated as empty.
+ * A checkpoint store failed: an I/O error, a write that could not be made durable, or a corrupt or
+ * truncated on-disk state. The message names the file or location. Nothing is silently treated as
+ * empty.
  */
 public class CdcStoreException extends CdcException {
   private static final long serialVersionUID = 1L;

@@ -15,8 +15,8 @@ import java.util.TreeMap;
  * other schemes the {@link CheckpointStoreProvider}s on the class path handle.
  *
  * <p>Providers are found with {@link ServiceLoader}; a provider that fails to load does not hide
- * the others (its error is reported if no provider could be loaded at all). A
- * store can also be built directly in code, without this class.
+ * the others (its error is reported if no provider could be loaded at all). A store can also be
+ * built directly in code, without this class.
  */
 public final class CheckpointStores {
 
@@ -28,8 +28,8 @@ public final class CheckpointStores {
    *
    * @param uri a store URI such as {@code file:/var/lib/app/cdc}; not null
    * @return the open store; the caller closes it
-   * @throws CdcConfigurationException if the URI has no scheme, no provider handles its scheme
-   *     (the message lists the schemes found), or two providers claim the same scheme
+   * @throws CdcConfigurationException if the URI has no scheme, no provider handles its scheme (the
+   *     message lists the schemes found), or two providers claim the same scheme
    * @throws CdcStoreException if the provider cannot open the store
    */
   public static CdcCheckpointStore open(URI uri) {

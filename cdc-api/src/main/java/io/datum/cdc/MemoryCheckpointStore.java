@@ -6,8 +6,8 @@ import java.util.concurrent.ConcurrentMap;
 
 /**
  * A checkpoint store that keeps checkpoints in memory: nothing survives the process. For tests,
- * demos and consumers that always start from the slot's position. URI: {@code memory:}; each
- * {@link CheckpointStores#open} of {@code memory:} returns a new, empty store.
+ * demos and consumers that always start from the slot's position. URI: {@code memory:}; each {@link
+ * CheckpointStores#open} of {@code memory:} returns a new, empty store.
  */
 public final class MemoryCheckpointStore implements CdcCheckpointStore {
 
@@ -40,7 +40,8 @@ public final class MemoryCheckpointStore implements CdcCheckpointStore {
   /** {@inheritDoc} */
   @Override
   public java.util.SortedSet<String> slots() {
-    return java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(checkpoints.keySet()));
+    return java.util.Collections.unmodifiableSortedSet(
+        new java.util.TreeSet<>(checkpoints.keySet()));
   }
 
   /** Returns {@code memory:}. */

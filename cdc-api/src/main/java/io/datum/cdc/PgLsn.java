@@ -5,14 +5,16 @@ package io.datum.cdc;
  * write-ahead log.
  *
  * <p>Printed and parsed in PostgreSQL's {@code X/X} form: the high and low 32 bits in upper-case
- * hexadecimal without leading zeros, for example {@code 0/16B3748} (PostgreSQL docs, 8.20
- * pg_lsn Type). Ordering is unsigned, so {@code FFFFFFFF/FFFFFFFF} is the largest LSN.
+ * hexadecimal without leading zeros, for example {@code 0/16B3748} (PostgreSQL docs, 8.20 pg_lsn
+ * Type). Ordering is unsigned, so {@code FFFFFFFF/FFFFFFFF} is the largest LSN.
  *
  * <p>Instances are immutable and safe to share between threads.
  */
 public final class PgLsn implements Comparable<PgLsn> {
 
-  /** The LSN {@code 0/0}; PostgreSQL's {@code InvalidXLogRecPtr}, which also means "no position". */
+  /**
+   * The LSN {@code 0/0}; PostgreSQL's {@code InvalidXLogRecPtr}, which also means "no position".
+   */
   public static final PgLsn ZERO = new PgLsn(0L);
 
   private final long value;
@@ -45,14 +47,16 @@ public final class PgLsn implements Comparable<PgLsn> {
     }
     int slash = text.indexOf('/');
     if (slash < 1 || slash > 8 || text.length() - slash - 1 < 1 || text.length() - slash - 1 > 8) {
-      throw new IllegalArgumentException("not an LSN of the form X/X (hexadecimal): \"" + text + '"');
+      throw new IllegalArgumentException(
+          "not an LSN of the form X/X (hexadecimal): \"" + text + '"');
     }
     try {
       long high = parseHex(text, 0, slash);
       long low = parseHex(text, slash + 1, text.length());
       return of((high << 32) | low);
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("not an LSN of the form X/X (hexadecimal): \"" + text + '"', e);
+      throw new IllegalArgumentException(
+          "not an LSN of the form X/X (hexadecimal): \"" + text + '"', e);
     }
   }
 
@@ -61,10 +65,10 @@ public final class PgLsn implements Comparable<PgLsn> {
     for (int i = from; i < to; i++) {
       char c = text.charAt(i);
       // ASCII hexadecimal only, as PostgreSQL's pg_lsn_in; Character.digit would take other scripts
-      int digit = c >= '0' && c <= '9' ? c - '0'
-          : c >= 'a' && c <= 'f' ? c - 'a' + 10
-          : c >= 'A' && c <= 'F' ? c - 'A' + 10
-          : -1;
+      int digit =
+          c >= '0' && c <= '9'
+              ? c - '0'
+              : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
       if (digit < 0) {
         throw new NumberFormatException("bad hexadecimal digit at index " + i);
       }

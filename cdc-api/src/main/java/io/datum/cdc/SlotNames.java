@@ -1,8 +1,8 @@
 package io.datum.cdc;
 
 /**
- * PostgreSQL's rule for replication slot names: 1 to 63 characters, each a lower-case ASCII
- * letter, a digit or an underscore (PostgreSQL source, {@code ReplicationSlotValidateName} in
+ * PostgreSQL's rule for replication slot names: 1 to 63 characters, each a lower-case ASCII letter,
+ * a digit or an underscore (PostgreSQL source, {@code ReplicationSlotValidateName} in
  * src/backend/replication/slot.c; NAMEDATALEN is 64).
  *
  * <p>Stores check slot names with {@link #requireValid} before a name touches a file, a key or a
@@ -39,8 +39,8 @@ public final class SlotNames {
    *
    * @param name the slot name to check
    * @return {@code name}
-   * @throws CdcConfigurationException if it is null, empty, longer than 63 characters or holds
-   *     a character other than {@code a-z}, {@code 0-9} and {@code _}; the message quotes it
+   * @throws CdcConfigurationException if it is null, empty, longer than 63 characters or holds a
+   *     character other than {@code a-z}, {@code 0-9} and {@code _}; the message quotes it
    */
   public static String requireValid(String name) {
     if (!isValid(name)) {

@@ -195,8 +195,7 @@ class CdcCheckpointTest {
   void bitAtEventCountIsRejected() {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> tx("0/20", 3, 0, 3));
-    assertEquals(
-        "acknowledged event index 3 outside [0, 3) of transaction 0/20", e.getMessage());
+    assertEquals("acknowledged event index 3 outside [0, 3) of transaction 0/20", e.getMessage());
   }
 
   @Test
@@ -220,7 +219,8 @@ class CdcCheckpointTest {
   @Test
   void partialTransactionNullsAreRejected() {
     NullPointerException lsn =
-        assertThrows(NullPointerException.class, () -> new PartialTransaction(null, 1, new BitSet()));
+        assertThrows(
+            NullPointerException.class, () -> new PartialTransaction(null, 1, new BitSet()));
     assertEquals("txEndLsn", lsn.getMessage());
     assertThrows(
         NullPointerException.class, () -> new PartialTransaction(PgLsn.parse("0/1"), 1, null));
@@ -243,10 +243,12 @@ class CdcCheckpointTest {
     bits.set(5);
     bits.set(7, 10);
     PartialTransaction fromBits = new PartialTransaction(end, 10, bits);
-    PartialTransaction fromRanges = PartialTransaction.ofRanges(end, 10, new int[] {0, 2, 2, 3, 5, 6, 7, 10});
+    PartialTransaction fromRanges =
+        PartialTransaction.ofRanges(end, 10, new int[] {0, 2, 2, 3, 5, 6, 7, 10});
     assertEquals(fromBits, fromRanges, "adjacent ranges are merged");
     assertEquals(fromBits.hashCode(), fromRanges.hashCode());
-    org.junit.jupiter.api.Assertions.assertArrayEquals(new int[] {0, 3, 5, 6, 7, 10}, fromRanges.acknowledgedRanges());
+    org.junit.jupiter.api.Assertions.assertArrayEquals(
+        new int[] {0, 3, 5, 6, 7, 10}, fromRanges.acknowledgedRanges());
     assertEquals(bits, fromRanges.acknowledged());
     assertEquals(7, fromRanges.acknowledgedCount());
     for (int i = 0; i < 10; i++) {
@@ -262,8 +264,10 @@ class CdcCheckpointTest {
 
   @Test
   void aLargeTransactionAcknowledgedInOrderIsOneRange() {
-    PartialTransaction tx = PartialTransaction.ofRanges(PgLsn.of(0x100), 2_000_000, new int[] {0, 1_999_999});
-    org.junit.jupiter.api.Assertions.assertArrayEquals(new int[] {0, 1_999_999}, tx.acknowledgedRanges());
+    PartialTransaction tx =
+        PartialTransaction.ofRanges(PgLsn.of(0x100), 2_000_000, new int[] {0, 1_999_999});
+    org.junit.jupiter.api.Assertions.assertArrayEquals(
+        new int[] {0, 1_999_999}, tx.acknowledgedRanges());
     assertTrue(tx.isAcknowledged(1_999_998));
     assertFalse(tx.isAcknowledged(1_999_999));
   }
@@ -271,12 +275,17 @@ class CdcCheckpointTest {
   @Test
   void badRangesAreRefusedWithTheirBounds() {
     PgLsn end = PgLsn.of(0x100);
-    for (int[] bad : new int[][] {{0}, {2, 2}, {3, 1}, {-1, 1}, {0, 11}, {0, 4, 3, 6}, {5, 6, 0, 1}}) {
+    for (int[] bad :
+        new int[][] {{0}, {2, 2}, {3, 1}, {-1, 1}, {0, 11}, {0, 4, 3, 6}, {5, 6, 0, 1}}) {
       IllegalArgumentException e =
-          assertThrows(IllegalArgumentException.class, () -> PartialTransaction.ofRanges(end, 10, bad));
-      assertTrue(e.getMessage().contains("range") || e.getMessage().contains("pairs"), e.getMessage());
+          assertThrows(
+              IllegalArgumentException.class, () -> PartialTransaction.ofRanges(end, 10, bad));
+      assertTrue(
+          e.getMessage().contains("range") || e.getMessage().contains("pairs"), e.getMessage());
     }
-    assertThrows(IllegalArgumentException.class, () -> PartialTransaction.ofRanges(end, 0, new int[0]));
-    assertThrows(NullPointerException.class, () -> PartialTransaction.ofRanges(null, 1, new int[0]));
+    assertThrows(
+        IllegalArgumentException.class, () -> PartialTransaction.ofRanges(end, 0, new int[0]));
+    assertThrows(
+        NullPointerException.class, () -> PartialTransaction.ofRanges(null, 1, new int[0]));
   }
 }

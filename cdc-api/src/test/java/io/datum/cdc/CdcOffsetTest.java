@@ -39,7 +39,8 @@ class CdcOffsetTest {
         new CdcOffset(
             "slot_1", PgLsn.parse("FFFFFFFF/FFFFFFFF"), PgLsn.parse("80000000/0"), 1L, 0, 1);
     assertEquals(PgLsn.parse("80000000/0"), high.commitLsn());
-    CdcOffset maxCount = new CdcOffset("slot_1", END, COMMIT, 1L, Integer.MAX_VALUE - 1, Integer.MAX_VALUE);
+    CdcOffset maxCount =
+        new CdcOffset("slot_1", END, COMMIT, 1L, Integer.MAX_VALUE - 1, Integer.MAX_VALUE);
     assertEquals(Integer.MAX_VALUE - 1, maxCount.eventIndex());
   }
 
@@ -55,35 +56,40 @@ class CdcOffsetTest {
   @Test
   void eventCountZeroIsRejected() {
     IllegalArgumentException e =
-        assertThrows(IllegalArgumentException.class, () -> new CdcOffset("s", END, COMMIT, 1L, 0, 0));
+        assertThrows(
+            IllegalArgumentException.class, () -> new CdcOffset("s", END, COMMIT, 1L, 0, 0));
     assertEquals("eventCount must be at least 1, was 0", e.getMessage());
   }
 
   @Test
   void negativeEventCountIsRejected() {
     IllegalArgumentException e =
-        assertThrows(IllegalArgumentException.class, () -> new CdcOffset("s", END, COMMIT, 1L, 0, -5));
+        assertThrows(
+            IllegalArgumentException.class, () -> new CdcOffset("s", END, COMMIT, 1L, 0, -5));
     assertEquals("eventCount must be at least 1, was -5", e.getMessage());
   }
 
   @Test
   void negativeIndexIsRejected() {
     IllegalArgumentException e =
-        assertThrows(IllegalArgumentException.class, () -> new CdcOffset("s", END, COMMIT, 1L, -1, 3));
+        assertThrows(
+            IllegalArgumentException.class, () -> new CdcOffset("s", END, COMMIT, 1L, -1, 3));
     assertEquals("eventIndex -1 outside [0, 3)", e.getMessage());
   }
 
   @Test
   void indexEqualToCountIsRejected() {
     IllegalArgumentException e =
-        assertThrows(IllegalArgumentException.class, () -> new CdcOffset("s", END, COMMIT, 1L, 3, 3));
+        assertThrows(
+            IllegalArgumentException.class, () -> new CdcOffset("s", END, COMMIT, 1L, 3, 3));
     assertEquals("eventIndex 3 outside [0, 3)", e.getMessage());
   }
 
   @Test
   void negativeXidIsRejected() {
     IllegalArgumentException e =
-        assertThrows(IllegalArgumentException.class, () -> new CdcOffset("s", END, COMMIT, -1L, 0, 1));
+        assertThrows(
+            IllegalArgumentException.class, () -> new CdcOffset("s", END, COMMIT, -1L, 0, 1));
     assertEquals("xid -1 outside the unsigned 32-bit range", e.getMessage());
   }
 
@@ -98,7 +104,8 @@ class CdcOffsetTest {
   @Test
   void commitLsnAfterTxEndLsnIsRejected() {
     IllegalArgumentException e =
-        assertThrows(IllegalArgumentException.class, () -> new CdcOffset("s", COMMIT, END, 1L, 0, 1));
+        assertThrows(
+            IllegalArgumentException.class, () -> new CdcOffset("s", COMMIT, END, 1L, 0, 1));
     assertEquals("commitLsn 0/16B37A0 is after txEndLsn 0/16B3748", e.getMessage());
   }
 
@@ -108,8 +115,7 @@ class CdcOffsetTest {
         assertThrows(
             IllegalArgumentException.class,
             () ->
-                new CdcOffset(
-                    "s", PgLsn.parse("0/1"), PgLsn.parse("FFFFFFFF/FFFFFFFF"), 1L, 0, 1));
+                new CdcOffset("s", PgLsn.parse("0/1"), PgLsn.parse("FFFFFFFF/FFFFFFFF"), 1L, 0, 1));
     assertEquals("commitLsn FFFFFFFF/FFFFFFFF is after txEndLsn 0/1", e.getMessage());
   }
 
@@ -117,7 +123,8 @@ class CdcOffsetTest {
   void badSlotNameIsRejected() {
     CdcConfigurationException e =
         assertThrows(
-            CdcConfigurationException.class, () -> new CdcOffset("Bad-Slot", END, COMMIT, 1L, 0, 1));
+            CdcConfigurationException.class,
+            () -> new CdcOffset("Bad-Slot", END, COMMIT, 1L, 0, 1));
     assertEquals(
         "invalid replication slot name \"Bad-Slot\": PostgreSQL slot names are 1 to 63 characters"
             + " of a-z, 0-9 and _",

@@ -141,7 +141,8 @@ class CheckpointStoresTest {
   void uriWithoutSchemeIsRejected() {
     CdcConfigurationException e =
         assertThrows(
-            CdcConfigurationException.class, () -> CheckpointStores.open(URI.create("/var/lib/cdc")));
+            CdcConfigurationException.class,
+            () -> CheckpointStores.open(URI.create("/var/lib/cdc")));
     assertEquals(
         "checkpoint store URI \"/var/lib/cdc\" has no scheme; use one of " + MEMORY_DESCRIPTION,
         e.getMessage());

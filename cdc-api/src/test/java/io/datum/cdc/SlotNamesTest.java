@@ -23,8 +23,18 @@ class SlotNamesTest {
   @ParameterizedTest
   @ValueSource(
       strings = {
-        "a", "s", "_", "0", "9", "z", "slot", "my_slot_1", "0123456789", "abcdefghijklmnopqrstuvwxyz",
-        "___", "1slot"
+        "a",
+        "s",
+        "_",
+        "0",
+        "9",
+        "z",
+        "slot",
+        "my_slot_1",
+        "0123456789",
+        "abcdefghijklmnopqrstuvwxyz",
+        "___",
+        "1slot"
       })
   void validNames(String name) {
     assertTrue(SlotNames.isValid(name));

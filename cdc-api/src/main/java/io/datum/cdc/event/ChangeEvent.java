@@ -3,14 +3,13 @@ package io.datum.cdc.event;
 import io.datum.cdc.CdcOffset;
 
 /**
- * One committed change, delivered to the application's handler in commit order. Acknowledge it
- * with {@link io.datum.cdc.CdcCheckpointHandle#checkpoint(CdcOffset)} passing {@link #offset()}.
+ * One committed change, delivered to the application's handler in commit order. Acknowledge it with
+ * {@link io.datum.cdc.CdcCheckpointHandle#checkpoint(CdcOffset)} passing {@link #offset()}.
  *
  * <p>The kinds are {@link InsertEvent}, {@link UpdateEvent}, {@link DeleteEvent}, {@link
  * TruncateEvent} and {@link MessageEvent}; switch on {@link #kind()} or use pattern matching.
  */
-public sealed interface ChangeEvent
-    permits RowChange, TruncateEvent, MessageEvent {
+public sealed interface ChangeEvent permits RowChange, TruncateEvent, MessageEvent {
 
   /** Returns the kind of change. */
   ChangeKind kind();

@@ -4,12 +4,12 @@ import io.datum.cdc.CdcOffset;
 import java.util.Objects;
 
 /**
- * A logical decoding message written with {@code pg_logical_emit_message} (pgoutput Message,
- * sent only with the {@code messages} option, PostgreSQL 14 and later).
+ * A logical decoding message written with {@code pg_logical_emit_message} (pgoutput Message, sent
+ * only with the {@code messages} option, PostgreSQL 14 and later).
  *
- * <p>A non-transactional message is delivered as a transaction of its own whose {@code
- * commitLsn} is the message's LSN and whose {@code txEndLsn} is one byte after it (the walsender
- * skips a non-transactional message whose LSN is before the confirmed position; PostgreSQL source,
+ * <p>A non-transactional message is delivered as a transaction of its own whose {@code commitLsn}
+ * is the message's LSN and whose {@code txEndLsn} is one byte after it (the walsender skips a
+ * non-transactional message whose LSN is before the confirmed position; PostgreSQL source,
  * src/backend/replication/logical/decode.c, {@code logicalmsg_decode}).
  *
  * @param offset the event's offset, not null

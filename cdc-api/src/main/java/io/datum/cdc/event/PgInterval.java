@@ -30,9 +30,9 @@ public record PgInterval(int months, int days, long microseconds) {
 
   /**
    * Returns the ISO-8601 duration form used by the JSON-lines format, for example {@code
-   * P1Y2M3DT4H5M6.5S}; {@code PT0S} for a zero interval. Negative parts carry their sign:
-   * {@code P-1Y-2MT-3H}. The infinite intervals are {@code infinity} and {@code -infinity}, as for
-   * the other temporal types.
+   * P1Y2M3DT4H5M6.5S}; {@code PT0S} for a zero interval. Negative parts carry their sign: {@code
+   * P-1Y-2MT-3H}. The infinite intervals are {@code infinity} and {@code -infinity}, as for the
+   * other temporal types.
    *
    * @return the ISO-8601 text, not null
    */

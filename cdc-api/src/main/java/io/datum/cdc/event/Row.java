@@ -8,8 +8,8 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 
 /**
- * The columns PostgreSQL sent for one row, in the relation's column order, each either a value,
- * SQL NULL, or "unchanged TOAST" (a large value the update did not change, which pgoutput does not
+ * The columns PostgreSQL sent for one row, in the relation's column order, each either a value, SQL
+ * NULL, or "unchanged TOAST" (a large value the update did not change, which pgoutput does not
  * send; PostgreSQL docs, 55.9 Logical Replication Message Formats, "TupleData", kind {@code u}).
  * These three states stay distinct: {@link #get} returns null only for SQL NULL.
  *
@@ -17,11 +17,12 @@ import java.util.NoSuchElementException;
  * {@code bigint} Long, {@code oid} Long, {@code real} Float, {@code double precision} Double,
  * {@code numeric} {@link java.math.BigDecimal} (or Double NaN / ±Infinity for PostgreSQL's special
  * values), {@code boolean} Boolean, text types String, {@code bytea} byte[], {@code uuid} UUID,
- * {@code json}/{@code jsonb} {@link PgJson}, {@code date} LocalDate, {@code time} LocalTime,
- * {@code timetz} OffsetTime (PostgreSQL's {@code 24:00:00} as {@link java.time.LocalTime#MAX},
- * which no PostgreSQL time can otherwise be, since it has microseconds only), {@code timestamp} LocalDateTime, {@code timestamptz} Instant
- * ({@code infinity}/{@code -infinity} as the type's MAX/MIN), {@code interval} {@link PgInterval},
- * every other type its PostgreSQL text output as a String.
+ * {@code json}/{@code jsonb} {@link PgJson}, {@code date} LocalDate, {@code time} LocalTime, {@code
+ * timetz} OffsetTime (PostgreSQL's {@code 24:00:00} as {@link java.time.LocalTime#MAX}, which no
+ * PostgreSQL time can otherwise be, since it has microseconds only), {@code timestamp}
+ * LocalDateTime, {@code timestamptz} Instant ({@code infinity}/{@code -infinity} as the type's
+ * MAX/MIN), {@code interval} {@link PgInterval}, every other type its PostgreSQL text output as a
+ * String.
  *
  * <p>Rows are immutable once built and safe to share.
  */
@@ -50,7 +51,8 @@ public final class Row {
   /**
    * Builds a row. The array is owned by the row afterwards: the caller must not modify it.
    *
-   * @param columns the columns, in order; an unmodifiable list (shared between rows of one relation)
+   * @param columns the columns, in order; an unmodifiable list (shared between rows of one
+   *     relation)
    * @param values one entry per column: the value, null for SQL NULL, or {@link #UNCHANGED_TOAST}
    * @return the row
    * @throws IllegalArgumentException if the sizes differ
@@ -96,7 +98,9 @@ public final class Row {
     Object value = values[index];
     if (value == UNCHANGED_TOAST) {
       throw new IllegalStateException(
-          "column \"" + columns.get(index).name() + "\" is unchanged TOAST: its value was not sent");
+          "column \""
+              + columns.get(index).name()
+              + "\" is unchanged TOAST: its value was not sent");
     }
     return value;
   }

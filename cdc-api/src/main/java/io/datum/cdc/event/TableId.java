@@ -3,9 +3,9 @@ package io.datum.cdc.event;
 import java.util.Objects;
 
 /**
- * A table's schema-qualified name as PostgreSQL sent it in the Relation message (an empty
- * namespace there means {@code pg_catalog}; PostgreSQL docs, 55.9 Logical Replication Message
- * Formats, "Relation").
+ * A table's schema-qualified name as PostgreSQL sent it in the Relation message (an empty namespace
+ * there means {@code pg_catalog}; PostgreSQL docs, 55.9 Logical Replication Message Formats,
+ * "Relation").
  *
  * @param schema the schema (namespace) name, not null
  * @param table the table name, not null

@@ -41,7 +41,12 @@ public record TransactionInfo(
    * @throws NullPointerException if an LSN or the commit time is null
    */
   public TransactionInfo(
-      long xid, PgLsn commitLsn, PgLsn txEndLsn, Instant commitTime, String origin, int eventCount) {
+      long xid,
+      PgLsn commitLsn,
+      PgLsn txEndLsn,
+      Instant commitTime,
+      String origin,
+      int eventCount) {
     this(xid, commitLsn, txEndLsn, commitTime, origin, eventCount, false);
   }
 

@@ -9,8 +9,8 @@ import java.util.Objects;
  * @param offset the event's offset, not null
  * @param transaction the transaction, not null
  * @param table the table, not null
- * @param before the old row as PostgreSQL sent it: every column with REPLICA IDENTITY FULL, the
- *     key columns when the key changed (or a key column is TOASTed), otherwise null
+ * @param before the old row as PostgreSQL sent it: every column with REPLICA IDENTITY FULL, the key
+ *     columns when the key changed (or a key column is TOASTed), otherwise null
  * @param after the new row; columns whose TOASTed value did not change are marked {@linkplain
  *     Row#isUnchangedToast unchanged}, unless filled from a full {@code before} image
  */

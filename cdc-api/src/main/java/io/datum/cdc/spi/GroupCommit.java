@@ -18,8 +18,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * the {@link BatchWriter} in one call, on its own thread. Callers that arrive meanwhile wait; when
  * the write returns, the next of them leads the following batch. So with {@code n} concurrent
  * callers a store pays about one write and one fsync per batch instead of {@code n}, and durable
- * throughput grows with the number of callers. A single caller pays exactly one batch per call
- * (no added latency: there is no timer).
+ * throughput grows with the number of callers. A single caller pays exactly one batch per call (no
+ * added latency: there is no timer).
  *
  * <p>Guarantees: when {@link #store} returns, a batch holding its checkpoint, or a newer one of the
  * same slot submitted after it, was written durably. Batches are written one at a time in
@@ -66,8 +66,8 @@ public final class GroupCommit {
    * Submits a checkpoint and returns once it (or a newer one of its slot) is durable.
    *
    * @param checkpoint the checkpoint, not null
-   * @throws CdcStoreException if the batch holding it failed (naming the store), or the thread
-   *     was interrupted while waiting (the checkpoint may or may not be durable then)
+   * @throws CdcStoreException if the batch holding it failed (naming the store), or the thread was
+   *     interrupted while waiting (the checkpoint may or may not be durable then)
    */
   public void store(CdcCheckpoint checkpoint) {
     Objects.requireNonNull(checkpoint, "checkpoint");
@@ -85,8 +85,12 @@ public final class GroupCommit {
           } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CdcStoreException(
-                "interrupted while waiting for checkpoint store " + storeName
-                    + "; the checkpoint of slot " + checkpoint.slot() + " may not be durable", e);
+                "interrupted while waiting for checkpoint store "
+                    + storeName
+                    + "; the checkpoint of slot "
+                    + checkpoint.slot()
+                    + " may not be durable",
+                e);
           }
         }
       }
@@ -95,8 +99,13 @@ public final class GroupCommit {
           throw new CdcStoreException(cdc.getMessage(), cdc);
         }
         throw new CdcStoreException(
-            "checkpoint store " + storeName + " failed to write a batch of "
-                + mine.checkpoints.size() + " checkpoint(s): " + mine.failure, mine.failure);
+            "checkpoint store "
+                + storeName
+                + " failed to write a batch of "
+                + mine.checkpoints.size()
+                + " checkpoint(s): "
+                + mine.failure,
+            mine.failure);
       }
     } finally {
       lock.unlock();

@@ -55,14 +55,17 @@ public final class StoreFiles {
       return;
     }
     List<Path> missing = new ArrayList<>();
-    for (Path p = dir; p != null && Files.notExists(p, LinkOption.NOFOLLOW_LINKS); p = p.getParent()) {
+    for (Path p = dir;
+        p != null && Files.notExists(p, LinkOption.NOFOLLOW_LINKS);
+        p = p.getParent()) {
       missing.add(p);
     }
     Collections.reverse(missing); // outermost first
     try {
       Files.createDirectories(dir);
     } catch (FileAlreadyExistsException e) {
-      throw new CdcStoreException(store + " directory " + dir + " exists and is not a directory", e);
+      throw new CdcStoreException(
+          store + " directory " + dir + " exists and is not a directory", e);
     } catch (IOException e) {
       throw new CdcStoreException("cannot create " + store + " directory " + dir + ": " + e, e);
     }
@@ -72,8 +75,15 @@ public final class StoreFiles {
         forceDirectory(parent);
       } catch (IOException e) {
         throw new CdcStoreException(
-            "created " + store + " directory " + created + " but cannot fsync its parent " + parent
-                + ": " + e, e);
+            "created "
+                + store
+                + " directory "
+                + created
+                + " but cannot fsync its parent "
+                + parent
+                + ": "
+                + e,
+            e);
       }
     }
   }

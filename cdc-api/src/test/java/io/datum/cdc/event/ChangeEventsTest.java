@@ -82,7 +82,8 @@ class ChangeEventsTest {
             .getMessage());
     assertEquals(
         "transaction",
-        assertThrows(NullPointerException.class, () -> new UpdateEvent(OFFSET, null, ORDERS, row, row))
+        assertThrows(
+                NullPointerException.class, () -> new UpdateEvent(OFFSET, null, ORDERS, row, row))
             .getMessage());
     assertEquals(
         "table",
@@ -90,7 +91,8 @@ class ChangeEventsTest {
             .getMessage());
     assertEquals(
         "after",
-        assertThrows(NullPointerException.class, () -> new UpdateEvent(OFFSET, TX, ORDERS, row, null))
+        assertThrows(
+                NullPointerException.class, () -> new UpdateEvent(OFFSET, TX, ORDERS, row, null))
             .getMessage());
   }
 
@@ -115,7 +117,8 @@ class ChangeEventsTest {
     assertSame(content, e.content());
     assertEquals(
         "content",
-        assertThrows(NullPointerException.class, () -> new MessageEvent(OFFSET, TX, "p", null, true))
+        assertThrows(
+                NullPointerException.class, () -> new MessageEvent(OFFSET, TX, "p", null, true))
             .getMessage());
   }
 

@@ -99,10 +99,8 @@ class PgIntervalTest {
     assertEquals(
         Duration.ofMillis(-500), Duration.parse(new PgInterval(0, 0, -500_000L).toIso8601()));
     assertEquals(
-        Duration.ofMillis(-60_500),
-        Duration.parse(new PgInterval(0, 0, -60_500_000L).toIso8601()));
-    assertEquals(
-        Duration.ofNanos(-1000), Duration.parse(new PgInterval(0, 0, -1L).toIso8601()));
+        Duration.ofMillis(-60_500), Duration.parse(new PgInterval(0, 0, -60_500_000L).toIso8601()));
+    assertEquals(Duration.ofNanos(-1000), Duration.parse(new PgInterval(0, 0, -1L).toIso8601()));
   }
 
   @Test
@@ -114,15 +112,10 @@ class PgIntervalTest {
   @Test
   void extremes() {
     // PostgreSQL's interval range: months and days are int32, the time part int64 microseconds
-    assertEquals(
-        "P178956970Y7M", new PgInterval(Integer.MAX_VALUE, 0, 0L).toIso8601());
-    assertEquals(
-        "P-178956970Y-8M", new PgInterval(Integer.MIN_VALUE, 0, 0L).toIso8601());
-    assertEquals(
-        "PT2562047788H54.775807S",
-        new PgInterval(0, 0, Long.MAX_VALUE).toIso8601());
-    assertEquals(
-        "PT-2562047788H-54.775808S", new PgInterval(0, 0, Long.MIN_VALUE).toIso8601());
+    assertEquals("P178956970Y7M", new PgInterval(Integer.MAX_VALUE, 0, 0L).toIso8601());
+    assertEquals("P-178956970Y-8M", new PgInterval(Integer.MIN_VALUE, 0, 0L).toIso8601());
+    assertEquals("PT2562047788H54.775807S", new PgInterval(0, 0, Long.MAX_VALUE).toIso8601());
+    assertEquals("PT-2562047788H-54.775808S", new PgInterval(0, 0, Long.MIN_VALUE).toIso8601());
     assertEquals(
         Duration.of(Long.MIN_VALUE, java.time.temporal.ChronoUnit.MICROS),
         Duration.parse(new PgInterval(0, 0, Long.MIN_VALUE).toIso8601()));

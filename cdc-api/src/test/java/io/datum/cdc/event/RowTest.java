@@ -82,8 +82,7 @@ class RowTest {
   void getOnUnchangedToastThrowsNamingTheColumn() {
     Row row = row();
     IllegalStateException byIndex = assertThrows(IllegalStateException.class, () -> row.get(2));
-    assertEquals(
-        "column \"big\" is unchanged TOAST: its value was not sent", byIndex.getMessage());
+    assertEquals("column \"big\" is unchanged TOAST: its value was not sent", byIndex.getMessage());
     IllegalStateException byName = assertThrows(IllegalStateException.class, () -> row.get("big"));
     assertEquals("column \"big\" is unchanged TOAST: its value was not sent", byName.getMessage());
   }
@@ -108,8 +107,7 @@ class RowTest {
 
   @Test
   void keyColumnsNoneIsNull() {
-    Row row =
-        Row.of(List.of(col("a", INT4, false), col("b", TEXT, false)), new Object[] {1, "x"});
+    Row row = Row.of(List.of(col("a", INT4, false), col("b", TEXT, false)), new Object[] {1, "x"});
     assertNull(row.keyColumns());
   }
 
@@ -120,8 +118,7 @@ class RowTest {
 
   @Test
   void keyColumnsAllIsTheSameRow() {
-    Row row =
-        Row.of(List.of(col("a", INT4, true), col("b", TEXT, true)), new Object[] {1, "x"});
+    Row row = Row.of(List.of(col("a", INT4, true), col("b", TEXT, true)), new Object[] {1, "x"});
     assertSame(row, row.keyColumns());
   }
 
@@ -166,11 +163,9 @@ class RowTest {
     assertEquals(List.of("big"), row().unchangedToastColumns());
     Row none = Row.of(COLUMNS, new Object[] {1, null, "", "x"});
     assertEquals(List.of(), none.unchangedToastColumns());
-    Row two =
-        Row.of(COLUMNS, new Object[] {1, Row.UNCHANGED_TOAST, "y", Row.UNCHANGED_TOAST});
+    Row two = Row.of(COLUMNS, new Object[] {1, Row.UNCHANGED_TOAST, "y", Row.UNCHANGED_TOAST});
     assertEquals(List.of("note", "gone"), two.unchangedToastColumns());
-    assertThrows(
-        UnsupportedOperationException.class, () -> two.unchangedToastColumns().add("x"));
+    assertThrows(UnsupportedOperationException.class, () -> two.unchangedToastColumns().add("x"));
   }
 
   @Test
@@ -206,7 +201,11 @@ class RowTest {
   @Test
   void toStringShowsStatesAndByteCounts() {
     List<ColumnInfo> columns =
-        List.of(col("id", INT4, true), col("b", 17, false), col("t", TEXT, false), col("n", TEXT, false));
+        List.of(
+            col("id", INT4, true),
+            col("b", 17, false),
+            col("t", TEXT, false),
+            col("n", TEXT, false));
     Row row = Row.of(columns, new Object[] {1, new byte[] {1, 2, 3}, Row.UNCHANGED_TOAST, null});
     assertEquals("{id=1, b=3 bytes, t=UNCHANGED_TOAST, n=null}", row.toString());
     assertEquals("UNCHANGED_TOAST", Row.UNCHANGED_TOAST.toString());
@@ -218,7 +217,6 @@ class RowTest {
     assertEquals("UNCHANGED_TOAST", row.get(1));
     assertFalse(row.isUnchangedToast(1));
     assertEquals(List.of(), row.unchangedToastColumns());
-    assertEquals(
-        Arrays.asList("id", "note", "big", "gone"), new ArrayList<>(row.toMap().keySet()));
+    assertEquals(Arrays.asList("id", "note", "big", "gone"), new ArrayList<>(row.toMap().keySet()));
   }
 }

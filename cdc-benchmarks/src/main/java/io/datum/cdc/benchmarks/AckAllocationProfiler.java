@@ -12,8 +12,8 @@ import org.openjdk.jmh.results.ScalarResult;
 
 /**
  * Reports {@code ack.alloc.norm}: bytes allocated per operation inside the measured part of the
- * invocations only, without the per-invocation setup that {@code gc.alloc.rate.norm} includes
- * (see {@link AckAllocation}). Enable with {@code -prof io.datum.cdc.benchmarks.AckAllocationProfiler};
+ * invocations only, without the per-invocation setup that {@code gc.alloc.rate.norm} includes (see
+ * {@link AckAllocation}). Enable with {@code -prof io.datum.cdc.benchmarks.AckAllocationProfiler};
  * benchmarks that do not open {@link AckAllocation.Window}s report nothing.
  */
 public final class AckAllocationProfiler implements InternalProfiler {
@@ -37,7 +37,6 @@ public final class AckAllocationProfiler implements InternalProfiler {
       return List.of();
     }
     double perOperation = (double) AckAllocation.BYTES.sum() / operations;
-    return List.of(
-        new ScalarResult("ack.alloc.norm", perOperation, "B/op", AggregationPolicy.AVG));
+    return List.of(new ScalarResult("ack.alloc.norm", perOperation, "B/op", AggregationPolicy.AVG));
   }
 }

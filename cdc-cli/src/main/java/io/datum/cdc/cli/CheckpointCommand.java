@@ -29,10 +29,12 @@ final class CheckpointCommand {
   /**
    * {@code pgcdc checkpoint show --store URI [--slot NAME]}: prints what a store holds as one JSON
    * document on stdout: {@code {"store":..., "checkpoints":[{"slot":..., "watermark":...,
-   * "acknowledged_beyond":[{"tx_end_lsn":..., "event_count":..., "acknowledged":[[from,to],...]}]}]}}
-   * (inclusive index ranges).
+   * "acknowledged_beyond":[{"tx_end_lsn":..., "event_count":...,
+   * "acknowledged":[[from,to],...]}]}]}} (inclusive index ranges).
    */
-  @Command(name = "show", mixinStandardHelpOptions = true,
+  @Command(
+      name = "show",
+      mixinStandardHelpOptions = true,
       description = "Print the checkpoints a store holds, as JSON.")
   static final class Show implements Callable<Integer> {
 
@@ -58,7 +60,8 @@ final class CheckpointCommand {
       } catch (java.net.URISyntaxException e) {
         return; // CheckpointStores.open reports it
       }
-      if (parsed.getScheme() == null || parsed.getAuthority() != null
+      if (parsed.getScheme() == null
+          || parsed.getAuthority() != null
           || !CheckpointStores.providers(CheckpointCommand.class.getClassLoader())
               .containsKey(parsed.getScheme())) {
         return; // unknown scheme or a host: CheckpointStores.open names the problem
@@ -67,9 +70,12 @@ final class CheckpointCommand {
       if (path != null && path.indexOf('?') >= 0) {
         path = path.substring(0, path.indexOf('?'));
       }
-      if (!parsed.getScheme().equals("memory") && path != null
-          && !path.isEmpty() && !java.nio.file.Files.exists(java.nio.file.Path.of(path))) {
-        throw new io.datum.cdc.CdcStoreException("no checkpoint store at " + uri + ": " + path + " does not exist");
+      if (!parsed.getScheme().equals("memory")
+          && path != null
+          && !path.isEmpty()
+          && !java.nio.file.Files.exists(java.nio.file.Path.of(path))) {
+        throw new io.datum.cdc.CdcStoreException(
+            "no checkpoint store at " + uri + ": " + path + " does not exist");
       }
     }
 
@@ -98,14 +104,19 @@ final class CheckpointCommand {
         }
         if (slot != null && found.isEmpty()) {
           throw new io.datum.cdc.CdcException(
-              "the store " + checkpoints.location() + " holds no checkpoint for slot \"" + slot + '"');
+              "the store "
+                  + checkpoints.location()
+                  + " holds no checkpoint for slot \""
+                  + slot
+                  + '"');
         }
         Map<String, Object> document = new LinkedHashMap<>();
         document.put("store", checkpoints.location());
         document.put("checkpoints", found);
-        ObjectMapper json = new ObjectMapper()
-            .enable(SerializationFeature.INDENT_OUTPUT)
-            .disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+        ObjectMapper json =
+            new ObjectMapper()
+                .enable(SerializationFeature.INDENT_OUTPUT)
+                .disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
         json.writeValue(out, document);
         out.println();
         out.flush();

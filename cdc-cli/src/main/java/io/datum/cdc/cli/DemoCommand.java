@@ -30,19 +30,25 @@ import picocli.CommandLine.Option;
 @Command(
     name = "demo",
     mixinStandardHelpOptions = true,
-    description = "Stream a scripted workload of an embedded PostgreSQL; kill -9 the consumer and resume.")
+    description =
+        "Stream a scripted workload of an embedded PostgreSQL; kill -9 the consumer and resume.")
 final class DemoCommand implements Callable<Integer> {
 
   static final String SLOT = "pgcdc_demo";
   static final int LARGE_TRANSACTION_ROWS = 200;
+
   /** The first consumer is killed once this many events of the large transaction were printed. */
   static final int PRINTED_BEFORE_KILL = 5;
 
   @Option(names = "--verbose", description = "print stack traces of errors")
   boolean verbose;
 
-  @Option(names = "--idle-exit", paramLabel = "SECONDS", defaultValue = "2",
-      description = "the resumed consumer exits after SECONDS without a change (default ${DEFAULT-VALUE})")
+  @Option(
+      names = "--idle-exit",
+      paramLabel = "SECONDS",
+      defaultValue = "2",
+      description =
+          "the resumed consumer exits after SECONDS without a change (default ${DEFAULT-VALUE})")
   double idleExitSeconds;
 
   private final PrintStream out = System.out;
@@ -58,12 +64,26 @@ final class DemoCommand implements Callable<Integer> {
       DemoWorkload workload = new DemoWorkload(pg);
       workload.createSchema();
       pg.execute("SELECT pg_create_logical_replication_slot('" + SLOT + "', 'pgoutput')");
-      err.println("pgcdc demo: tables customers, orders, audit_log; publication and slot " + SLOT
-          + "; checkpoints in file:" + storeDir);
+      err.println(
+          "pgcdc demo: tables customers, orders, audit_log; publication and slot "
+              + SLOT
+              + "; checkpoints in file:"
+              + storeDir);
       workload.runBeforeKill(LARGE_TRANSACTION_ROWS);
 
-      List<String> stream = List.of("stream", "--url", pg.jdbcUrl(), "--user", pg.user(),
-          "--slot", SLOT, "--publication", SLOT, "--store", "file:" + storeDir);
+      List<String> stream =
+          List.of(
+              "stream",
+              "--url",
+              pg.jdbcUrl(),
+              "--user",
+              pg.user(),
+              "--slot",
+              SLOT,
+              "--publication",
+              SLOT,
+              "--store",
+              "file:" + storeDir);
       err.println("pgcdc demo: $ pgcdc " + String.join(" ", stream));
       Process first = consumer(stream);
       int large = 0;
@@ -87,13 +107,19 @@ final class DemoCommand implements Callable<Integer> {
         }
       }
       int beforeKill = printed.size();
-      err.println("pgcdc demo: kill -9 of the consumer after " + beforeKill + " events, in the middle"
-          + " of the " + LARGE_TRANSACTION_ROWS + "-row transaction; stored watermark "
-          + storedWatermark(storeDir));
+      err.println(
+          "pgcdc demo: kill -9 of the consumer after "
+              + beforeKill
+              + " events, in the middle"
+              + " of the "
+              + LARGE_TRANSACTION_ROWS
+              + "-row transaction; stored watermark "
+              + storedWatermark(storeDir));
 
       workload.runWhileDown();
       workload.runAfterRestart();
-      err.println("pgcdc demo: wrote more changes while no consumer runs; resuming on the same slot and store");
+      err.println(
+          "pgcdc demo: wrote more changes while no consumer runs; resuming on the same slot and store");
       List<String> resume = new ArrayList<>(stream);
       resume.addAll(List.of("--idle-exit", Double.toString(idleExitSeconds)));
       Process second = consumer(resume);
@@ -104,8 +130,10 @@ final class DemoCommand implements Callable<Integer> {
         }
       }
       if (!second.waitFor(60, TimeUnit.SECONDS) || second.exitValue() != 0) {
-        throw new IllegalStateException("the resumed consumer failed (exit "
-            + (second.isAlive() ? "none" : second.exitValue()) + ")");
+        throw new IllegalStateException(
+            "the resumed consumer failed (exit "
+                + (second.isAlive() ? "none" : second.exitValue())
+                + ")");
       }
       summarise(pg, beforeKill);
     } finally {
@@ -125,14 +153,27 @@ final class DemoCommand implements Callable<Integer> {
       }
     }
     String last = printed.get(printed.size() - 1).get("tx_end_lsn").asText();
-    String confirmed = pg.queryString(
-        "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = '" + SLOT + "'");
-    err.println("pgcdc demo: " + printed.size() + " events (" + events.size() + " distinct) in "
-        + transactions.size() + " transactions; " + again + " delivered again after the kill"
-        + " (printed, but their acknowledgement not yet stored when the consumer was killed;"
-        + " the stored ones did not come again);"
-        + " final watermark "
-        + last + ", slot confirmed_flush_lsn " + confirmed);
+    String confirmed =
+        pg.queryString(
+            "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = '"
+                + SLOT
+                + "'");
+    err.println(
+        "pgcdc demo: "
+            + printed.size()
+            + " events ("
+            + events.size()
+            + " distinct) in "
+            + transactions.size()
+            + " transactions; "
+            + again
+            + " delivered again after the kill"
+            + " (printed, but their acknowledgement not yet stored when the consumer was killed;"
+            + " the stored ones did not come again);"
+            + " final watermark "
+            + last
+            + ", slot confirmed_flush_lsn "
+            + confirmed);
   }
 
   private Process consumer(List<String> args) throws Exception {
@@ -162,8 +203,8 @@ final class DemoCommand implements Callable<Integer> {
 
   /**
    * Waits (up to 10 s) until the consumer's store holds acknowledged events of the large
-   * transaction and stops changing for 300 ms: the consumer is blocked on the full pipe by then,
-   * so its background stores have caught up with everything it printed.
+   * transaction and stops changing for 300 ms: the consumer is blocked on the full pipe by then, so
+   * its background stores have caught up with everything it printed.
    */
   private void awaitStoredAcknowledgementsBeyondWatermark(Path storeDir) throws Exception {
     Path file = storeDir.resolve(SLOT + ".json");
@@ -172,7 +213,8 @@ final class DemoCommand implements Callable<Integer> {
     int unchanged = 0;
     while (System.nanoTime() < deadline && unchanged < 3) {
       String now = Files.exists(file) ? storedWatermark(storeDir) : null;
-      boolean beyond = now != null && json.readTree(file.toFile()).path("acknowledged_beyond").size() > 0;
+      boolean beyond =
+          now != null && json.readTree(file.toFile()).path("acknowledged_beyond").size() > 0;
       unchanged = beyond && now.equals(last) ? unchanged + 1 : 0;
       last = now;
       Thread.sleep(100); // polling a file another process writes; nothing to wait on

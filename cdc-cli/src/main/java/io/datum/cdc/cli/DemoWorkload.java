@@ -43,7 +43,9 @@ final class DemoWorkload {
         "UPDATE customers SET email = 'grace@example.com' WHERE id = 2",
         "DELETE FROM orders WHERE id = 2",
         "INSERT INTO audit_log (seq, payload, ratio, took) SELECT g, int4send(g), g / 7.0,"
-            + " make_interval(secs => g * 1.5) FROM generate_series(1, " + largeTransactionRows + ") g");
+            + " make_interval(secs => g * 1.5) FROM generate_series(1, "
+            + largeTransactionRows
+            + ") g");
   }
 
   /** Changes written while no source runs. */

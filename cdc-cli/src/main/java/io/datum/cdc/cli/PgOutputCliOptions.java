@@ -15,35 +15,53 @@ import picocli.CommandLine.Option;
  */
 final class PgOutputCliOptions {
 
-  @Option(names = "--proto-version", paramLabel = "N",
-      description = "pgoutput protocol version 1-4 (default: the highest the server supports:"
-          + " 1 before PostgreSQL 14, 2 on 14, 3 on 15, 4 on 16+)")
+  @Option(
+      names = "--proto-version",
+      paramLabel = "N",
+      description =
+          "pgoutput protocol version 1-4 (default: the highest the server supports:"
+              + " 1 before PostgreSQL 14, 2 on 14, 3 on 15, 4 on 16+)")
   Integer protocolVersion;
 
-  @Option(names = "--streaming", paramLabel = "off|on|parallel", defaultValue = "off",
-      description = "let PostgreSQL stream large in-progress transactions (on: 14+, parallel: 16+);"
-          + " they are still printed only once committed (default off)")
+  @Option(
+      names = "--streaming",
+      paramLabel = "off|on|parallel",
+      defaultValue = "off",
+      description =
+          "let PostgreSQL stream large in-progress transactions (on: 14+, parallel: 16+);"
+              + " they are still printed only once committed (default off)")
   String streaming;
 
-  @Option(names = "--two-phase",
-      description = "decode prepared transactions at PREPARE TRANSACTION (15+; marks the slot"
-          + " two-phase); they are printed at COMMIT PREPARED, never after ROLLBACK PREPARED")
+  @Option(
+      names = "--two-phase",
+      description =
+          "decode prepared transactions at PREPARE TRANSACTION (15+; marks the slot"
+              + " two-phase); they are printed at COMMIT PREPARED, never after ROLLBACK PREPARED")
   boolean twoPhase;
 
   @Option(names = "--binary", description = "receive column values in binary format (14+)")
   boolean binary;
 
-  @Option(names = "--origin", paramLabel = "any|none",
-      description = "none: only changes without a replication origin, any: all (16+; default:"
-          + " option not sent)")
+  @Option(
+      names = "--origin",
+      paramLabel = "any|none",
+      description =
+          "none: only changes without a replication origin, any: all (16+; default:"
+              + " option not sent)")
   String origin;
 
-  @Option(names = "--memory-budget", paramLabel = "SIZE", defaultValue = "64m",
-      description = "memory for buffered transactions before one spills to a temporary file:"
-          + " bytes, or a number with k, m or g (1024-based); default 64m")
+  @Option(
+      names = "--memory-budget",
+      paramLabel = "SIZE",
+      defaultValue = "64m",
+      description =
+          "memory for buffered transactions before one spills to a temporary file:"
+              + " bytes, or a number with k, m or g (1024-based); default 64m")
   String memoryBudget;
 
-  @Option(names = "--spill-dir", paramLabel = "DIR",
+  @Option(
+      names = "--spill-dir",
+      paramLabel = "DIR",
       description = "directory for spill files (default: java.io.tmpdir)")
   Path spillDirectory;
 
@@ -56,24 +74,29 @@ final class PgOutputCliOptions {
   void apply(PgCdcSource.Builder builder) {
     if (protocolVersion != null) {
       if (protocolVersion < 1 || protocolVersion > 4) {
-        throw new CdcConfigurationException("--proto-version must be 1 to 4, was " + protocolVersion);
+        throw new CdcConfigurationException(
+            "--proto-version must be 1 to 4, was " + protocolVersion);
       }
       builder.protocolVersion(protocolVersion);
     }
-    builder.streaming(switch (streaming.toLowerCase(Locale.ROOT)) {
-      case "off" -> StreamingMode.OFF;
-      case "on" -> StreamingMode.ON;
-      case "parallel" -> StreamingMode.PARALLEL;
-      default -> throw new CdcConfigurationException(
-          "--streaming must be off, on or parallel, was \"" + streaming + '"');
-    });
+    builder.streaming(
+        switch (streaming.toLowerCase(Locale.ROOT)) {
+          case "off" -> StreamingMode.OFF;
+          case "on" -> StreamingMode.ON;
+          case "parallel" -> StreamingMode.PARALLEL;
+          default ->
+              throw new CdcConfigurationException(
+                  "--streaming must be off, on or parallel, was \"" + streaming + '"');
+        });
     if (origin != null) {
-      builder.origin(switch (origin.toLowerCase(Locale.ROOT)) {
-        case "any" -> OriginFilter.ANY;
-        case "none" -> OriginFilter.NONE;
-        default -> throw new CdcConfigurationException(
-            "--origin must be any or none, was \"" + origin + '"');
-      });
+      builder.origin(
+          switch (origin.toLowerCase(Locale.ROOT)) {
+            case "any" -> OriginFilter.ANY;
+            case "none" -> OriginFilter.NONE;
+            default ->
+                throw new CdcConfigurationException(
+                    "--origin must be any or none, was \"" + origin + '"');
+          });
     }
     builder.twoPhase(twoPhase).binary(binary).memoryBudget(parseSize(memoryBudget));
     if (spillDirectory != null) {
@@ -110,6 +133,8 @@ final class PgOutputCliOptions {
       // reported below
     }
     throw new CdcConfigurationException(
-        "--memory-budget must be a positive number of bytes, optionally with k, m or g, was \"" + text + '"');
+        "--memory-budget must be a positive number of bytes, optionally with k, m or g, was \""
+            + text
+            + '"');
   }
 }

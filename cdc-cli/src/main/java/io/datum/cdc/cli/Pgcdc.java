@@ -6,8 +6,8 @@ import picocli.CommandLine.Command;
 
 /**
  * The {@code pgcdc} command: streams PostgreSQL changes as JSON lines ({@code stream}) and shows
- * datum-cdc on an embedded PostgreSQL ({@code demo}). Exit codes: 0 success, 1 failure (one line
- * on stderr; the stack trace with {@code --verbose}), 2 bad usage or configuration (a missing or
+ * datum-cdc on an embedded PostgreSQL ({@code demo}). Exit codes: 0 success, 1 failure (one line on
+ * stderr; the stack trace with {@code --verbose}), 2 bad usage or configuration (a missing or
  * malformed option, an invalid slot name, an unknown store scheme).
  */
 @Command(
@@ -54,7 +54,9 @@ public final class Pgcdc {
           boolean verbose = parseResult.originalArgs().contains("--verbose");
           String message = e.getMessage() != null ? e.getMessage() : e.toString();
           // one line: server errors carry DETAIL/WHERE lines
-          commandLine.getErr().println("pgcdc: error: " + message.strip().replaceAll("\\s*\\R\\s*", "; "));
+          commandLine
+              .getErr()
+              .println("pgcdc: error: " + message.strip().replaceAll("\\s*\\R\\s*", "; "));
           if (verbose) {
             e.printStackTrace(commandLine.getErr());
           }

@@ -23,12 +23,14 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code pgcdc status --url URL --slot NAME}: what the server says of a slot, as JSON: whether it
- * is active and for which process, its {@code confirmed_flush_lsn} and {@code restart_lsn}, the
- * lag in bytes ({@code pg_current_wal_lsn() - confirmed_flush_lsn}), the WAL it retains in bytes
+ * is active and for which process, its {@code confirmed_flush_lsn} and {@code restart_lsn}, the lag
+ * in bytes ({@code pg_current_wal_lsn() - confirmed_flush_lsn}), the WAL it retains in bytes
  * ({@code pg_current_wal_lsn() - restart_lsn}) and {@code wal_status} (PostgreSQL docs, 53.19
  * pg_replication_slots).
  */
-@Command(name = "status", mixinStandardHelpOptions = true,
+@Command(
+    name = "status",
+    mixinStandardHelpOptions = true,
     description = "Print a replication slot's state and lag as JSON.")
 final class StatusCommand implements Callable<Integer> {
 
@@ -41,7 +43,10 @@ final class StatusCommand implements Callable<Integer> {
           + " wal_status"
           + " FROM pg_replication_slots WHERE slot_name = ?";
 
-  @Option(names = "--url", required = true, description = "JDBC URL, jdbc:postgresql://host:port/db")
+  @Option(
+      names = "--url",
+      required = true,
+      description = "JDBC URL, jdbc:postgresql://host:port/db")
   String url;
 
   @Option(names = "--slot", required = true, description = "replication slot")
@@ -50,7 +55,9 @@ final class StatusCommand implements Callable<Integer> {
   @Option(names = "--user", description = "role to connect as")
   String user;
 
-  @Option(names = "--password-env", paramLabel = "VAR",
+  @Option(
+      names = "--password-env",
+      paramLabel = "VAR",
       description = "name of the environment variable holding the password")
   String passwordEnv;
 
@@ -88,8 +95,14 @@ final class StatusCommand implements Callable<Integer> {
         }
       }
     } catch (SQLException e) {
-      throw new CdcConnectionException("cannot read the state of slot \"" + slot + "\" at "
-          + url.replaceAll("(?i)password=[^&]*", "password=***") + ": " + e.getMessage(), e);
+      throw new CdcConnectionException(
+          "cannot read the state of slot \""
+              + slot
+              + "\" at "
+              + url.replaceAll("(?i)password=[^&]*", "password=***")
+              + ": "
+              + e.getMessage(),
+          e);
     }
     new ObjectMapper()
         .enable(SerializationFeature.INDENT_OUTPUT)

@@ -6,8 +6,8 @@ import io.datum.cdc.CheckpointStores;
 import io.datum.cdc.cli.json.JsonLinesWriter;
 import io.datum.cdc.core.PgCdcSource;
 import java.io.BufferedOutputStream;
-import java.io.FileOutputStream;
 import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -24,68 +24,101 @@ import picocli.CommandLine.Option;
     description = "Stream committed changes of a publication as JSON lines on stdout.")
 final class StreamCommand implements Callable<Integer> {
 
-  @Option(names = "--url", required = true, description = "JDBC URL, jdbc:postgresql://host:port/db")
+  @Option(
+      names = "--url",
+      required = true,
+      description = "JDBC URL, jdbc:postgresql://host:port/db")
   String url;
 
-  @Option(names = "--slot", required = true, description = "logical replication slot ([a-z0-9_]{1,63})")
+  @Option(
+      names = "--slot",
+      required = true,
+      description = "logical replication slot ([a-z0-9_]{1,63})")
   String slot;
 
   @Option(names = "--publication", required = true, description = "publication to stream")
   String publication;
 
-  @Option(names = "--store", required = true,
+  @Option(
+      names = "--store",
+      required = true,
       description = "checkpoint store URI: memory:, file:/dir, ...")
   String store;
 
   @Option(names = "--user", description = "role with the REPLICATION attribute")
   String user;
 
-  @Option(names = "--password-env", paramLabel = "VAR",
+  @Option(
+      names = "--password-env",
+      paramLabel = "VAR",
       description = "name of the environment variable holding the password")
   String passwordEnv;
 
   @Option(names = "--create-slot", description = "create the slot if it does not exist")
   boolean createSlot;
 
-  @Option(names = "--create-publication", description = "create the publication if it does not exist")
+  @Option(
+      names = "--create-publication",
+      description = "create the publication if it does not exist")
   boolean createPublication;
 
-  @Option(names = "--tables", split = ",", paramLabel = "schema.table",
+  @Option(
+      names = "--tables",
+      split = ",",
+      paramLabel = "schema.table",
       description = "tables of a created publication (default: all tables)")
   List<String> tables = List.of();
 
   @Option(names = "--max-events", paramLabel = "N", description = "exit 0 after N events")
   Long maxEvents;
 
-  @Option(names = "--idle-exit", paramLabel = "SECONDS",
+  @Option(
+      names = "--idle-exit",
+      paramLabel = "SECONDS",
       description = "exit 0 after SECONDS (a decimal number) without a change")
   Double idleExitSeconds;
 
-  @Option(names = "--reconnect", paramLabel = "ATTEMPTS", defaultValue = "unlimited",
-      description = "after a connection loss, reconnect up to ATTEMPTS times with exponential"
-          + " backoff (0.2 s doubling to 30 s, with jitter); 0 exits at the first loss"
-          + " (default: unlimited)")
+  @Option(
+      names = "--reconnect",
+      paramLabel = "ATTEMPTS",
+      defaultValue = "unlimited",
+      description =
+          "after a connection loss, reconnect up to ATTEMPTS times with exponential"
+              + " backoff (0.2 s doubling to 30 s, with jitter); 0 exits at the first loss"
+              + " (default: unlimited)")
   String reconnect;
 
-  @Option(names = "--durable-acks", paramLabel = "event|transaction", defaultValue = "event",
-      description = "when acknowledgements reach the store: per event (default; no printed and"
-          + " acknowledged event comes again after a crash; one store write per event) or per"
-          + " transaction (faster; after a crash the printed events of a transaction not yet"
-          + " completely printed come again)")
+  @Option(
+      names = "--durable-acks",
+      paramLabel = "event|transaction",
+      defaultValue = "event",
+      description =
+          "when acknowledgements reach the store: per event (default; no printed and"
+              + " acknowledged event comes again after a crash; one store write per event) or per"
+              + " transaction (faster; after a crash the printed events of a transaction not yet"
+              + " completely printed come again)")
   String durableAcks;
 
-  @Option(names = "--messages",
-      description = "also stream logical decoding messages (pg_logical_emit_message; PostgreSQL 14+)")
+  @Option(
+      names = "--messages",
+      description =
+          "also stream logical decoding messages (pg_logical_emit_message; PostgreSQL 14+)")
   boolean messages;
 
-  @Option(names = "--wait-for-slot", paramLabel = "SECONDS", defaultValue = "0",
-      description = "when the slot is active for another process, wait up to SECONDS for it"
-          + " (default 0: fail at once, naming that process)")
+  @Option(
+      names = "--wait-for-slot",
+      paramLabel = "SECONDS",
+      defaultValue = "0",
+      description =
+          "when the slot is active for another process, wait up to SECONDS for it"
+              + " (default 0: fail at once, naming that process)")
   double waitForSlotSeconds;
 
-  @Option(names = "--trust-slot-position",
-      description = "resume at the slot's position when it is after the stored watermark"
-          + " (the changes in between are lost); default: refuse to start")
+  @Option(
+      names = "--trust-slot-position",
+      description =
+          "resume at the slot's position when it is after the stored watermark"
+              + " (the changes in between are lost); default: refuse to start")
   boolean trustSlotPosition;
 
   @Option(names = "--verbose", description = "print stack traces of errors")
@@ -119,14 +152,17 @@ final class StreamCommand implements Callable<Integer> {
             "environment variable " + passwordEnv + " (--password-env) is not set");
       }
     }
-    io.datum.cdc.core.AcknowledgementDurability durability = switch (durableAcks) {
-      case "transaction" -> io.datum.cdc.core.AcknowledgementDurability.TRANSACTION;
-      case "event" -> io.datum.cdc.core.AcknowledgementDurability.EVENT;
-      default -> throw new CdcConfigurationException(
-          "--durable-acks must be transaction or event, was \"" + durableAcks + '"');
-    };
+    io.datum.cdc.core.AcknowledgementDurability durability =
+        switch (durableAcks) {
+          case "transaction" -> io.datum.cdc.core.AcknowledgementDurability.TRANSACTION;
+          case "event" -> io.datum.cdc.core.AcknowledgementDurability.EVENT;
+          default ->
+              throw new CdcConfigurationException(
+                  "--durable-acks must be transaction or event, was \"" + durableAcks + '"');
+        };
     if (waitForSlotSeconds < 0) {
-      throw new CdcConfigurationException("--wait-for-slot must not be negative, was " + waitForSlotSeconds);
+      throw new CdcConfigurationException(
+          "--wait-for-slot must not be negative, was " + waitForSlotSeconds);
     }
     int reconnectAttempts = reconnectAttempts(reconnect);
     if (!tables.isEmpty() && !createPublication) {
@@ -139,7 +175,8 @@ final class StreamCommand implements Callable<Integer> {
       throw new CdcConfigurationException("--idle-exit must be positive, was " + idleExitSeconds);
     }
     JsonLinesWriter out =
-        new JsonLinesWriter(new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16));
+        new JsonLinesWriter(
+            new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16));
     try (CdcCheckpointStore checkpoints = CheckpointStores.open(store)) {
       PgCdcSource.Builder builder =
           PgCdcSource.builder()
@@ -152,7 +189,10 @@ final class StreamCommand implements Callable<Integer> {
               .acknowledgementDurability(durability)
               .messages(messages)
               .waitForSlot(java.time.Duration.ofMillis((long) (waitForSlotSeconds * 1000)))
-              .reconnect(reconnectAttempts, java.time.Duration.ofMillis(200), java.time.Duration.ofSeconds(30))
+              .reconnect(
+                  reconnectAttempts,
+                  java.time.Duration.ofMillis(200),
+                  java.time.Duration.ofSeconds(30))
               .createPublication(createPublication, tables.toArray(new String[0]));
       if (user != null) {
         builder.user(user);

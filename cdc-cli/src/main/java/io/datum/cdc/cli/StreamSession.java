@@ -11,11 +11,11 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Runs one source until an event limit, an idle timeout, a signal or a failure; writes each event
- * as one JSON line, flushes, then acknowledges it with {@code checkpointAsync}: the
- * acknowledgement is recorded at once and stored in the background, many per store write, so
- * printing does not wait for an fsync per event. An event printed whose acknowledgement was not
- * yet stored when the process died comes again; a stored one never does (with the default
- * per-event durability). A graceful stop stores every acknowledgement.
+ * as one JSON line, flushes, then acknowledges it with {@code checkpointAsync}: the acknowledgement
+ * is recorded at once and stored in the background, many per store write, so printing does not wait
+ * for an fsync per event. An event printed whose acknowledgement was not yet stored when the
+ * process died comes again; a stored one never does (with the default per-event durability). A
+ * graceful stop stores every acknowledgement.
  */
 final class StreamSession {
 

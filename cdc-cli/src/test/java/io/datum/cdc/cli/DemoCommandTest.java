@@ -26,12 +26,18 @@ class DemoCommandTest {
   void demoStreamsKillsResumesAndSummarises(@TempDir Path dir) throws Exception {
     Path out = dir.resolve("out");
     Path err = dir.resolve("err");
-    Process p = new ProcessBuilder(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-cp", System.getProperty("java.class.path"), Pgcdc.class.getName(), "demo", "--idle-exit", "1")
-        .redirectOutput(out.toFile())
-        .redirectError(err.toFile())
-        .start();
+    Process p =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                Pgcdc.class.getName(),
+                "demo",
+                "--idle-exit",
+                "1")
+            .redirectOutput(out.toFile())
+            .redirectError(err.toFile())
+            .start();
     assertTrue(p.waitFor(180, TimeUnit.SECONDS), "demo did not finish within 180 s");
     String stderr = Files.readString(err, StandardCharsets.UTF_8);
     assertEquals(0, p.exitValue(), stderr);
@@ -41,7 +47,8 @@ class DemoCommandTest {
     for (String line : Files.readAllLines(out, StandardCharsets.UTF_8)) {
       events.add(json.readTree(line));
     }
-    Matcher killed = Pattern.compile("kill -9 of the consumer .*; stored watermark (\\S+)").matcher(stderr);
+    Matcher killed =
+        Pattern.compile("kill -9 of the consumer .*; stored watermark (\\S+)").matcher(stderr);
     assertTrue(killed.find(), stderr);
     PgLsn storedAtKill = killed.group(1).equals("none") ? PgLsn.ZERO : PgLsn.parse(killed.group(1));
     Set<String> transactions = new HashSet<>();
@@ -51,16 +58,18 @@ class DemoCommandTest {
       transactions.add(e.get("tx_end_lsn").asText());
       if (!seen.add(e.get("tx_end_lsn").asText() + "#" + e.get("event_index").asInt())) {
         again++;
-        assertTrue(PgLsn.parse(e.get("tx_end_lsn").asText()).isAfter(storedAtKill),
+        assertTrue(
+            PgLsn.parse(e.get("tx_end_lsn").asText()).isAfter(storedAtKill),
             "nothing at or before the watermark stored at the kill comes again: " + e);
       }
     }
     // 3 + 3 + 1 + 1 + 1 + 200 before the kill, 1 + 1 while down, 1 + 2 + 1 after the restart
     assertEquals(215, seen.size());
-    Matcher summary = Pattern.compile(
-            "pgcdc demo: (\\d+) events \\((\\d+) distinct\\) in (\\d+) transactions; (\\d+) delivered again"
-                + ".*final watermark (\\S+), slot confirmed_flush_lsn (\\S+)")
-        .matcher(stderr);
+    Matcher summary =
+        Pattern.compile(
+                "pgcdc demo: (\\d+) events \\((\\d+) distinct\\) in (\\d+) transactions; (\\d+) delivered again"
+                    + ".*final watermark (\\S+), slot confirmed_flush_lsn (\\S+)")
+            .matcher(stderr);
     assertTrue(summary.find(), stderr);
     assertEquals(events.size(), Integer.parseInt(summary.group(1)));
     assertEquals(seen.size(), Integer.parseInt(summary.group(2)));

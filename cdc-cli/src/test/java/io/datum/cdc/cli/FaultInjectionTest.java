@@ -2,7 +2,6 @@ package io.datum.cdc.cli;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -34,13 +33,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Fault injection: a workload commits numbered rows while a {@code pgcdc stream} consumer (file
- * store, default options: unlimited reconnects, per-event durable acknowledgements) appends what
- * it prints to a ledger; at random moments the consumer is killed with SIGKILL and restarted, its
+ * store, default options: unlimited reconnects, per-event durable acknowledgements) appends what it
+ * prints to a ledger; at random moments the consumer is killed with SIGKILL and restarted, its
  * walsender is terminated, or PostgreSQL crashes and restarts. At the end a checker proves that
  * every committed row was delivered, and that no event whose acknowledgement the store held at a
  * SIGKILL (read from the store right after each kill) was printed again; rows printed but not yet
- * acknowledged at a kill may come again and are counted. Rounds: {@code -Dfaults.rounds=N}
- * (default 6, a short CI run); seed: {@code -Dfaults.seed=S}.
+ * acknowledged at a kill may come again and are counted. Rounds: {@code -Dfaults.rounds=N} (default
+ * 6, a short CI run); seed: {@code -Dfaults.seed=S}.
  */
 @EmbeddedPostgresTest
 class FaultInjectionTest {
@@ -52,7 +51,8 @@ class FaultInjectionTest {
   }
 
   @Test
-  void everyCommittedChangeIsDeliveredThroughKillsDisconnectsAndCrashes(@TempDir Path dir) throws Exception {
+  void everyCommittedChangeIsDeliveredThroughKillsDisconnectsAndCrashes(@TempDir Path dir)
+      throws Exception {
     int rounds = Integer.getInteger("faults.rounds", 6);
     long seed = Long.getLong("faults.seed", System.nanoTime());
     Random random = new Random(seed);
@@ -81,8 +81,9 @@ class FaultInjectionTest {
             faults.merge("consumer SIGKILL", 1, Integer::sum);
           }
           case 1 -> {
-            pg.execute("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots"
-                + " WHERE slot_name = 'faults' AND active_pid IS NOT NULL");
+            pg.execute(
+                "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots"
+                    + " WHERE slot_name = 'faults' AND active_pid IS NOT NULL");
             faults.merge("walsender terminated", 1, Integer::sum);
           }
           default -> {
@@ -113,13 +114,16 @@ class FaultInjectionTest {
     }
     if (last.isAlive()) {
       last.toHandle().destroyForcibly();
-      List<String> err = Files.readAllLines(ledger.resolveSibling("consumer.err"), StandardCharsets.UTF_8);
-      fail("final consumer made no progress for 60 s; the consumers' stderr ends with:\n"
-          + String.join("\n", err.subList(Math.max(0, err.size() - 40), err.size())));
+      List<String> err =
+          Files.readAllLines(ledger.resolveSibling("consumer.err"), StandardCharsets.UTF_8);
+      fail(
+          "final consumer made no progress for 60 s; the consumers' stderr ends with:\n"
+              + String.join("\n", err.subList(Math.max(0, err.size() - 40), err.size())));
     }
 
     Set<Long> committed = new TreeSet<>();
-    try (Connection c = pg.getConnection(); Statement st = c.createStatement();
+    try (Connection c = pg.getConnection();
+        Statement st = c.createStatement();
         var rs = st.executeQuery("SELECT id FROM numbered")) {
       while (rs.next()) {
         committed.add(rs.getLong(1));
@@ -150,21 +154,33 @@ class FaultInjectionTest {
     // printed again by a later consumer
     List<String> acknowledgedAgain = new ArrayList<>();
     for (Kill kill : kills) {
-      for (JsonNode event : lines.subList(Math.min(kill.linesBefore(), lines.size()), lines.size())) {
+      for (JsonNode event :
+          lines.subList(Math.min(kill.linesBefore(), lines.size()), lines.size())) {
         if (event != null && kill.acknowledged(event)) {
           acknowledgedAgain.add(event.toString());
         }
       }
     }
     long duplicates = delivered.values().stream().mapToLong(n -> n - 1).sum();
-    System.out.printf("fault injection (seed %d): %d rounds %s; %d rows committed, %d deliveries,"
+    System.out.printf(
+        "fault injection (seed %d): %d rounds %s; %d rows committed, %d deliveries,"
             + " %d delivered more than once (printed but not yet acknowledged at a SIGKILL),"
             + " %d acknowledged and delivered again, %d missing%n",
-        seed, rounds, faults, committed.size(), delivered.values().stream().mapToLong(n -> n).sum(),
-        duplicates, acknowledgedAgain.size(), missing.size());
+        seed,
+        rounds,
+        faults,
+        committed.size(),
+        delivered.values().stream().mapToLong(n -> n).sum(),
+        duplicates,
+        acknowledgedAgain.size(),
+        missing.size());
     assertEquals(List.of(), missing, "committed rows never delivered (seed " + seed + ")");
-    assertEquals(committed, new TreeSet<>(delivered.keySet()), "delivered rows that were never committed");
-    assertEquals(List.of(), acknowledgedAgain, "acknowledged before a SIGKILL, delivered again (seed " + seed + ")");
+    assertEquals(
+        committed, new TreeSet<>(delivered.keySet()), "delivered rows that were never committed");
+    assertEquals(
+        List.of(),
+        acknowledgedAgain,
+        "acknowledged before a SIGKILL, delivered again (seed " + seed + ")");
   }
 
   /**
@@ -203,17 +219,31 @@ class FaultInjectionTest {
   }
 
   private Process consumer(Path ledger, Path store, String idleExit) throws Exception {
-    List<String> command = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", System.getProperty("java.class.path"), Pgcdc.class.getName(),
-        "stream", "--url", pg.jdbcUrl(), "--user", pg.user(), "--slot", "faults",
-        "--publication", "faults", "--store", "file:" + store));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                Pgcdc.class.getName(),
+                "stream",
+                "--url",
+                pg.jdbcUrl(),
+                "--user",
+                pg.user(),
+                "--slot",
+                "faults",
+                "--publication",
+                "faults",
+                "--store",
+                "file:" + store));
     if (idleExit != null) {
       command.addAll(List.of("--idle-exit", idleExit));
     }
     return new ProcessBuilder(command)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(ledger.toFile()))
-        .redirectError(ProcessBuilder.Redirect.appendTo(ledger.resolveSibling("consumer.err").toFile()))
+        .redirectError(
+            ProcessBuilder.Redirect.appendTo(ledger.resolveSibling("consumer.err").toFile()))
         .start();
   }
 
@@ -234,7 +264,12 @@ class FaultInjectionTest {
           }
           int rows = 1 + random.nextInt(20);
           try (Statement st = c.createStatement()) {
-            st.execute("INSERT INTO numbered SELECT generate_series(" + next + ", " + (next + rows - 1) + ")");
+            st.execute(
+                "INSERT INTO numbered SELECT generate_series("
+                    + next
+                    + ", "
+                    + (next + rows - 1)
+                    + ")");
           }
           next += rows;
           committed.addAndGet(rows);
@@ -249,11 +284,15 @@ class FaultInjectionTest {
             e.addSuppressed(closing); // the connection is already broken
           }
           c = null;
-          await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> {
-            try (Connection probe = pg.getConnection()) {
-              return probe.isValid(1);
-            }
-          });
+          await()
+              .atMost(Duration.ofSeconds(60))
+              .ignoreExceptions()
+              .until(
+                  () -> {
+                    try (Connection probe = pg.getConnection()) {
+                      return probe.isValid(1);
+                    }
+                  });
         }
       }
       try {

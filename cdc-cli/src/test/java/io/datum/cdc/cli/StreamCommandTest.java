@@ -11,9 +11,9 @@ import io.datum.cdc.PgLsn;
 import io.datum.cdc.testkit.EmbeddedPostgresServer;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -43,22 +43,36 @@ class StreamCommandTest {
     command.addAll(List.of(args));
     Path out = workDir.resolve("stdout-" + System.nanoTime());
     Path err = workDir.resolve("stderr-" + System.nanoTime());
-    Process p = new ProcessBuilder(command)
-        .redirectOutput(out.toFile())
-        .redirectError(err.toFile())
-        .start();
+    Process p =
+        new ProcessBuilder(command)
+            .redirectOutput(out.toFile())
+            .redirectError(err.toFile())
+            .start();
     if (!p.waitFor(120, TimeUnit.SECONDS)) {
       p.destroyForcibly();
       throw new AssertionError("pgcdc " + String.join(" ", args) + " did not exit within 120 s");
     }
-    return new Run(p.exitValue(), Files.readAllLines(out, StandardCharsets.UTF_8),
+    return new Run(
+        p.exitValue(),
+        Files.readAllLines(out, StandardCharsets.UTF_8),
         Files.readString(err, StandardCharsets.UTF_8));
   }
 
   private String[] stream(Path store, String slot, String... extra) {
-    List<String> args = new ArrayList<>(List.of(
-        "stream", "--url", pg.jdbcUrl(), "--user", pg.user(), "--slot", slot,
-        "--publication", slot, "--store", "file:" + store));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "stream",
+                "--url",
+                pg.jdbcUrl(),
+                "--user",
+                pg.user(),
+                "--slot",
+                slot,
+                "--publication",
+                slot,
+                "--store",
+                "file:" + store));
     args.addAll(List.of(extra));
     return args.toArray(new String[0]);
   }
@@ -80,7 +94,8 @@ class StreamCommandTest {
     assertEquals(3, first.stdout().size(), first.stdout().toString());
     JsonNode insert = JSON.readTree(first.stdout().get(0));
     assertEquals(
-        JSON.readTree("{\"id\":1,\"name\":\"pen\",\"price\":\"1.50\",\"seen\":\"2026-11-30T10:18:40.5Z\"}"),
+        JSON.readTree(
+            "{\"id\":1,\"name\":\"pen\",\"price\":\"1.50\",\"seen\":\"2026-11-30T10:18:40.5Z\"}"),
         insert.get("after"));
     assertEquals("insert", insert.get("op").asText());
     assertEquals("cli", insert.get("slot").asText());
@@ -90,10 +105,13 @@ class StreamCommandTest {
     assertTrue(insert.get("before").isNull());
     assertEquals(0, insert.get("event_index").asInt());
     assertEquals(2, insert.get("event_count").asInt());
-    assertTrue(PgLsn.parse(insert.get("commit_lsn").asText())
-        .isBefore(PgLsn.parse(insert.get("tx_end_lsn").asText())));
+    assertTrue(
+        PgLsn.parse(insert.get("commit_lsn").asText())
+            .isBefore(PgLsn.parse(insert.get("tx_end_lsn").asText())));
     JsonNode second = JSON.readTree(first.stdout().get(1));
-    assertEquals(JSON.readTree("{\"id\":2,\"name\":\"ink\",\"price\":null,\"seen\":null}"), second.get("after"));
+    assertEquals(
+        JSON.readTree("{\"id\":2,\"name\":\"ink\",\"price\":null,\"seen\":null}"),
+        second.get("after"));
     JsonNode update = JSON.readTree(first.stdout().get(2));
     assertEquals("update", update.get("op").asText());
     assertEquals("quill", update.get("after").get("name").asText());
@@ -104,20 +122,27 @@ class StreamCommandTest {
     JsonNode shown = JSON.readTree(String.join("\n", show.stdout()));
     assertEquals(store.toUri().toString(), shown.get("store").asText());
     assertEquals(
-        JSON.readTree("[{\"slot\":\"cli\",\"watermark\":\"" + update.get("tx_end_lsn").asText()
-            + "\",\"acknowledged_beyond\":[]}]"),
+        JSON.readTree(
+            "[{\"slot\":\"cli\",\"watermark\":\""
+                + update.get("tx_end_lsn").asText()
+                + "\",\"acknowledged_beyond\":[]}]"),
         shown.get("checkpoints"));
     Path typo = dir.resolve("no-such-store");
     Run showTypo = pgcdc(dir, "checkpoint", "show", "--store", "file:" + typo);
     assertEquals(1, showTypo.exitCode());
-    assertTrue(showTypo.stderr().contains("no checkpoint store at file:" + typo), showTypo.stderr());
+    assertTrue(
+        showTypo.stderr().contains("no checkpoint store at file:" + typo), showTypo.stderr());
     assertFalse(Files.exists(typo), "showing a store never creates it");
     Run badScheme = pgcdc(dir, "checkpoint", "show", "--store", "fiel:" + typo);
     assertEquals(2, badScheme.exitCode(), badScheme.stderr());
-    assertTrue(badScheme.stderr().contains("no checkpoint store for scheme \"fiel\""), badScheme.stderr());
-    Run showMissing = pgcdc(dir, "checkpoint", "show", "--store", "file:" + store, "--slot", "other");
+    assertTrue(
+        badScheme.stderr().contains("no checkpoint store for scheme \"fiel\""), badScheme.stderr());
+    Run showMissing =
+        pgcdc(dir, "checkpoint", "show", "--store", "file:" + store, "--slot", "other");
     assertEquals(1, showMissing.exitCode());
-    assertTrue(showMissing.stderr().contains("holds no checkpoint for slot \"other\""), showMissing.stderr());
+    assertTrue(
+        showMissing.stderr().contains("holds no checkpoint for slot \"other\""),
+        showMissing.stderr());
 
     Run status = pgcdc(dir, "status", "--url", pg.jdbcUrl(), "--slot", "cli");
     assertEquals(0, status.exitCode(), status.stderr());
@@ -130,22 +155,26 @@ class StreamCommandTest {
         PgLsn.parse(slotState.get("current_wal_lsn").asText()).asLong()
             - PgLsn.parse(slotState.get("confirmed_flush_lsn").asText()).asLong(),
         slotState.get("lag_bytes").asLong());
-    assertTrue(slotState.get("lag_bytes").asLong() > 0, "the delete and truncate are not consumed yet");
+    assertTrue(
+        slotState.get("lag_bytes").asLong() > 0, "the delete and truncate are not consumed yet");
 
     Run second2 = pgcdc(dir, stream(store, "cli", "--idle-exit", "2"));
     assertEquals(0, second2.exitCode(), second2.stderr());
-    assertEquals(2, second2.stdout().size(), "only the delete and the truncate: " + second2.stdout());
+    assertEquals(
+        2, second2.stdout().size(), "only the delete and the truncate: " + second2.stdout());
     JsonNode delete = JSON.readTree(second2.stdout().get(0));
     assertEquals("delete", delete.get("op").asText());
     assertEquals(JSON.readTree("{\"id\":2}"), delete.get("before"));
     assertTrue(delete.get("after").isNull());
     JsonNode truncate = JSON.readTree(second2.stdout().get(1));
     assertEquals("truncate", truncate.get("op").asText());
-    assertEquals(JSON.readTree("[{\"schema\":\"public\",\"table\":\"items\"}]"), truncate.get("tables"));
+    assertEquals(
+        JSON.readTree("[{\"schema\":\"public\",\"table\":\"items\"}]"), truncate.get("tables"));
     assertFalse(truncate.get("cascade").asBoolean());
     assertEquals(
         truncate.get("tx_end_lsn").asText(),
-        pg.queryString("SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = 'cli'"));
+        pg.queryString(
+            "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = 'cli'"));
   }
 
   @Test
@@ -156,24 +185,31 @@ class StreamCommandTest {
         "SELECT pg_create_logical_replication_slot('sig', 'pgoutput')",
         "INSERT INTO sig VALUES (1)",
         "INSERT INTO sig VALUES (2)");
-    List<String> command = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", System.getProperty("java.class.path"), Pgcdc.class.getName()));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                Pgcdc.class.getName()));
     command.addAll(List.of(stream(dir.resolve("store"), "sig")));
     Path out = dir.resolve("out");
-    Process p = new ProcessBuilder(command)
-        .redirectOutput(out.toFile())
-        .redirectError(dir.resolve("err").toFile())
-        .start();
+    Process p =
+        new ProcessBuilder(command)
+            .redirectOutput(out.toFile())
+            .redirectError(dir.resolve("err").toFile())
+            .start();
     await().atMost(Duration.ofSeconds(60)).until(() -> Files.readAllLines(out).size() == 2);
     p.destroy(); // SIGTERM
     assertTrue(p.waitFor(60, TimeUnit.SECONDS), "pgcdc did not stop on SIGTERM");
     List<String> lines = Files.readAllLines(out);
     assertEquals(2, lines.size());
     String lastEnd = JSON.readTree(lines.get(1)).get("tx_end_lsn").asText();
-    assertEquals("inactive " + lastEnd, pg.queryString(
-        "SELECT CASE WHEN active THEN 'active ' ELSE 'inactive ' END || confirmed_flush_lsn"
-            + " FROM pg_replication_slots WHERE slot_name = 'sig'"));
+    assertEquals(
+        "inactive " + lastEnd,
+        pg.queryString(
+            "SELECT CASE WHEN active THEN 'active ' ELSE 'inactive ' END || confirmed_flush_lsn"
+                + " FROM pg_replication_slots WHERE slot_name = 'sig'"));
   }
 
   @Test
@@ -181,55 +217,111 @@ class StreamCommandTest {
     Run noPublication = pgcdc(dir, stream(dir.resolve("s"), "nopub", "--create-slot"));
     assertEquals(1, noPublication.exitCode());
     assertEquals(
-        List.of("pgcdc: error: publication \"nopub\" does not exist in " + pg.jdbcUrl()
-            + "; create it (CREATE PUBLICATION ... FOR TABLE ...) or let the source create it"
-            + " (createPublication(true), pgcdc --create-publication)"),
+        List.of(
+            "pgcdc: error: publication \"nopub\" does not exist in "
+                + pg.jdbcUrl()
+                + "; create it (CREATE PUBLICATION ... FOR TABLE ...) or let the source create it"
+                + " (createPublication(true), pgcdc --create-publication)"),
         noPublication.stderr().lines().toList());
     assertTrue(noPublication.stdout().isEmpty());
 
-    Run badStore = pgcdc(dir, "stream", "--url", pg.jdbcUrl(), "--slot", "s", "--publication", "p",
-        "--store", "nosuch:/x");
+    Run badStore =
+        pgcdc(
+            dir,
+            "stream",
+            "--url",
+            pg.jdbcUrl(),
+            "--slot",
+            "s",
+            "--publication",
+            "p",
+            "--store",
+            "nosuch:/x");
     assertEquals(2, badStore.exitCode());
     List<String> lines = badStore.stderr().lines().toList();
     assertEquals(1, lines.size(), badStore.stderr());
-    assertTrue(lines.get(0).startsWith("pgcdc: error: no checkpoint store for scheme \"nosuch\""), lines.get(0));
+    assertTrue(
+        lines.get(0).startsWith("pgcdc: error: no checkpoint store for scheme \"nosuch\""),
+        lines.get(0));
     assertTrue(lines.get(0).contains("file:") && lines.get(0).contains("memory:"), lines.get(0));
 
     Path slotStore = dir.resolve("bad-slot-store");
-    Run badSlot = pgcdc(dir, "stream", "--url", pg.jdbcUrl(), "--slot", "Bad-Slot", "--publication", "p",
-        "--store", "file:" + slotStore);
+    Run badSlot =
+        pgcdc(
+            dir,
+            "stream",
+            "--url",
+            pg.jdbcUrl(),
+            "--slot",
+            "Bad-Slot",
+            "--publication",
+            "p",
+            "--store",
+            "file:" + slotStore);
     assertEquals(2, badSlot.exitCode());
-    assertTrue(badSlot.stderr().startsWith("pgcdc: error: invalid replication slot name \"Bad-Slot\""),
+    assertTrue(
+        badSlot.stderr().startsWith("pgcdc: error: invalid replication slot name \"Bad-Slot\""),
         badSlot.stderr());
 
-    Run noServer = pgcdc(dir, "stream", "--url", "jdbc:postgresql://127.0.0.1:1/x?password=secret",
-        "--slot", "s", "--publication", "p", "--store", "memory:");
+    Run noServer =
+        pgcdc(
+            dir,
+            "stream",
+            "--url",
+            "jdbc:postgresql://127.0.0.1:1/x?password=secret",
+            "--slot",
+            "s",
+            "--publication",
+            "p",
+            "--store",
+            "memory:");
     assertEquals(1, noServer.exitCode());
     assertEquals(1, noServer.stderr().lines().count(), noServer.stderr());
-    assertTrue(noServer.stderr().startsWith("pgcdc: error: cannot check slot \"s\" and publication \"p\""
-        + " at jdbc:postgresql://127.0.0.1:1/x?password=***: "), noServer.stderr());
+    assertTrue(
+        noServer
+            .stderr()
+            .startsWith(
+                "pgcdc: error: cannot check slot \"s\" and publication \"p\""
+                    + " at jdbc:postgresql://127.0.0.1:1/x?password=***: "),
+        noServer.stderr());
     assertFalse(noServer.stderr().contains("secret"), "no password in errors");
 
     Run usage = pgcdc(dir, "stream", "--slot", "s");
     assertEquals(2, usage.exitCode());
     assertTrue(usage.stderr().contains("Missing required options"), usage.stderr());
     try (var files = Files.list(slotStore)) {
-      assertTrue(files.noneMatch(f -> f.getFileName().toString().startsWith("Bad")),
+      assertTrue(
+          files.noneMatch(f -> f.getFileName().toString().startsWith("Bad")),
           "a bad slot name never touches the disk");
     }
   }
 
   @Test
-  void pgoutputOptionsReachTheSourceAndBadValuesAreConfigurationErrors(@TempDir Path dir) throws Exception {
+  void pgoutputOptionsReachTheSourceAndBadValuesAreConfigurationErrors(@TempDir Path dir)
+      throws Exception {
     pg.execute(
         "CREATE TABLE spilled (id int PRIMARY KEY, note text)",
         "CREATE PUBLICATION spilled FOR TABLE spilled",
         "SELECT pg_create_logical_replication_slot('spilled', 'pgoutput')",
         "INSERT INTO spilled SELECT g, repeat('n', 100) FROM generate_series(1, 500) g");
     Path spill = Files.createDirectories(dir.resolve("spill"));
-    Run run = pgcdc(dir, stream(dir.resolve("store"), "spilled", "--max-events", "500",
-        "--proto-version", "4", "--streaming", "on", "--binary", "--memory-budget", "8k",
-        "--spill-dir", spill.toString()));
+    Run run =
+        pgcdc(
+            dir,
+            stream(
+                dir.resolve("store"),
+                "spilled",
+                "--max-events",
+                "500",
+                "--proto-version",
+                "4",
+                "--streaming",
+                "on",
+                "--binary",
+                "--memory-budget",
+                "8k",
+                "--spill-dir",
+                spill.toString()));
     assertEquals(0, run.exitCode(), run.stderr());
     assertEquals(500, run.stdout().size());
     for (int i = 0; i < 500; i++) {
@@ -242,9 +334,14 @@ class StreamCommandTest {
       assertEquals(0, files.count(), "spill file deleted");
     }
 
-    for (String[] bad : new String[][] {
-        {"--streaming", "sometimes"}, {"--origin", "mine"}, {"--proto-version", "5"},
-        {"--memory-budget", "12q"}, {"--memory-budget", "0"}}) {
+    for (String[] bad :
+        new String[][] {
+          {"--streaming", "sometimes"},
+          {"--origin", "mine"},
+          {"--proto-version", "5"},
+          {"--memory-budget", "12q"},
+          {"--memory-budget", "0"}
+        }) {
       Run refused = pgcdc(dir, stream(dir.resolve("store"), "spilled", bad));
       assertEquals(2, refused.exitCode(), refused.stderr());
       assertTrue(refused.stderr().startsWith("pgcdc: error: " + bad[0]), refused.stderr());

@@ -1,8 +1,8 @@
 package io.datum.cdc.core;
 
 /**
- * When the source writes acknowledgements to its checkpoint store, which decides what a crash
- * (kill -9, power loss) may deliver again. A graceful stop stores everything in both modes.
+ * When the source writes acknowledgements to its checkpoint store, which decides what a crash (kill
+ * -9, power loss) may deliver again. A graceful stop stores everything in both modes.
  */
 public enum AcknowledgementDurability {
   /**

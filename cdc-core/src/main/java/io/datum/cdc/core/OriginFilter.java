@@ -1,8 +1,8 @@
 package io.datum.cdc.core;
 
 /**
- * The pgoutput {@code origin} option (PostgreSQL 16 and later): which transactions to send by
- * their replication origin (PostgreSQL docs, CREATE SUBSCRIPTION, {@code origin}).
+ * The pgoutput {@code origin} option (PostgreSQL 16 and later): which transactions to send by their
+ * replication origin (PostgreSQL docs, CREATE SUBSCRIPTION, {@code origin}).
  */
 public enum OriginFilter {
   /** {@code origin = any}: every transaction, whatever its origin (the server's default). */

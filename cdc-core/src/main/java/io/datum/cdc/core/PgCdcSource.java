@@ -17,9 +17,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Streams the committed row changes of one PostgreSQL logical replication slot (plugin {@code
- * pgoutput}) to an application {@link CdcHandler}, and moves the slot's {@code
- * confirmed_flush_lsn} only as far as the application has acknowledged every change, in commit
- * order.
+ * pgoutput}) to an application {@link CdcHandler}, and moves the slot's {@code confirmed_flush_lsn}
+ * only as far as the application has acknowledged every change, in commit order.
  *
  * <pre>{@code
  * try (CdcCheckpointStore store = CheckpointStores.open("file:/var/lib/app/cdc");
@@ -62,9 +61,9 @@ public final class PgCdcSource implements AutoCloseable {
    *     with the failure (a {@link io.datum.cdc.CdcConnectionException} when the connection is
    *     lost, the handler's exception, ...)
    * @throws io.datum.cdc.CdcReplicationException if the slot or publication is missing (and not to
-   *     be created), the slot is active for another process, the slot's {@code
-   *     confirmed_flush_lsn} is after the stored watermark (see {@link
-   *     Builder#trustSlotPosition}), or the server refuses replication
+   *     be created), the slot is active for another process, the slot's {@code confirmed_flush_lsn}
+   *     is after the stored watermark (see {@link Builder#trustSlotPosition}), or the server
+   *     refuses replication
    * @throws io.datum.cdc.CdcConnectionException if PostgreSQL cannot be reached (not retried:
    *     reconnecting covers only losses after start returned)
    * @throws CdcConfigurationException if an option is too new for the server, or the spill
@@ -77,9 +76,9 @@ public final class PgCdcSource implements AutoCloseable {
   }
 
   /**
-   * Stops gracefully: no further event is handed to the handler, the event being handled
-   * completes, and a final Standby Status Update reports the durable watermark. Waits up to the
-   * stop timeout for the threads. Idempotent.
+   * Stops gracefully: no further event is handed to the handler, the event being handled completes,
+   * and a final Standby Status Update reports the durable watermark. Waits up to the stop timeout
+   * for the threads. Idempotent.
    */
   public void stop() {
     runtime.stop();
@@ -123,7 +122,13 @@ public final class PgCdcSource implements AutoCloseable {
     long[] p = runtime.progress();
     double seconds = p[4] / 1e9;
     return new SourceMetrics(
-        watermark(), (int) p[0], p[1], p[2], p[3], seconds > 0 ? p[3] / seconds : 0, runtime.reconnects(),
+        watermark(),
+        (int) p[0],
+        p[1],
+        p[2],
+        p[3],
+        seconds > 0 ? p[3] / seconds : 0,
+        runtime.reconnects(),
         p[5]);
   }
 
@@ -139,8 +144,8 @@ public final class PgCdcSource implements AutoCloseable {
   }
 
   /**
-   * Builds a {@link PgCdcSource}. Each setter checks its argument at once; {@link #build()}
-   * checks that the required ones were given.
+   * Builds a {@link PgCdcSource}. Each setter checks its argument at once; {@link #build()} checks
+   * that the required ones were given.
    */
   public static final class Builder {
     private String jdbcUrl;
@@ -167,7 +172,8 @@ public final class PgCdcSource implements AutoCloseable {
     private boolean binary;
     private OriginFilter origin;
     private long memoryBudget = 64L << 20;
-    private java.nio.file.Path spillDirectory = java.nio.file.Path.of(System.getProperty("java.io.tmpdir"));
+    private java.nio.file.Path spillDirectory =
+        java.nio.file.Path.of(System.getProperty("java.io.tmpdir"));
 
     private Builder() {}
 
@@ -180,7 +186,9 @@ public final class PgCdcSource implements AutoCloseable {
       if (jdbcUrl == null || !jdbcUrl.startsWith("jdbc:postgresql:")) {
         throw new CdcConfigurationException(
             "JDBC URL must start with jdbc:postgresql:, was "
-                + (jdbcUrl == null ? null : jdbcUrl.replaceAll("(?i)password=[^&]*", "password=***")));
+                + (jdbcUrl == null
+                    ? null
+                    : jdbcUrl.replaceAll("(?i)password=[^&]*", "password=***")));
       }
       this.jdbcUrl = jdbcUrl;
       return this;
@@ -197,8 +205,8 @@ public final class PgCdcSource implements AutoCloseable {
     }
 
     /**
-     * @param password the password, or null for none. A different {@code password}
-     *     parameter in the JDBC URL is refused by {@link #build()}
+     * @param password the password, or null for none. A different {@code password} parameter in the
+     *     JDBC URL is refused by {@link #build()}
      * @return this builder
      */
     public Builder password(String password) {
@@ -301,8 +309,8 @@ public final class PgCdcSource implements AutoCloseable {
     /**
      * @param interval the longest time between two Standby Status Updates (default 1 s: on an idle
      *     connection the update is also what notices a server that went away, since pgjdbc's
-     *     non-blocking read does not report the socket's end; keep it
-     *     well below the server's {@code wal_sender_timeout} (default 60 s)
+     *     non-blocking read does not report the socket's end; keep it well below the server's
+     *     {@code wal_sender_timeout} (default 60 s)
      * @return this builder
      * @throws IllegalArgumentException if not positive
      */
@@ -339,8 +347,8 @@ public final class PgCdcSource implements AutoCloseable {
 
     /**
      * Reconnects after a connection loss (walsender terminated, server restart, network cut)
-     * instead of failing: waits with exponential backoff and jitter (each wait between half and
-     * all of the current backoff, which doubles up to {@code maxBackoff}), opens a new replication
+     * instead of failing: waits with exponential backoff and jitter (each wait between half and all
+     * of the current backoff, which doubles up to {@code maxBackoff}), opens a new replication
      * connection and resumes at the durable watermark. Events delivered but not acknowledged before
      * the loss are delivered again, with {@link io.datum.cdc.event.TransactionInfo#redelivered()}
      * true. Failures retrying cannot fix (slot or publication dropped, permission denied,
@@ -359,10 +367,18 @@ public final class PgCdcSource implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is out of range
      */
     public Builder reconnect(int attempts, Duration initialBackoff, Duration maxBackoff) {
-      if (attempts < 0 || initialBackoff.isNegative() || initialBackoff.isZero()
+      if (attempts < 0
+          || initialBackoff.isNegative()
+          || initialBackoff.isZero()
           || maxBackoff.compareTo(initialBackoff) < 0) {
-        throw new IllegalArgumentException("reconnect(" + attempts + ", " + initialBackoff + ", "
-            + maxBackoff + "): attempts >= 0, 0 < initialBackoff <= maxBackoff");
+        throw new IllegalArgumentException(
+            "reconnect("
+                + attempts
+                + ", "
+                + initialBackoff
+                + ", "
+                + maxBackoff
+                + "): attempts >= 0, 0 < initialBackoff <= maxBackoff");
       }
       this.reconnectAttempts = attempts;
       this.reconnectInitialBackoff = initialBackoff;
@@ -385,13 +401,13 @@ public final class PgCdcSource implements AutoCloseable {
     /**
      * @param messages deliver logical decoding messages written with {@code
      *     pg_logical_emit_message} as {@link io.datum.cdc.event.MessageEvent}s (pgoutput option
-     *     {@code messages}, PostgreSQL 14 and later; {@link PgCdcSource#start} fails with a
-     *     {@link CdcConfigurationException} on an older server). Default false. With {@link
-     *     #streaming streaming}, a transactional message written in a savepoint that is later
-     *     rolled back is still delivered when PostgreSQL streamed the transaction: pgoutput tags a
-     *     streamed message with the top-level transaction's xid, not the subtransaction's
-     *     (pgoutput.c, pgoutput_message), so the subtransaction's Stream Abort does not cover it
-     *     (PostgreSQL 14 to 18)
+     *     {@code messages}, PostgreSQL 14 and later; {@link PgCdcSource#start} fails with a {@link
+     *     CdcConfigurationException} on an older server). Default false. With {@link #streaming
+     *     streaming}, a transactional message written in a savepoint that is later rolled back is
+     *     still delivered when PostgreSQL streamed the transaction: pgoutput tags a streamed
+     *     message with the top-level transaction's xid, not the subtransaction's (pgoutput.c,
+     *     pgoutput_message), so the subtransaction's Stream Abort does not cover it (PostgreSQL 14
+     *     to 18)
      * @return this builder
      */
     public Builder messages(boolean messages) {
@@ -409,7 +425,8 @@ public final class PgCdcSource implements AutoCloseable {
      */
     public Builder protocolVersion(int version) {
       if (version < 0 || version > 4) {
-        throw new IllegalArgumentException("pgoutput protocol version must be 1 to 4 (or 0: highest), was " + version);
+        throw new IllegalArgumentException(
+            "pgoutput protocol version must be 1 to 4 (or 0: highest), was " + version);
       }
       this.protocolVersion = version;
       return this;
@@ -430,10 +447,10 @@ public final class PgCdcSource implements AutoCloseable {
      * @param twoPhase decode prepared transactions at PREPARE TRANSACTION (pgoutput option {@code
      *     two_phase}, PostgreSQL 15+; enabling it marks the slot two-phase for good). Their events
      *     are still delivered only at COMMIT PREPARED, never after ROLLBACK PREPARED; their offsets
-     *     carry the prepare record's end LSN as {@code txEndLsn}, and the watermark does not pass
-     *     a prepared transaction until it is committed and acknowledged or rolled back (the slot
-     *     then retains WAL while a transaction stays prepared). Default false: a prepared
-     *     transaction arrives as an ordinary one at COMMIT PREPARED
+     *     carry the prepare record's end LSN as {@code txEndLsn}, and the watermark does not pass a
+     *     prepared transaction until it is committed and acknowledged or rolled back (the slot then
+     *     retains WAL while a transaction stays prepared). Default false: a prepared transaction
+     *     arrives as an ordinary one at COMMIT PREPARED
      * @return this builder
      */
     public Builder twoPhase(boolean twoPhase) {
@@ -447,18 +464,17 @@ public final class PgCdcSource implements AutoCloseable {
      *     sends every type that has a send function in binary, user-defined ones included ({@code
      *     logicalrep_write_tuple}, proto.c), and the stream does not say what kind a user type is,
      *     so in binary mode the source also reads {@code pg_type} over its admin connection: at
-     *     start for the column types of the published tables, and once for each new type a
-     *     Relation message names (a type created while streaming); never per row. Enums, domains
-     *     (as their base type), composites, ranges and multiranges (of any subtype decoded here),
-     *     and arrays of all of these decode as in text mode: enum labels, the base type's value,
-     *     and the output function's text for the others. {@code timestamptz} inside a range,
-     *     composite or array prints in the replication session's TimeZone with the JVM's time zone
-     *     rules. What cannot be decoded in binary mode fails with a {@link
-     *     io.datum.cdc.CdcDecodingException} naming the column, table and type: base types of
-     *     extensions (hstore, citext, PostGIS ...; their binary format is the extension's own) and
-     *     the few builtins without a binary decoder ({@code regclass} and the other {@code reg*}
-     *     types, {@code tsquery}, ...); stream tables holding such types in text mode. Default
-     *     false
+     *     start for the column types of the published tables, and once for each new type a Relation
+     *     message names (a type created while streaming); never per row. Enums, domains (as their
+     *     base type), composites, ranges and multiranges (of any subtype decoded here), and arrays
+     *     of all of these decode as in text mode: enum labels, the base type's value, and the
+     *     output function's text for the others. {@code timestamptz} inside a range, composite or
+     *     array prints in the replication session's TimeZone with the JVM's time zone rules. What
+     *     cannot be decoded in binary mode fails with a {@link io.datum.cdc.CdcDecodingException}
+     *     naming the column, table and type: base types of extensions (hstore, citext, PostGIS ...;
+     *     their binary format is the extension's own) and the few builtins without a binary decoder
+     *     ({@code regclass} and the other {@code reg*} types, {@code tsquery}, ...); stream tables
+     *     holding such types in text mode. Default false
      * @return this builder
      */
     public Builder binary(boolean binary) {
@@ -528,7 +544,8 @@ public final class PgCdcSource implements AutoCloseable {
       for (String pair : url.substring(query + 1).split("&")) {
         int eq = pair.indexOf('=');
         if (eq > 0 && pair.substring(0, eq).equals(name)) {
-          return java.net.URLDecoder.decode(pair.substring(eq + 1), java.nio.charset.StandardCharsets.UTF_8);
+          return java.net.URLDecoder.decode(
+              pair.substring(eq + 1), java.nio.charset.StandardCharsets.UTF_8);
         }
       }
       return null;
@@ -536,9 +553,9 @@ public final class PgCdcSource implements AutoCloseable {
 
     /**
      * @return a source, not started
-     * @throws CdcConfigurationException if the JDBC URL, slot, publication or store is missing,
-     *     or the JDBC URL's user or password parameter differs from the one given to {@link
-     *     #user} or {@link #password}
+     * @throws CdcConfigurationException if the JDBC URL, slot, publication or store is missing, or
+     *     the JDBC URL's user or password parameter differs from the one given to {@link #user} or
+     *     {@link #password}
      */
     public PgCdcSource build() {
       List<String> missing = new ArrayList<>();
@@ -559,11 +576,15 @@ public final class PgCdcSource implements AutoCloseable {
       }
       for (String name : List.of("user", "password")) {
         String inUrl = urlParameter(jdbcUrl, name);
-        if (inUrl != null && properties.containsKey(name)
+        if (inUrl != null
+            && properties.containsKey(name)
             && !inUrl.equals(properties.getProperty(name))) {
           // pgjdbc lets the URL's parameter win: refuse instead of silently ignoring the setter
           throw new CdcConfigurationException(
-              "the JDBC URL's " + name + " parameter differs from the " + name
+              "the JDBC URL's "
+                  + name
+                  + " parameter differs from the "
+                  + name
                   + " given to the builder; give it once");
         }
       }
@@ -571,11 +592,31 @@ public final class PgCdcSource implements AutoCloseable {
       copy.putAll(properties);
       return new PgCdcSource(
           new SourceConfig(
-              jdbcUrl, copy, slot, publication, store, createSlot, createPublication,
-              List.copyOf(publicationTables), handoffCapacity, statusInterval, stopTimeout,
-              trustSlotPosition, reconnectAttempts, reconnectInitialBackoff, reconnectMaxBackoff,
-              durability == AcknowledgementDurability.EVENT, messages, slotWait, protocolVersion,
-              streaming, twoPhase, binary, origin, memoryBudget, spillDirectory));
+              jdbcUrl,
+              copy,
+              slot,
+              publication,
+              store,
+              createSlot,
+              createPublication,
+              List.copyOf(publicationTables),
+              handoffCapacity,
+              statusInterval,
+              stopTimeout,
+              trustSlotPosition,
+              reconnectAttempts,
+              reconnectInitialBackoff,
+              reconnectMaxBackoff,
+              durability == AcknowledgementDurability.EVENT,
+              messages,
+              slotWait,
+              protocolVersion,
+              streaming,
+              twoPhase,
+              binary,
+              origin,
+              memoryBudget,
+              spillDirectory));
     }
   }
 }

@@ -3,12 +3,12 @@ package io.datum.cdc.core;
 /**
  * The pgoutput {@code streaming} option: whether PostgreSQL sends a large transaction while it is
  * still in progress (once it exceeds the server's {@code logical_decoding_work_mem}), instead of
- * spilling it to disk on the server and sending it after its commit (PostgreSQL docs, 55.5
- * Logical Streaming Replication Protocol, and 31.x "Logical Replication", streaming).
+ * spilling it to disk on the server and sending it after its commit (PostgreSQL docs, 55.5 Logical
+ * Streaming Replication Protocol, and 31.x "Logical Replication", streaming).
  *
- * <p>datum-cdc buffers streamed chunks (in memory up to the source's memory budget, then in a
- * spill file) and delivers a transaction only at its Stream Commit; nothing of an aborted
- * transaction or subtransaction is delivered.
+ * <p>datum-cdc buffers streamed chunks (in memory up to the source's memory budget, then in a spill
+ * file) and delivers a transaction only at its Stream Commit; nothing of an aborted transaction or
+ * subtransaction is delivered.
  */
 public enum StreamingMode {
   /** Not sent ({@code streaming} off): transactions arrive whole after their commit. */

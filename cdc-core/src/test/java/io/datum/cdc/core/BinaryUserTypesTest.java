@@ -169,8 +169,11 @@ class BinaryUserTypesTest {
       Throwable failure = e.getCause();
       assertInstanceOf(CdcDecodingException.class, failure);
       String message = failure.getMessage();
-      assertTrue(message.contains("column \"o\"") && message.contains("public.holder")
-          && message.contains("public.opaque (oid ") && message.contains("binary(false)"),
+      assertTrue(
+          message.contains("column \"o\"")
+              && message.contains("public.holder")
+              && message.contains("public.opaque (oid ")
+              && message.contains("binary(false)"),
           message);
       assertEquals(List.of(), events.drain(), "nothing delivered");
     }
@@ -196,8 +199,10 @@ class BinaryUserTypesTest {
     Map<String, Object> m = new LinkedHashMap<>();
     for (int i = 0; i < row.size(); i++) {
       Object v = row.get(i);
-      m.put(row.column(i).name(),
-          v instanceof byte[] b ? "bytes:" + HexFormat.of().formatHex(b)
+      m.put(
+          row.column(i).name(),
+          v instanceof byte[] b
+              ? "bytes:" + HexFormat.of().formatHex(b)
               : v == null ? null : v.getClass().getSimpleName() + ":" + v);
     }
     return m;

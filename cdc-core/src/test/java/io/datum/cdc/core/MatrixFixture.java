@@ -29,6 +29,7 @@ final class MatrixFixture {
 
   /** The longest wait for an expected event; only a failing test waits this long. */
   static final Duration WAIT = Duration.ofSeconds(30);
+
   /** About 200 bytes per row, so that a few hundred rows exceed logical_decoding_work_mem=64kB. */
   static final String FILLER = "repeat('x', 200)";
 
@@ -44,22 +45,28 @@ final class MatrixFixture {
   }
 
   /**
-   * Creates a pgoutput slot now, if it does not exist: it sees every transaction that commits
-   * after this returns (creating a slot waits for the transactions in progress, prepared ones too).
+   * Creates a pgoutput slot now, if it does not exist: it sees every transaction that commits after
+   * this returns (creating a slot waits for the transactions in progress, prepared ones too).
    */
   void createSlot(String slot) throws SQLException {
-    if ("0".equals(pg.queryString("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + slot + "'"))) {
+    if ("0"
+        .equals(
+            pg.queryString(
+                "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + slot + "'"))) {
       pg.execute("SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput')");
     }
   }
 
-  /** Creates the slot (see {@link #createSlot}) and returns a builder for it, with a memory store. */
+  /**
+   * Creates the slot (see {@link #createSlot}) and returns a builder for it, with a memory store.
+   */
   PgCdcSource.Builder source(String slot, String publication) throws SQLException {
     return source(slot, publication, new MemoryCheckpointStore());
   }
 
   /** Creates the slot (see {@link #createSlot}) and returns a builder for it and the store. */
-  PgCdcSource.Builder source(String slot, String publication, CdcCheckpointStore store) throws SQLException {
+  PgCdcSource.Builder source(String slot, String publication, CdcCheckpointStore store)
+      throws SQLException {
     createSlot(slot);
     return builder(slot, publication).checkpointStore(store);
   }
@@ -77,8 +84,16 @@ final class MatrixFixture {
 
   /** Waits until no walsender holds the slot, then drops it. */
   void dropSlot(String slot) {
-    await().atMost(WAIT).until(() -> "f".equals(
-        pg.queryString("SELECT active FROM pg_replication_slots WHERE slot_name = '" + slot + "'")));
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                "f"
+                    .equals(
+                        pg.queryString(
+                            "SELECT active FROM pg_replication_slots WHERE slot_name = '"
+                                + slot
+                                + "'")));
     try {
       pg.execute("SELECT pg_drop_replication_slot('" + slot + "')");
     } catch (SQLException e) {
@@ -89,7 +104,8 @@ final class MatrixFixture {
   /** Rolls back every prepared transaction: one left prepared blocks the creation of slots. */
   void rollBackPreparedTransactions() throws SQLException {
     List<String> gids = new ArrayList<>();
-    try (var c = pg.getConnection(); var st = c.createStatement();
+    try (var c = pg.getConnection();
+        var st = c.createStatement();
         var rs = st.executeQuery("SELECT gid FROM pg_prepared_xacts")) {
       while (rs.next()) {
         gids.add(rs.getString(1));
@@ -105,15 +121,21 @@ final class MatrixFixture {
    * reports it in pg_stat_activity (the walsender reports each replication command it runs).
    */
   String startReplicationCommand(String slot) {
-    String sql = "SELECT query FROM pg_stat_activity WHERE backend_type = 'walsender'"
-        + " AND application_name = 'datum-cdc " + slot + "' AND query LIKE 'START_REPLICATION%'";
-    await().atMost(WAIT).until(() -> {
-      try {
-        return pg.queryString(sql) != null;
-      } catch (SQLException e) {
-        return false; // no row yet
-      }
-    });
+    String sql =
+        "SELECT query FROM pg_stat_activity WHERE backend_type = 'walsender'"
+            + " AND application_name = 'datum-cdc "
+            + slot
+            + "' AND query LIKE 'START_REPLICATION%'";
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> {
+              try {
+                return pg.queryString(sql) != null;
+              } catch (SQLException e) {
+                return false; // no row yet
+              }
+            });
     try {
       return pg.queryString(sql);
     } catch (SQLException e) {
@@ -129,8 +151,11 @@ final class MatrixFixture {
 
   /** Returns how many transactions PostgreSQL streamed on a slot so far. */
   long streamedTransactions(String slot) throws SQLException {
-    return Long.parseLong(pg.queryString(
-        "SELECT coalesce(sum(stream_txns), 0) FROM pg_stat_replication_slots WHERE slot_name = '" + slot + "'"));
+    return Long.parseLong(
+        pg.queryString(
+            "SELECT coalesce(sum(stream_txns), 0) FROM pg_stat_replication_slots WHERE slot_name = '"
+                + slot
+                + "'"));
   }
 
   /** Returns the {@code id} column of each row change (from {@code after}, else {@code before}). */
@@ -181,7 +206,10 @@ final class MatrixFixture {
     assertTrue(events.get(0).offset().commitLsn().isBefore(end));
   }
 
-  /** Returns a map of name, value pairs in order, to compare with {@link io.datum.cdc.event.Row#toMap()}. */
+  /**
+   * Returns a map of name, value pairs in order, to compare with {@link
+   * io.datum.cdc.event.Row#toMap()}.
+   */
   static java.util.Map<String, Object> cols(Object... namesAndValues) {
     java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
     for (int i = 0; i < namesAndValues.length; i += 2) {

@@ -23,7 +23,8 @@ class PgCdcSourceBuilderTest {
   @Test
   void namesEveryMissingSetting() {
     CdcConfigurationException e =
-        assertThrows(CdcConfigurationException.class, () -> PgCdcSource.builder().slot("s").build());
+        assertThrows(
+            CdcConfigurationException.class, () -> PgCdcSource.builder().slot("s").build());
     assertEquals("PgCdcSource needs jdbcUrl, publication, checkpointStore", e.getMessage());
   }
 
@@ -34,11 +35,13 @@ class PgCdcSourceBuilderTest {
             CdcConfigurationException.class,
             () -> complete("jdbc:postgresql://h/db?ssl=false&user=postgres").user("cdc").build());
     assertTrue(e.getMessage().contains("user parameter differs"), e.getMessage());
-    e = assertThrows(
-        CdcConfigurationException.class,
-        () -> complete("jdbc:postgresql://h/db?password=a%26b").password("other").build());
+    e =
+        assertThrows(
+            CdcConfigurationException.class,
+            () -> complete("jdbc:postgresql://h/db?password=a%26b").password("other").build());
     assertTrue(e.getMessage().contains("password parameter differs"), e.getMessage());
-    assertTrue(!e.getMessage().contains("a&b") && !e.getMessage().contains("other"), "no password in it");
+    assertTrue(
+        !e.getMessage().contains("a&b") && !e.getMessage().contains("other"), "no password in it");
   }
 
   @Test
@@ -53,8 +56,14 @@ class PgCdcSourceBuilderTest {
   @Test
   void reconnectArgumentsAreChecked() {
     PgCdcSource.Builder builder = complete("jdbc:postgresql://h/db");
-    assertThrows(IllegalArgumentException.class, () -> builder.reconnect(-1, Duration.ofMillis(1), Duration.ofMillis(1)));
-    assertThrows(IllegalArgumentException.class, () -> builder.reconnect(1, Duration.ZERO, Duration.ofMillis(1)));
-    assertThrows(IllegalArgumentException.class, () -> builder.reconnect(1, Duration.ofMillis(2), Duration.ofMillis(1)));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> builder.reconnect(-1, Duration.ofMillis(1), Duration.ofMillis(1)));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> builder.reconnect(1, Duration.ZERO, Duration.ofMillis(1)));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> builder.reconnect(1, Duration.ofMillis(2), Duration.ofMillis(1)));
   }
 }

@@ -66,7 +66,9 @@ class PgCdcSourceTest {
   private PgLsn confirmedFlush(String slot) throws Exception {
     return PgLsn.parse(
         pg.queryString(
-            "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = '" + slot + "'"));
+            "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = '"
+                + slot
+                + "'"));
   }
 
   private PgLsn currentWalLsn() throws Exception {
@@ -154,7 +156,9 @@ class PgCdcSourceTest {
       source.start(events);
       PgLsn before = confirmedFlush("ooo");
       pg.execute(
-          "INSERT INTO ooo VALUES (1), (2)", "INSERT INTO ooo VALUES (3)", "INSERT INTO ooo VALUES (4)");
+          "INSERT INTO ooo VALUES (1), (2)",
+          "INSERT INTO ooo VALUES (3)",
+          "INSERT INTO ooo VALUES (4)");
       List<ChangeEvent> got = events.take(4, WAIT);
       PgLsn tx1 = got.get(0).offset().txEndLsn();
       PgLsn tx2 = got.get(2).offset().txEndLsn();
@@ -177,7 +181,8 @@ class PgCdcSourceTest {
   @Test
   void restartWithTheSameFileStoreDeliversExactlyTheUnacknowledgedEvents(@TempDir Path dir)
       throws Exception {
-    pg.execute("CREATE TABLE resume (id int PRIMARY KEY)", "CREATE PUBLICATION resume FOR TABLE resume");
+    pg.execute(
+        "CREATE TABLE resume (id int PRIMARY KEY)", "CREATE PUBLICATION resume FOR TABLE resume");
     List<ChangeEvent> first;
     try (FileCheckpointStore store = FileCheckpointStore.open(dir)) {
       EventCollector events = new EventCollector(false);
@@ -215,7 +220,9 @@ class PgCdcSourceTest {
   @Test
   void aGracefulStopKeepsTheAcknowledgementsOfAnIncompleteTransaction(@TempDir Path dir)
       throws Exception {
-    pg.execute("CREATE TABLE partial (id int PRIMARY KEY)", "CREATE PUBLICATION partial FOR TABLE partial");
+    pg.execute(
+        "CREATE TABLE partial (id int PRIMARY KEY)",
+        "CREATE PUBLICATION partial FOR TABLE partial");
     try (FileCheckpointStore store = FileCheckpointStore.open(dir)) {
       EventCollector events = new EventCollector(false);
       try (PgCdcSource source = source("partial", store).build()) {
@@ -225,7 +232,8 @@ class PgCdcSourceTest {
         for (int i : new int[] {0, 1, 3}) {
           source.checkpoints().checkpoint(got.get(i).offset());
         }
-        assertTrue(source.watermark().isBefore(got.get(0).offset().txEndLsn()),
+        assertTrue(
+            source.watermark().isBefore(got.get(0).offset().txEndLsn()),
             "the transaction is incomplete");
       }
       try (PgCdcSource source = source("partial", store).createSlot(false).build()) {
@@ -239,7 +247,8 @@ class PgCdcSourceTest {
 
   @Test
   void aSlotAdvancedBehindTheStoresBackIsAnErrorUnlessTrusted(@TempDir Path dir) throws Exception {
-    pg.execute("CREATE TABLE moved (id int PRIMARY KEY)", "CREATE PUBLICATION moved FOR TABLE moved");
+    pg.execute(
+        "CREATE TABLE moved (id int PRIMARY KEY)", "CREATE PUBLICATION moved FOR TABLE moved");
     try (FileCheckpointStore store = FileCheckpointStore.open(dir)) {
       EventCollector events = new EventCollector(true);
       try (PgCdcSource source = source("moved", store).build()) {
@@ -251,43 +260,59 @@ class PgCdcSourceTest {
       pg.execute(
           "INSERT INTO moved VALUES (2)", // lost to whoever advances the slot
           "SELECT pg_replication_slot_advance('moved', pg_current_wal_lsn())");
-      CdcReplicationException e = assertThrows(CdcReplicationException.class,
-          () -> source("moved", store).createSlot(false).build().start(new EventCollector(true)));
-      assertTrue(e.getMessage().contains("has confirmed_flush_lsn")
-          && e.getMessage().contains("trustSlotPosition(true)"), e.getMessage());
+      CdcReplicationException e =
+          assertThrows(
+              CdcReplicationException.class,
+              () ->
+                  source("moved", store).createSlot(false).build().start(new EventCollector(true)));
+      assertTrue(
+          e.getMessage().contains("has confirmed_flush_lsn")
+              && e.getMessage().contains("trustSlotPosition(true)"),
+          e.getMessage());
 
       EventCollector trusted = new EventCollector(true);
-      try (PgCdcSource source = source("moved", store).createSlot(false).trustSlotPosition(true).build()) {
+      try (PgCdcSource source =
+          source("moved", store).createSlot(false).trustSlotPosition(true).build()) {
         source.start(trusted);
         pg.execute("INSERT INTO moved VALUES (3)");
         assertEquals(List.of(3), ids(trusted.take(1, WAIT)));
       }
       pg.execute("SELECT pg_drop_replication_slot('moved')");
-      CdcReplicationException dropped = assertThrows(CdcReplicationException.class,
-          () -> source("moved", store).build().start(new EventCollector(true)));
-      assertTrue(dropped.getMessage().contains("\"moved\" does not exist, but"), dropped.getMessage());
-      assertEquals("0", pg.queryString("SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'moved'"),
+      CdcReplicationException dropped =
+          assertThrows(
+              CdcReplicationException.class,
+              () -> source("moved", store).build().start(new EventCollector(true)));
+      assertTrue(
+          dropped.getMessage().contains("\"moved\" does not exist, but"), dropped.getMessage());
+      assertEquals(
+          "0",
+          pg.queryString("SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'moved'"),
           "no new slot silently created after the stored watermark");
     }
   }
 
   @Test
-  void withReconnectATerminatedWalsenderIsSurvivedAndUnacknowledgedEventsComeAgain() throws Exception {
-    pg.execute("CREATE TABLE again (id int PRIMARY KEY)", "CREATE PUBLICATION again FOR TABLE again");
+  void withReconnectATerminatedWalsenderIsSurvivedAndUnacknowledgedEventsComeAgain()
+      throws Exception {
+    pg.execute(
+        "CREATE TABLE again (id int PRIMARY KEY)", "CREATE PUBLICATION again FOR TABLE again");
     EventCollector events = new EventCollector(false);
-    try (PgCdcSource source = source("again", new MemoryCheckpointStore())
-        .reconnect(20, Duration.ofMillis(50), Duration.ofSeconds(1))
-        .build()) {
+    try (PgCdcSource source =
+        source("again", new MemoryCheckpointStore())
+            .reconnect(20, Duration.ofMillis(50), Duration.ofSeconds(1))
+            .build()) {
       CompletableFuture<Void> done = source.start(events);
       pg.execute("INSERT INTO again VALUES (1), (2), (3)");
       List<ChangeEvent> before = events.take(3, WAIT);
       source.checkpoints().checkpoint(before.get(0).offset());
       source.checkpoints().checkpoint(before.get(2).offset());
-      pg.execute("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = 'again'");
+      pg.execute(
+          "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = 'again'");
       await().atMost(WAIT).until(() -> source.reconnects() == 1);
       pg.execute("INSERT INTO again VALUES (4)");
       List<ChangeEvent> after = events.take(2, WAIT);
-      assertEquals(List.of(2, 4), ids(after), "only the unacknowledged event of the first transaction");
+      assertEquals(
+          List.of(2, 4), ids(after), "only the unacknowledged event of the first transaction");
       assertEquals(before.get(1).offset(), after.get(0).offset());
       assertTrue(after.get(0).transaction().redelivered(), "delivered before the loss");
       assertFalse(after.get(1).transaction().redelivered(), "new after the loss");
@@ -317,10 +342,18 @@ class PgCdcSourceTest {
             .reconnect(0, Duration.ofMillis(1), Duration.ofMillis(1))
             .build()) {
       CompletableFuture<Void> done = source.start(new EventCollector(true));
-      await().atMost(WAIT).until(() -> "t".equals(
-          pg.queryString("SELECT active FROM pg_replication_slots WHERE slot_name = 'killed'")));
-      pg.execute("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = 'killed'");
-      ExecutionException e = assertThrows(ExecutionException.class, () -> done.get(30, TimeUnit.SECONDS));
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  "t"
+                      .equals(
+                          pg.queryString(
+                              "SELECT active FROM pg_replication_slots WHERE slot_name = 'killed'")));
+      pg.execute(
+          "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = 'killed'");
+      ExecutionException e =
+          assertThrows(ExecutionException.class, () -> done.get(30, TimeUnit.SECONDS));
       assertInstanceOf(CdcConnectionException.class, e.getCause(), e.getCause().toString());
     }
     pg.execute("SELECT pg_drop_replication_slot('killed')");
@@ -329,23 +362,32 @@ class PgCdcSourceTest {
   @Test
   void aQuietSlotFollowsTheWalOfUnpublishedTables() throws Exception {
     pg.execute(
-        "CREATE TABLE published (id int)", "CREATE TABLE unpublished (id int, filler text)",
+        "CREATE TABLE published (id int)",
+        "CREATE TABLE unpublished (id int, filler text)",
         "CREATE PUBLICATION quiet FOR TABLE published");
     try (PgCdcSource source = source("quiet", new MemoryCheckpointStore()).build()) {
       source.start(new EventCollector(true));
       PgLsn start = currentWalLsn();
       // about 100 MB of WAL for a table the slot does not publish
-      pg.execute("INSERT INTO unpublished SELECT g, repeat('x', 400) FROM generate_series(1, 230000) g");
+      pg.execute(
+          "INSERT INTO unpublished SELECT g, repeat('x', 400) FROM generate_series(1, 230000) g");
       PgLsn written = currentWalLsn();
-      assertTrue(written.asLong() - start.asLong() > 100_000_000L,
+      assertTrue(
+          written.asLong() - start.asLong() > 100_000_000L,
           "wrote only " + (written.asLong() - start.asLong()) + " bytes of WAL");
       await().atMost(WAIT).until(() -> !confirmedFlush("quiet").isBefore(written));
       // restart_lsn moves at the next running-transactions record (PostgreSQL 16+: on demand)
-      await().atMost(WAIT).until(() -> {
-        pg.execute("SELECT pg_log_standby_snapshot()");
-        return Long.parseLong(pg.queryString("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)::bigint"
-            + " FROM pg_replication_slots WHERE slot_name = 'quiet'")) < 16L * 1024 * 1024;
-      });
+      await()
+          .atMost(WAIT)
+          .until(
+              () -> {
+                pg.execute("SELECT pg_log_standby_snapshot()");
+                return Long.parseLong(
+                        pg.queryString(
+                            "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)::bigint"
+                                + " FROM pg_replication_slots WHERE slot_name = 'quiet'"))
+                    < 16L * 1024 * 1024;
+              });
     }
     pg.execute("SELECT pg_drop_replication_slot('quiet')", "DROP TABLE unpublished");
   }
@@ -365,7 +407,8 @@ class PgCdcSourceTest {
       MessageEvent inTransaction = (MessageEvent) got.get(1);
       assertTrue(inTransaction.transactional());
       assertEquals("outbox", inTransaction.prefix());
-      assertEquals("héllo", new String(inTransaction.content(), java.nio.charset.StandardCharsets.UTF_8));
+      assertEquals(
+          "héllo", new String(inTransaction.content(), java.nio.charset.StandardCharsets.UTF_8));
       assertEquals(got.get(0).offset().txEndLsn(), inTransaction.offset().txEndLsn());
       MessageEvent alone = (MessageEvent) got.get(2);
       assertFalse(alone.transactional());
@@ -399,29 +442,44 @@ class PgCdcSourceTest {
   @Test
   void missingPublicationAndActiveSlotAreClearErrors() throws Exception {
     CdcReplicationException missing =
-        assertThrows(CdcReplicationException.class,
-            () -> source("nopub", new MemoryCheckpointStore()).build().start(new EventCollector(true)));
-    assertTrue(missing.getMessage().contains("publication \"nopub\" does not exist"), missing.getMessage());
+        assertThrows(
+            CdcReplicationException.class,
+            () ->
+                source("nopub", new MemoryCheckpointStore())
+                    .build()
+                    .start(new EventCollector(true)));
+    assertTrue(
+        missing.getMessage().contains("publication \"nopub\" does not exist"),
+        missing.getMessage());
 
     pg.execute("CREATE TABLE busy (id int)", "CREATE PUBLICATION busy FOR TABLE busy");
     try (PgCdcSource first = source("busy", new MemoryCheckpointStore()).build()) {
       first.start(new EventCollector(true));
       CdcReplicationException active =
-          assertThrows(CdcReplicationException.class,
-              () -> source("busy", new MemoryCheckpointStore()).build().start(new EventCollector(true)));
-      assertTrue(active.getMessage().matches(".*slot \"busy\" is active for PID \\d+.*"), active.getMessage());
+          assertThrows(
+              CdcReplicationException.class,
+              () ->
+                  source("busy", new MemoryCheckpointStore())
+                      .build()
+                      .start(new EventCollector(true)));
+      assertTrue(
+          active.getMessage().matches(".*slot \"busy\" is active for PID \\d+.*"),
+          active.getMessage());
 
       // a second consumer that waits for the slot takes over once the first stops
       EventCollector events = new EventCollector(true);
-      PgCdcSource second = source("busy", new MemoryCheckpointStore()).waitForSlot(Duration.ofSeconds(30)).build();
-      CompletableFuture<CompletableFuture<Void>> started = CompletableFuture.supplyAsync(() -> second.start(events));
+      PgCdcSource second =
+          source("busy", new MemoryCheckpointStore()).waitForSlot(Duration.ofSeconds(30)).build();
+      CompletableFuture<CompletableFuture<Void>> started =
+          CompletableFuture.supplyAsync(() -> second.start(events));
       first.stop();
       started.get(60, TimeUnit.SECONDS);
       pg.execute("INSERT INTO busy VALUES (7)");
       assertEquals(7, ((InsertEvent) events.take(1, WAIT).get(0)).after().get("id"));
       second.dropSlot(false);
     }
-    assertEquals("0", pg.queryString("SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'busy'"));
+    assertEquals(
+        "0", pg.queryString("SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'busy'"));
   }
 
   private static List<Integer> ids(List<ChangeEvent> events) {
@@ -433,27 +491,33 @@ class PgCdcSourceTest {
   @Test
   void asynchronousAcknowledgementsCompleteOnceStoredAndFailWithoutThrowing(@TempDir Path dir)
       throws Exception {
-    pg.execute("CREATE TABLE async_acks (id int PRIMARY KEY)", "CREATE PUBLICATION async_acks FOR TABLE async_acks");
+    pg.execute(
+        "CREATE TABLE async_acks (id int PRIMARY KEY)",
+        "CREATE PUBLICATION async_acks FOR TABLE async_acks");
     List<CompletableFuture<Void>> acks = new java.util.concurrent.CopyOnWriteArrayList<>();
     java.util.concurrent.CountDownLatch all = new java.util.concurrent.CountDownLatch(300);
     try (FileCheckpointStore store = FileCheckpointStore.open(dir);
         PgCdcSource source = source("async_acks", store).build()) {
-      java.util.concurrent.atomic.AtomicReference<PgLsn> txEnd = new java.util.concurrent.atomic.AtomicReference<>();
-      source.start((event, checkpoints) -> {
-        txEnd.set(event.offset().txEndLsn());
-        acks.add(checkpoints.checkpointAsync(event.offset()));
-        all.countDown();
-      });
+      java.util.concurrent.atomic.AtomicReference<PgLsn> txEnd =
+          new java.util.concurrent.atomic.AtomicReference<>();
+      source.start(
+          (event, checkpoints) -> {
+            txEnd.set(event.offset().txEndLsn());
+            acks.add(checkpoints.checkpointAsync(event.offset()));
+            all.countDown();
+          });
       pg.execute("INSERT INTO async_acks SELECT generate_series(1, 300)");
       assertTrue(all.await(60, TimeUnit.SECONDS));
       CompletableFuture.allOf(acks.toArray(new CompletableFuture[0])).get(60, TimeUnit.SECONDS);
       PgLsn end = txEnd.get();
-      assertEquals(end, store.load("async_acks").orElseThrow().watermark(), "durable when complete");
+      assertEquals(
+          end, store.load("async_acks").orElseThrow().watermark(), "durable when complete");
       assertTrue(store.load("async_acks").orElseThrow().acknowledgedBeyond().isEmpty());
       assertEquals(end, source.watermark());
       CdcOffset foreign = new CdcOffset("other", end, end, 1, 0, 1);
       CompletableFuture<Void> refused = source.checkpoints().checkpointAsync(foreign);
-      ExecutionException e = assertThrows(ExecutionException.class, () -> refused.get(10, TimeUnit.SECONDS));
+      ExecutionException e =
+          assertThrows(ExecutionException.class, () -> refused.get(10, TimeUnit.SECONDS));
       assertTrue(e.getCause().getMessage().contains("other"), e.getCause().getMessage());
     }
     pg.execute("SELECT pg_drop_replication_slot('async_acks')");
@@ -461,7 +525,9 @@ class PgCdcSourceTest {
 
   @Test
   void aStoredWatermarkBeyondTheServersWalIsRefusedAndNeverConfirmed() throws Exception {
-    pg.execute("CREATE TABLE elsewhere (id int)", "CREATE PUBLICATION elsewhere FOR TABLE elsewhere",
+    pg.execute(
+        "CREATE TABLE elsewhere (id int)",
+        "CREATE PUBLICATION elsewhere FOR TABLE elsewhere",
         "SELECT pg_create_logical_replication_slot('elsewhere', 'pgoutput')");
     PgLsn before = confirmedFlush("elsewhere");
     MemoryCheckpointStore store = new MemoryCheckpointStore();
@@ -469,8 +535,10 @@ class PgCdcSourceTest {
     try (PgCdcSource source = source("elsewhere", store).build()) {
       CdcReplicationException e =
           assertThrows(CdcReplicationException.class, () -> source.start(new EventCollector(true)));
-      assertTrue(e.getMessage().contains("watermark FF/0")
-          && e.getMessage().contains("after the server's current WAL position"), e.getMessage());
+      assertTrue(
+          e.getMessage().contains("watermark FF/0")
+              && e.getMessage().contains("after the server's current WAL position"),
+          e.getMessage());
     }
     assertEquals(before, confirmedFlush("elsewhere"), "the slot was not moved");
     pg.execute("SELECT pg_drop_replication_slot('elsewhere')");
@@ -480,9 +548,12 @@ class PgCdcSourceTest {
   void aSpillDirectoryThatIsNotWritableIsRefusedAtStart(@TempDir Path dir) throws Exception {
     pg.execute("CREATE TABLE nospill (id int)", "CREATE PUBLICATION nospill FOR TABLE nospill");
     Path missing = dir.resolve("missing");
-    try (PgCdcSource source = source("nospill", new MemoryCheckpointStore()).spillDirectory(missing).build()) {
-      io.datum.cdc.CdcConfigurationException e = assertThrows(
-          io.datum.cdc.CdcConfigurationException.class, () -> source.start(new EventCollector(true)));
+    try (PgCdcSource source =
+        source("nospill", new MemoryCheckpointStore()).spillDirectory(missing).build()) {
+      io.datum.cdc.CdcConfigurationException e =
+          assertThrows(
+              io.datum.cdc.CdcConfigurationException.class,
+              () -> source.start(new EventCollector(true)));
       assertTrue(e.getMessage().contains("spill directory " + missing), e.getMessage());
     }
   }

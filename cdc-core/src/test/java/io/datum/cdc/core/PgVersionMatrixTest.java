@@ -9,8 +9,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The pgoutput behaviours datum-cdc relies on, on PostgreSQL 14, 15, 16, 17 and 18: each version
- * once, on one server shared by the nested groups (each test uses slots, publications and tables
- * of its own names). What a version cannot do is skipped with an assumption; an option asked of a
+ * once, on one server shared by the nested groups (each test uses slots, publications and tables of
+ * its own names). What a version cannot do is skipped with an assumption; an option asked of a
  * version too old for it is asserted to be refused. The server streams transactions past 64 kB
  * ({@code logical_decoding_work_mem}) and allows prepared transactions.
  *

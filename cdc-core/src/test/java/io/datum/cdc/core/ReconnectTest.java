@@ -48,7 +48,9 @@ class ReconnectTest {
 
   @Test
   void aServerRestartIsSurvived() throws Exception {
-    pg.execute("CREATE TABLE restarted (id int PRIMARY KEY)", "CREATE PUBLICATION restarted FOR TABLE restarted");
+    pg.execute(
+        "CREATE TABLE restarted (id int PRIMARY KEY)",
+        "CREATE PUBLICATION restarted FOR TABLE restarted");
     EventCollector events = new EventCollector(true);
     try (PgCdcSource source = source("restarted").build()) {
       CompletableFuture<Void> done = source.start(events);
@@ -68,40 +70,58 @@ class ReconnectTest {
 
   @Test
   void aDroppedSlotStopsTheSourceInsteadOfRetryingForever() throws Exception {
-    pg.execute("CREATE TABLE dropped (id int PRIMARY KEY)", "CREATE PUBLICATION dropped FOR TABLE dropped");
+    pg.execute(
+        "CREATE TABLE dropped (id int PRIMARY KEY)",
+        "CREATE PUBLICATION dropped FOR TABLE dropped");
     // a backoff long enough to drop the slot before the first attempt
     try (PgCdcSource source = source("dropped", Duration.ofSeconds(4)).build()) {
       CompletableFuture<Void> done = source.start(new EventCollector(true));
-      await().atMost(WAIT).until(() -> "t".equals(
-          pg.queryString("SELECT active FROM pg_replication_slots WHERE slot_name = 'dropped'")));
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  "t"
+                      .equals(
+                          pg.queryString(
+                              "SELECT active FROM pg_replication_slots WHERE slot_name = 'dropped'")));
       // terminate the walsender and drop the slot before the source can reconnect
-      pg.execute("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = 'dropped'");
-      await().atMost(WAIT).until(() -> {
-        try {
-          pg.execute("SELECT pg_drop_replication_slot('dropped')");
-          return true;
-        } catch (java.sql.SQLException stillActive) {
-          return false;
-        }
-      });
-      ExecutionException e = assertThrows(ExecutionException.class, () -> done.get(60, TimeUnit.SECONDS));
+      pg.execute(
+          "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = 'dropped'");
+      await()
+          .atMost(WAIT)
+          .until(
+              () -> {
+                try {
+                  pg.execute("SELECT pg_drop_replication_slot('dropped')");
+                  return true;
+                } catch (java.sql.SQLException stillActive) {
+                  return false;
+                }
+              });
+      ExecutionException e =
+          assertThrows(ExecutionException.class, () -> done.get(60, TimeUnit.SECONDS));
       assertInstanceOf(CdcReplicationException.class, e.getCause(), e.getCause().toString());
-      assertTrue(e.getCause().getMessage().contains("\"dropped\" does not exist"), e.getCause().getMessage());
+      assertTrue(
+          e.getCause().getMessage().contains("\"dropped\" does not exist"),
+          e.getCause().getMessage());
     }
   }
 
   @Test
   void aDroppedPublicationStopsTheSourceWithAClearError() throws Exception {
-    pg.execute("CREATE TABLE unpub (id int PRIMARY KEY)", "CREATE PUBLICATION unpub FOR TABLE unpub");
+    pg.execute(
+        "CREATE TABLE unpub (id int PRIMARY KEY)", "CREATE PUBLICATION unpub FOR TABLE unpub");
     EventCollector events = new EventCollector(true);
     try (PgCdcSource source = source("unpub").build()) {
       CompletableFuture<Void> done = source.start(events);
       pg.execute("INSERT INTO unpub VALUES (1)");
       events.take(1, WAIT);
       pg.execute("DROP PUBLICATION unpub", "INSERT INTO unpub VALUES (2)");
-      ExecutionException e = assertThrows(ExecutionException.class, () -> done.get(60, TimeUnit.SECONDS));
+      ExecutionException e =
+          assertThrows(ExecutionException.class, () -> done.get(60, TimeUnit.SECONDS));
       assertInstanceOf(CdcReplicationException.class, e.getCause(), e.getCause().toString());
-      assertTrue(e.getCause().getMessage().contains("publication \"unpub\" does not exist"),
+      assertTrue(
+          e.getCause().getMessage().contains("publication \"unpub\" does not exist"),
           e.getCause().getMessage());
       assertEquals(0, source.reconnects(), "not retried");
     }
@@ -110,7 +130,8 @@ class ReconnectTest {
 
   @Test
   void losingTheReplicationAttributeStopsTheSourceInsteadOfRetrying() throws Exception {
-    assertRoleChangeStopsTheSource("noreplication", "NOREPLICATION", "permission denied to start WAL sender");
+    assertRoleChangeStopsTheSource(
+        "noreplication", "NOREPLICATION", "permission denied to start WAL sender");
   }
 
   @Test
@@ -122,7 +143,8 @@ class ReconnectTest {
    * Streams as a role with REPLICATION, changes the role with {@code ALTER ROLE .. change},
    * terminates the walsender and expects the reconnect to fail at once with {@code expected}.
    */
-  private void assertRoleChangeStopsTheSource(String name, String change, String expected) throws Exception {
+  private void assertRoleChangeStopsTheSource(String name, String change, String expected)
+      throws Exception {
     String role = "cdc_" + name;
     pg.execute(
         "CREATE TABLE " + name + " (id int PRIMARY KEY)",
@@ -130,17 +152,25 @@ class ReconnectTest {
         "SELECT pg_create_logical_replication_slot('" + name + "', 'pgoutput')",
         "CREATE ROLE " + role + " LOGIN REPLICATION");
     EventCollector events = new EventCollector(true);
-    String urlWithoutUser = "jdbc:postgresql://" + EmbeddedPostgresServer.HOST + ":" + pg.port() + "/postgres";
+    String urlWithoutUser =
+        "jdbc:postgresql://" + EmbeddedPostgresServer.HOST + ":" + pg.port() + "/postgres";
     // retrying with this backoff (1 s doubling to 10 s, 100 attempts) would outlast the 60 s wait
-    try (PgCdcSource source = source(name, Duration.ofSeconds(1)).jdbcUrl(urlWithoutUser).user(role).createSlot(false).build()) {
+    try (PgCdcSource source =
+        source(name, Duration.ofSeconds(1))
+            .jdbcUrl(urlWithoutUser)
+            .user(role)
+            .createSlot(false)
+            .build()) {
       CompletableFuture<Void> done = source.start(events);
       pg.execute("INSERT INTO " + name + " VALUES (1)");
       events.take(1, WAIT);
       pg.execute(
           "ALTER ROLE " + role + " " + change,
           "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '"
-              + name + "'");
-      ExecutionException e = assertThrows(ExecutionException.class, () -> done.get(60, TimeUnit.SECONDS));
+              + name
+              + "'");
+      ExecutionException e =
+          assertThrows(ExecutionException.class, () -> done.get(60, TimeUnit.SECONDS));
       assertTrue(e.getCause().getMessage().contains(expected), e.getCause().toString());
       assertEquals(0, source.reconnects(), "not retried");
     }

@@ -45,12 +45,13 @@ abstract class RowImageMatrix {
   private final EmbeddedPostgresServer pg;
   private final MatrixFixture fx;
 
-  /** @param pg the server of the version being run */
+  /**
+   * @param pg the server of the version being run
+   */
   RowImageMatrix(EmbeddedPostgresServer pg) {
     this.pg = pg;
     this.fx = new MatrixFixture(pg);
   }
-
 
   private static Map<String, Object> map(Row row) {
     return row == null ? null : row.toMap();
@@ -100,40 +101,81 @@ abstract class RowImageMatrix {
       assertImage(got.get(0), "ri_default", MatrixFixture.cols("id", 1), null);
       assertImage(got.get(1), "ri_default", MatrixFixture.cols("id", 1), null);
       assertImage(got.get(2), "ri_default", MatrixFixture.cols("id", 1), null);
-      assertImage(got.get(3), "ri_default", MatrixFixture.cols("id", 2), MatrixFixture.cols("id", 1));
-      assertEquals(MatrixFixture.cols("id", 2, "code", "c2", "note", null), map(((UpdateEvent) got.get(3)).after()));
-      assertImage(got.get(4), "ri_default", MatrixFixture.cols("id", 2), MatrixFixture.cols("id", 2));
+      assertImage(
+          got.get(3), "ri_default", MatrixFixture.cols("id", 2), MatrixFixture.cols("id", 1));
+      assertEquals(
+          MatrixFixture.cols("id", 2, "code", "c2", "note", null),
+          map(((UpdateEvent) got.get(3)).after()));
+      assertImage(
+          got.get(4), "ri_default", MatrixFixture.cols("id", 2), MatrixFixture.cols("id", 2));
       // USING INDEX: the index's columns, not the primary key
       assertImage(got.get(5), "ri_index", MatrixFixture.cols("code", "c1"), null);
       assertImage(got.get(6), "ri_index", MatrixFixture.cols("code", "c1"), null);
-      assertImage(got.get(7), "ri_index", MatrixFixture.cols("code", "c2"), MatrixFixture.cols("code", "c1"));
+      assertImage(
+          got.get(7),
+          "ri_index",
+          MatrixFixture.cols("code", "c2"),
+          MatrixFixture.cols("code", "c1"));
       assertImage(got.get(8), "ri_index", MatrixFixture.cols("code", "c2"), null);
-      assertImage(got.get(9), "ri_index", MatrixFixture.cols("code", "c2"), MatrixFixture.cols("code", "c2"));
+      assertImage(
+          got.get(9),
+          "ri_index",
+          MatrixFixture.cols("code", "c2"),
+          MatrixFixture.cols("code", "c2"));
       // FULL: every column is the key, and before is the whole old row
-      assertImage(got.get(10), "ri_full", MatrixFixture.cols("id", 1, "code", "c1", "note", "n1"), null);
-      assertImage(got.get(11), "ri_full", MatrixFixture.cols("id", 1, "code", "c1", "note", null),
+      assertImage(
+          got.get(10), "ri_full", MatrixFixture.cols("id", 1, "code", "c1", "note", "n1"), null);
+      assertImage(
+          got.get(11),
+          "ri_full",
+          MatrixFixture.cols("id", 1, "code", "c1", "note", null),
           MatrixFixture.cols("id", 1, "code", "c1", "note", "n1"));
-      assertImage(got.get(12), "ri_full", MatrixFixture.cols("id", 1, "code", "c2", "note", null),
+      assertImage(
+          got.get(12),
+          "ri_full",
+          MatrixFixture.cols("id", 1, "code", "c2", "note", null),
           MatrixFixture.cols("id", 1, "code", "c1", "note", null));
-      assertImage(got.get(13), "ri_full", MatrixFixture.cols("id", 2, "code", "c2", "note", null),
+      assertImage(
+          got.get(13),
+          "ri_full",
+          MatrixFixture.cols("id", 2, "code", "c2", "note", null),
           MatrixFixture.cols("id", 1, "code", "c2", "note", null));
-      assertImage(got.get(14), "ri_full", MatrixFixture.cols("id", 2, "code", "c2", "note", null),
+      assertImage(
+          got.get(14),
+          "ri_full",
+          MatrixFixture.cols("id", 2, "code", "c2", "note", null),
           MatrixFixture.cols("id", 2, "code", "c2", "note", null));
 
       // NOTHING, and no primary key: inserts have no key; the server refuses updates and deletes
-      pg.execute("INSERT INTO ri_nothing VALUES (1, 'n1')", "INSERT INTO ri_nokey VALUES (1, 'n1')");
+      pg.execute(
+          "INSERT INTO ri_nothing VALUES (1, 'n1')", "INSERT INTO ri_nokey VALUES (1, 'n1')");
       List<ChangeEvent> inserts = events.take(2, WAIT);
       assertImage(inserts.get(0), "ri_nothing", null, null);
       assertImage(inserts.get(1), "ri_nokey", null, null);
       for (String table : List.of("ri_nothing", "ri_nokey")) {
-        SQLException update = assertThrows(SQLException.class,
-            () -> pg.execute("UPDATE " + table + " SET note = 'u' WHERE id = 1"));
-        assertTrue(update.getMessage().contains("cannot update table \"" + table
-            + "\" because it does not have a replica identity and publishes updates"), update::getMessage);
-        SQLException delete = assertThrows(SQLException.class,
-            () -> pg.execute("DELETE FROM " + table + " WHERE id = 1"));
-        assertTrue(delete.getMessage().contains("cannot delete from table \"" + table
-            + "\" because it does not have a replica identity and publishes deletes"), delete::getMessage);
+        SQLException update =
+            assertThrows(
+                SQLException.class,
+                () -> pg.execute("UPDATE " + table + " SET note = 'u' WHERE id = 1"));
+        assertTrue(
+            update
+                .getMessage()
+                .contains(
+                    "cannot update table \""
+                        + table
+                        + "\" because it does not have a replica identity and publishes updates"),
+            update::getMessage);
+        SQLException delete =
+            assertThrows(
+                SQLException.class, () -> pg.execute("DELETE FROM " + table + " WHERE id = 1"));
+        assertTrue(
+            delete
+                .getMessage()
+                .contains(
+                    "cannot delete from table \""
+                        + table
+                        + "\" because it does not have a replica identity and publishes deletes"),
+            delete::getMessage);
       }
       pg.execute("INSERT INTO ri_default VALUES (3, 'c3', 'after the refusals')");
       assertEquals(List.of(3), ids(events.take(1, WAIT)), "the source streams on");
@@ -155,7 +197,8 @@ abstract class RowImageMatrix {
 
   @ParameterizedTest(name = "binary {0}")
   @ValueSource(booleans = {false, true})
-  void anUnchangedToastValueIsMarkedWithTheDefaultIdentityAndFilledInWithFull(boolean binary) throws Exception {
+  void anUnchangedToastValueIsMarkedWithTheDefaultIdentityAndFilledInWithFull(boolean binary)
+      throws Exception {
     String toasty = binary ? "toasty_binary" : "toasty";
     String big = "repeat('toast', 4000)"; // 20000 bytes, stored out of line (storage EXTERNAL)
     pg.execute(
@@ -194,10 +237,13 @@ abstract class RowImageMatrix {
       assertEquals(List.of(), changed.after().unchangedToastColumns());
 
       UpdateEvent full = (UpdateEvent) got.get(4);
-      assertEquals(List.of(), full.after().unchangedToastColumns(), "REPLICA IDENTITY FULL fills it in");
+      assertEquals(
+          List.of(), full.after().unchangedToastColumns(), "REPLICA IDENTITY FULL fills it in");
       assertEquals(MatrixFixture.cols("id", 2, "big", fresh, "small", "s3"), full.after().toMap());
       assertEquals(MatrixFixture.cols("id", 2, "big", fresh, "small", "s2"), map(full.before()));
-      assertEquals(MatrixFixture.cols("id", 2, "big", fresh, "small", "s3"), map(((DeleteEvent) got.get(5)).before()));
+      assertEquals(
+          MatrixFixture.cols("id", 2, "big", fresh, "small", "s3"),
+          map(((DeleteEvent) got.get(5)).before()));
     }
     fx.dropSlot(toasty);
     pg.execute("DROP PUBLICATION toasty", "DROP TABLE toasty");

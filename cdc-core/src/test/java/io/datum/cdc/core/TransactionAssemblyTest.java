@@ -18,9 +18,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -36,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
 class TransactionAssemblyTest {
 
   private static final Duration WAIT = Duration.ofSeconds(60);
+
   /** A row of about 200 bytes, so that a few hundred rows exceed logical_decoding_work_mem. */
   private static final String FILLER = "repeat('x', 200)";
 
@@ -46,13 +47,14 @@ class TransactionAssemblyTest {
   }
 
   /**
-   * Creating a slot waits for every transaction in progress, prepared ones included, so a test
-   * that failed with a transaction still prepared would block the next: roll them back.
+   * Creating a slot waits for every transaction in progress, prepared ones included, so a test that
+   * failed with a transaction still prepared would block the next: roll them back.
    */
   @AfterEach
   void rollBackPreparedTransactions() throws Exception {
     List<String> gids = new ArrayList<>();
-    try (var c = pg.getConnection(); var st = c.createStatement();
+    try (var c = pg.getConnection();
+        var st = c.createStatement();
         var rs = st.executeQuery("SELECT gid FROM pg_prepared_xacts")) {
       while (rs.next()) {
         gids.add(rs.getString(1));
@@ -68,7 +70,10 @@ class TransactionAssemblyTest {
         "CREATE TABLE IF NOT EXISTS " + name + " (id int PRIMARY KEY, filler text)",
         "DROP PUBLICATION IF EXISTS " + name,
         "CREATE PUBLICATION " + name + " FOR TABLE " + name);
-    if ("0".equals(pg.queryString("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + name + "'"))) {
+    if ("0"
+        .equals(
+            pg.queryString(
+                "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + name + "'"))) {
       pg.execute("SELECT pg_create_logical_replication_slot('" + name + "', 'pgoutput')");
     }
     return PgCdcSource.builder()
@@ -103,25 +108,40 @@ class TransactionAssemblyTest {
   }
 
   private long streamedTransactions(String slot) throws Exception {
-    return Long.parseLong(pg.queryString(
-        "SELECT coalesce(sum(stream_txns), 0) FROM pg_stat_replication_slots WHERE slot_name = '" + slot + "'"));
+    return Long.parseLong(
+        pg.queryString(
+            "SELECT coalesce(sum(stream_txns), 0) FROM pg_stat_replication_slots WHERE slot_name = '"
+                + slot
+                + "'"));
   }
 
   private void dropSlot(String slot) throws Exception {
-    await().atMost(WAIT).until(() -> "f".equals(
-        pg.queryString("SELECT active FROM pg_replication_slots WHERE slot_name = '" + slot + "'")));
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                "f"
+                    .equals(
+                        pg.queryString(
+                            "SELECT active FROM pg_replication_slots WHERE slot_name = '"
+                                + slot
+                                + "'")));
     pg.execute("SELECT pg_drop_replication_slot('" + slot + "')");
   }
 
   @Test
   void aStreamedTransactionIsDeliveredWholeAtItsCommitAndAnAbortedOneNever() throws Exception {
     EventCollector events = new EventCollector(true);
-    try (PgCdcSource source = source("streamed", new MemoryCheckpointStore())
-        .streaming(StreamingMode.ON).build()) {
+    try (PgCdcSource source =
+        source("streamed", new MemoryCheckpointStore()).streaming(StreamingMode.ON).build()) {
       source.start(events);
       pg.execute(
-          "BEGIN; INSERT INTO streamed SELECT g, " + FILLER + " FROM generate_series(1, 3000) g; ROLLBACK",
-          "BEGIN; INSERT INTO streamed SELECT g, " + FILLER + " FROM generate_series(1, 2000) g; COMMIT");
+          "BEGIN; INSERT INTO streamed SELECT g, "
+              + FILLER
+              + " FROM generate_series(1, 3000) g; ROLLBACK",
+          "BEGIN; INSERT INTO streamed SELECT g, "
+              + FILLER
+              + " FROM generate_series(1, 2000) g; COMMIT");
       List<ChangeEvent> got = events.take(2000, WAIT);
       assertOneTransaction(got, 2000);
       assertEquals(range(1, 2000), ids(got));
@@ -135,21 +155,31 @@ class TransactionAssemblyTest {
   @Test
   void abortedSubtransactionsOfAStreamedTransactionAreDropped() throws Exception {
     EventCollector events = new EventCollector(true);
-    try (PgCdcSource source = source("subxacts", new MemoryCheckpointStore())
-        .streaming(StreamingMode.ON).build()) {
+    try (PgCdcSource source =
+        source("subxacts", new MemoryCheckpointStore()).streaming(StreamingMode.ON).build()) {
       source.start(events);
       pg.execute(
           "BEGIN;"
-              + " INSERT INTO subxacts SELECT g, " + FILLER + " FROM generate_series(1, 1000) g;"
+              + " INSERT INTO subxacts SELECT g, "
+              + FILLER
+              + " FROM generate_series(1, 1000) g;"
               + " SAVEPOINT a;"
-              + " INSERT INTO subxacts SELECT g, " + FILLER + " FROM generate_series(10001, 11000) g;"
+              + " INSERT INTO subxacts SELECT g, "
+              + FILLER
+              + " FROM generate_series(10001, 11000) g;"
               + " SAVEPOINT b;"
-              + " INSERT INTO subxacts SELECT g, " + FILLER + " FROM generate_series(20001, 21000) g;"
+              + " INSERT INTO subxacts SELECT g, "
+              + FILLER
+              + " FROM generate_series(20001, 21000) g;"
               + " ROLLBACK TO SAVEPOINT a;" // aborts a and the nested b
               + " SAVEPOINT c;"
-              + " INSERT INTO subxacts SELECT g, " + FILLER + " FROM generate_series(30001, 31000) g;"
+              + " INSERT INTO subxacts SELECT g, "
+              + FILLER
+              + " FROM generate_series(30001, 31000) g;"
               + " RELEASE SAVEPOINT c;"
-              + " INSERT INTO subxacts SELECT g, " + FILLER + " FROM generate_series(40001, 40500) g;"
+              + " INSERT INTO subxacts SELECT g, "
+              + FILLER
+              + " FROM generate_series(40001, 40500) g;"
               + " COMMIT");
       List<ChangeEvent> got = events.take(2500, WAIT);
       assertOneTransaction(got, 2500);
@@ -157,22 +187,32 @@ class TransactionAssemblyTest {
       expected.addAll(range(30001, 31000));
       expected.addAll(range(40001, 40500));
       assertEquals(expected, ids(got));
-      pg.execute("INSERT INTO subxacts VALUES (1, 'next') ON CONFLICT (id) DO UPDATE SET filler = 'next'");
-      assertEquals("next", events.take(1, WAIT).get(0) instanceof io.datum.cdc.event.UpdateEvent u
-          ? u.after().get("filler") : null);
+      pg.execute(
+          "INSERT INTO subxacts VALUES (1, 'next') ON CONFLICT (id) DO UPDATE SET filler = 'next'");
+      assertEquals(
+          "next",
+          events.take(1, WAIT).get(0) instanceof io.datum.cdc.event.UpdateEvent u
+              ? u.after().get("filler")
+              : null);
       assertTrue(streamedTransactions("subxacts") >= 1);
     }
     dropSlot("subxacts");
   }
 
   @Test
-  void aTransactionOverTheMemoryBudgetSpillsAndIsDeliveredFromDisk(@TempDir Path spill) throws Exception {
+  void aTransactionOverTheMemoryBudgetSpillsAndIsDeliveredFromDisk(@TempDir Path spill)
+      throws Exception {
     EventCollector events = new EventCollector(true);
-    try (PgCdcSource source = source("spilled", new MemoryCheckpointStore())
-        .memoryBudget(32 * 1024).spillDirectory(spill).build()) {
+    try (PgCdcSource source =
+        source("spilled", new MemoryCheckpointStore())
+            .memoryBudget(32 * 1024)
+            .spillDirectory(spill)
+            .build()) {
       source.start(events);
       pg.execute(
-          "BEGIN; INSERT INTO spilled SELECT g, " + FILLER + " FROM generate_series(1, 3000) g; COMMIT",
+          "BEGIN; INSERT INTO spilled SELECT g, "
+              + FILLER
+              + " FROM generate_series(1, 3000) g; COMMIT",
           "INSERT INTO spilled VALUES (9999, 'small')");
       List<ChangeEvent> got = events.take(3000, WAIT);
       assertOneTransaction(got, 3000);
@@ -190,16 +230,26 @@ class TransactionAssemblyTest {
   @Test
   void streamedAndSpilledWithASubtransactionAbort(@TempDir Path spill) throws Exception {
     EventCollector events = new EventCollector(true);
-    try (PgCdcSource source = source("streamspill", new MemoryCheckpointStore())
-        .streaming(StreamingMode.ON).memoryBudget(16 * 1024).spillDirectory(spill).build()) {
+    try (PgCdcSource source =
+        source("streamspill", new MemoryCheckpointStore())
+            .streaming(StreamingMode.ON)
+            .memoryBudget(16 * 1024)
+            .spillDirectory(spill)
+            .build()) {
       source.start(events);
       pg.execute(
           "BEGIN;"
-              + " INSERT INTO streamspill SELECT g, " + FILLER + " FROM generate_series(1, 1500) g;"
+              + " INSERT INTO streamspill SELECT g, "
+              + FILLER
+              + " FROM generate_series(1, 1500) g;"
               + " SAVEPOINT a;"
-              + " INSERT INTO streamspill SELECT g, " + FILLER + " FROM generate_series(5001, 6500) g;"
+              + " INSERT INTO streamspill SELECT g, "
+              + FILLER
+              + " FROM generate_series(5001, 6500) g;"
               + " ROLLBACK TO SAVEPOINT a;"
-              + " INSERT INTO streamspill SELECT g, " + FILLER + " FROM generate_series(8001, 8500) g;"
+              + " INSERT INTO streamspill SELECT g, "
+              + FILLER
+              + " FROM generate_series(8001, 8500) g;"
               + " COMMIT");
       List<ChangeEvent> got = events.take(2000, WAIT);
       assertOneTransaction(got, 2000);
@@ -220,7 +270,8 @@ class TransactionAssemblyTest {
       pg.execute(
           "BEGIN; INSERT INTO twophase VALUES (1, 'a'), (2, 'b'); PREPARE TRANSACTION 'tp1'",
           "INSERT INTO twophase VALUES (3, 'c')");
-      assertEquals(List.of(3), ids(events.take(1, WAIT)), "a prepared transaction waits for its commit");
+      assertEquals(
+          List.of(3), ids(events.take(1, WAIT)), "a prepared transaction waits for its commit");
       pg.execute("COMMIT PREPARED 'tp1'");
       List<ChangeEvent> committed = events.take(2, WAIT);
       assertOneTransaction(committed, 2);
@@ -231,9 +282,17 @@ class TransactionAssemblyTest {
           "INSERT INTO twophase VALUES (11, 'y')");
       assertEquals(List.of(11), ids(events.take(1, WAIT)), "nothing of the rolled back one");
       PgLsn last = PgLsn.parse(pg.queryString("SELECT pg_current_wal_lsn()"));
-      await().atMost(WAIT).until(() -> !source.watermark().isBefore(
-          PgLsn.parse(pg.queryString("SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = 'twophase'")))
-          && source.metrics().pendingTransactions() == 0);
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  !source
+                          .watermark()
+                          .isBefore(
+                              PgLsn.parse(
+                                  pg.queryString(
+                                      "SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = 'twophase'")))
+                      && source.metrics().pendingTransactions() == 0);
       assertTrue(last.isAfter(PgLsn.ZERO));
     }
     dropSlot("twophase");
@@ -258,7 +317,10 @@ class TransactionAssemblyTest {
     EventCollector after = new EventCollector(true);
     try (PgCdcSource source = source("tprestart", store).twoPhase(true).build()) {
       source.start(after);
-      assertEquals(List.of(1, 3), ids(after.take(2, WAIT)), "the prepared transaction comes again; 2 does not");
+      assertEquals(
+          List.of(1, 3),
+          ids(after.take(2, WAIT)),
+          "the prepared transaction comes again; 2 does not");
     }
     dropSlot("tprestart");
   }
@@ -266,11 +328,16 @@ class TransactionAssemblyTest {
   @Test
   void aStreamedPreparedTransaction() throws Exception {
     EventCollector events = new EventCollector(true);
-    try (PgCdcSource source = source("streamprep", new MemoryCheckpointStore())
-        .streaming(StreamingMode.ON).twoPhase(true).build()) {
+    try (PgCdcSource source =
+        source("streamprep", new MemoryCheckpointStore())
+            .streaming(StreamingMode.ON)
+            .twoPhase(true)
+            .build()) {
       source.start(events);
       pg.execute(
-          "BEGIN; INSERT INTO streamprep SELECT g, " + FILLER + " FROM generate_series(1, 1500) g;"
+          "BEGIN; INSERT INTO streamprep SELECT g, "
+              + FILLER
+              + " FROM generate_series(1, 1500) g;"
               + " PREPARE TRANSACTION 'sp1'",
           "INSERT INTO streamprep VALUES (9000, 'between')");
       assertEquals(List.of(9000), ids(events.take(1, WAIT)));
@@ -284,14 +351,21 @@ class TransactionAssemblyTest {
 
   @Test
   void optionsTheChosenProtocolVersionLacksAreRefusedAtStart() throws Exception {
-    try (PgCdcSource source = source("tooold", new MemoryCheckpointStore())
-        .protocolVersion(1).streaming(StreamingMode.ON).build()) {
-      CdcConfigurationException e = assertThrows(CdcConfigurationException.class, () -> source.start(new EventCollector(true)));
+    try (PgCdcSource source =
+        source("tooold", new MemoryCheckpointStore())
+            .protocolVersion(1)
+            .streaming(StreamingMode.ON)
+            .build()) {
+      CdcConfigurationException e =
+          assertThrows(
+              CdcConfigurationException.class, () -> source.start(new EventCollector(true)));
       assertTrue(e.getMessage().contains("streaming on needs protocol version 2"), e.getMessage());
     }
-    try (PgCdcSource source = source("tooold", new MemoryCheckpointStore())
-        .protocolVersion(2).twoPhase(true).build()) {
-      CdcConfigurationException e = assertThrows(CdcConfigurationException.class, () -> source.start(new EventCollector(true)));
+    try (PgCdcSource source =
+        source("tooold", new MemoryCheckpointStore()).protocolVersion(2).twoPhase(true).build()) {
+      CdcConfigurationException e =
+          assertThrows(
+              CdcConfigurationException.class, () -> source.start(new EventCollector(true)));
       assertTrue(e.getMessage().contains("two_phase needs protocol version 3"), e.getMessage());
     }
   }

@@ -11,7 +11,8 @@ import io.datum.cdc.testkit.EmbeddedPostgresTest;
 import org.junit.jupiter.api.Test;
 
 /** A slot whose WAL PostgreSQL removed (max_slot_wal_keep_size) is a clear, final error. */
-@EmbeddedPostgresTest(settings = {"max_slot_wal_keep_size=1MB", "max_wal_size=32MB", "min_wal_size=32MB"})
+@EmbeddedPostgresTest(
+    settings = {"max_slot_wal_keep_size=1MB", "max_wal_size=32MB", "min_wal_size=32MB"})
 class WalRemovedTest {
 
   private final EmbeddedPostgresServer pg;
@@ -28,21 +29,29 @@ class WalRemovedTest {
         "SELECT pg_create_logical_replication_slot('lost', 'pgoutput')");
     // far more WAL than the slot may keep, then checkpoints, which invalidate it
     for (int i = 0; i < 4; i++) {
-      pg.execute("INSERT INTO churn SELECT g, repeat('x', 500) FROM generate_series(1, 20000) g",
-          "SELECT pg_switch_wal()", "CHECKPOINT");
+      pg.execute(
+          "INSERT INTO churn SELECT g, repeat('x', 500) FROM generate_series(1, 20000) g",
+          "SELECT pg_switch_wal()",
+          "CHECKPOINT");
     }
-    assertEquals("lost",
+    assertEquals(
+        "lost",
         pg.queryString("SELECT wal_status FROM pg_replication_slots WHERE slot_name = 'lost'"));
-    CdcReplicationException e = assertThrows(CdcReplicationException.class, () -> PgCdcSource.builder()
-        .jdbcUrl(pg.jdbcUrl())
-        .user(pg.user())
-        .slot("lost")
-        .publication("lost")
-        .checkpointStore(new MemoryCheckpointStore())
-        .reconnect(5, java.time.Duration.ofMillis(50), java.time.Duration.ofMillis(100))
-        .build()
-        .start(new EventCollector(true)));
-    assertTrue(e.getMessage().contains("\"lost\"") && e.getMessage().contains("WAL"), e.getMessage());
+    CdcReplicationException e =
+        assertThrows(
+            CdcReplicationException.class,
+            () ->
+                PgCdcSource.builder()
+                    .jdbcUrl(pg.jdbcUrl())
+                    .user(pg.user())
+                    .slot("lost")
+                    .publication("lost")
+                    .checkpointStore(new MemoryCheckpointStore())
+                    .reconnect(5, java.time.Duration.ofMillis(50), java.time.Duration.ofMillis(100))
+                    .build()
+                    .start(new EventCollector(true)));
+    assertTrue(
+        e.getMessage().contains("\"lost\"") && e.getMessage().contains("WAL"), e.getMessage());
     pg.execute("SELECT pg_drop_replication_slot('lost')");
   }
 }

@@ -1,9 +1,9 @@
 package io.datum.cdc.testkit;
 
-import static io.datum.cdc.testkit.internal.CheckpointStoreWriter.checkpoint;
 import static io.datum.cdc.testkit.KitFixtures.assertLoads;
 import static io.datum.cdc.testkit.KitFixtures.at;
 import static io.datum.cdc.testkit.KitFixtures.tx;
+import static io.datum.cdc.testkit.internal.CheckpointStoreWriter.checkpoint;
 import static io.datum.cdc.testkit.internal.CheckpointStoreWriter.isWellFormed;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -38,9 +38,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The conformance kit (TCK) for {@link CdcCheckpointStore}s: JUnit 5 tests that check the
- * contract in {@link CdcCheckpointStore}'s description. Every store shipped with datum-cdc runs
- * it, and a plugin author's store proves itself the same way, with a subclass like this one:
+ * The conformance kit (TCK) for {@link CdcCheckpointStore}s: JUnit 5 tests that check the contract
+ * in {@link CdcCheckpointStore}'s description. Every store shipped with datum-cdc runs it, and a
+ * plugin author's store proves itself the same way, with a subclass like this one:
  *
  * <pre>{@code
  * class SqliteStoreConformanceTest extends CheckpointStoreConformanceKit {
@@ -73,19 +73,19 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>{@link Slots}: invalid slot names are refused with {@link CdcConfigurationException} and
  *       never reach the disk; edge-case valid names work.
  *   <li>{@link Lifecycle}: store after close throws {@link IllegalStateException}; close is
- *       idempotent; data survives close and reopen, also through {@link CheckpointStores#open};
- *       a second open of a held directory, in this JVM or in a child JVM, fails with {@link
+ *       idempotent; data survives close and reopen, also through {@link CheckpointStores#open}; a
+ *       second open of a held directory, in this JVM or in a child JVM, fails with {@link
  *       CdcStoreException}.
- *   <li>{@link Concurrency}: 16 threads storing to shared and own slots while others load: no
- *       torn or lost value; close while storing.
+ *   <li>{@link Concurrency}: 16 threads storing to shared and own slots while others load: no torn
+ *       or lost value; close while storing.
  *   <li>{@link Durability}: a child JVM killed with SIGKILL keeps every checkpoint whose {@code
  *       store} returned, and never leaves a torn one.
  *   <li>{@link Corruption}: after {@link #corrupt}, open or load throws {@link CdcStoreException}
  *       naming the location; never empty, never a wrong value.
  * </ul>
  *
- * <p>Tests that need state to outlive the store (reopen, locking, crash and corruption tests)
- * are skipped when {@link #uri} returns null.
+ * <p>Tests that need state to outlive the store (reopen, locking, crash and corruption tests) are
+ * skipped when {@link #uri} returns null.
  */
 @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 public abstract class CheckpointStoreConformanceKit {
@@ -93,8 +93,20 @@ public abstract class CheckpointStoreConformanceKit {
   /** Names PostgreSQL would refuse as slot names. */
   static final List<String> INVALID_SLOT_NAMES =
       Arrays.asList(
-          "", "A", "../x", "a/b", "a".repeat(64), null, "a.json", "a-b", "a b", "\u00e4", "nul\u0000",
-          "..", "C:x", "s\\t");
+          "",
+          "A",
+          "../x",
+          "a/b",
+          "a".repeat(64),
+          null,
+          "a.json",
+          "a-b",
+          "a b",
+          "\u00e4",
+          "nul\u0000",
+          "..",
+          "C:x",
+          "s\\t");
 
   @TempDir Path root;
 
@@ -116,8 +128,8 @@ public abstract class CheckpointStoreConformanceKit {
 
   /**
    * The URI that CheckpointStores.open(...) in a child JVM uses to open the store kept in
-   * directory; null if the store does not outlive its process (memory:), which skips reopen,
-   * crash and corruption tests.
+   * directory; null if the store does not outlive its process (memory:), which skips reopen, crash
+   * and corruption tests.
    *
    * @param directory the test's directory
    * @return a URI string, or null
@@ -125,8 +137,8 @@ public abstract class CheckpointStoreConformanceKit {
   protected abstract String uri(Path directory);
 
   /**
-   * Damages the stored state so that a store opened afterwards must throw CdcStoreException on
-   * open or on load, naming a path under directory. Default: overwrites every regular file under
+   * Damages the stored state so that a store opened afterwards must throw CdcStoreException on open
+   * or on load, naming a path under directory. Default: overwrites every regular file under
    * directory (except *.lock / LOCK files) with the same number of 0x5A bytes. Override when that
    * is not enough.
    *
@@ -201,11 +213,10 @@ public abstract class CheckpointStoreConformanceKit {
 
   /**
    * Store, load and overwrite: an unknown slot loads empty; what was stored loads back equal
-   * (watermark, every partial transaction's end LSN, event count and acknowledged bits, from
-   * {@code 0/0} to {@code FFFFFFFF/FFFFFFFF}); an overwrite replaces, also with an older
-   * watermark; 50 slots are independent; {@link CdcCheckpointStore#slots()}, where supported,
-   * lists exactly the stored slots in order; {@link CdcCheckpointStore#location()} describes the
-   * store.
+   * (watermark, every partial transaction's end LSN, event count and acknowledged bits, from {@code
+   * 0/0} to {@code FFFFFFFF/FFFFFFFF}); an overwrite replaces, also with an older watermark; 50
+   * slots are independent; {@link CdcCheckpointStore#slots()}, where supported, lists exactly the
+   * stored slots in order; {@link CdcCheckpointStore#location()} describes the store.
    */
   @Nested
   public class Basics {
@@ -226,12 +237,16 @@ public abstract class CheckpointStoreConformanceKit {
           List.of(
               CdcCheckpoint.atWatermark("zero", PgLsn.ZERO),
               at("plain", "0/16B3748"),
-              at("partial", "0/16B3748",
+              at(
+                  "partial",
+                  "0/16B3748",
                   tx("0/16B37A0", 3, 1),
                   tx("0/16B3800", 5, 0, 2, 3, 4),
                   tx("1/0", 1, 0),
                   tx("1/10", 4)), // no event acknowledged: kept as stored
-              at("bits", "A/0",
+              at(
+                  "bits",
+                  "A/0",
                   tx("A/1", 64, 0, 63),
                   tx("A/2", 65, 64),
                   tx("A/3", 1_000_000, alternating(0, 20_000)),
@@ -247,8 +262,14 @@ public abstract class CheckpointStoreConformanceKit {
         PartialTransaction[] expected = c.acknowledgedBeyond().toArray(new PartialTransaction[0]);
         List<PartialTransaction> loaded = store.load(c.slot()).orElseThrow().acknowledgedBeyond();
         for (int i = 0; i < expected.length; i++) {
-          assertEquals(expected[i].acknowledged(), loaded.get(i).acknowledged(), c.slot() + " tx " + i + " bits");
-          assertEquals(expected[i].eventCount(), loaded.get(i).eventCount(), c.slot() + " tx " + i + " count");
+          assertEquals(
+              expected[i].acknowledged(),
+              loaded.get(i).acknowledged(),
+              c.slot() + " tx " + i + " bits");
+          assertEquals(
+              expected[i].eventCount(),
+              loaded.get(i).eventCount(),
+              c.slot() + " tx " + i + " count");
         }
       }
     }
@@ -283,7 +304,8 @@ public abstract class CheckpointStoreConformanceKit {
         store.store(checkpoint(String.format("slot_%02d", i), 5000 + i));
       }
       for (int i = 0; i < 50; i++) {
-        assertLoads(store, checkpoint(String.format("slot_%02d", i), (i % 2 == 0 ? 5000 : 1000) + i));
+        assertLoads(
+            store, checkpoint(String.format("slot_%02d", i), (i % 2 == 0 ? 5000 : 1000) + i));
       }
       assertEquals(Optional.empty(), store.load("slot_50"));
       assertEquals(Optional.empty(), store.load("slot_0"));
@@ -306,7 +328,10 @@ public abstract class CheckpointStoreConformanceKit {
       assertEquals(List.of("a", "a_1", "b", "c"), List.copyOf(store.slots()));
       if (uri(directory) != null) {
         store.close();
-        assertEquals(List.of("a", "a_1", "b", "c"), List.copyOf(openStore().slots()), "slots() after reopen");
+        assertEquals(
+            List.of("a", "a_1", "b", "c"),
+            List.copyOf(openStore().slots()),
+            "slots() after reopen");
       }
     }
 
@@ -314,7 +339,9 @@ public abstract class CheckpointStoreConformanceKit {
     void locationDescribesTheStore() {
       CdcCheckpointStore store = openStore();
       String location = store.location();
-      assertTrue(location != null && !location.isBlank(), "location() must describe the store, was " + location);
+      assertTrue(
+          location != null && !location.isBlank(),
+          "location() must describe the store, was " + location);
       if (uri(directory) != null) {
         KitFixtures.assertNames(directory, "location()", location, null);
       }
@@ -342,7 +369,8 @@ public abstract class CheckpointStoreConformanceKit {
     void invalidNamesAreRefusedOnLoad() {
       CdcCheckpointStore store = openStore();
       for (String name : INVALID_SLOT_NAMES) {
-        assertThrows(CdcConfigurationException.class, () -> store.load(name), "load(" + quote(name) + ")");
+        assertThrows(
+            CdcConfigurationException.class, () -> store.load(name), "load(" + quote(name) + ")");
       }
     }
 
@@ -352,11 +380,15 @@ public abstract class CheckpointStoreConformanceKit {
       store.store(at("valid", "0/10"));
       for (String name : INVALID_SLOT_NAMES) {
         // a CdcCheckpoint cannot carry an invalid name: its constructor refuses it
-        assertThrows(CdcConfigurationException.class, () -> store.store(CdcCheckpoint.atWatermark(name, PgLsn.of(1))),
+        assertThrows(
+            CdcConfigurationException.class,
+            () -> store.store(CdcCheckpoint.atWatermark(name, PgLsn.of(1))),
             "store of slot " + quote(name));
       }
-      RuntimeException e = assertThrows(RuntimeException.class, () -> store.store(null), "store(null)");
-      assertTrue(e instanceof NullPointerException || e instanceof CdcConfigurationException,
+      RuntimeException e =
+          assertThrows(RuntimeException.class, () -> store.store(null), "store(null)");
+      assertTrue(
+          e instanceof NullPointerException || e instanceof CdcConfigurationException,
           "store(null) must throw NullPointerException or CdcConfigurationException, threw " + e);
       assertLoads(store, at("valid", "0/10"));
     }
@@ -368,7 +400,9 @@ public abstract class CheckpointStoreConformanceKit {
       store.store(at("valid", "0/10"));
       for (String name : INVALID_SLOT_NAMES) {
         assertThrows(CdcConfigurationException.class, () -> store.load(name));
-        assertThrows(CdcConfigurationException.class, () -> store.store(CdcCheckpoint.atWatermark(name, PgLsn.of(1))));
+        assertThrows(
+            CdcConfigurationException.class,
+            () -> store.store(CdcCheckpoint.atWatermark(name, PgLsn.of(1))));
       }
       store.close();
       List<String> segments = new ArrayList<>();
@@ -383,12 +417,14 @@ public abstract class CheckpointStoreConformanceKit {
       }
       List<Path> named = new ArrayList<>();
       try (Stream<Path> all = Files.walk(root)) {
-        all.filter(p -> !p.equals(root)).forEach(p -> {
-          String file = p.getFileName().toString();
-          if (segments.stream().anyMatch(s -> file.equals(s) || file.startsWith(s + "."))) {
-            named.add(p);
-          }
-        });
+        all.filter(p -> !p.equals(root))
+            .forEach(
+                p -> {
+                  String file = p.getFileName().toString();
+                  if (segments.stream().anyMatch(s -> file.equals(s) || file.startsWith(s + "."))) {
+                    named.add(p);
+                  }
+                });
       }
       assertEquals(List.of(), named, "files named after invalid slot names: " + listing());
     }
@@ -396,7 +432,8 @@ public abstract class CheckpointStoreConformanceKit {
     @Test
     void edgeCaseValidNamesWork() {
       CdcCheckpointStore store = openStore();
-      List<String> names = List.of("_", "0", "z".repeat(63), "a_0".repeat(21), "con", "nul", "lpt1", "json");
+      List<String> names =
+          List.of("_", "0", "z".repeat(63), "a_0".repeat(21), "con", "nul", "lpt1", "json");
       for (int i = 0; i < names.size(); i++) {
         store.store(checkpoint(names.get(i), 10 + i));
       }
@@ -470,7 +507,8 @@ public abstract class CheckpointStoreConformanceKit {
       persistentUri();
       CdcCheckpointStore first = openStore();
       first.store(at("s", "0/10"));
-      CdcStoreException e = assertThrows(CdcStoreException.class, CheckpointStoreConformanceKit.this::openStore);
+      CdcStoreException e =
+          assertThrows(CdcStoreException.class, CheckpointStoreConformanceKit.this::openStore);
       assertNamesDirectory(e);
       first.store(at("s", "0/20")); // the failed open did not disturb the first store
       assertLoads(first, at("s", "0/20"));
@@ -484,16 +522,23 @@ public abstract class CheckpointStoreConformanceKit {
       StoreChild child = startChild("open", uri);
       String line = child.readLine();
       int status = child.waitForExit();
-      assertTrue(line != null && line.startsWith("FAILED " + CdcStoreException.class.getName() + ": "),
-          "a child JVM opening " + uri + " while this JVM holds it must fail with CdcStoreException, printed: "
-              + line + child.stderr());
+      assertTrue(
+          line != null && line.startsWith("FAILED " + CdcStoreException.class.getName() + ": "),
+          "a child JVM opening "
+              + uri
+              + " while this JVM holds it must fail with CdcStoreException, printed: "
+              + line
+              + child.stderr());
       KitFixtures.assertNames(directory, "the child's error", line, null);
       assertEquals(1, status, "exit status of the child");
       held.store(at("s", "0/20")); // the child's failed open did not release this store's hold
       assertThrows(CdcStoreException.class, CheckpointStoreConformanceKit.this::openStore);
       held.close();
       StoreChild after = startChild("open", uri);
-      assertEquals("OPENED", after.readLine(), "a child JVM opening " + uri + " after close" + after.stderr());
+      assertEquals(
+          "OPENED",
+          after.readLine(),
+          "a child JVM opening " + uri + " after close" + after.stderr());
       assertEquals(0, after.waitForExit());
     }
   }
@@ -502,9 +547,9 @@ public abstract class CheckpointStoreConformanceKit {
    * Concurrency: 16 threads each store 200 strictly increasing checkpoints, alternately to their
    * own slot and to 4 shared slots, while 2 threads load every slot: no load throws or returns a
    * torn, foreign or older value; afterwards each own slot holds its thread's last checkpoint and
-   * each shared slot the last checkpoint of one of the threads. Closing while 4 threads store:
-   * each store returns or throws {@link IllegalStateException} (or {@link CdcStoreException}),
-   * none that began after close returned succeeds, and every returned store is kept.
+   * each shared slot the last checkpoint of one of the threads. Closing while 4 threads store: each
+   * store returns or throws {@link IllegalStateException} (or {@link CdcStoreException}), none that
+   * began after close returned succeeds, and every returned store is kept.
    */
   @Nested
   public class Concurrency {
@@ -522,10 +567,12 @@ public abstract class CheckpointStoreConformanceKit {
         CdcCheckpointStore reopened = openStore();
         for (int t = 0; t < lastReturned.length; t++) {
           String slot = "closing_" + t;
-          CdcCheckpoint loaded = reopened.load(slot).orElseThrow(() -> new AssertionError("lost " + slot));
+          CdcCheckpoint loaded =
+              reopened.load(slot).orElseThrow(() -> new AssertionError("lost " + slot));
           long n = loaded.watermark().asLong();
           assertTrue(isWellFormed(loaded), "torn checkpoint " + loaded);
-          assertTrue(n >= lastReturned[t] && n <= lastReturned[t] + 1,
+          assertTrue(
+              n >= lastReturned[t] && n <= lastReturned[t] + 1,
               slot + ": store() returned for " + lastReturned[t] + " but the store holds " + n);
         }
       }
@@ -533,11 +580,11 @@ public abstract class CheckpointStoreConformanceKit {
   }
 
   /**
-   * Crash safety: a child JVM stores checkpoints as fast as it can and prints each {@code n}
-   * once its {@code store} returned; it is killed with SIGKILL after 200, and in a second test 5
-   * times after a random 0 to 300, stores. The reopened store holds exactly the checkpoint of
-   * the last {@code n} printed (or of the one after it, begun but not yet reported), every part
-   * of it consistent, and no lock left over from the dead process prevents reopening.
+   * Crash safety: a child JVM stores checkpoints as fast as it can and prints each {@code n} once
+   * its {@code store} returned; it is killed with SIGKILL after 200, and in a second test 5 times
+   * after a random 0 to 300, stores. The reopened store holds exactly the checkpoint of the last
+   * {@code n} printed (or of the one after it, begun but not yet reported), every part of it
+   * consistent, and no lock left over from the dead process prevents reopening.
    */
   @Nested
   public class Durability {
@@ -566,8 +613,16 @@ public abstract class CheckpointStoreConformanceKit {
         long last = child.readStored(lines, baseline);
         child.kill();
         last = child.drainStored(last);
-        baseline = assertHolds(last,
-            "round " + round + " (seed " + seed + ", -Ddatum.cdc.testkit.seed to repeat), SIGKILL after " + lines + " lines");
+        baseline =
+            assertHolds(
+                last,
+                "round "
+                    + round
+                    + " (seed "
+                    + seed
+                    + ", -Ddatum.cdc.testkit.seed to repeat), SIGKILL after "
+                    + lines
+                    + " lines");
       }
     }
 
@@ -577,8 +632,12 @@ public abstract class CheckpointStoreConformanceKit {
       try {
         store = openStore();
       } catch (CdcStoreException e) {
-        throw new AssertionError(when + ": the store cannot be reopened after its process was"
-            + " killed (a lock must not outlive the process holding it): " + e, e);
+        throw new AssertionError(
+            when
+                + ": the store cannot be reopened after its process was"
+                + " killed (a lock must not outlive the process holding it): "
+                + e,
+            e);
       }
       try {
         Optional<CdcCheckpoint> loaded = store.load(SLOT);
@@ -587,10 +646,19 @@ public abstract class CheckpointStoreConformanceKit {
           return 0;
         }
         CdcCheckpoint c = loaded.get();
-        assertTrue(isWellFormed(c), when + ": torn checkpoint " + c + ", expected " + checkpoint(SLOT, c.watermark().asLong()));
+        assertTrue(
+            isWellFormed(c),
+            when
+                + ": torn checkpoint "
+                + c
+                + ", expected "
+                + checkpoint(SLOT, c.watermark().asLong()));
         long n = c.watermark().asLong();
-        assertTrue(n >= last, when + ": store() returned for " + last + " but the store holds only " + n);
-        assertTrue(n <= last + 1, when + ": the store holds " + n + ", which the child never began to store");
+        assertTrue(
+            n >= last, when + ": store() returned for " + last + " but the store holds only " + n);
+        assertTrue(
+            n <= last + 1,
+            when + ": the store holds " + n + ", which the child never began to store");
         return n;
       } finally {
         store.close();
@@ -610,7 +678,10 @@ public abstract class CheckpointStoreConformanceKit {
     void corruptStateThrowsCdcStoreExceptionNamingThePath() throws IOException {
       persistentUri();
       List<CdcCheckpoint> stored =
-          List.of(at("first", "0/16B3748", tx("0/16B37A0", 3, 1)), at("second", "5/0"), checkpoint("third", 77));
+          List.of(
+              at("first", "0/16B3748", tx("0/16B37A0", 3, 1)),
+              at("second", "5/0"),
+              checkpoint("third", 77));
       CdcCheckpointStore store = openStore();
       stored.forEach(store::store);
       store.close();
@@ -626,14 +697,20 @@ public abstract class CheckpointStoreConformanceKit {
       int failed = 0;
       for (CdcCheckpoint c : stored) {
         try {
-          assertEquals(Optional.of(c), damaged.load(c.slot()),
-              "load(\"" + c.slot() + "\") of corrupt state must throw CdcStoreException or return exactly what was stored");
+          assertEquals(
+              Optional.of(c),
+              damaged.load(c.slot()),
+              "load(\""
+                  + c.slot()
+                  + "\") of corrupt state must throw CdcStoreException or return exactly what was stored");
         } catch (CdcStoreException e) {
           assertNamesDirectory(e);
           failed++;
         }
       }
-      assertTrue(failed > 0, "after corrupt(" + directory + "), neither open nor load threw; files " + files);
+      assertTrue(
+          failed > 0,
+          "after corrupt(" + directory + "), neither open nor load threw; files " + files);
     }
   }
 }

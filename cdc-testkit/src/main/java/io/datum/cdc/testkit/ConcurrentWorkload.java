@@ -26,9 +26,9 @@ import java.util.stream.IntStream;
 
 /**
  * The kit's concurrency workloads. Thread {@code t} stores, in its iteration {@code i}, {@link
- * io.datum.cdc.testkit.internal.CheckpointStoreWriter#checkpoint checkpoint(slot, n)} with {@code
- * n = (i + 1) * THREADS + t}: strictly increasing per thread, unique, and naming its writer.
- * Even iterations go to the thread's own slot, odd ones to the shared slots in turn.
+ * io.datum.cdc.testkit.internal.CheckpointStoreWriter#checkpoint checkpoint(slot, n)} with {@code n
+ * = (i + 1) * THREADS + t}: strictly increasing per thread, unique, and naming its writer. Even
+ * iterations go to the thread's own slot, odd ones to the shared slots in turn.
  */
 final class ConcurrentWorkload {
 
@@ -39,6 +39,7 @@ final class ConcurrentWorkload {
 
   private final CdcCheckpointStore store;
   private final AtomicBoolean writing = new AtomicBoolean(true);
+
   /** Set by the first thread that fails, so the others stop early and its failure is reported. */
   private final AtomicBoolean failed = new AtomicBoolean();
 
@@ -71,13 +72,16 @@ final class ConcurrentWorkload {
     try {
       for (int t = 0; t < THREADS; t++) {
         int thread = t;
-        writers.add(pool.submit(failFast(() -> {
-          start.await();
-          for (int i = 0; i < STORES_PER_THREAD && !failed.get(); i++) {
-            store.store(checkpoint(slotOf(thread, i), valueOf(thread, i)));
-          }
-          return null;
-        })));
+        writers.add(
+            pool.submit(
+                failFast(
+                    () -> {
+                      start.await();
+                      for (int i = 0; i < STORES_PER_THREAD && !failed.get(); i++) {
+                        store.store(checkpoint(slotOf(thread, i), valueOf(thread, i)));
+                      }
+                      return null;
+                    })));
       }
       for (int r = 0; r < READERS; r++) {
         readers.add(pool.submit(failFast(read(start))));
@@ -100,16 +104,26 @@ final class ConcurrentWorkload {
     }
     for (int t = 0; t < THREADS; t++) {
       int lastOwn = STORES_PER_THREAD % 2 == 0 ? STORES_PER_THREAD - 2 : STORES_PER_THREAD - 1;
-      assertEquals(Optional.of(checkpoint(ownSlot(t), valueOf(t, lastOwn))), store.load(ownSlot(t)),
+      assertEquals(
+          Optional.of(checkpoint(ownSlot(t), valueOf(t, lastOwn))),
+          store.load(ownSlot(t)),
           "own slot of thread " + t + " must hold its last store");
     }
     for (int s = 0; s < SHARED_SLOTS; s++) {
       String slot = sharedSlot(s);
-      int lastIteration = IntStream.range(0, STORES_PER_THREAD).filter(i -> slotOf(0, i).equals(slot)).max().orElseThrow();
-      Set<CdcCheckpoint> lastOfEachThread = IntStream.range(0, THREADS)
-          .mapToObj(t -> checkpoint(slot, valueOf(t, lastIteration))).collect(Collectors.toSet());
-      CdcCheckpoint loaded = store.load(slot).orElseThrow(() -> new AssertionError(slot + " is empty"));
-      assertTrue(lastOfEachThread.contains(loaded),
+      int lastIteration =
+          IntStream.range(0, STORES_PER_THREAD)
+              .filter(i -> slotOf(0, i).equals(slot))
+              .max()
+              .orElseThrow();
+      Set<CdcCheckpoint> lastOfEachThread =
+          IntStream.range(0, THREADS)
+              .mapToObj(t -> checkpoint(slot, valueOf(t, lastIteration)))
+              .collect(Collectors.toSet());
+      CdcCheckpoint loaded =
+          store.load(slot).orElseThrow(() -> new AssertionError(slot + " is empty"));
+      assertTrue(
+          lastOfEachThread.contains(loaded),
           slot + " must hold the last store of one of the threads, holds " + loaded);
     }
   }
@@ -157,7 +171,8 @@ final class ConcurrentWorkload {
     long n = c.watermark().asLong();
     int thread = (int) (n % THREADS);
     int iteration = (int) (n / THREADS) - 1;
-    assertTrue(iteration >= 0 && iteration < STORES_PER_THREAD && slotOf(thread, iteration).equals(slot),
+    assertTrue(
+        iteration >= 0 && iteration < STORES_PER_THREAD && slotOf(thread, iteration).equals(slot),
         slot + " holds " + c + ", which no thread stored there");
   }
 
@@ -173,8 +188,8 @@ final class ConcurrentWorkload {
 
   /**
    * Lets {@code threads} threads store to their own slots {@code closing_<t>} until {@link
-   * CdcCheckpointStore#close} (called once each stored at least once) makes them fail; a store
-   * may then throw only {@link IllegalStateException} or {@link CdcStoreException}, and none that
+   * CdcCheckpointStore#close} (called once each stored at least once) makes them fail; a store may
+   * then throw only {@link IllegalStateException} or {@link CdcStoreException}, and none that
    * begins after close returned may succeed.
    *
    * @return for each thread, the last n whose store returned normally
@@ -189,30 +204,36 @@ final class ConcurrentWorkload {
     try {
       for (int t = 0; t < threads; t++) {
         int thread = t;
-        futures.add(pool.submit(() -> {
-          try {
-            for (long n = 1; ; n++) {
-              boolean afterClose = closeReturned.get();
-              try {
-                store.store(checkpoint("closing_" + thread, n));
-              } catch (IllegalStateException | CdcStoreException e) {
-                if (!closing.get()) {
-                  throw e;
-                }
-                return null;
-              }
-              assertTrue(!afterClose, "store() began after close() returned, yet returned normally");
-              lastReturned.set(thread, n);
-              if (n == 1) {
-                storedOnce.countDown();
-              }
-            }
-          } finally {
-            if (lastReturned.get(thread) == 0) {
-              storedOnce.countDown(); // failed before its first store returned: do not block close
-            }
-          }
-        }));
+        futures.add(
+            pool.submit(
+                () -> {
+                  try {
+                    for (long n = 1; ; n++) {
+                      boolean afterClose = closeReturned.get();
+                      try {
+                        store.store(checkpoint("closing_" + thread, n));
+                      } catch (IllegalStateException | CdcStoreException e) {
+                        if (!closing.get()) {
+                          throw e;
+                        }
+                        return null;
+                      }
+                      assertTrue(
+                          !afterClose,
+                          "store() began after close() returned, yet returned normally");
+                      lastReturned.set(thread, n);
+                      if (n == 1) {
+                        storedOnce.countDown();
+                      }
+                    }
+                  } finally {
+                    if (lastReturned.get(thread) == 0) {
+                      storedOnce
+                          .countDown(); // failed before its first store returned: do not block
+                      // close
+                    }
+                  }
+                }));
       }
       storedOnce.await();
       closing.set(true);

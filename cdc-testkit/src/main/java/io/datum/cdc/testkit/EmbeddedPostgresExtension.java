@@ -26,8 +26,8 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * slots and walsenders).
  *
  * <p>One server is started per test class, lazily, the first time a parameter of type {@link
- * EmbeddedPostgresServer} is resolved, in a test constructor, a {@code @BeforeAll}, {@code
- * @BeforeEach}, {@code @AfterEach} or {@code @AfterAll} method or a test method. Every such
+ * EmbeddedPostgresServer} is resolved, in a test constructor, a {@code @BeforeAll},
+ * {@code @BeforeEach}, {@code @AfterEach} or {@code @AfterAll} method or a test method. Every such
  * parameter of the class gets the same server. The server is kept in the store of the class's
  * {@link ExtensionContext} and closed, its data deleted, when the class is done (JUnit 5.13 or
  * later closes {@link AutoCloseable} store values). {@code @Nested} classes share the server of
@@ -60,14 +60,17 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * }
  * }</pre>
  *
- * <p>On several PostgreSQL versions, one after the other, with {@link EmbeddedPostgresVersions}: this
- * extension is then also the {@link ClassTemplateInvocationContextProvider} of the class, with one
- * invocation per version, and each invocation has its own server of its version.
+ * <p>On several PostgreSQL versions, one after the other, with {@link EmbeddedPostgresVersions}:
+ * this extension is then also the {@link ClassTemplateInvocationContextProvider} of the class, with
+ * one invocation per version, and each invocation has its own server of its version.
  *
  * <p>Other extensions can get the server with {@link #server(ExtensionContext)}.
  */
-public final class EmbeddedPostgresExtension implements ParameterResolver, ClassTemplateInvocationContextProvider,
-    BeforeClassTemplateInvocationCallback, AfterClassTemplateInvocationCallback {
+public final class EmbeddedPostgresExtension
+    implements ParameterResolver,
+        ClassTemplateInvocationContextProvider,
+        BeforeClassTemplateInvocationCallback,
+        AfterClassTemplateInvocationCallback {
 
   private static final Namespace NAMESPACE = Namespace.create(EmbeddedPostgresExtension.class);
   private static final String KEY = "server";
@@ -77,18 +80,18 @@ public final class EmbeddedPostgresExtension implements ParameterResolver, Class
   private final EmbeddedPostgresServer.Builder builder;
 
   /**
-   * Creates the extension that {@link EmbeddedPostgresTest} and {@code
-   * @ExtendWith(EmbeddedPostgresExtension.class)} register; it configures the server from the
-   * {@link EmbeddedPostgresTest} annotation of the test class (or of an enclosing class), or with
-   * the defaults if there is none.
+   * Creates the extension that {@link EmbeddedPostgresTest} and
+   * {@code @ExtendWith(EmbeddedPostgresExtension.class)} register; it configures the server from
+   * the {@link EmbeddedPostgresTest} annotation of the test class (or of an enclosing class), or
+   * with the defaults if there is none.
    */
   public EmbeddedPostgresExtension() {
     this.builder = null;
   }
 
   /**
-   * Creates an extension, for {@code @RegisterExtension}, that configures the server with the
-   * given builder; the annotation's settings are then ignored.
+   * Creates an extension, for {@code @RegisterExtension}, that configures the server with the given
+   * builder; the annotation's settings are then ignored.
    *
    * @param builder the configuration; not {@code null}; it is used when the server starts, so do
    *     not change it afterwards
@@ -105,7 +108,8 @@ public final class EmbeddedPostgresExtension implements ParameterResolver, Class
    * @return {@code true} if the parameter's type is {@link EmbeddedPostgresServer}
    */
   @Override
-  public boolean supportsParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
+  public boolean supportsParameter(
+      ParameterContext parameterContext, ExtensionContext extensionContext) {
     return parameterContext.getParameter().getType() == EmbeddedPostgresServer.class;
   }
 
@@ -118,11 +122,13 @@ public final class EmbeddedPostgresExtension implements ParameterResolver, Class
    * @throws ParameterResolutionException if the server cannot be started
    */
   @Override
-  public EmbeddedPostgresServer resolveParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
+  public EmbeddedPostgresServer resolveParameter(
+      ParameterContext parameterContext, ExtensionContext extensionContext) {
     try {
       return server(extensionContext);
     } catch (RuntimeException e) {
-      throw new ParameterResolutionException("cannot start the embedded PostgreSQL: " + e.getMessage(), e);
+      throw new ParameterResolutionException(
+          "cannot start the embedded PostgreSQL: " + e.getMessage(), e);
     }
   }
 
@@ -137,8 +143,11 @@ public final class EmbeddedPostgresExtension implements ParameterResolver, Class
    */
   public EmbeddedPostgresServer server(ExtensionContext context) {
     ExtensionContext classContext = invocationContext(classContext(context));
-    EmbeddedPostgresServer server = classContext.getStore(NAMESPACE)
-        .getOrComputeIfAbsent(KEY, key -> newServer(classContext), EmbeddedPostgresServer.class);
+    EmbeddedPostgresServer server =
+        classContext
+            .getStore(NAMESPACE)
+            .getOrComputeIfAbsent(
+                KEY, key -> newServer(classContext), EmbeddedPostgresServer.class);
     // a test may have stopped it; it is the class's server, so bring it back
     return server.start();
   }
@@ -153,7 +162,10 @@ public final class EmbeddedPostgresExtension implements ParameterResolver, Class
   @Override
   public boolean supportsClassTemplate(ExtensionContext context) {
     return builder == null
-        && context.getTestClass().flatMap(EmbeddedPostgresExtension::findVersionsAnnotation).isPresent();
+        && context
+            .getTestClass()
+            .flatMap(EmbeddedPostgresExtension::findVersionsAnnotation)
+            .isPresent();
   }
 
   /**
@@ -166,10 +178,15 @@ public final class EmbeddedPostgresExtension implements ParameterResolver, Class
    *     major version with pgoutput (10..99)
    */
   @Override
-  public Stream<ClassTemplateInvocationContext> provideClassTemplateInvocationContexts(ExtensionContext context) {
+  public Stream<ClassTemplateInvocationContext> provideClassTemplateInvocationContexts(
+      ExtensionContext context) {
     Class<?> testClass = context.getRequiredTestClass();
-    EmbeddedPostgresVersions annotation = findVersionsAnnotation(testClass).orElseThrow(
-        () -> new ExtensionConfigurationException("no @EmbeddedPostgresVersions on " + testClass.getName()));
+    EmbeddedPostgresVersions annotation =
+        findVersionsAnnotation(testClass)
+            .orElseThrow(
+                () ->
+                    new ExtensionConfigurationException(
+                        "no @EmbeddedPostgresVersions on " + testClass.getName()));
     return versions(annotation, testClass).stream().map(VersionInvocation::new);
   }
 
@@ -188,8 +205,12 @@ public final class EmbeddedPostgresExtension implements ParameterResolver, Class
     Set<Integer> versions = new LinkedHashSet<>();
     for (int version : annotation.value()) {
       if (version < 10 || version > 99) {
-        throw new ExtensionConfigurationException("@EmbeddedPostgresVersions on " + testClass.getName()
-            + " lists " + version + ", not a PostgreSQL major version with pgoutput (10..99)");
+        throw new ExtensionConfigurationException(
+            "@EmbeddedPostgresVersions on "
+                + testClass.getName()
+                + " lists "
+                + version
+                + ", not a PostgreSQL major version with pgoutput (10..99)");
       }
       if (!versions.add(version)) {
         throw new ExtensionConfigurationException(
@@ -218,8 +239,10 @@ public final class EmbeddedPostgresExtension implements ParameterResolver, Class
     Object previous = store.get(CURRENT_INVOCATION_KEY);
     store.put(CURRENT_INVOCATION_KEY, context);
     if (previous != null && previous != context) {
-      throw new ExtensionConfigurationException("the PostgreSQL versions of " + context.getRequiredTestClass().getName()
-          + " run in parallel; @EmbeddedPostgresVersions runs them one after the other only");
+      throw new ExtensionConfigurationException(
+          "the PostgreSQL versions of "
+              + context.getRequiredTestClass().getName()
+              + " run in parallel; @EmbeddedPostgresVersions runs them one after the other only");
     }
   }
 
@@ -248,7 +271,8 @@ public final class EmbeddedPostgresExtension implements ParameterResolver, Class
     if (classContext.getStore(NAMESPACE).get(VERSION_KEY, Integer.class) != null) {
       return classContext;
     }
-    ExtensionContext current = classContext.getStore(NAMESPACE).get(CURRENT_INVOCATION_KEY, ExtensionContext.class);
+    ExtensionContext current =
+        classContext.getStore(NAMESPACE).get(CURRENT_INVOCATION_KEY, ExtensionContext.class);
     return current != null ? current : classContext;
   }
 
@@ -259,10 +283,12 @@ public final class EmbeddedPostgresExtension implements ParameterResolver, Class
     }
     Class<?> testClass = classContext.getRequiredTestClass();
     if (invocationVersion == null && findVersionsAnnotation(testClass).isPresent()) {
-      throw new IllegalStateException("@EmbeddedPostgresVersions on " + testClass.getName()
-          + ": its @BeforeAll and @AfterAll methods run once for the whole class, outside the version"
-          + " invocations, and cannot take an EmbeddedPostgresServer; set up each version's server in"
-          + " the test constructor, @BeforeEach or the tests");
+      throw new IllegalStateException(
+          "@EmbeddedPostgresVersions on "
+              + testClass.getName()
+              + ": its @BeforeAll and @AfterAll methods run once for the whole class, outside the version"
+              + " invocations, and cannot take an EmbeddedPostgresServer; set up each version's server in"
+              + " the test constructor, @BeforeEach or the tests");
     }
     EmbeddedPostgresServer.Builder configuration = fromAnnotation(testClass);
     if (invocationVersion != null) {
@@ -273,18 +299,25 @@ public final class EmbeddedPostgresExtension implements ParameterResolver, Class
 
   private static EmbeddedPostgresServer.Builder fromAnnotation(Class<?> testClass) {
     EmbeddedPostgresServer.Builder configuration = EmbeddedPostgresServer.builder();
-    findAnnotation(testClass).ifPresent(annotation -> {
-      configuration.majorVersion(annotation.version());
-      configuration.walSenderTimeout(Duration.ofMillis(annotation.walSenderTimeoutMillis()));
-      for (String setting : annotation.settings()) {
-        int equals = setting.indexOf('=');
-        if (equals <= 0) {
-          throw new IllegalArgumentException(
-              "@EmbeddedPostgresTest setting is not name=value: \"" + setting + "\" on " + testClass.getName());
-        }
-        configuration.setting(setting.substring(0, equals).trim(), setting.substring(equals + 1));
-      }
-    });
+    findAnnotation(testClass)
+        .ifPresent(
+            annotation -> {
+              configuration.majorVersion(annotation.version());
+              configuration.walSenderTimeout(
+                  Duration.ofMillis(annotation.walSenderTimeoutMillis()));
+              for (String setting : annotation.settings()) {
+                int equals = setting.indexOf('=');
+                if (equals <= 0) {
+                  throw new IllegalArgumentException(
+                      "@EmbeddedPostgresTest setting is not name=value: \""
+                          + setting
+                          + "\" on "
+                          + testClass.getName());
+                }
+                configuration.setting(
+                    setting.substring(0, equals).trim(), setting.substring(equals + 1));
+              }
+            });
     return configuration;
   }
 
@@ -331,10 +364,12 @@ public final class EmbeddedPostgresExtension implements ParameterResolver, Class
   private static ExtensionContext classContext(ExtensionContext context) {
     ExtensionContext current = context;
     while (current.getTestMethod().isPresent()) {
-      current = current.getParent().orElseThrow(() -> new IllegalStateException("no class context"));
+      current =
+          current.getParent().orElseThrow(() -> new IllegalStateException("no class context"));
     }
     if (current.getTestClass().isEmpty()) {
-      throw new IllegalStateException("EmbeddedPostgresServer is only available within a test class");
+      throw new IllegalStateException(
+          "EmbeddedPostgresServer is only available within a test class");
     }
     return current;
   }

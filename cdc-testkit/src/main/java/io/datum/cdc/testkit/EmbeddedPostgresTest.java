@@ -33,9 +33,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * }</pre>
  *
  * <p><b>Other PostgreSQL versions.</b> {@code @EmbeddedPostgresTest(version = 16)} runs the class
- * on PostgreSQL 16 instead. To run one class on several versions, one after the other, add
- * {@link EmbeddedPostgresVersions}; its versions replace {@link #version()}, the settings here
- * still apply to every version:
+ * on PostgreSQL 16 instead. To run one class on several versions, one after the other, add {@link
+ * EmbeddedPostgresVersions}; its versions replace {@link #version()}, the settings here still apply
+ * to every version:
  *
  * <pre>{@code
  * @EmbeddedPostgresVersions({14, 15, 16, 17, 18})   // or just @EmbeddedPostgresVersions: all of them
@@ -49,9 +49,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * }</pre>
  *
  * <p>Versions other than 17 need a test-scope dependency on {@code
- * io.datum.cdc:cdc-testkit-postgres-binaries} (Linux x86_64); without it the server cannot start and
- * the parameter's resolution fails with a message that says so. Settings must exist in every version
- * the class runs on.
+ * io.datum.cdc:cdc-testkit-postgres-binaries} (Linux x86_64); without it the server cannot start
+ * and the parameter's resolution fails with a message that says so. Settings must exist in every
+ * version the class runs on.
  *
  * <p>It may also be used as a meta-annotation on an annotation of your own.
  *
@@ -67,8 +67,8 @@ public @interface EmbeddedPostgresTest {
 
   /**
    * Extra server settings, each {@code "name=value"} (the value is what follows the first {@code
-   * =}, spaces kept), as {@link EmbeddedPostgresServer.Builder#setting(String, String)} takes
-   * them; they override the defaults.
+   * =}, spaces kept), as {@link EmbeddedPostgresServer.Builder#setting(String, String)} takes them;
+   * they override the defaults.
    *
    * @return the settings; empty by default
    */

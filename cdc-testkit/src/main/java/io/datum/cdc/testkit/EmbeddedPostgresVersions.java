@@ -17,20 +17,20 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *
  * <p>Within one invocation: one server of that version is started lazily, the first time a test
  * constructor, a {@code @BeforeEach} or {@code @AfterEach} method or a test method declares a
- * parameter of type {@link EmbeddedPostgresServer}; every such parameter of the invocation, {@code
- * @Nested} classes included, gets that server; it is closed, its data deleted, when the invocation
- * is done, before the next version's starts. So one server runs at a time, and each (class,
- * version) pair starts one. {@link EmbeddedPostgresServer#majorVersion()} tells a test which
- * version it runs on. Another extension can get the invocation's server in its {@code
+ * parameter of type {@link EmbeddedPostgresServer}; every such parameter of the invocation,
+ * {@code @Nested} classes included, gets that server; it is closed, its data deleted, when the
+ * invocation is done, before the next version's starts. So one server runs at a time, and each
+ * (class, version) pair starts one. {@link EmbeddedPostgresServer#majorVersion()} tells a test
+ * which version it runs on. Another extension can get the invocation's server in its {@code
  * BeforeClassTemplateInvocationCallback} with {@link EmbeddedPostgresExtension#server}.
  *
  * <p><b>{@code @BeforeAll} and {@code @AfterAll}</b> run once for the whole class, before the first
  * version and after the last (JUnit's class template rule), so they cannot take the server: such a
- * parameter fails to resolve with a message saying so. Set a version's schema up in the
- * constructor or a {@code @BeforeEach} (idempotently: {@code CREATE TABLE IF NOT EXISTS}), or
- * in each test. Where a per-version {@code @BeforeAll} is needed, write an abstract test class and
- * one small subclass per version with {@code @EmbeddedPostgresTest(version = N)} instead. The
- * invocations of a class run one after the other; running them in parallel is refused.
+ * parameter fails to resolve with a message saying so. Set a version's schema up in the constructor
+ * or a {@code @BeforeEach} (idempotently: {@code CREATE TABLE IF NOT EXISTS}), or in each test.
+ * Where a per-version {@code @BeforeAll} is needed, write an abstract test class and one small
+ * subclass per version with {@code @EmbeddedPostgresTest(version = N)} instead. The invocations of
+ * a class run one after the other; running them in parallel is refused.
  *
  * <pre>{@code
  * @EmbeddedPostgresVersions({14, 15, 16, 17, 18})
@@ -43,9 +43,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * }
  * }</pre>
  *
- * <p>Server settings and {@code wal_sender_timeout} come from an {@link EmbeddedPostgresTest} on the
- * same class, if there is one (its {@link EmbeddedPostgresTest#version() version} is then ignored);
- * they must exist in every version listed. Not for classes that register {@link
+ * <p>Server settings and {@code wal_sender_timeout} come from an {@link EmbeddedPostgresTest} on
+ * the same class, if there is one (its {@link EmbeddedPostgresTest#version() version} is then
+ * ignored); they must exist in every version listed. Not for classes that register {@link
  * EmbeddedPostgresExtension} with {@code @RegisterExtension}: give that builder a {@link
  * EmbeddedPostgresServer.Builder#majorVersion(int) majorVersion} and write a class per version.
  *

@@ -41,12 +41,14 @@ final class KitFixtures {
   }
 
   static void assertLoads(CdcCheckpointStore store, CdcCheckpoint expected) {
-    assertEquals(Optional.of(expected), store.load(expected.slot()), "load(\"" + expected.slot() + "\")");
+    assertEquals(
+        Optional.of(expected), store.load(expected.slot()), "load(\"" + expected.slot() + "\")");
   }
 
   /** Asserts that the exception's message names {@code directory} or a path under it. */
   static void assertNames(Path directory, Throwable e) {
-    assertNames(directory, "the message of " + e.getClass().getName(), String.valueOf(e.getMessage()), e);
+    assertNames(
+        directory, "the message of " + e.getClass().getName(), String.valueOf(e.getMessage()), e);
   }
 
   /**
@@ -54,7 +56,8 @@ final class KitFixtures {
    * store might print: as given, as a {@code file:} URI path, or as the real path.
    */
   static void assertNames(Path directory, String what, String text, Throwable cause) {
-    List<String> forms = new ArrayList<>(List.of(directory.toString(), directory.toUri().getRawPath()));
+    List<String> forms =
+        new ArrayList<>(List.of(directory.toString(), directory.toUri().getRawPath()));
     try {
       forms.add(directory.toRealPath().toString());
     } catch (IOException ignored) {
@@ -67,13 +70,15 @@ final class KitFixtures {
       }
     }
     throw new AssertionError(
-        what + " does not name the store's directory " + directory + " or a path under it: " + text, cause);
+        what + " does not name the store's directory " + directory + " or a path under it: " + text,
+        cause);
   }
 
   /** Lists the files under {@code root} with their sizes, for failure messages. */
   static String listing(Path root) throws IOException {
     try (Stream<Path> all = Files.walk(root)) {
-      return all.map(p -> root.relativize(p) + (Files.isRegularFile(p) ? " (" + size(p) + " bytes)" : "/"))
+      return all.map(
+              p -> root.relativize(p) + (Files.isRegularFile(p) ? " (" + size(p) + " bytes)" : "/"))
           .collect(Collectors.joining(", ", "[", "]"));
     }
   }
@@ -82,7 +87,9 @@ final class KitFixtures {
   static void overwriteFiles(Path directory, byte value) throws IOException {
     List<Path> files;
     try (Stream<Path> all = Files.walk(directory)) {
-      files = all.filter(p -> Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)).collect(Collectors.toList());
+      files =
+          all.filter(p -> Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS))
+              .collect(Collectors.toList());
     }
     byte[] junk = new byte[64 * 1024];
     Arrays.fill(junk, value);

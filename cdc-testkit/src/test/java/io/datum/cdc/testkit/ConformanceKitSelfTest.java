@@ -21,9 +21,9 @@ import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
 
 /**
- * Checks that the conformance kit catches real defects: each {@link FlawedStore.Flaw} makes the
- * kit test aimed at it fail, for the expected reason, while the same store without the flaw
- * passes that test.
+ * Checks that the conformance kit catches real defects: each {@link FlawedStore.Flaw} makes the kit
+ * test aimed at it fail, for the expected reason, while the same store without the flaw passes that
+ * test.
  */
 class ConformanceKitSelfTest {
 
@@ -35,25 +35,37 @@ class ConformanceKitSelfTest {
   private static final String AFTER_CLOSE = "storeAfterCloseThrowsIllegalStateException";
   private static final String BAD_NAMES = "invalidNamesAreRefusedOnLoad";
 
-  /** The concurrency test is left out: it is slow with this store, and the memory store passes it. */
+  /**
+   * The concurrency test is left out: it is slow with this store, and the memory store passes it.
+   */
   @Test
   void theStoreWithoutAFlawPassesTheTestsTheFlawsFail() {
     Map<String, TestExecutionResult> results =
-        run(FlawedStoreKits.None.class,
-            Durability.class, DURABLE,
-            Lifecycle.class, SECOND_OPEN,
-            Lifecycle.class, CHILD_OPEN,
-            Lifecycle.class, AFTER_CLOSE,
-            Corruption.class, CORRUPT,
-            Slots.class, BAD_NAMES);
+        run(
+            FlawedStoreKits.None.class,
+            Durability.class,
+            DURABLE,
+            Lifecycle.class,
+            SECOND_OPEN,
+            Lifecycle.class,
+            CHILD_OPEN,
+            Lifecycle.class,
+            AFTER_CLOSE,
+            Corruption.class,
+            CORRUPT,
+            Slots.class,
+            BAD_NAMES);
     assertEquals(6, results.size(), results::toString);
-    results.forEach((test, result) ->
-        assertEquals(TestExecutionResult.Status.SUCCESSFUL, result.getStatus(), test + ": " + result));
+    results.forEach(
+        (test, result) ->
+            assertEquals(
+                TestExecutionResult.Status.SUCCESSFUL, result.getStatus(), test + ": " + result));
   }
 
   @Test
   void aStoreThatReturnsBeforeWritingLosesCheckpointsOnSigkill() {
-    assertFails(FlawedStoreKits.AsyncStore.class, Durability.class, DURABLE, "store() returned for");
+    assertFails(
+        FlawedStoreKits.AsyncStore.class, Durability.class, DURABLE, "store() returned for");
   }
 
   @Test
@@ -74,31 +86,48 @@ class ConformanceKitSelfTest {
   @Test
   void aStoreWithoutALockIsOpenedTwice() {
     assertFails(FlawedStoreKits.NoLock.class, Lifecycle.class, SECOND_OPEN, "CdcStoreException");
-    assertFails(FlawedStoreKits.NoLock.class, Lifecycle.class, CHILD_OPEN, "must fail with CdcStoreException");
+    assertFails(
+        FlawedStoreKits.NoLock.class,
+        Lifecycle.class,
+        CHILD_OPEN,
+        "must fail with CdcStoreException");
   }
 
   @Test
   void aStoreThatReadsDamageAsEmptyIsCaught() {
-    assertFails(FlawedStoreKits.LenientLoad.class, Corruption.class, CORRUPT, "must throw CdcStoreException or return exactly");
+    assertFails(
+        FlawedStoreKits.LenientLoad.class,
+        Corruption.class,
+        CORRUPT,
+        "must throw CdcStoreException or return exactly");
   }
 
   @Test
   void aStoreThatKeepsStoringAfterCloseIsCaught() {
-    assertFails(FlawedStoreKits.StoreAfterClose.class, Lifecycle.class, AFTER_CLOSE, "IllegalStateException");
+    assertFails(
+        FlawedStoreKits.StoreAfterClose.class,
+        Lifecycle.class,
+        AFTER_CLOSE,
+        "IllegalStateException");
   }
 
   @Test
   void aStoreThatDoesNotCheckSlotNamesOnLoadIsCaught() {
-    assertFails(FlawedStoreKits.UncheckedNames.class, Slots.class, BAD_NAMES, "CdcConfigurationException");
+    assertFails(
+        FlawedStoreKits.UncheckedNames.class, Slots.class, BAD_NAMES, "CdcConfigurationException");
   }
 
   private static void assertFails(Class<?> kit, Class<?> group, String test, String reason) {
     Map<String, TestExecutionResult> results = run(kit, group, test);
     TestExecutionResult result = results.get(test);
-    assertEquals(TestExecutionResult.Status.FAILED, result == null ? null : result.getStatus(),
+    assertEquals(
+        TestExecutionResult.Status.FAILED,
+        result == null ? null : result.getStatus(),
         kit.getSimpleName() + " must fail " + test + ": " + results);
     Throwable failure = result.getThrowable().orElseThrow();
-    assertTrue(String.valueOf(failure).contains(reason) || String.valueOf(failure.getCause()).contains(reason),
+    assertTrue(
+        String.valueOf(failure).contains(reason)
+            || String.valueOf(failure.getCause()).contains(reason),
         kit.getSimpleName() + "." + test + " failed, but not because of its flaw: " + failure);
   }
 
@@ -107,16 +136,21 @@ class ConformanceKitSelfTest {
     LauncherDiscoveryRequestBuilder request = LauncherDiscoveryRequestBuilder.request();
     for (int i = 0; i < groupsAndMethods.length; i += 2) {
       request.selectors(
-          selectNestedMethod(List.of(kit), (Class<?>) groupsAndMethods[i], (String) groupsAndMethods[i + 1]));
+          selectNestedMethod(
+              List.of(kit), (Class<?>) groupsAndMethods[i], (String) groupsAndMethods[i + 1]));
     }
     Map<String, TestExecutionResult> results = new LinkedHashMap<>();
-    LauncherFactory.create().execute(request.build(), new TestExecutionListener() {
-      @Override
-      public void executionFinished(TestIdentifier id, TestExecutionResult result) {
-        id.getSource().filter(MethodSource.class::isInstance)
-            .ifPresent(s -> results.put(((MethodSource) s).getMethodName(), result));
-      }
-    });
+    LauncherFactory.create()
+        .execute(
+            request.build(),
+            new TestExecutionListener() {
+              @Override
+              public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+                id.getSource()
+                    .filter(MethodSource.class::isInstance)
+                    .ifPresent(s -> results.put(((MethodSource) s).getMethodName(), result));
+              }
+            });
     return results;
   }
 }

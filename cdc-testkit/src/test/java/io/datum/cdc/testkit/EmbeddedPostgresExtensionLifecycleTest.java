@@ -29,7 +29,10 @@ class EmbeddedPostgresExtensionLifecycleTest {
 
   @Test
   void oneServerPerClassClosedAfterTheClass() {
-    TestExecutionSummary summary = run(ExtensionLifecycleFixtures.Annotated.class, ExtensionLifecycleFixtures.Registered.class);
+    TestExecutionSummary summary =
+        run(
+            ExtensionLifecycleFixtures.Annotated.class,
+            ExtensionLifecycleFixtures.Registered.class);
     assertEquals(3, summary.getTestsSucceededCount(), () -> failures(summary));
     var seen = ExtensionLifecycleFixtures.SEEN;
     assertEquals(3, seen.size());
@@ -68,8 +71,14 @@ class EmbeddedPostgresExtensionLifecycleTest {
 
   private static String failures(TestExecutionSummary summary) {
     StringBuilder text = new StringBuilder();
-    summary.getFailures().forEach(f -> text.append(f.getTestIdentifier().getDisplayName())
-        .append(": ").append(f.getException()).append('\n'));
+    summary
+        .getFailures()
+        .forEach(
+            f ->
+                text.append(f.getTestIdentifier().getDisplayName())
+                    .append(": ")
+                    .append(f.getException())
+                    .append('\n'));
     return text.toString();
   }
 }

@@ -22,7 +22,8 @@ import org.postgresql.PGProperty;
 import org.postgresql.replication.LogSequenceNumber;
 import org.postgresql.replication.PGReplicationStream;
 
-@EmbeddedPostgresTest(settings = {"cluster_name=datum cdc's test", "logical_decoding_work_mem=64kB"},
+@EmbeddedPostgresTest(
+    settings = {"cluster_name=datum cdc's test", "logical_decoding_work_mem=64kB"},
     walSenderTimeoutMillis = 15_000)
 class EmbeddedPostgresExtensionTest {
 
@@ -71,7 +72,8 @@ class EmbeddedPostgresExtensionTest {
   }
 
   @Test
-  void serverIsSetUpForLogicalReplicationAndDurable(EmbeddedPostgresServer server) throws SQLException {
+  void serverIsSetUpForLogicalReplicationAndDurable(EmbeddedPostgresServer server)
+      throws SQLException {
     assertEquals("logical", server.queryString("SHOW wal_level"));
     assertEquals("20", server.queryString("SHOW max_replication_slots"));
     assertEquals("20", server.queryString("SHOW max_wal_senders"));
@@ -80,13 +82,16 @@ class EmbeddedPostgresExtensionTest {
     assertEquals("on", server.queryString("SHOW synchronous_commit"));
     assertEquals("64kB", server.queryString("SHOW logical_decoding_work_mem"));
     assertEquals("datum cdc's test", server.queryString("SHOW cluster_name"));
-    assertEquals("17", server.queryString("SELECT current_setting('server_version_num')::int / 10000"));
+    assertEquals(
+        "17", server.queryString("SELECT current_setting('server_version_num')::int / 10000"));
     assertEquals(EmbeddedPostgresServer.USER, server.queryString("SELECT current_user"));
   }
 
   @Test
   void jdbcUrlAndCredentialsWork(EmbeddedPostgresServer server) throws SQLException {
-    assertEquals("jdbc:postgresql://localhost:" + server.port() + "/postgres?user=postgres", server.jdbcUrl());
+    assertEquals(
+        "jdbc:postgresql://localhost:" + server.port() + "/postgres?user=postgres",
+        server.jdbcUrl());
     Properties properties = new Properties();
     properties.setProperty("user", server.user());
     properties.setProperty("password", server.password());
@@ -119,15 +124,21 @@ class EmbeddedPostgresExtensionTest {
   void logicalSlotAndPublicationCanBeCreated(EmbeddedPostgresServer server) throws SQLException {
     server.execute("SELECT pg_create_logical_replication_slot('t', 'pgoutput')");
     try {
-      assertEquals("pgoutput", server.queryString("SELECT plugin FROM pg_replication_slots WHERE slot_name = 't'"));
-      assertEquals("t", server.queryString("SELECT count(*) > 0 FROM pg_publication WHERE pubname = 'orders_pub'"));
+      assertEquals(
+          "pgoutput",
+          server.queryString("SELECT plugin FROM pg_replication_slots WHERE slot_name = 't'"));
+      assertEquals(
+          "t",
+          server.queryString(
+              "SELECT count(*) > 0 FROM pg_publication WHERE pubname = 'orders_pub'"));
     } finally {
       server.execute("SELECT pg_drop_replication_slot('t')");
     }
   }
 
   @Test
-  void replicationConnectionWithExplicitPropertiesOpens(EmbeddedPostgresServer server) throws SQLException {
+  void replicationConnectionWithExplicitPropertiesOpens(EmbeddedPostgresServer server)
+      throws SQLException {
     Properties properties = new Properties();
     PGProperty.USER.set(properties, server.user());
     PGProperty.PASSWORD.set(properties, server.password());
@@ -148,15 +159,18 @@ class EmbeddedPostgresExtensionTest {
     try {
       server.execute("INSERT INTO orders VALUES (1, 'first')");
       try (Connection connection = server.getReplicationConnection("postgres")) {
-        PGReplicationStream stream = connection.unwrap(PGConnection.class).getReplicationAPI()
-            .replicationStream()
-            .logical()
-            .withSlotName("stream_test")
-            .withStartPosition(LogSequenceNumber.valueOf(0L))
-            .withSlotOption("proto_version", "1")
-            .withSlotOption("publication_names", "orders_pub")
-            .withStatusInterval(1, TimeUnit.SECONDS)
-            .start();
+        PGReplicationStream stream =
+            connection
+                .unwrap(PGConnection.class)
+                .getReplicationAPI()
+                .replicationStream()
+                .logical()
+                .withSlotName("stream_test")
+                .withStartPosition(LogSequenceNumber.valueOf(0L))
+                .withSlotOption("proto_version", "1")
+                .withSlotOption("publication_names", "orders_pub")
+                .withStatusInterval(1, TimeUnit.SECONDS)
+                .start();
         StringBuilder kinds = new StringBuilder();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (kinds.indexOf("C") < 0 && System.nanoTime() < deadline) {

@@ -24,7 +24,8 @@ class EmbeddedPostgresServerTest {
   static void start() {
     long started = System.nanoTime();
     server = EmbeddedPostgresServer.builder().walSenderTimeout(Duration.ofSeconds(5)).start();
-    System.out.printf("embedded PostgreSQL first start (extract if needed + initdb + start): %d ms%n",
+    System.out.printf(
+        "embedded PostgreSQL first start (extract if needed + initdb + start): %d ms%n",
         (System.nanoTime() - started) / 1_000_000);
   }
 
@@ -47,7 +48,8 @@ class EmbeddedPostgresServerTest {
 
     long started = System.nanoTime();
     server.restart();
-    System.out.printf("embedded PostgreSQL restart (fast shutdown + start): %d ms%n",
+    System.out.printf(
+        "embedded PostgreSQL restart (fast shutdown + start): %d ms%n",
         (System.nanoTime() - started) / 1_000_000);
 
     assertTrue(server.isRunning());
@@ -55,17 +57,24 @@ class EmbeddedPostgresServerTest {
     assertEquals(url, server.jdbcUrl());
     assertEquals(data, server.dataDirectory());
     assertEquals("2", server.queryString("SELECT count(*) FROM kept"));
-    assertEquals("pgoutput", server.queryString("SELECT plugin FROM pg_replication_slots WHERE slot_name = 'kept_slot'"));
+    assertEquals(
+        "pgoutput",
+        server.queryString(
+            "SELECT plugin FROM pg_replication_slots WHERE slot_name = 'kept_slot'"));
     assertEquals("5s", server.queryString("SHOW wal_sender_timeout"));
 
     server.execute("INSERT INTO kept VALUES (3)");
     started = System.nanoTime();
     server.restart(EmbeddedPostgresServer.ShutdownMode.IMMEDIATE);
-    System.out.printf("embedded PostgreSQL crash restart (immediate shutdown + recovery): %d ms%n",
+    System.out.printf(
+        "embedded PostgreSQL crash restart (immediate shutdown + recovery): %d ms%n",
         (System.nanoTime() - started) / 1_000_000);
     assertEquals(port, server.port());
     assertEquals("3", server.queryString("SELECT count(*) FROM kept"));
-    assertEquals("pgoutput", server.queryString("SELECT plugin FROM pg_replication_slots WHERE slot_name = 'kept_slot'"));
+    assertEquals(
+        "pgoutput",
+        server.queryString(
+            "SELECT plugin FROM pg_replication_slots WHERE slot_name = 'kept_slot'"));
     server.execute("SELECT pg_drop_replication_slot('kept_slot')", "DROP TABLE kept");
   }
 
@@ -112,12 +121,14 @@ class EmbeddedPostgresServerTest {
 
   @Test
   void givenBaseDirectoryIsKeptAndReused(@TempDir Path base) throws SQLException {
-    try (EmbeddedPostgresServer first = EmbeddedPostgresServer.builder().baseDirectory(base).start()) {
+    try (EmbeddedPostgresServer first =
+        EmbeddedPostgresServer.builder().baseDirectory(base).start()) {
       assertEquals(base.toAbsolutePath(), first.baseDirectory());
       first.execute("CREATE TABLE persisted (id int)", "INSERT INTO persisted VALUES (42)");
     }
     assertTrue(Files.isRegularFile(base.resolve("data").resolve("PG_VERSION")));
-    try (EmbeddedPostgresServer second = EmbeddedPostgresServer.builder().baseDirectory(base).start()) {
+    try (EmbeddedPostgresServer second =
+        EmbeddedPostgresServer.builder().baseDirectory(base).start()) {
       assertEquals("42", second.queryString("SELECT id FROM persisted"));
     }
     assertTrue(Files.isDirectory(base.resolve("data")));
@@ -130,7 +141,8 @@ class EmbeddedPostgresServerTest {
     assertThrows(IllegalArgumentException.class, () -> builder.setting("x;rm", "x"));
     assertThrows(NullPointerException.class, () -> builder.setting("fsync", null));
     assertThrows(IllegalArgumentException.class, () -> builder.port(70000));
-    assertThrows(IllegalArgumentException.class, () -> builder.walSenderTimeout(Duration.ofSeconds(-1)));
+    assertThrows(
+        IllegalArgumentException.class, () -> builder.walSenderTimeout(Duration.ofSeconds(-1)));
     assertThrows(IllegalArgumentException.class, () -> builder.startupTimeout(Duration.ZERO));
   }
 

@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Test classes that {@link EmbeddedPostgresExtensionLifecycleTest} runs through the JUnit
- * launcher; surefire does not run them itself (their names do not end in Test).
+ * Test classes that {@link EmbeddedPostgresExtensionLifecycleTest} runs through the JUnit launcher;
+ * surefire does not run them itself (their names do not end in Test).
  */
 final class ExtensionLifecycleFixtures {
 
@@ -35,8 +35,9 @@ final class ExtensionLifecycleFixtures {
 
   static class Registered {
     @RegisterExtension
-    static final EmbeddedPostgresExtension POSTGRES = new EmbeddedPostgresExtension(
-        EmbeddedPostgresServer.builder().setting("cluster_name", "registered fixture"));
+    static final EmbeddedPostgresExtension POSTGRES =
+        new EmbeddedPostgresExtension(
+            EmbeddedPostgresServer.builder().setting("cluster_name", "registered fixture"));
 
     @Test
     void usesTheBuilder(EmbeddedPostgresServer server) throws SQLException {

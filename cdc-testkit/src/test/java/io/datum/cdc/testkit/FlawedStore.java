@@ -42,7 +42,9 @@ final class FlawedStore implements CdcCheckpointStore {
     ASYNC_STORE,
     /** Truncates and rewrites the slot's file in place. */
     IN_PLACE_WRITE,
-    /** Keeps the watermark and the partial transactions in two files, renamed one after the other. */
+    /**
+     * Keeps the watermark and the partial transactions in two files, renamed one after the other.
+     */
     SPLIT_FILES,
     /** Does not lock its directory. */
     NO_LOCK,
@@ -81,13 +83,18 @@ final class FlawedStore implements CdcCheckpointStore {
         return new FlawedStore(dir, flaw, null, null);
       }
       if (flaw == Flaw.STALE_LOCK) {
-        Files.writeString(dir.resolve("owner.pid"), "" + ProcessHandle.current().pid(), StandardOpenOption.CREATE_NEW);
+        Files.writeString(
+            dir.resolve("owner.pid"),
+            "" + ProcessHandle.current().pid(),
+            StandardOpenOption.CREATE_NEW);
         return new FlawedStore(dir, flaw, null, null);
       }
       if (!HELD.add(dir)) {
         throw new CdcStoreException("flawed store " + dir + " is in use in this JVM");
       }
-      FileChannel channel = FileChannel.open(dir.resolve("store.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+      FileChannel channel =
+          FileChannel.open(
+              dir.resolve("store.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
       FileLock lock = channel.tryLock();
       if (lock == null) {
         channel.close();
@@ -96,7 +103,8 @@ final class FlawedStore implements CdcCheckpointStore {
       }
       return new FlawedStore(dir, flaw, channel, lock);
     } catch (FileAlreadyExistsException e) {
-      throw new CdcStoreException("flawed store " + dir + " is in use: " + e.getFile() + " exists", e);
+      throw new CdcStoreException(
+          "flawed store " + dir + " is in use: " + e.getFile() + " exists", e);
     } catch (IOException e) {
       throw new CdcStoreException("cannot open flawed store " + dir + ": " + e, e);
     }
@@ -137,23 +145,34 @@ final class FlawedStore implements CdcCheckpointStore {
     StringBuilder watermark = new StringBuilder("W " + checkpoint.watermark().asLong() + "\n");
     StringBuilder txs = new StringBuilder();
     for (PartialTransaction tx : checkpoint.acknowledgedBeyond()) {
-      txs.append("T ").append(tx.txEndLsn().asLong()).append(' ').append(tx.eventCount()).append(' ')
-          .append(Base64.getEncoder().encodeToString(tx.acknowledged().toByteArray())).append('\n');
+      txs.append("T ")
+          .append(tx.txEndLsn().asLong())
+          .append(' ')
+          .append(tx.eventCount())
+          .append(' ')
+          .append(Base64.getEncoder().encodeToString(tx.acknowledged().toByteArray()))
+          .append('\n');
     }
     txs.append("END\n");
     try {
       switch (flaw) {
-        case ASYNC_STORE -> background.execute(() -> {
-          try {
-            replace(dir.resolve(slot + ".cp"), watermark.toString() + txs);
-          } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-          }
-        });
+        case ASYNC_STORE ->
+            background.execute(
+                () -> {
+                  try {
+                    replace(dir.resolve(slot + ".cp"), watermark.toString() + txs);
+                  } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                  }
+                });
         case IN_PLACE_WRITE -> {
           byte[] bytes = (watermark.toString() + txs).getBytes(StandardCharsets.UTF_8);
-          try (FileChannel channel = FileChannel.open(dir.resolve(slot + ".cp"), StandardOpenOption.CREATE,
-              StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+          try (FileChannel channel =
+              FileChannel.open(
+                  dir.resolve(slot + ".cp"),
+                  StandardOpenOption.CREATE,
+                  StandardOpenOption.WRITE,
+                  StandardOpenOption.TRUNCATE_EXISTING)) {
             Thread.yield(); // widens the window in which the file is empty
             channel.write(java.nio.ByteBuffer.wrap(bytes));
           }
@@ -184,8 +203,11 @@ final class FlawedStore implements CdcCheckpointStore {
     List<PartialTransaction> txs = new ArrayList<>();
     for (int i = 1; i < lines.length - 2; i++) {
       String[] f = lines[i].split(" ", -1);
-      txs.add(new PartialTransaction(PgLsn.of(Long.parseLong(f[1])), Integer.parseInt(f[2]),
-          BitSet.valueOf(Base64.getDecoder().decode(f.length > 3 ? f[3] : ""))));
+      txs.add(
+          new PartialTransaction(
+              PgLsn.of(Long.parseLong(f[1])),
+              Integer.parseInt(f[2]),
+              BitSet.valueOf(Base64.getDecoder().decode(f.length > 3 ? f[3] : ""))));
     }
     return new CdcCheckpoint(slot, PgLsn.of(Long.parseLong(lines[0].substring(2))), txs);
   }
@@ -236,7 +258,8 @@ final class FlawedStore implements CdcCheckpointStore {
 
     @Override
     public CdcCheckpointStore open(URI uri) {
-      return FlawedStore.open(Path.of(uri.getPath()), Flaw.valueOf(uri.getQuery().substring("flaw=".length())));
+      return FlawedStore.open(
+          Path.of(uri.getPath()), Flaw.valueOf(uri.getQuery().substring("flaw=".length())));
     }
   }
 }

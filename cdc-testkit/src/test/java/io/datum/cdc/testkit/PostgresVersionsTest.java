@@ -28,8 +28,8 @@ import org.junit.platform.launcher.listeners.TestExecutionSummary;
 /**
  * The smoke test on PostgreSQL 14, 15, 16, 17 and 18 ({@link VersionFixtures.Smoke}), run through
  * the JUnit launcher so that what happened across versions can be checked: every version ran, in
- * order, on a server of its own, closed before the next one, with binaries unpacked to a directory of
- * its own.
+ * order, on a server of its own, closed before the next one, with binaries unpacked to a directory
+ * of its own.
  */
 class PostgresVersionsTest {
 
@@ -51,34 +51,46 @@ class PostgresVersionsTest {
 
     assertEquals(0, summary.getTotalFailureCount(), () -> failures(summary));
     assertEquals(15, summary.getTestsSucceededCount(), () -> failures(summary));
-    assertEquals(List.of("PostgreSQL 14", "PostgreSQL 15", "PostgreSQL 16", "PostgreSQL 17", "PostgreSQL 18"),
+    assertEquals(
+        List.of(
+            "PostgreSQL 14", "PostgreSQL 15", "PostgreSQL 16", "PostgreSQL 17", "PostgreSQL 18"),
         invocations);
     assertEquals(List.of(14, 15, 16, 17, 18), VersionFixtures.ORDER);
 
     Set<EmbeddedPostgresServer> servers = new HashSet<>();
     Set<Path> binaries = new HashSet<>();
-    StringBuilder report = new StringBuilder("PostgreSQL versions smoke test, total " + totalMillis + " ms:\n");
+    StringBuilder report =
+        new StringBuilder("PostgreSQL versions smoke test, total " + totalMillis + " ms:\n");
     for (int version : VersionFixtures.ORDER) {
       VersionFixtures.Observation seen = VersionFixtures.SEEN.get(version);
       assertNotNull(seen.changeSeen, "no change read on " + version);
       assertTrue(seen.serverVersion.startsWith(version + "."), seen.serverVersion);
       assertTrue(servers.add(seen.server), "PostgreSQL " + version + " shares a server");
-      assertTrue(binaries.add(seen.binaries), "PostgreSQL " + version + " shares binaries " + seen.binaries);
+      assertTrue(
+          binaries.add(seen.binaries),
+          "PostgreSQL " + version + " shares binaries " + seen.binaries);
       assertTrue(seen.binaries.getFileName().toString().startsWith("PG-"), seen.binaries::toString);
       // closed, its data deleted, once its invocation was done
       assertFalse(seen.server.isRunning(), seen.server::toString);
-      assertFalse(Files.exists(seen.server.baseDirectory()), () -> seen.server.baseDirectory() + " still exists");
-      report.append(String.format(
-          "  PostgreSQL %-6s first start %5d ms, immediate restart %5d ms, whole invocation %5d ms, binaries %s%n",
-          seen.serverVersion, seen.firstStartMillis, seen.immediateRestartMillis,
-          INVOCATION_MILLIS.getOrDefault("PostgreSQL " + version, -1L), seen.binaries));
+      assertFalse(
+          Files.exists(seen.server.baseDirectory()),
+          () -> seen.server.baseDirectory() + " still exists");
+      report.append(
+          String.format(
+              "  PostgreSQL %-6s first start %5d ms, immediate restart %5d ms, whole invocation %5d ms, binaries %s%n",
+              seen.serverVersion,
+              seen.firstStartMillis,
+              seen.immediateRestartMillis,
+              INVOCATION_MILLIS.getOrDefault("PostgreSQL " + version, -1L),
+              seen.binaries));
     }
     System.out.print(report);
   }
 
   @Test
   void aVersionListedTwiceIsRefusedBeforeAnyServerStarts() {
-    TestExecutionSummary summary = run(VersionFixtures.DuplicateVersions.class, new CopyOnWriteArrayList<>());
+    TestExecutionSummary summary =
+        run(VersionFixtures.DuplicateVersions.class, new CopyOnWriteArrayList<>());
     assertEquals(1, summary.getTotalFailureCount(), () -> failures(summary));
     Throwable failure = summary.getFailures().get(0).getException();
     assertTrue(failure.getMessage().contains("lists 16 twice"), failure::toString);
@@ -87,16 +99,19 @@ class PostgresVersionsTest {
 
   @Test
   void aVersionWithoutBinariesFailsNamingTheDependencyToAdd() {
-    TestExecutionSummary summary = run(VersionFixtures.NoBinaries.class, new CopyOnWriteArrayList<>());
+    TestExecutionSummary summary =
+        run(VersionFixtures.NoBinaries.class, new CopyOnWriteArrayList<>());
     assertEquals(1, summary.getTestsFailedCount(), () -> failures(summary));
     Throwable failure = summary.getFailures().get(0).getException();
     assertTrue(failure.getMessage().contains("no PostgreSQL 13 binaries"), failure::getMessage);
-    assertTrue(failure.getMessage().contains(PostgresBinaries.PACKAGED_ARTIFACT), failure::getMessage);
+    assertTrue(
+        failure.getMessage().contains(PostgresBinaries.PACKAGED_ARTIFACT), failure::getMessage);
   }
 
   @Test
   void aServerInBeforeAllOfAVersionsClassIsRefusedWithAnExplanation() {
-    TestExecutionSummary summary = run(VersionFixtures.ServerInBeforeAll.class, new CopyOnWriteArrayList<>());
+    TestExecutionSummary summary =
+        run(VersionFixtures.ServerInBeforeAll.class, new CopyOnWriteArrayList<>());
     assertEquals(1, summary.getTotalFailureCount(), () -> failures(summary));
     Throwable failure = summary.getFailures().get(0).getException();
     assertTrue(failure.getMessage().contains("run once for the whole class"), failure::getMessage);
@@ -106,31 +121,45 @@ class PostgresVersionsTest {
   private static TestExecutionSummary run(Class<?> fixture, List<String> invocations) {
     SummaryGeneratingListener summary = new SummaryGeneratingListener();
     Map<String, Long> started = new ConcurrentHashMap<>();
-    TestExecutionListener invocationNames = new TestExecutionListener() {
-      @Override
-      public void executionStarted(TestIdentifier identifier) {
-        started.put(identifier.getUniqueId(), System.nanoTime());
-      }
+    TestExecutionListener invocationNames =
+        new TestExecutionListener() {
+          @Override
+          public void executionStarted(TestIdentifier identifier) {
+            started.put(identifier.getUniqueId(), System.nanoTime());
+          }
 
-      @Override
-      public void executionFinished(TestIdentifier identifier, TestExecutionResult result) {
-        if (UniqueId.parse(identifier.getUniqueId()).getLastSegment().getType().equals("class-template-invocation")) {
-          invocations.add(identifier.getDisplayName());
-          long millis = (System.nanoTime() - started.get(identifier.getUniqueId())) / 1_000_000;
-          INVOCATION_MILLIS.put(identifier.getDisplayName(), millis);
-        }
-      }
-    };
-    LauncherFactory.create().execute(
-        LauncherDiscoveryRequestBuilder.request().selectors(selectClass(fixture)).build(), summary, invocationNames);
+          @Override
+          public void executionFinished(TestIdentifier identifier, TestExecutionResult result) {
+            if (UniqueId.parse(identifier.getUniqueId())
+                .getLastSegment()
+                .getType()
+                .equals("class-template-invocation")) {
+              invocations.add(identifier.getDisplayName());
+              long millis = (System.nanoTime() - started.get(identifier.getUniqueId())) / 1_000_000;
+              INVOCATION_MILLIS.put(identifier.getDisplayName(), millis);
+            }
+          }
+        };
+    LauncherFactory.create()
+        .execute(
+            LauncherDiscoveryRequestBuilder.request().selectors(selectClass(fixture)).build(),
+            summary,
+            invocationNames);
     return summary.getSummary();
   }
 
   private static String failures(TestExecutionSummary summary) {
     StringBuilder text = new StringBuilder();
-    summary.getFailures().forEach(f -> text.append(f.getTestIdentifier().getDisplayName())
-        .append(" (").append(f.getTestIdentifier().getUniqueId()).append("): ")
-        .append(f.getException()).append('\n'));
+    summary
+        .getFailures()
+        .forEach(
+            f ->
+                text.append(f.getTestIdentifier().getDisplayName())
+                    .append(" (")
+                    .append(f.getTestIdentifier().getUniqueId())
+                    .append("): ")
+                    .append(f.getException())
+                    .append('\n'));
     return text.toString();
   }
 }

@@ -51,15 +51,18 @@ final class VersionFixtures {
 
   /** Keyed by major version, in the order the invocations ran. */
   static final Map<Integer, Observation> SEEN = new ConcurrentHashMap<>();
+
   static final List<Integer> ORDER = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   /**
-   * The smoke test: on each version, a server of that version set up for logical replication,
-   * whose pgoutput slot delivers an insert, and which comes back from a crash with its slot.
+   * The smoke test: on each version, a server of that version set up for logical replication, whose
+   * pgoutput slot delivers an insert, and which comes back from a crash with its slot.
    */
   @ExtendWith(Smoke.FirstStart.class)
   @EmbeddedPostgresVersions({14, 15, 16, 17, 18})
-  @EmbeddedPostgresTest(walSenderTimeoutMillis = 10_000, settings = "logical_decoding_work_mem=64kB")
+  @EmbeddedPostgresTest(
+      walSenderTimeoutMillis = 10_000,
+      settings = "logical_decoding_work_mem=64kB")
   static class Smoke {
 
     /**
@@ -97,7 +100,8 @@ final class VersionFixtures {
     }
 
     @Test
-    void serverRunsItsVersionSetUpForLogicalReplication(EmbeddedPostgresServer pg) throws Exception {
+    void serverRunsItsVersionSetUpForLogicalReplication(EmbeddedPostgresServer pg)
+        throws Exception {
       int versionNum = Integer.parseInt(pg.queryString("SHOW server_version_num"));
       assertEquals(pg.majorVersion(), versionNum / 10000, "server_version_num " + versionNum);
       assertEquals("logical", pg.queryString("SHOW wal_level"));
@@ -121,18 +125,23 @@ final class VersionFixtures {
       List<String> inserted = new ArrayList<>();
       String relation = null;
       try (Connection connection = pg.getReplicationConnection("postgres")) {
-        PGReplicationStream stream = connection.unwrap(PGConnection.class).getReplicationAPI()
-            .replicationStream()
-            .logical()
-            .withSlotName("smoke")
-            .withStartPosition(LogSequenceNumber.valueOf(0L))
-            .withSlotOption("proto_version", "1")
-            .withSlotOption("publication_names", "smoke_pub")
-            .withStatusInterval(1, TimeUnit.SECONDS)
-            .start();
+        PGReplicationStream stream =
+            connection
+                .unwrap(PGConnection.class)
+                .getReplicationAPI()
+                .replicationStream()
+                .logical()
+                .withSlotName("smoke")
+                .withStartPosition(LogSequenceNumber.valueOf(0L))
+                .withSlotOption("proto_version", "1")
+                .withSlotOption("publication_names", "smoke_pub")
+                .withStatusInterval(1, TimeUnit.SECONDS)
+                .start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (kinds.indexOf("C") < 0) {
-          assertTrue(System.nanoTime() < deadline, () -> "no Commit within 30 s; messages so far: " + kinds);
+          assertTrue(
+              System.nanoTime() < deadline,
+              () -> "no Commit within 30 s; messages so far: " + kinds);
           ByteBuffer message = stream.readPending();
           if (message == null) {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1)); // poll; the deadline bounds it
@@ -148,7 +157,10 @@ final class VersionFixtures {
         }
         stream.close();
       }
-      pg.execute("SELECT pg_drop_replication_slot('smoke')", "DROP PUBLICATION smoke_pub", "DROP TABLE smoke");
+      pg.execute(
+          "SELECT pg_drop_replication_slot('smoke')",
+          "DROP PUBLICATION smoke_pub",
+          "DROP TABLE smoke");
       assertEquals("BRIC", kinds.toString(), "Begin, Relation, Insert, Commit");
       assertEquals("public.smoke", relation);
       assertEquals(List.of("1", note), inserted);
@@ -160,9 +172,13 @@ final class VersionFixtures {
       pg.execute("SELECT pg_create_logical_replication_slot('kept', 'pgoutput')");
       long started = System.nanoTime();
       pg.restart(EmbeddedPostgresServer.ShutdownMode.IMMEDIATE);
-      SEEN.get(pg.majorVersion()).immediateRestartMillis = (System.nanoTime() - started) / 1_000_000;
-      assertEquals("pgoutput", pg.queryString("SELECT plugin FROM pg_replication_slots WHERE slot_name = 'kept'"));
-      assertEquals(pg.majorVersion(), Integer.parseInt(pg.queryString("SHOW server_version_num")) / 10000);
+      SEEN.get(pg.majorVersion()).immediateRestartMillis =
+          (System.nanoTime() - started) / 1_000_000;
+      assertEquals(
+          "pgoutput",
+          pg.queryString("SELECT plugin FROM pg_replication_slots WHERE slot_name = 'kept'"));
+      assertEquals(
+          pg.majorVersion(), Integer.parseInt(pg.queryString("SHOW server_version_num")) / 10000);
       pg.execute("SELECT pg_drop_replication_slot('kept')");
     }
 
@@ -206,9 +222,11 @@ final class VersionFixtures {
     /** The directory the postmaster's binary was unpacked to: embedded-pg/PG-hash. */
     private static Path binariesDirectory(EmbeddedPostgresServer pg) throws Exception {
       List<String> pid = Files.readAllLines(pg.dataDirectory().resolve("postmaster.pid"));
-      String command = ProcessHandle.of(Long.parseLong(pid.get(0).trim()))
-          .flatMap(p -> p.info().command())
-          .orElseThrow(() -> new AssertionError("no command line for the postmaster " + pid.get(0)));
+      String command =
+          ProcessHandle.of(Long.parseLong(pid.get(0).trim()))
+              .flatMap(p -> p.info().command())
+              .orElseThrow(
+                  () -> new AssertionError("no command line for the postmaster " + pid.get(0)));
       Path binary = Path.of(command);
       assertNotNull(binary.getParent());
       return binary.getParent().getParent(); // .../PG-hash/bin/postgres

@@ -41,8 +41,8 @@ import org.jfree.data.category.DefaultCategoryDataset;
  *   <li>{@code benchmark-e2e.png} from {@code e2e-*.json} (the end-to-end harness's {@code --out}):
  *       seconds from the consumer's start to its last event, per workload and consumer; the bar is
  *       the median of the runs, the whisker spans the fastest to the slowest run.
- *   <li>{@code benchmark-coordinator.png} from {@code coordinator.json} (JMH JSON of the coordinator
- *       benchmarks): acknowledgements per second per workload, datum-cdc's {@code
+ *   <li>{@code benchmark-coordinator.png} from {@code coordinator.json} (JMH JSON of the
+ *       coordinator benchmarks): acknowledgements per second per workload, datum-cdc's {@code
  *       FeedbackCoordinator} against Kafka Connect's {@code SubmittedRecords}, in both scopes; the
  *       whisker is JMH's 99.9% confidence interval.
  * </ul>
@@ -174,7 +174,9 @@ public final class BenchmarkCharts {
                 "median of %d runs, whisker = fastest to slowest run; --scale %s, %s cores shared,"
                     + " PostgreSQL 17.6, JDK 17, every event acknowledged",
                 runs,
-                scale instanceof Number ? trim(((Number) scale).doubleValue()) : String.valueOf(scale),
+                scale instanceof Number
+                    ? trim(((Number) scale).doubleValue())
+                    : String.valueOf(scale),
                 root.get("cpus") instanceof Number
                     ? String.valueOf(((Number) root.get("cpus")).intValue())
                     : "?"),
@@ -198,11 +200,14 @@ public final class BenchmarkCharts {
 
   static JFreeChart coordinatorChart(Path file) throws IOException {
     @SuppressWarnings("unchecked")
-    List<Map<String, Object>> benchmarks = (List<Map<String, Object>>) JSON.readValue(file.toFile(), Object.class);
+    List<Map<String, Object>> benchmarks =
+        (List<Map<String, Object>>) JSON.readValue(file.toFile(), Object.class);
 
     // series (implementation + scope) -> workload -> score
     String[] scopes = {"ack", "cycle"};
-    String[][] impls = {{"datumCoordinator", "datum-cdc"}, {"connectSubmittedRecords", "SubmittedRecords"}};
+    String[][] impls = {
+      {"datumCoordinator", "datum-cdc"}, {"connectSubmittedRecords", "SubmittedRecords"}
+    };
     Map<String, Map<String, Map<String, Object>>> bySeries = new LinkedHashMap<>();
     for (String scope : scopes) {
       for (String[] impl : impls) {
@@ -317,7 +322,8 @@ public final class BenchmarkCharts {
     renderer.setDefaultPositiveItemLabelPosition(
         new ItemLabelPosition(ItemLabelAnchor.INSIDE6, TextAnchor.BOTTOM_CENTER));
     renderer.setDefaultItemLabelGenerator(
-        new StandardCategoryItemLabelGenerator("{2}", new java.text.DecimalFormat(decimalPattern(labelFormat))));
+        new StandardCategoryItemLabelGenerator(
+            "{2}", new java.text.DecimalFormat(decimalPattern(labelFormat))));
     renderer.setDefaultItemLabelsVisible(true);
     renderer.setDefaultItemLabelFont(new Font(Font.SANS_SERIF, Font.BOLD, 13));
     renderer.setItemLabelAnchorOffset(4);
@@ -388,7 +394,8 @@ public final class BenchmarkCharts {
         return;
       }
       double barW0 =
-          calculateBarW0(plot, plot.getOrientation(), dataArea, domainAxis, state, visibleRow, column);
+          calculateBarW0(
+              plot, plot.getOrientation(), dataArea, domainAxis, state, visibleRow, column);
       double x = barW0 + state.getBarWidth() / 2;
       RectangleEdge edge = plot.getRangeAxisEdge();
       double lo = rangeAxis.valueToJava2D(r[0], dataArea, edge);

@@ -5,8 +5,8 @@ import io.datum.cdc.PgLsn;
 import java.util.SplittableRandom;
 
 /**
- * One batch of acknowledgements, the unit a benchmark invocation measures: {@link #BATCH} events
- * in transactions of {@link #eventsPerTx} events each, and the order in which the application
+ * One batch of acknowledgements, the unit a benchmark invocation measures: {@link #BATCH} events in
+ * transactions of {@link #eventsPerTx} events each, and the order in which the application
  * acknowledges them.
  *
  * <p>Event {@code e} is event {@code e % eventsPerTx} of transaction {@code e / eventsPerTx};
@@ -16,9 +16,9 @@ import java.util.SplittableRandom;
  *   <li>{@code inOrder_N}: transactions of {@code N} events, every event acknowledged in commit
  *       order (the common case: one consumer thread);
  *   <li>{@code shuffledW_N}: transactions of {@code N} events; the batch is cut into windows of
- *       {@code W} consecutive events and each window is acknowledged in a random order (seeded,
- *       the same in every run and for every implementation), as a pool of workers finishing
- *       events out of order would.
+ *       {@code W} consecutive events and each window is acknowledged in a random order (seeded, the
+ *       same in every run and for every implementation), as a pool of workers finishing events out
+ *       of order would.
  * </ul>
  */
 final class AckWorkload {
@@ -33,6 +33,7 @@ final class AckWorkload {
   final int eventsPerTx;
   final int window;
   final int transactions;
+
   /** The event ids of the batch in the order they are acknowledged. */
   final int[] ackOrder;
 
@@ -83,7 +84,9 @@ final class AckWorkload {
       }
     }
     throw new IllegalArgumentException(
-        "workload \"" + name + "\": expected inOrder_<eventsPerTx> or shuffled<window>_<eventsPerTx>");
+        "workload \""
+            + name
+            + "\": expected inOrder_<eventsPerTx> or shuffled<window>_<eventsPerTx>");
   }
 
   /** Returns the transaction (in commit order) of event {@code e}. */
@@ -97,9 +100,9 @@ final class AckWorkload {
   }
 
   /**
-   * Fills {@code txEnds} with the end LSNs of the batch's transactions, the {@code
-   * transactions} that follow {@code previousEnd}, and {@code offsets} with the offsets of its
-   * events in acknowledgement order, as the source would build them for delivery.
+   * Fills {@code txEnds} with the end LSNs of the batch's transactions, the {@code transactions}
+   * that follow {@code previousEnd}, and {@code offsets} with the offsets of its events in
+   * acknowledgement order, as the source would build them for delivery.
    *
    * @param slot the slot of the offsets
    * @param previousEnd the end LSN of the transaction before the batch
@@ -122,8 +125,8 @@ final class AckWorkload {
   }
 
   /**
-   * Checks that a drain interval fits the batch, so the last drain of an invocation comes after
-   * its last acknowledgement.
+   * Checks that a drain interval fits the batch, so the last drain of an invocation comes after its
+   * last acknowledgement.
    */
   static void requireDrainInterval(int drainEvery) {
     if (drainEvery < 1 || BATCH % drainEvery != 0) {

@@ -30,34 +30,36 @@ import org.openjdk.jmh.infra.Blackhole;
  * per second.
  *
  * <p>Each invocation acknowledges the next batch of {@link AckWorkload#BATCH} events, and every
- * {@code drainEvery} acknowledgements reads the committable position: the coordinator's
- * watermark, or Connect's {@code committableOffsets()} (which is where Connect removes the
- * acknowledged prefix). One coordinator (one {@code SubmittedRecords}) lives for the whole trial,
- * in its steady state: every batch is fully acknowledged and drained before the next. {@code
- * scope} says what is measured:
+ * {@code drainEvery} acknowledgements reads the committable position: the coordinator's watermark,
+ * or Connect's {@code committableOffsets()} (which is where Connect removes the acknowledged
+ * prefix). One coordinator (one {@code SubmittedRecords}) lives for the whole trial, in its steady
+ * state: every batch is fully acknowledged and drained before the next. {@code scope} says what is
+ * measured:
  *
  * <ul>
  *   <li>{@code ack}: only the acknowledgements and drains. The batch's transactions are registered
  *       (its records submitted) in the invocation's setup, which is not timed.
- *   <li>{@code cycle}: registration (submission) too, in commit order, then the
- *       acknowledgements: all the bookkeeping the source and the application pay per event.
- *       datum-cdc registers once per transaction, Connect submits once per record.
+ *   <li>{@code cycle}: registration (submission) too, in commit order, then the acknowledgements:
+ *       all the bookkeeping the source and the application pay per event. datum-cdc registers once
+ *       per transaction, Connect submits once per record.
  * </ul>
  *
- * <p>The events themselves are built in the untimed setup: the coordinator's offsets anew for
- * every batch (their LSNs must grow), Connect's source records once per trial ({@code
- * SubmittedRecords} only keeps references to them). Each datum-cdc invocation's teardown checks
- * that the watermark reached the batch's last transaction.
+ * <p>The events themselves are built in the untimed setup: the coordinator's offsets anew for every
+ * batch (their LSNs must grow), Connect's source records once per trial ({@code SubmittedRecords}
+ * only keeps references to them). Each datum-cdc invocation's teardown checks that the watermark
+ * reached the batch's last transaction.
  *
  * <p>Allocation: {@code -prof io.datum.cdc.benchmarks.AckAllocationProfiler} gives {@code
  * ack.alloc.norm}, what the timed code allocates per acknowledgement (exact, per thread). {@code
  * -prof gc} gives {@code gc.alloc.rate.norm}, everything allocated in the iteration per
- * acknowledgement, including the untimed setup: the new offsets (about 40 B per event plus 32 B
- * per transaction) and, with {@code scope=ack}, the registration or submission.
+ * acknowledgement, including the untimed setup: the new offsets (about 40 B per event plus 32 B per
+ * transaction) and, with {@code scope=ack}, the registration or submission.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 public class CoordinatorBenchmark {
@@ -82,8 +84,10 @@ public class CoordinatorBenchmark {
     boolean cycle;
     DatumCoordinatorDriver driver;
     PgLsn[] txEnds;
+
     /** The batch's offsets, in acknowledgement order. */
     CdcOffset[] offsets;
+
     long lastEnd;
     final AckAllocation.Window allocation = new AckAllocation.Window();
 
@@ -120,7 +124,9 @@ public class CoordinatorBenchmark {
       allocation.close(AckWorkload.BATCH);
       if (driver.watermark() != lastEnd) {
         throw new IllegalStateException(
-            "watermark " + PgLsn.of(driver.watermark()) + " after the batch, expected "
+            "watermark "
+                + PgLsn.of(driver.watermark())
+                + " after the batch, expected "
                 + PgLsn.of(lastEnd));
       }
     }
@@ -142,8 +148,10 @@ public class CoordinatorBenchmark {
 
     AckWorkload w;
     boolean cycle;
+
     /** In commit order. */
     SourceRecord[] records;
+
     SubmittedRecordsDriver driver;
     SubmittedRecordsDriver.Acks acks;
     final AckAllocation.Window allocation = new AckAllocation.Window();
@@ -186,8 +194,8 @@ public class CoordinatorBenchmark {
   }
 
   /**
-   * Builds one source record per event of the batch, in commit order, as a Connect source task
-   * for a PostgreSQL slot would: one source partition (the slot), the position as source offset.
+   * Builds one source record per event of the batch, in commit order, as a Connect source task for
+   * a PostgreSQL slot would: one source partition (the slot), the position as source offset.
    */
   static SourceRecord[] newRecords(AckWorkload w) {
     Map<String, ?> partition = Map.of("slot", SLOT);

@@ -1,9 +1,9 @@
 package io.datum.cdc.benchmarks.coordinator;
 
 import io.datum.cdc.CdcOffset;
+import io.datum.cdc.MemoryCheckpointStore;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.core.internal.FeedbackCoordinator;
-import io.datum.cdc.MemoryCheckpointStore;
 import io.datum.cdc.core.internal.SourceCheckpointHandle;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -30,51 +30,55 @@ import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.infra.Blackhole;
 
 /**
- * Many application threads acknowledging concurrently into one slot, against Kafka Connect's
- * {@code SubmittedRecords} shared the same way. Score: nanoseconds per acknowledgement, all
- * threads together (single shot: each thread's time until no chunk is left, averaged over the
- * threads, divided by {@link #EVENTS}); {@code 1 / score} is the combined throughput.
+ * Many application threads acknowledging concurrently into one slot, against Kafka Connect's {@code
+ * SubmittedRecords} shared the same way. Score: nanoseconds per acknowledgement, all threads
+ * together (single shot: each thread's time until no chunk is left, averaged over the threads,
+ * divided by {@link #EVENTS}); {@code 1 / score} is the combined throughput.
  *
- * <p>Every iteration starts from a new coordinator (a new {@code SubmittedRecords}) holding
- * {@link #EVENTS} events, registered (submitted) in the untimed setup, as the source would have
- * delivered them. The events are cut into chunks of {@link #CHUNK} consecutive events which the
- * threads claim in turn, as a pool of workers taking from a hand-off would, so the threads
- * acknowledge neighbouring events (the same ring words and transaction entries) at the same time
- * and none runs far ahead. With {@code shuffled}, each chunk is acknowledged in a random order.
- * After each chunk a thread reads the committable position (the watermark, or {@code
- * committableOffsets()} under the lock that serialises it with {@code submit}, as Connect's task
- * thread does). JMH starts the threads of an iteration together; the iteration's teardown checks
- * that the watermark reached the last transaction.
+ * <p>Every iteration starts from a new coordinator (a new {@code SubmittedRecords}) holding {@link
+ * #EVENTS} events, registered (submitted) in the untimed setup, as the source would have delivered
+ * them. The events are cut into chunks of {@link #CHUNK} consecutive events which the threads claim
+ * in turn, as a pool of workers taking from a hand-off would, so the threads acknowledge
+ * neighbouring events (the same ring words and transaction entries) at the same time and none runs
+ * far ahead. With {@code shuffled}, each chunk is acknowledged in a random order. After each chunk
+ * a thread reads the committable position (the watermark, or {@code committableOffsets()} under the
+ * lock that serialises it with {@code submit}, as Connect's task thread does). JMH starts the
+ * threads of an iteration together; the iteration's teardown checks that the watermark reached the
+ * last transaction.
  *
  * <p>(Dealing the chunks round-robin instead let one thread finish its half while the other had
- * done little, and then every store of the {@code handle} path wrote one partly acknowledged
- * entry per transaction acknowledged ahead of the watermark, hundreds of thousands: see
+ * done little, and then every store of the {@code handle} path wrote one partly acknowledged entry
+ * per transaction acknowledged ahead of the watermark, hundreds of thousands: see
  * docs/benchmarks.md.)
  *
  * <p>{@code path} says how datum-cdc acknowledges:
  *
  * <ul>
- *   <li>{@code record}: {@code FeedbackCoordinator.record}, the lock-free path per-event
- *       durability uses (the watermark moves when read);
+ *   <li>{@code record}: {@code FeedbackCoordinator.record}, the lock-free path per-event durability
+ *       uses (the watermark moves when read);
  *   <li>{@code acknowledge}: {@code FeedbackCoordinator.acknowledge}, per-transaction durability's
  *       path (the acknowledgement that completes the acknowledged prefix moves the watermark, under
  *       the coordinator's monitor);
- *   <li>{@code handle}: {@code CdcCheckpointHandle.checkpoint} with per-transaction durability
- *       into a {@code MemoryCheckpointStore}: the above plus a snapshot and a store whenever the
+ *   <li>{@code handle}: {@code CdcCheckpointHandle.checkpoint} with per-transaction durability into
+ *       a {@code MemoryCheckpointStore}: the above plus a snapshot and a store whenever the
  *       watermark moves (the application's whole path, minus the store's own I/O).
  * </ul>
  */
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Xms3g", "-Xmx3g"})
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"-Xms3g", "-Xmx3g"})
 @Warmup(iterations = 10)
 @Measurement(iterations = 10)
 @Threads(2)
 public class CoordinatorConcurrentBenchmark {
 
   static final String SLOT = CoordinatorBenchmark.SLOT;
+
   /** Acknowledgements per iteration, all threads together. */
   static final int EVENTS = 2_000_000;
+
   /** Consecutive events a thread takes at a time. */
   static final int CHUNK = 1_000;
 
@@ -84,8 +88,10 @@ public class CoordinatorConcurrentBenchmark {
     boolean shuffled;
     int threads;
     int events;
+
     /** The event numbers in acknowledgement order, cut into chunks that threads claim in turn. */
     int[] order;
+
     final AtomicInteger nextChunk = new AtomicInteger();
 
     /**
@@ -143,8 +149,10 @@ public class CoordinatorConcurrentBenchmark {
     FeedbackCoordinator coordinator;
     SourceCheckpointHandle handle;
     MemoryCheckpointStore store;
+
     /** The offsets in acknowledgement order. */
     CdcOffset[] offsets;
+
     long lastEnd;
 
     int pathCode;
@@ -167,8 +175,8 @@ public class CoordinatorConcurrentBenchmark {
       }
       coordinator = new FeedbackCoordinator(SLOT, null);
       store = new MemoryCheckpointStore();
-      handle = new SourceCheckpointHandle(
-          coordinator, store, Runnable::run, e -> { }, () -> { }, false);
+      handle =
+          new SourceCheckpointHandle(coordinator, store, Runnable::run, e -> {}, () -> {}, false);
       int transactions = events / eventsPerTx;
       PgLsn[] ends = new PgLsn[transactions];
       PgLsn[] commits = new PgLsn[transactions];
@@ -192,7 +200,10 @@ public class CoordinatorConcurrentBenchmark {
       long watermark = coordinator.watermark().asLong();
       if (watermark != lastEnd) {
         throw new IllegalStateException(
-            "watermark " + PgLsn.of(watermark) + " after the iteration, expected " + PgLsn.of(lastEnd));
+            "watermark "
+                + PgLsn.of(watermark)
+                + " after the iteration, expected "
+                + PgLsn.of(lastEnd));
       }
       if (path.equals("handle")
           && !store.load(SLOT).orElseThrow().watermark().equals(PgLsn.of(lastEnd))) {
@@ -209,8 +220,10 @@ public class CoordinatorConcurrentBenchmark {
 
     /** Serialises submit and committableOffsets, which Connect calls from the task thread only. */
     final Object task = new Object();
+
     SourceRecord[] records;
     SubmittedRecordsDriver driver;
+
     /** The handles in acknowledgement order. */
     SubmittedRecordsDriver.Acks acks;
 

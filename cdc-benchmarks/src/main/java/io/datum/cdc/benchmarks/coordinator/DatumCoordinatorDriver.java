@@ -5,10 +5,10 @@ import io.datum.cdc.PgLsn;
 import io.datum.cdc.core.internal.FeedbackCoordinator;
 
 /**
- * The benchmarks' only contact with datum-cdc's feedback coordinator: registers transactions as
- * the replication loop does, acknowledges events as {@code CdcCheckpointHandle.checkpoint} does,
- * and reads the watermark as the status update does. When the coordinator's API changes, adapt
- * this class only.
+ * The benchmarks' only contact with datum-cdc's feedback coordinator: registers transactions as the
+ * replication loop does, acknowledges events as {@code CdcCheckpointHandle.checkpoint} does, and
+ * reads the watermark as the status update does. When the coordinator's API changes, adapt this
+ * class only.
  */
 public final class DatumCoordinatorDriver {
 

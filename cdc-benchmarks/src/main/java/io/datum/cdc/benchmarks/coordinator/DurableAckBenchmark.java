@@ -33,7 +33,9 @@ import org.openjdk.jmh.annotations.Warmup;
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 public class DurableAckBenchmark {
@@ -57,7 +59,8 @@ public class DurableAckBenchmark {
     public void build() {
       coordinator = new FeedbackCoordinator(SLOT, null);
       store = new MemoryCheckpointStore();
-      handle = new SourceCheckpointHandle(coordinator, store, Runnable::run, e -> { }, () -> { }, true);
+      handle =
+          new SourceCheckpointHandle(coordinator, store, Runnable::run, e -> {}, () -> {}, true);
     }
 
     @Setup(Level.Invocation)
@@ -67,7 +70,8 @@ public class DurableAckBenchmark {
         PgLsn end = PgLsn.of(lastEnd);
         coordinator.register(end, eventsPerTx);
         for (int i = 0; i < eventsPerTx; i++) {
-          offsets[t * eventsPerTx + i] = new CdcOffset(SLOT, end, PgLsn.of(lastEnd - 1), t, i, eventsPerTx);
+          offsets[t * eventsPerTx + i] =
+              new CdcOffset(SLOT, end, PgLsn.of(lastEnd - 1), t, i, eventsPerTx);
         }
       }
     }
@@ -75,7 +79,8 @@ public class DurableAckBenchmark {
     @TearDown(Level.Invocation)
     public void checkBatch() {
       if (!store.load(SLOT).orElseThrow().watermark().equals(PgLsn.of(lastEnd))) {
-        throw new IllegalStateException("stored watermark did not reach the batch's last transaction");
+        throw new IllegalStateException(
+            "stored watermark did not reach the batch's last transaction");
       }
     }
   }

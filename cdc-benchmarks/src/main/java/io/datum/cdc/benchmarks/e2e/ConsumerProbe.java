@@ -90,7 +90,14 @@ final class ConsumerProbe {
 
   void await(long timeoutSeconds) throws InterruptedException {
     if (!done.await(timeoutSeconds, java.util.concurrent.TimeUnit.SECONDS)) {
-      System.err.println("timed out after " + timeoutSeconds + " s with " + events.get() + " of " + expected + " events");
+      System.err.println(
+          "timed out after "
+              + timeoutSeconds
+              + " s with "
+              + events.get()
+              + " of "
+              + expected
+              + " events");
     }
   }
 
@@ -124,12 +131,18 @@ final class ConsumerProbe {
     }
     System.out.println(
         RESULT_PREFIX
-            + "events=" + events.get()
-            + " firstToLastNanos=" + (lastNanos - firstNanos)
-            + " cpuNanos=" + cpu
-            + " cpuStreamingNanos=" + (cpu - cpuAtFirstNanos)
-            + " peakHeapBytes=" + peak
-            + " busiestThreadsCpuS=" + busiest);
+            + "events="
+            + events.get()
+            + " firstToLastNanos="
+            + (lastNanos - firstNanos)
+            + " cpuNanos="
+            + cpu
+            + " cpuStreamingNanos="
+            + (cpu - cpuAtFirstNanos)
+            + " peakHeapBytes="
+            + peak
+            + " busiestThreadsCpuS="
+            + busiest);
     System.out.flush();
   }
 }

@@ -6,8 +6,8 @@ import io.datum.cdc.event.InsertEvent;
 import io.datum.cdc.event.UpdateEvent;
 
 /**
- * Child JVM of {@link EndToEndHarness}: datum-cdc's {@link PgCdcSource} on an existing slot,
- * a handler that acknowledges every event, stopping after the expected number of row events.
+ * Child JVM of {@link EndToEndHarness}: datum-cdc's {@link PgCdcSource} on an existing slot, a
+ * handler that acknowledges every event, stopping after the expected number of row events.
  *
  * <p>Arguments: jdbcUrl user password slot publication expectedEvents timeoutSeconds
  */
@@ -15,7 +15,11 @@ public final class DatumConsumer {
   private DatumConsumer() {}
 
   public static void main(String[] args) throws Exception {
-    String jdbcUrl = args[0], user = args[1], password = args[2], slot = args[3], publication = args[4];
+    String jdbcUrl = args[0],
+        user = args[1],
+        password = args[2],
+        slot = args[3],
+        publication = args[4];
     long expected = Long.parseLong(args[5]);
     long timeoutSeconds = Long.parseLong(args[6]);
     ConsumerProbe probe = new ConsumerProbe(expected);

@@ -30,7 +30,8 @@ public final class DebeziumConsumer {
     Properties props = new Properties();
     props.setProperty("name", "e2e-" + slot);
     props.setProperty("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
-    props.setProperty("offset.storage", "org.apache.kafka.connect.storage.MemoryOffsetBackingStore");
+    props.setProperty(
+        "offset.storage", "org.apache.kafka.connect.storage.MemoryOffsetBackingStore");
     props.setProperty("offset.flush.interval.ms", "0");
     props.setProperty("database.hostname", host);
     props.setProperty("database.port", port);

@@ -54,7 +54,8 @@ public final class EndToEndHarness {
   static final class Options {
     List<Workload> workloads = List.of(Workload.A, Workload.B, Workload.C);
     List<String> consumers = List.of("datum", "debezium", "pg_recvlogical");
-    static final List<String> ALL = List.of("datum", "debezium", "pg_recvlogical", "pg_recvlogical_pipe");
+    static final List<String> ALL =
+        List.of("datum", "debezium", "pg_recvlogical", "pg_recvlogical_pipe");
     int runs = 1;
     double scale = 1.0;
     String out;
@@ -70,8 +71,10 @@ public final class EndToEndHarness {
         String a = args[i];
         String v = i + 1 < args.length ? args[i + 1] : null;
         switch (a) {
-          case "--workloads" -> o.workloads = Arrays.stream(v.split(",")).map(Workload::of).toList();
-          case "--consumers" -> o.consumers = Arrays.stream(v.split(",")).map(String::trim).toList();
+          case "--workloads" ->
+              o.workloads = Arrays.stream(v.split(",")).map(Workload::of).toList();
+          case "--consumers" ->
+              o.consumers = Arrays.stream(v.split(",")).map(String::trim).toList();
           case "--runs" -> o.runs = Integer.parseInt(v);
           case "--scale" -> o.scale = Double.parseDouble(v);
           case "--out" -> o.out = v;
@@ -147,8 +150,13 @@ public final class EndToEndHarness {
               r = h.measure(w, consumer, run);
             } catch (Exception e) {
               log(w + "/" + consumer + " run " + run + " failed: " + e);
-              r = new Result().put("workload", w.name().toLowerCase(Locale.ROOT)).put("consumer", consumer)
-                  .put("run", run).put("events", 0L).put("error", String.valueOf(e.getMessage()));
+              r =
+                  new Result()
+                      .put("workload", w.name().toLowerCase(Locale.ROOT))
+                      .put("consumer", consumer)
+                      .put("run", run)
+                      .put("events", 0L)
+                      .put("error", String.valueOf(e.getMessage()));
             }
             results.add(r);
             log("result " + r.json());
@@ -179,18 +187,35 @@ public final class EndToEndHarness {
 
   static String table(Options o, List<Result> results) {
     StringBuilder b = new StringBuilder();
-    b.append("scale ").append(o.scale).append(", child JVM ").append(String.join(" ", o.childJvmArgs)).append('\n');
-    b.append("| workload | consumer | run | events | s (first to last) | events/s (first to last) | s (start to last) | events/s (start to last) | peak heap MB | CPU s (streaming) | CPU s (process) | walsender CPU s |\n");
+    b.append("scale ")
+        .append(o.scale)
+        .append(", child JVM ")
+        .append(String.join(" ", o.childJvmArgs))
+        .append('\n');
+    b.append(
+        "| workload | consumer | run | events | s (first to last) | events/s (first to last) | s (start to last) | events/s (start to last) | peak heap MB | CPU s (streaming) | CPU s (process) | walsender CPU s |\n");
     b.append("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (Result r : results) {
-      b.append(String.format(Locale.ROOT, "| %s | %s | %s | %,d | %.2f | %,.0f | %.2f | %,.0f | %s | %.2f | %.2f | %.2f |%n",
-          r.values.get("workload"), r.values.get("consumer"), r.values.get("run"),
-          ((Number) r.values.get("events")).longValue(), r.d("seconds"), r.d("eventsPerSecond"),
-          r.d("launchToLastSeconds"), r.d("events") / r.d("launchToLastSeconds"),
-          r.values.containsKey("peakHeapMB") ? String.format(Locale.ROOT, "%.0f", r.d("peakHeapMB"))
-              : Double.isNaN(r.d("peakRssMB")) ? "n/a"
-              : String.format(Locale.ROOT, "(RSS %.0f)", r.d("peakRssMB")),
-          r.d("cpuStreamingSeconds"), r.d("cpuSeconds"), r.d("walsenderCpuSeconds")));
+      b.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %s | %s | %,d | %.2f | %,.0f | %.2f | %,.0f | %s | %.2f | %.2f | %.2f |%n",
+              r.values.get("workload"),
+              r.values.get("consumer"),
+              r.values.get("run"),
+              ((Number) r.values.get("events")).longValue(),
+              r.d("seconds"),
+              r.d("eventsPerSecond"),
+              r.d("launchToLastSeconds"),
+              r.d("events") / r.d("launchToLastSeconds"),
+              r.values.containsKey("peakHeapMB")
+                  ? String.format(Locale.ROOT, "%.0f", r.d("peakHeapMB"))
+                  : Double.isNaN(r.d("peakRssMB"))
+                      ? "n/a"
+                      : String.format(Locale.ROOT, "(RSS %.0f)", r.d("peakRssMB")),
+              r.d("cpuStreamingSeconds"),
+              r.d("cpuSeconds"),
+              r.d("walsenderCpuSeconds")));
     }
     return b.toString();
   }
@@ -200,10 +225,12 @@ public final class EndToEndHarness {
     String table = name, publication = name + "_pub", slot = name + "_slot";
     long expected;
     String endLsn;
-    try (Connection c = pg.getConnection(); Statement s = c.createStatement()) {
+    try (Connection c = pg.getConnection();
+        Statement s = c.createStatement()) {
       s.execute("DROP TABLE IF EXISTS " + table);
       s.execute("DROP PUBLICATION IF EXISTS " + publication);
-      try (ResultSet rs = s.executeQuery("SELECT 1 FROM pg_replication_slots WHERE slot_name = '" + slot + "'")) {
+      try (ResultSet rs =
+          s.executeQuery("SELECT 1 FROM pg_replication_slots WHERE slot_name = '" + slot + "'")) {
         if (rs.next()) {
           s.execute("SELECT pg_drop_replication_slot('" + slot + "')");
         }
@@ -211,7 +238,16 @@ public final class EndToEndHarness {
       w.create(s, table, o.scale);
       s.execute("CREATE PUBLICATION " + publication + " FOR TABLE " + table);
       s.execute("SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput')");
-      log(w + "/" + consumer + " run " + run + ": writing " + w.description + " at scale " + o.scale);
+      log(
+          w
+              + "/"
+              + consumer
+              + " run "
+              + run
+              + ": writing "
+              + w.description
+              + " at scale "
+              + o.scale);
       long t0 = System.nanoTime();
       s.execute("SET synchronous_commit = off");
       w.write(s, table, o.scale);
@@ -220,27 +256,65 @@ public final class EndToEndHarness {
         rs.next();
         expected = rs.getLong(1);
       }
-      try (ResultSet rs = s.executeQuery("SELECT pg_current_wal_lsn(), pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn) FROM pg_replication_slots WHERE slot_name = '" + slot + "'")) {
+      try (ResultSet rs =
+          s.executeQuery(
+              "SELECT pg_current_wal_lsn(), pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn) FROM pg_replication_slots WHERE slot_name = '"
+                  + slot
+                  + "'")) {
         rs.next();
         endLsn = rs.getString(1);
-        log(String.format(Locale.ROOT, "wrote %,d events in %.1f s; %,.0f MB of WAL behind the slot",
-            expected, (System.nanoTime() - t0) / 1e9, rs.getDouble(2) / 1e6));
+        log(
+            String.format(
+                Locale.ROOT,
+                "wrote %,d events in %.1f s; %,.0f MB of WAL behind the slot",
+                expected,
+                (System.nanoTime() - t0) / 1e9,
+                rs.getDouble(2) / 1e6));
       }
       s.execute("CHECKPOINT");
     }
-    Result r = new Result().put("workload", w.name().toLowerCase(Locale.ROOT)).put("consumer", consumer)
-        .put("run", run).put("scale", o.scale).put("expectedEvents", expected);
+    Result r =
+        new Result()
+            .put("workload", w.name().toLowerCase(Locale.ROOT))
+            .put("consumer", consumer)
+            .put("run", run)
+            .put("scale", o.scale)
+            .put("expectedEvents", expected);
     WalsenderSampler walsender = new WalsenderSampler(slot);
     walsender.start();
     try {
       switch (consumer) {
-        case "datum" -> child(r, expected, "", List.of(DatumConsumer.class.getName(),
-            pg.jdbcUrl(), pg.user(), pg.password().isEmpty() ? "-" : pg.password(), slot, publication,
-            Long.toString(expected), Long.toString(o.timeoutSeconds)));
-        case "debezium" -> child(r, expected, debeziumKafkaClassPath(), List.of(DebeziumConsumer.class.getName(),
-            EmbeddedPostgresServer.HOST, Integer.toString(pg.port()), EmbeddedPostgresServer.DEFAULT_DATABASE,
-            pg.user(), pg.password().isEmpty() ? "-" : pg.password(), slot, publication, table,
-            Long.toString(expected), Long.toString(o.timeoutSeconds)));
+        case "datum" ->
+            child(
+                r,
+                expected,
+                "",
+                List.of(
+                    DatumConsumer.class.getName(),
+                    pg.jdbcUrl(),
+                    pg.user(),
+                    pg.password().isEmpty() ? "-" : pg.password(),
+                    slot,
+                    publication,
+                    Long.toString(expected),
+                    Long.toString(o.timeoutSeconds)));
+        case "debezium" ->
+            child(
+                r,
+                expected,
+                debeziumKafkaClassPath(),
+                List.of(
+                    DebeziumConsumer.class.getName(),
+                    EmbeddedPostgresServer.HOST,
+                    Integer.toString(pg.port()),
+                    EmbeddedPostgresServer.DEFAULT_DATABASE,
+                    pg.user(),
+                    pg.password().isEmpty() ? "-" : pg.password(),
+                    slot,
+                    publication,
+                    table,
+                    Long.toString(expected),
+                    Long.toString(o.timeoutSeconds)));
         case "pg_recvlogical" -> recvlogicalToDevNull(r, expected, slot, publication, endLsn);
         default -> recvlogical(r, expected, slot, publication);
       }
@@ -254,14 +328,24 @@ public final class EndToEndHarness {
 
   private void cleanUp(Result r, String slot, String publication, String table, String endLsn)
       throws SQLException, InterruptedException {
-    try (Connection c = pg.getConnection(); Statement s = c.createStatement()) {
-      try (ResultSet rs = s.executeQuery("SELECT confirmed_flush_lsn, pg_wal_lsn_diff('" + endLsn
-          + "', confirmed_flush_lsn) FROM pg_replication_slots WHERE slot_name = '" + slot + "'")) {
+    try (Connection c = pg.getConnection();
+        Statement s = c.createStatement()) {
+      try (ResultSet rs =
+          s.executeQuery(
+              "SELECT confirmed_flush_lsn, pg_wal_lsn_diff('"
+                  + endLsn
+                  + "', confirmed_flush_lsn) FROM pg_replication_slots WHERE slot_name = '"
+                  + slot
+                  + "'")) {
         rs.next();
-        r.put("confirmedFlushLsn", rs.getString(1)).put("endLsn", endLsn).put("bytesNotConfirmed", rs.getLong(2));
+        r.put("confirmedFlushLsn", rs.getString(1))
+            .put("endLsn", endLsn)
+            .put("bytesNotConfirmed", rs.getLong(2));
       }
       for (int i = 0; i < 100; i++) {
-        try (ResultSet rs = s.executeQuery("SELECT active FROM pg_replication_slots WHERE slot_name = '" + slot + "'")) {
+        try (ResultSet rs =
+            s.executeQuery(
+                "SELECT active FROM pg_replication_slots WHERE slot_name = '" + slot + "'")) {
           if (!rs.next() || !rs.getBoolean(1)) {
             break;
           }
@@ -288,7 +372,8 @@ public final class EndToEndHarness {
     Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     String line = null;
     long resultAt = 0;
-    try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader in =
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
       for (String l; (l = in.readLine()) != null; ) {
         if (l.startsWith(ConsumerProbe.RESULT_PREFIX)) {
           line = l.substring(ConsumerProbe.RESULT_PREFIX.length());
@@ -302,7 +387,8 @@ public final class EndToEndHarness {
       p.destroyForcibly();
     }
     if (line == null) {
-      throw new IllegalStateException("consumer " + mainAndArgs.get(0) + " reported no result (exit " + p.exitValue() + ")");
+      throw new IllegalStateException(
+          "consumer " + mainAndArgs.get(0) + " reported no result (exit " + p.exitValue() + ")");
     }
     Map<String, String> kv = new LinkedHashMap<>();
     for (String part : line.split(" ")) {
@@ -311,8 +397,10 @@ public final class EndToEndHarness {
     }
     long events = Long.parseLong(kv.get("events"));
     double seconds = Long.parseLong(kv.get("firstToLastNanos")) / 1e9;
-    r.put("events", events).put("complete", events == expected)
-        .put("seconds", seconds).put("eventsPerSecond", events / seconds)
+    r.put("events", events)
+        .put("complete", events == expected)
+        .put("seconds", seconds)
+        .put("eventsPerSecond", events / seconds)
         .put("launchToLastSeconds", (resultAt - launched) / 1e9)
         .put("peakHeapMB", Long.parseLong(kv.get("peakHeapBytes")) / 1048576.0)
         .put("cpuSeconds", Long.parseLong(kv.get("cpuNanos")) / 1e9)
@@ -329,48 +417,78 @@ public final class EndToEndHarness {
     if (o.debeziumKafkaDir != null) {
       dir = Path.of(o.debeziumKafkaDir);
     } else {
-      Path jar = Path.of(EndToEndHarness.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      Path jar =
+          Path.of(
+              EndToEndHarness.class.getProtectionDomain().getCodeSource().getLocation().toURI());
       dir = jar.resolveSibling("debezium-kafka");
     }
     if (!Files.isDirectory(dir)) {
-      throw new IllegalStateException(dir + " is missing; build cdc-benchmarks or pass --debezium-kafka-dir");
+      throw new IllegalStateException(
+          dir + " is missing; build cdc-benchmarks or pass --debezium-kafka-dir");
     }
     StringBuilder cp = new StringBuilder();
     try (var jars = Files.list(dir)) {
-      jars.filter(f -> f.toString().endsWith(".jar")).sorted()
+      jars.filter(f -> f.toString().endsWith(".jar"))
+          .sorted()
           .forEach(f -> cp.append(f.toAbsolutePath()).append(java.io.File.pathSeparatorChar));
     }
     return cp.toString();
   }
 
   /**
-   * Consumer {@code pg_recvlogical_pipe}: pg_recvlogical with the same slot and publication, its raw pgoutput going to a pipe this
-   * process reads and discards (so the first and last byte can be timed); stops it once the stream
-   * has been idle for {@code --idle-seconds} after its first byte.
+   * Consumer {@code pg_recvlogical_pipe}: pg_recvlogical with the same slot and publication, its
+   * raw pgoutput going to a pipe this process reads and discards (so the first and last byte can be
+   * timed); stops it once the stream has been idle for {@code --idle-seconds} after its first byte.
    */
-  private void recvlogical(Result r, long expected, String slot, String publication) throws Exception {
-    List<String> cmd = List.of(o.pgRecvlogical, "--start", "-S", slot, "-d", EmbeddedPostgresServer.DEFAULT_DATABASE,
-        "-h", EmbeddedPostgresServer.HOST, "-p", Integer.toString(pg.port()), "-U", pg.user(),
-        "-o", PUBLICATION_PARAMS, "-o", "publication_names=" + publication, "-f", "-", "-F", "0", "-s", "1", "--no-loop");
+  private void recvlogical(Result r, long expected, String slot, String publication)
+      throws Exception {
+    List<String> cmd =
+        List.of(
+            o.pgRecvlogical,
+            "--start",
+            "-S",
+            slot,
+            "-d",
+            EmbeddedPostgresServer.DEFAULT_DATABASE,
+            "-h",
+            EmbeddedPostgresServer.HOST,
+            "-p",
+            Integer.toString(pg.port()),
+            "-U",
+            pg.user(),
+            "-o",
+            PUBLICATION_PARAMS,
+            "-o",
+            "publication_names=" + publication,
+            "-f",
+            "-",
+            "-F",
+            "0",
+            "-s",
+            "1",
+            "--no-loop");
     long launched = System.nanoTime();
     Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     AtomicLong bytes = new AtomicLong();
     AtomicLong first = new AtomicLong();
     AtomicLong last = new AtomicLong();
-    Thread reader = new Thread(() -> {
-      byte[] buf = new byte[1 << 16];
-      try (InputStream in = p.getInputStream()) {
-        for (int n; (n = in.read(buf)) >= 0; ) {
-          long now = System.nanoTime();
-          if (bytes.getAndAdd(n) == 0) {
-            first.set(now);
-          }
-          last.set(now);
-        }
-      } catch (IOException e) {
-        // the process ended
-      }
-    }, "pg_recvlogical-reader");
+    Thread reader =
+        new Thread(
+            () -> {
+              byte[] buf = new byte[1 << 16];
+              try (InputStream in = p.getInputStream()) {
+                for (int n; (n = in.read(buf)) >= 0; ) {
+                  long now = System.nanoTime();
+                  if (bytes.getAndAdd(n) == 0) {
+                    first.set(now);
+                  }
+                  last.set(now);
+                }
+              } catch (IOException e) {
+                // the process ended
+              }
+            },
+            "pg_recvlogical-reader");
     reader.start();
     long pid = p.pid();
     long deadline = launched + TimeUnit.SECONDS.toNanos(o.timeoutSeconds);
@@ -396,8 +514,10 @@ public final class EndToEndHarness {
     p.waitFor(10, TimeUnit.SECONDS);
     reader.join(10_000);
     double seconds = (last.get() - first.get()) / 1e9;
-    r.put("events", expected).put("complete", "bytes=" + bytes.get())
-        .put("seconds", seconds).put("eventsPerSecond", expected / seconds)
+    r.put("events", expected)
+        .put("complete", "bytes=" + bytes.get())
+        .put("seconds", seconds)
+        .put("eventsPerSecond", expected / seconds)
         .put("launchToLastSeconds", (last.get() - launched) / 1e9)
         .put("peakRssMB", hwmKb / 1024.0)
         .put("cpuSeconds", ticks / (double) CLK_TCK)
@@ -411,13 +531,38 @@ public final class EndToEndHarness {
    * first and last message, so the time is from its start to its exit; its CPU time is what its
    * parent shell reports for it ({@code cutime + cstime}) once it exited.
    */
-  private void recvlogicalToDevNull(Result r, long expected, String slot, String publication, String endLsn)
-      throws Exception {
-    List<String> cmd = List.of("/bin/sh", "-c", "\"$0\" \"$@\" && cat /proc/$$/stat", o.pgRecvlogical,
-        "--start", "-S", slot, "-d", EmbeddedPostgresServer.DEFAULT_DATABASE,
-        "-h", EmbeddedPostgresServer.HOST, "-p", Integer.toString(pg.port()), "-U", pg.user(),
-        "-o", PUBLICATION_PARAMS, "-o", "publication_names=" + publication, "-f", "/dev/null", "-F", "0", "-s", "1",
-        "--no-loop", "-E", endLsn);
+  private void recvlogicalToDevNull(
+      Result r, long expected, String slot, String publication, String endLsn) throws Exception {
+    List<String> cmd =
+        List.of(
+            "/bin/sh",
+            "-c",
+            "\"$0\" \"$@\" && cat /proc/$$/stat",
+            o.pgRecvlogical,
+            "--start",
+            "-S",
+            slot,
+            "-d",
+            EmbeddedPostgresServer.DEFAULT_DATABASE,
+            "-h",
+            EmbeddedPostgresServer.HOST,
+            "-p",
+            Integer.toString(pg.port()),
+            "-U",
+            pg.user(),
+            "-o",
+            PUBLICATION_PARAMS,
+            "-o",
+            "publication_names=" + publication,
+            "-f",
+            "/dev/null",
+            "-F",
+            "0",
+            "-s",
+            "1",
+            "--no-loop",
+            "-E",
+            endLsn);
     long launched = System.nanoTime();
     Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     String out;
@@ -432,8 +577,10 @@ public final class EndToEndHarness {
     String[] f = out.substring(out.lastIndexOf(')') + 2).split(" ");
     long ticks = Long.parseLong(f[13]) + Long.parseLong(f[14]); // fields 16 and 17: cutime, cstime
     double seconds = (ended - launched) / 1e9;
-    r.put("events", expected).put("complete", "endpos " + endLsn)
-        .put("seconds", seconds).put("eventsPerSecond", expected / seconds)
+    r.put("events", expected)
+        .put("complete", "endpos " + endLsn)
+        .put("seconds", seconds)
+        .put("eventsPerSecond", expected / seconds)
         .put("launchToLastSeconds", seconds)
         .put("peakRssMB", Double.NaN)
         .put("cpuSeconds", ticks / (double) CLK_TCK)
@@ -473,9 +620,12 @@ public final class EndToEndHarness {
     @Override
     public void run() {
       long pid = 0;
-      try (Connection c = pg.getConnection(); Statement s = c.createStatement()) {
+      try (Connection c = pg.getConnection();
+          Statement s = c.createStatement()) {
         while (running) {
-          try (ResultSet rs = s.executeQuery("SELECT active_pid FROM pg_replication_slots WHERE slot_name = '" + slot + "'")) {
+          try (ResultSet rs =
+              s.executeQuery(
+                  "SELECT active_pid FROM pg_replication_slots WHERE slot_name = '" + slot + "'")) {
             if (rs.next() && rs.getLong(1) > 0) {
               pid = rs.getLong(1);
             }

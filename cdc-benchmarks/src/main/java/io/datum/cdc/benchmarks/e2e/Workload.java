@@ -13,13 +13,19 @@ enum Workload {
   A("one transaction of 1,000,000 inserts") {
     @Override
     void create(Statement s, String t, double scale) throws SQLException {
-      s.execute("CREATE TABLE " + t + " (id bigint PRIMARY KEY, n int NOT NULL, s text, ts timestamptz)");
+      s.execute(
+          "CREATE TABLE " + t + " (id bigint PRIMARY KEY, n int NOT NULL, s text, ts timestamptz)");
     }
 
     @Override
     void write(Statement s, String t, double scale) throws SQLException {
       long rows = Math.max(1, Math.round(1_000_000 * scale));
-      s.execute("INSERT INTO " + t + " SELECT g, g % 1000, md5(g::text), now() FROM generate_series(1, " + rows + ") g");
+      s.execute(
+          "INSERT INTO "
+              + t
+              + " SELECT g, g % 1000, md5(g::text), now() FROM generate_series(1, "
+              + rows
+              + ") g");
     }
   },
   /** 100,000 transactions of 1 to 10 inserted rows each (5.5 on average, deterministic). */
@@ -33,24 +39,33 @@ enum Workload {
     void write(Statement s, String t, double scale) throws SQLException {
       long txs = Math.max(1, Math.round(100_000 * scale));
       s.execute(
-          "DO $$ DECLARE k bigint := 0; r int; BEGIN FOR i IN 1.." + txs + " LOOP"
+          "DO $$ DECLARE k bigint := 0; r int; BEGIN FOR i IN 1.."
+              + txs
+              + " LOOP"
               + " r := 1 + (i * 7) % 10;"
-              + " INSERT INTO " + t + " SELECT k + g, g, md5((k + g)::text), now() FROM generate_series(1, r) g;"
+              + " INSERT INTO "
+              + t
+              + " SELECT k + g, g, md5((k + g)::text), now() FROM generate_series(1, r) g;"
               + " k := k + r; COMMIT; END LOOP; END $$");
     }
   },
   /**
-   * 20,000 updates (in transactions of 100) of rows whose {@code doc} column holds 20 kB stored
-   * out of line (TOAST, {@code STORAGE EXTERNAL}: not compressed); each update changes {@code n}
-   * and rewrites {@code doc}, so every event carries 20 kB. The table holds 2,000 rows (written
-   * before the slot, so not streamed).
+   * 20,000 updates (in transactions of 100) of rows whose {@code doc} column holds 20 kB stored out
+   * of line (TOAST, {@code STORAGE EXTERNAL}: not compressed); each update changes {@code n} and
+   * rewrites {@code doc}, so every event carries 20 kB. The table holds 2,000 rows (written before
+   * the slot, so not streamed).
    */
   C("20,000 updates of rows with a 20 kB TOASTed column") {
     @Override
     void create(Statement s, String t, double scale) throws SQLException {
       s.execute("CREATE TABLE " + t + " (id int PRIMARY KEY, n int NOT NULL, doc text)");
       s.execute("ALTER TABLE " + t + " ALTER COLUMN doc SET STORAGE EXTERNAL");
-      s.execute("INSERT INTO " + t + " SELECT g, 0, repeat(md5(g::text), 625) FROM generate_series(1, " + rows(scale) + ") g");
+      s.execute(
+          "INSERT INTO "
+              + t
+              + " SELECT g, 0, repeat(md5(g::text), 625) FROM generate_series(1, "
+              + rows(scale)
+              + ") g");
     }
 
     @Override
@@ -58,9 +73,17 @@ enum Workload {
       long updates = Math.max(100, Math.round(20_000 * scale) / 100 * 100);
       long rows = rows(scale);
       s.execute(
-          "DO $$ BEGIN FOR j IN 0.." + (updates / 100 - 1) + " LOOP"
-              + " UPDATE " + t + " SET n = n + 1, doc = overlay(doc placing md5(random()::text) from 1)"
-              + " WHERE id > (j * 100) % " + rows + " AND id <= (j * 100) % " + rows + " + 100;"
+          "DO $$ BEGIN FOR j IN 0.."
+              + (updates / 100 - 1)
+              + " LOOP"
+              + " UPDATE "
+              + t
+              + " SET n = n + 1, doc = overlay(doc placing md5(random()::text) from 1)"
+              + " WHERE id > (j * 100) % "
+              + rows
+              + " AND id <= (j * 100) % "
+              + rows
+              + " + 100;"
               + " COMMIT; END LOOP; END $$");
     }
 

@@ -45,22 +45,23 @@ import org.openjdk.jmh.annotations.Warmup;
  * with {@code -bm sample} or {@code -bm thrpt}.
  *
  * <p>{@code store} parameter, in the stores' URI syntax: the durable defaults {@code memory:}
- * (nothing to make durable: the floor), {@code file:}, {@code rocksdb:} and {@code mapdb:}, and
- * the relaxed configurations {@code rocksdb:?sync=false} (write-ahead log not fsynced: survives a
+ * (nothing to make durable: the floor), {@code file:}, {@code rocksdb:} and {@code mapdb:}, and the
+ * relaxed configurations {@code rocksdb:?sync=false} (write-ahead log not fsynced: survives a
  * process crash, not a power loss) and {@code mapdb:?transactions=false} (pages written in place,
  * one fsync instead of two, not crash-safe). {@code file:} has no relaxed mode. The files go to a
- * new directory under the system property {@code datum.bench.dir} (default {@code
- * java.io.tmpdir}); put it on the disk you mean to measure ({@code -jvmArgsAppend
- * -Ddatum.bench.dir=/var/lib/x}).
+ * new directory under the system property {@code datum.bench.dir} (default {@code java.io.tmpdir});
+ * put it on the disk you mean to measure ({@code -jvmArgsAppend -Ddatum.bench.dir=/var/lib/x}).
  *
  * <p>The checkpoints are typical of out-of-order acknowledgement: a watermark and one partial
  * transaction of 100 events with 40 acknowledged in 4 ranges. Each caller cycles through 1,024
- * pre-built checkpoints with growing watermarks (after the 1,024th it starts again at the first;
- * no store checks that watermarks only grow).
+ * pre-built checkpoints with growing watermarks (after the 1,024th it starts again at the first; no
+ * store checks that watermarks only grow).
  */
 @BenchmarkMode({Mode.SampleTime, Mode.Throughput})
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
 @Warmup(iterations = 2, time = 2)
 @Measurement(iterations = 3, time = 3)
 public class StoreBenchmark {
@@ -79,8 +80,8 @@ public class StoreBenchmark {
     public String store;
 
     /**
-     * {@code perCaller}: every caller stores its own slot (several sources sharing a store);
-     * {@code shared}: all callers store the same slot, so a group commit keeps only the newest.
+     * {@code perCaller}: every caller stores its own slot (several sources sharing a store); {@code
+     * shared}: all callers store the same slot, so a group commit keeps only the newest.
      */
     @Param({"perCaller"})
     public String slots;
@@ -91,7 +92,8 @@ public class StoreBenchmark {
 
     @Setup(Level.Trial)
     public void open() throws IOException {
-      Path base = Path.of(System.getProperty("datum.bench.dir", System.getProperty("java.io.tmpdir")));
+      Path base =
+          Path.of(System.getProperty("datum.bench.dir", System.getProperty("java.io.tmpdir")));
       Files.createDirectories(base);
       directory = Files.createTempDirectory(base, "datum-cdc-store-bench-");
       opened = openStore(store, directory);
@@ -160,7 +162,8 @@ public class StoreBenchmark {
           slot = "bench_shared";
           break;
         default:
-          throw new IllegalArgumentException("slots must be perCaller or shared, was " + store.slots);
+          throw new IllegalArgumentException(
+              "slots must be perCaller or shared, was " + store.slots);
       }
       BitSet acknowledged = new BitSet(100);
       acknowledged.set(1, 11);

@@ -3,13 +3,13 @@ package org.apache.kafka.connect.runtime;
 import org.apache.kafka.connect.source.SourceRecord;
 
 /**
- * The benchmarks' contact with Kafka Connect's {@code SubmittedRecords}, the anchor the
- * coordinator is compared with. {@code SubmittedRecords} is package-private in connect-runtime, so
- * this class lives in its package (allowed on the class path, where connect-runtime is not a named
- * module) and calls it directly, without reflection, as Connect's {@code AbstractWorkerSourceTask}
- * does: {@code submit(SourceRecord)} on the task thread for each record handed to the producer,
- * {@code SubmittedRecord.ack()} from the producer callback, and {@code committableOffsets()} to
- * remove the acknowledged prefix and get the offsets to commit.
+ * The benchmarks' contact with Kafka Connect's {@code SubmittedRecords}, the anchor the coordinator
+ * is compared with. {@code SubmittedRecords} is package-private in connect-runtime, so this class
+ * lives in its package (allowed on the class path, where connect-runtime is not a named module) and
+ * calls it directly, without reflection, as Connect's {@code AbstractWorkerSourceTask} does: {@code
+ * submit(SourceRecord)} on the task thread for each record handed to the producer, {@code
+ * SubmittedRecord.ack()} from the producer callback, and {@code committableOffsets()} to remove the
+ * acknowledged prefix and get the offsets to commit.
  *
  * <p>Not thread-safe, like {@code SubmittedRecords}: callers serialise {@link #submit} and {@link
  * #committableOffsets}; {@link Acks#ack} and {@link Acks#ackEvent} are safe from any thread.

@@ -28,26 +28,25 @@ import java.io.Writer;
 import java.util.Objects;
 
 /**
- * Writes change events in the JSON-lines format 1 of docs/json-lines.md: one JSON object per event, then
- * {@code '\n'}, with the fields in the documented order and the documented value mapping.
+ * Writes change events in the JSON-lines format 1 of docs/json-lines.md: one JSON object per event,
+ * then {@code '\n'}, with the fields in the documented order and the documented value mapping.
  *
  * <p>Row changes: {@code op, slot, schema, table, xid, commit_lsn, tx_end_lsn, event_index,
- * event_count, commit_time, [origin], [redelivered], key, before, after, unchanged_toast}. Truncate:
- * {@code op, slot, xid, commit_lsn, tx_end_lsn, event_index, event_count, commit_time, [origin],
- * [redelivered], tables,
- * cascade, restart_identity}. Message: the same header, then {@code prefix, content,
- * transactional}. {@code origin} is present only when the transaction has one; {@code
- * redelivered} (always {@code true}) only when {@link TransactionInfo#redelivered()} is: the
- * source knows it delivered the transaction before (after a reconnect, or partly acknowledged
- * before a restart). The position
- * fields ({@code slot} to {@code event_count}) come from {@link ChangeEvent#offset()}, the one to
- * acknowledge; {@code commit_time} and {@code origin} from {@link ChangeEvent#transaction()}.
+ * event_count, commit_time, [origin], [redelivered], key, before, after, unchanged_toast}.
+ * Truncate: {@code op, slot, xid, commit_lsn, tx_end_lsn, event_index, event_count, commit_time,
+ * [origin], [redelivered], tables, cascade, restart_identity}. Message: the same header, then
+ * {@code prefix, content, transactional}. {@code origin} is present only when the transaction has
+ * one; {@code redelivered} (always {@code true}) only when {@link TransactionInfo#redelivered()}
+ * is: the source knows it delivered the transaction before (after a reconnect, or partly
+ * acknowledged before a restart). The position fields ({@code slot} to {@code event_count}) come
+ * from {@link ChangeEvent#offset()}, the one to acknowledge; {@code commit_time} and {@code origin}
+ * from {@link ChangeEvent#transaction()}.
  *
  * <p>Unchanged TOAST columns of {@code after} are left out of it and listed in {@code
- * unchanged_toast}, except when {@code before} carries the column's value (REPLICA IDENTITY
- * FULL, or a key column in a key-only old row): as the value did not change, it is then written
- * into {@code after} (and into {@code key}) and not listed. Unchanged TOAST columns of any other
- * row are left out.
+ * unchanged_toast}, except when {@code before} carries the column's value (REPLICA IDENTITY FULL,
+ * or a key column in a key-only old row): as the value did not change, it is then written into
+ * {@code after} (and into {@code key}) and not listed. Unchanged TOAST columns of any other row are
+ * left out.
  *
  * <p>Output is UTF-8 (an {@link OutputStream} target) without escaping non-ASCII characters;
  * control characters, quotes and backslashes are escaped. {@link #write} buffers: call {@link
@@ -280,8 +279,8 @@ public final class JsonLinesWriter implements Flushable, Closeable {
   }
 
   /**
-   * Writes a row as an object, or null. An unchanged TOAST column is written with the value of
-   * the same-named column of {@code fill} if that row has one, else left out.
+   * Writes a row as an object, or null. An unchanged TOAST column is written with the value of the
+   * same-named column of {@code fill} if that row has one, else left out.
    */
   private void writeRow(Row row, Row fill) throws IOException {
     if (row == null) {

@@ -15,13 +15,14 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * Writes one column value as docs/pgoutput.md's type table maps it, given the Java types of
- * {@link io.datum.cdc.event.Row}. Not thread-safe.
+ * Writes one column value as docs/pgoutput.md's type table maps it, given the Java types of {@link
+ * io.datum.cdc.event.Row}. Not thread-safe.
  */
 final class JsonValueWriter {
 
   /** {@code numeric}: always a string, so that no digit or trailing zero is lost. */
   static final int NUMERIC_OID = 1700;
+
   /** {@code numeric[]}: its elements are written as {@code numeric} values. */
   static final int NUMERIC_ARRAY_OID = 1231;
 
@@ -47,9 +48,9 @@ final class JsonValueWriter {
    * Writes a value.
    *
    * @param value the value as {@link io.datum.cdc.event.Row#get} returns it, or null for SQL NULL
-   * @param numeric true if the column is {@code numeric} or {@code numeric[]}: a number that is
-   *     not a BigDecimal (PostgreSQL's NaN and infinities arrive as Double) is then written as a
-   *     string too
+   * @param numeric true if the column is {@code numeric} or {@code numeric[]}: a number that is not
+   *     a BigDecimal (PostgreSQL's NaN and infinities arrive as Double) is then written as a string
+   *     too
    */
   void write(Object value, boolean numeric) throws IOException {
     if (value == null) {

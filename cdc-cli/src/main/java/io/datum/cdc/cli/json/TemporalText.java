@@ -7,18 +7,18 @@ import java.time.LocalTime;
 import java.time.OffsetTime;
 
 /**
- * Formats {@code java.time} values as the JSON-lines format writes them (docs/json-lines.md, "JSON lines
- * (format 1)") into a reused character buffer, so that writing a value allocates nothing.
+ * Formats {@code java.time} values as the JSON-lines format writes them (docs/json-lines.md, "JSON
+ * lines (format 1)") into a reused character buffer, so that writing a value allocates nothing.
  *
  * <ul>
  *   <li>Years: ISO 8601 astronomical numbering, at least four digits, as {@link LocalDate#toString}
  *       prints them: year 0 is 1 BC ({@code 0000}), 44 BC is {@code -0043}, and years after 9999
- *       carry a {@code +} ({@code +10000-01-01}, ISO 8601's expanded form, which {@code
- *       java.time} parses back).
+ *       carry a {@code +} ({@code +10000-01-01}, ISO 8601's expanded form, which {@code java.time}
+ *       parses back).
  *   <li>Times: {@code HH:mm:ss}, seconds always printed, then a fraction of at most six digits
  *       without trailing zeros, none when the microseconds are zero. Digits below the microsecond
- *       (PostgreSQL has none) are cut off, never rounded, so a value never moves to the next
- *       second or day.
+ *       (PostgreSQL has none) are cut off, never rounded, so a value never moves to the next second
+ *       or day.
  *   <li>Offsets ({@code timetz}): always {@code +HH:MM} or {@code -HH:MM} (never {@code Z}), with
  *       {@code :SS} appended only when the offset has seconds.
  *   <li>Instants: in UTC with a trailing {@code Z}.

@@ -168,8 +168,7 @@ class JsonLinesWriterTest {
   @Test
   void updateWithoutOldRowHasNullBefore() {
     List<ColumnInfo> columns = List.of(col("id", INT4, true), col("note", TEXT, false));
-    UpdateEvent update =
-        new UpdateEvent(offset(1), TX, ORDERS, null, row(columns, 1, "y"));
+    UpdateEvent update = new UpdateEvent(offset(1), TX, ORDERS, null, row(columns, 1, "y"));
     assertEquals(
         "{\"op\":\"update\",\"slot\":\"s\",\"schema\":\"public\",\"table\":\"orders\","
             + POSITION.replace("\"event_index\":0", "\"event_index\":1")
@@ -298,10 +297,10 @@ class JsonLinesWriterTest {
     List<ColumnInfo> columns = List.of(col("id", INT4, true));
     String line = line(new InsertEvent(offset(0), again, ORDERS, row(columns, 1)));
     assertTrue(line.contains("\"origin\":\"pg_16389\",\"redelivered\":true,\"key\":"), line);
-    String truncate =
-        line(new TruncateEvent(offset(0), again, List.of(ORDERS), false, false));
+    String truncate = line(new TruncateEvent(offset(0), again, List.of(ORDERS), false, false));
     assertTrue(truncate.contains("\"redelivered\":true,\"tables\":"), truncate);
-    assertFalse(line(new InsertEvent(offset(0), TX, ORDERS, row(columns, 1))).contains("redelivered"));
+    assertFalse(
+        line(new InsertEvent(offset(0), TX, ORDERS, row(columns, 1))).contains("redelivered"));
   }
 
   @Test
@@ -326,8 +325,7 @@ class JsonLinesWriterTest {
     PgLsn high = PgLsn.parse("FFFFFFFF/FFFFFFFF");
     TransactionInfo tx = new TransactionInfo(4_294_967_295L, high, high, COMMIT_TIME, null, 1);
     CdcOffset offset = new CdcOffset("slot_1", high, high, 4_294_967_295L, 0, 1);
-    String line =
-        line(new InsertEvent(offset, tx, ORDERS, row(List.of(col("id", INT4, true)), 1)));
+    String line = line(new InsertEvent(offset, tx, ORDERS, row(List.of(col("id", INT4, true)), 1)));
     assertTrue(
         line.startsWith(
             "{\"op\":\"insert\",\"slot\":\"slot_1\",\"schema\":\"public\",\"table\":\"orders\","
@@ -342,11 +340,7 @@ class JsonLinesWriterTest {
   void truncateListsTablesAndOptions() {
     TruncateEvent truncate =
         new TruncateEvent(
-            offset(0),
-            TX,
-            List.of(ORDERS, new TableId("Sales", "line \"items\"")),
-            true,
-            false);
+            offset(0), TX, List.of(ORDERS, new TableId("Sales", "line \"items\"")), true, false);
     assertEquals(
         "{\"op\":\"truncate\",\"slot\":\"s\","
             + POSITION
@@ -413,7 +407,9 @@ class JsonLinesWriterTest {
     assertValue("\"12.340\"", NUMERIC, new BigDecimal("12.340"));
     assertValue("\"0.000001\"", NUMERIC, new BigDecimal("1E-6"));
     assertValue("\"1200\"", NUMERIC, new BigDecimal("1.2E+3"));
-    assertValue("\"-98765432109876543210.0123456789\"", NUMERIC,
+    assertValue(
+        "\"-98765432109876543210.0123456789\"",
+        NUMERIC,
         new BigDecimal("-98765432109876543210.0123456789"));
     assertValue("\"NaN\"", NUMERIC, Double.NaN);
     assertValue("\"Infinity\"", NUMERIC, Double.POSITIVE_INFINITY);
@@ -440,8 +436,7 @@ class JsonLinesWriterTest {
   @Test
   void stringsAreEscaped() {
     String text = "say \"hi\"\\ \n\r\t\u0001\u001f / é € 😀 \u2028 end";
-    assertValue(
-        "\"say \\\"hi\\\"\\\\ \\n\\r\\t\\u0001\\u001F / é € 😀 \u2028 end\"", TEXT, text);
+    assertValue("\"say \\\"hi\\\"\\\\ \\n\\r\\t\\u0001\\u001F / é € 😀 \u2028 end\"", TEXT, text);
     List<ColumnInfo> columns = List.of(col("v", TEXT, false));
     String line = line(new InsertEvent(offset(0), TX, ORDERS, row(columns, text)));
     assertEquals(text, parse(line).get("after").get("v").textValue());
@@ -467,7 +462,9 @@ class JsonLinesWriterTest {
     assertValue("null", JSON, new PgJson("null"));
     assertValue("{\"e\":\"é😀\"}", JSONB, new PgJson("{\"e\":\"é😀\"}"));
     // A json (not jsonb) value keeps its line breaks; they are whitespace and become spaces.
-    assertValue("{  \"a\": \"x\\ny\",    \"b\": 2 }", JSON,
+    assertValue(
+        "{  \"a\": \"x\\ny\",    \"b\": 2 }",
+        JSON,
         new PgJson("{\n \"a\": \"x\\ny\",\r\n  \"b\": 2\n}"));
     List<ColumnInfo> columns = List.of(col("v", JSONB, false));
     Row row = row(columns, new PgJson("{\"k\":[true]}"));
@@ -497,29 +494,39 @@ class JsonLinesWriterTest {
     assertValue("\"23:59:59.000001\"", TIME, LocalTime.of(23, 59, 59, 1_000));
     assertValue("\"23:59:59.123456\"", TIME, LocalTime.of(23, 59, 59, 123_456_999));
     assertValue("\"10:18:40+02:00\"", TIMETZ, OffsetTime.of(10, 18, 40, 0, ZoneOffset.ofHours(2)));
-    assertValue("\"10:18:40.25+00:00\"", TIMETZ,
-        OffsetTime.of(10, 18, 40, 250_000_000, ZoneOffset.UTC));
-    assertValue("\"01:02:03-09:30\"", TIMETZ,
+    assertValue(
+        "\"10:18:40.25+00:00\"", TIMETZ, OffsetTime.of(10, 18, 40, 250_000_000, ZoneOffset.UTC));
+    assertValue(
+        "\"01:02:03-09:30\"",
+        TIMETZ,
         OffsetTime.of(1, 2, 3, 0, ZoneOffset.ofHoursMinutes(-9, -30)));
-    assertValue("\"01:02:03+00:19:32\"", TIMETZ,
+    assertValue(
+        "\"01:02:03+00:19:32\"",
+        TIMETZ,
         OffsetTime.of(1, 2, 3, 0, ZoneOffset.ofHoursMinutesSeconds(0, 19, 32)));
   }
 
   @Test
   void timestamps() {
-    assertValue("\"2026-11-30T10:18:40.123456\"", TIMESTAMP,
+    assertValue(
+        "\"2026-11-30T10:18:40.123456\"",
+        TIMESTAMP,
         LocalDateTime.of(2026, 11, 30, 10, 18, 40, 123_456_000));
     assertValue("\"2026-11-30T10:18:00\"", TIMESTAMP, LocalDateTime.of(2026, 11, 30, 10, 18));
     assertValue("\"-0043-03-15T12:00:00\"", TIMESTAMP, LocalDateTime.of(-43, 3, 15, 12, 0));
     assertValue("\"infinity\"", TIMESTAMP, LocalDateTime.MAX);
     assertValue("\"-infinity\"", TIMESTAMP, LocalDateTime.MIN);
-    assertValue("\"2026-11-30T08:18:40.123456Z\"", TIMESTAMPTZ,
+    assertValue(
+        "\"2026-11-30T08:18:40.123456Z\"",
+        TIMESTAMPTZ,
         Instant.parse("2026-11-30T08:18:40.123456Z"));
     assertValue("\"2026-11-30T08:18:40Z\"", TIMESTAMPTZ, Instant.parse("2026-11-30T08:18:40Z"));
-    assertValue("\"1969-12-31T23:59:59.999999Z\"", TIMESTAMPTZ,
-        Instant.ofEpochSecond(-1, 999_999_000));
+    assertValue(
+        "\"1969-12-31T23:59:59.999999Z\"", TIMESTAMPTZ, Instant.ofEpochSecond(-1, 999_999_000));
     assertValue("\"-0043-03-15T00:00:00Z\"", TIMESTAMPTZ, Instant.parse("-0043-03-15T00:00:00Z"));
-    assertValue("\"+294276-12-31T23:59:59.999999Z\"", TIMESTAMPTZ,
+    assertValue(
+        "\"+294276-12-31T23:59:59.999999Z\"",
+        TIMESTAMPTZ,
         Instant.parse("+294276-12-31T23:59:59.999999Z"));
     assertValue("\"infinity\"", TIMESTAMPTZ, Instant.MAX);
     assertValue("\"-infinity\"", TIMESTAMPTZ, Instant.MIN);
@@ -534,11 +541,12 @@ class JsonLinesWriterTest {
 
   @Test
   void arraysAreJsonArraysNestedWithNulls() {
-    assertValue("[[1,null],[3,4]]", INT4_ARRAY,
-        List.of(Arrays.asList(1, null), List.of(3, 4)));
+    assertValue("[[1,null],[3,4]]", INT4_ARRAY, List.of(Arrays.asList(1, null), List.of(3, 4)));
     assertValue("[]", INT4_ARRAY, List.of());
     assertValue("[\"a\",null,\"b \\\"c\\\"\"]", TEXT_ARRAY, Arrays.asList("a", null, "b \"c\""));
-    assertValue("[\"12.340\",\"NaN\",null]", NUMERIC_ARRAY,
+    assertValue(
+        "[\"12.340\",\"NaN\",null]",
+        NUMERIC_ARRAY,
         Arrays.asList(new BigDecimal("12.340"), Double.NaN, null));
     List<Object> linked = new java.util.LinkedList<>(List.of(1.5d, Double.NEGATIVE_INFINITY));
     assertValue("[1.5,\"-Infinity\"]", 1022, linked);
@@ -550,12 +558,15 @@ class JsonLinesWriterTest {
   void otherTypesAreStrings() {
     assertValue("\"192.168.0.1/24\"", INET, "192.168.0.1/24");
     assertValue("\"happy\"", 16_500, "happy"); // an enum
-    assertValue("\"x-y\"", 16_600, new Object() {
-      @Override
-      public String toString() {
-        return "x-y";
-      }
-    });
+    assertValue(
+        "\"x-y\"",
+        16_600,
+        new Object() {
+          @Override
+          public String toString() {
+            return "x-y";
+          }
+        });
   }
 
   @Test

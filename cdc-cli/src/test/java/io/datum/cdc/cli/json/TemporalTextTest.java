@@ -90,21 +90,24 @@ class TemporalTextTest {
   void offsetsAreNumericAlways() {
     assertEquals(
         "10:18:40+00:00", s(text.offsetTime(OffsetTime.of(10, 18, 40, 0, ZoneOffset.UTC))));
-    assertEquals("10:18:40-15:59:59",
-        s(text.offsetTime(
-            OffsetTime.of(10, 18, 40, 0, ZoneOffset.ofHoursMinutesSeconds(-15, -59, -59)))));
-    assertEquals("10:18:40.1+14:00",
+    assertEquals(
+        "10:18:40-15:59:59",
+        s(
+            text.offsetTime(
+                OffsetTime.of(10, 18, 40, 0, ZoneOffset.ofHoursMinutesSeconds(-15, -59, -59)))));
+    assertEquals(
+        "10:18:40.1+14:00",
         s(text.offsetTime(OffsetTime.of(10, 18, 40, 100_000_000, ZoneOffset.ofHours(14)))));
   }
 
   @Test
   void localDateTimes() {
-    assertEquals("2026-11-30T10:18:40.123456",
+    assertEquals(
+        "2026-11-30T10:18:40.123456",
         s(text.localDateTime(LocalDateTime.of(2026, 11, 30, 10, 18, 40, 123_456_000))));
     assertEquals(
         "+10000-01-01T00:00:00", s(text.localDateTime(LocalDateTime.of(10000, 1, 1, 0, 0))));
     assertEquals(
-        "-0001-12-31T23:59:59",
-        s(text.localDateTime(LocalDateTime.of(-1, 12, 31, 23, 59, 59))));
+        "-0001-12-31T23:59:59", s(text.localDateTime(LocalDateTime.of(-1, 12, 31, 23, 59, 59))));
   }
 }

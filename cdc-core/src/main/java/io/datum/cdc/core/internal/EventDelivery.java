@@ -18,10 +18,10 @@ import java.util.BitSet;
 import java.util.List;
 
 /**
- * The events of one committed transaction, decoded one at a time from its {@link
- * TransactionBuffer} as the hand-off takes them, so that a transaction larger than memory is never
- * decoded at once. Events whose index the checkpoint store lists as acknowledged are skipped (their
- * messages are read but not decoded).
+ * The events of one committed transaction, decoded one at a time from its {@link TransactionBuffer}
+ * as the hand-off takes them, so that a transaction larger than memory is never decoded at once.
+ * Events whose index the checkpoint store lists as acknowledged are skipped (their messages are
+ * read but not decoded).
  *
  * <p>Also a listener: {@link PgOutputDecoder#decodeChange} calls it back with the decoded change,
  * which becomes the event with the next offset.
@@ -45,7 +45,10 @@ final class EventDelivery implements PgOutputListener, TransactionBuffer.ChangeS
    * @param alreadyAcknowledged indexes to skip, or null
    */
   EventDelivery(
-      String slot, PgOutputDecoder decoder, TransactionBuffer buffer, TransactionInfo info,
+      String slot,
+      PgOutputDecoder decoder,
+      TransactionBuffer buffer,
+      TransactionInfo info,
       BitSet alreadyAcknowledged) {
     this.slot = slot;
     this.decoder = decoder;
@@ -56,7 +59,8 @@ final class EventDelivery implements PgOutputListener, TransactionBuffer.ChangeS
 
   /** A delivery of one event that is already built. */
   static EventDelivery of(ChangeEvent event) {
-    EventDelivery d = new EventDelivery(event.offset().slot(), null, null, event.transaction(), null);
+    EventDelivery d =
+        new EventDelivery(event.offset().slot(), null, null, event.transaction(), null);
     d.next = event;
     return d;
   }
@@ -71,7 +75,12 @@ final class EventDelivery implements PgOutputListener, TransactionBuffer.ChangeS
       decodeNext = alreadyAcknowledged == null || !alreadyAcknowledged.get(index);
       if (!replay.next(this)) {
         throw new IllegalStateException(
-            "transaction xid " + info.xid() + " has " + index + " buffered changes, expected " + info.eventCount());
+            "transaction xid "
+                + info.xid()
+                + " has "
+                + index
+                + " buffered changes, expected "
+                + info.eventCount());
       }
       index++;
     }
@@ -98,7 +107,8 @@ final class EventDelivery implements PgOutputListener, TransactionBuffer.ChangeS
   }
 
   private CdcOffset offset() {
-    return new CdcOffset(slot, info.txEndLsn(), info.commitLsn(), info.xid(), index, info.eventCount());
+    return new CdcOffset(
+        slot, info.txEndLsn(), info.commitLsn(), info.xid(), index, info.eventCount());
   }
 
   @Override
@@ -133,7 +143,8 @@ final class EventDelivery implements PgOutputListener, TransactionBuffer.ChangeS
   // ---- not changes: never passed to decodeChange's listener -----------------------------------
 
   private static IllegalStateException notAChange() {
-    return new IllegalStateException("decodeChange called back with a message that is not a change");
+    return new IllegalStateException(
+        "decodeChange called back with a message that is not a change");
   }
 
   @Override
@@ -182,13 +193,19 @@ final class EventDelivery implements PgOutputListener, TransactionBuffer.ChangeS
   }
 
   @Override
-  public void beginPrepare(PgLsn prepareLsn, PgLsn endLsn, Instant prepareTime, long xid, String gid) {
+  public void beginPrepare(
+      PgLsn prepareLsn, PgLsn endLsn, Instant prepareTime, long xid, String gid) {
     throw notAChange();
   }
 
   @Override
   public void prepare(
-      boolean streamed, int flags, PgLsn prepareLsn, PgLsn endLsn, Instant prepareTime, long xid,
+      boolean streamed,
+      int flags,
+      PgLsn prepareLsn,
+      PgLsn endLsn,
+      Instant prepareTime,
+      long xid,
       String gid) {
     throw notAChange();
   }
@@ -201,8 +218,13 @@ final class EventDelivery implements PgOutputListener, TransactionBuffer.ChangeS
 
   @Override
   public void rollbackPrepared(
-      int flags, PgLsn prepareEndLsn, PgLsn rollbackEndLsn, Instant prepareTime,
-      Instant rollbackTime, long xid, String gid) {
+      int flags,
+      PgLsn prepareEndLsn,
+      PgLsn rollbackEndLsn,
+      Instant prepareTime,
+      Instant rollbackTime,
+      long xid,
+      String gid) {
     throw notAChange();
   }
 }

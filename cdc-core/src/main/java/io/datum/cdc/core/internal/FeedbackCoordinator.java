@@ -16,40 +16,38 @@ import java.util.Map;
 /**
  * Tracks which events of which delivered transactions the application has acknowledged, and
  * computes the watermark: the end LSN of the newest transaction such that it and every earlier
- * transaction of the slot are fully acknowledged. Only the watermark may be reported to
- * PostgreSQL as flushed: the walsender skips, on reconnect, every transaction whose commit record
- * starts before the confirmed position (PostgreSQL source, decode.c, {@code DecodeCommit} and
- * {@code SnapBuildXactNeedsSkip}).
+ * transaction of the slot are fully acknowledged. Only the watermark may be reported to PostgreSQL
+ * as flushed: the walsender skips, on reconnect, every transaction whose commit record starts
+ * before the confirmed position (PostgreSQL source, decode.c, {@code DecodeCommit} and {@code
+ * SnapBuildXactNeedsSkip}).
  *
- * <p>Transactions are registered by one thread (the source's), in commit order, before any of
- * their events is delivered ({@link #register}); acknowledgements come from any thread in any
- * order.
+ * <p>Transactions are registered by one thread (the source's), in commit order, before any of their
+ * events is delivered ({@link #register}); acknowledgements come from any thread in any order.
  *
  * <h2>Layout</h2>
  *
  * Every registered event gets a position: consecutive 64-bit numbers in registration order. A
- * pending transaction is one entry of a ring indexed by a sequence number assigned at
- * registration (end LSN, first event position, event count: 24 bytes; the ring doubles when full,
- * so at most 48 bytes per pending transaction). An event's acknowledgement
- * is one bit in a ring of {@code long} words, each holding 48 events and a 16-bit tag (which lap of
- * the ring the word holds): 1.33 bits per ring slot, and the ring is a power of two at most twice
- * the peak of pending events (it doubles when full), so at most 2.7 bits per pending event. Memory
- * therefore grows with the pending events and transactions, never with the events already behind
- * the watermark.
+ * pending transaction is one entry of a ring indexed by a sequence number assigned at registration
+ * (end LSN, first event position, event count: 24 bytes; the ring doubles when full, so at most 48
+ * bytes per pending transaction). An event's acknowledgement is one bit in a ring of {@code long}
+ * words, each holding 48 events and a 16-bit tag (which lap of the ring the word holds): 1.33 bits
+ * per ring slot, and the ring is a power of two at most twice the peak of pending events (it
+ * doubles when full), so at most 2.7 bits per pending event. Memory therefore grows with the
+ * pending events and transactions, never with the events already behind the watermark.
  *
  * <h2>Acknowledging: lock-free, allocation-free</h2>
  *
  * {@link #record} finds the transaction in O(1) in the usual cases (the last one found, the next
  * one, or one guess from the LSN distance and the mean LSN distance of pending transactions; else
  * an interpolation search over the pending transactions, whose end LSNs ascend) and sets the
- * event's bit with one compare-and-set. The common case is a method small enough to inline. It takes
- * no lock and computes no watermark: the watermark moves lazily, when someone asks for it ({@link
- * #watermark}, {@link #snapshot}) or when {@link #acknowledge} is told to find out. The tag makes a
- * late duplicate acknowledgement (of an event whose ring word was reused for a later lap while the
- * caller was descheduled) fail instead of setting a newer event's bit, and since the tag repeats
- * after 65,536 laps, a position behind the acknowledged prefix is never set; when the ring is replaced
- * (grown, or reset at a reconnect), the old words are overwritten with {@code -1} so a late
- * compare-and-set fails and the caller retries on the new ring, and whatever was set before is
+ * event's bit with one compare-and-set. The common case is a method small enough to inline. It
+ * takes no lock and computes no watermark: the watermark moves lazily, when someone asks for it
+ * ({@link #watermark}, {@link #snapshot}) or when {@link #acknowledge} is told to find out. The tag
+ * makes a late duplicate acknowledgement (of an event whose ring word was reused for a later lap
+ * while the caller was descheduled) fail instead of setting a newer event's bit, and since the tag
+ * repeats after 65,536 laps, a position behind the acknowledged prefix is never set; when the ring
+ * is replaced (grown, or reset at a reconnect), the old words are overwritten with {@code -1} so a
+ * late compare-and-set fails and the caller retries on the new ring, and whatever was set before is
  * merged.
  *
  * <h2>The watermark</h2>
@@ -57,9 +55,9 @@ import java.util.Map;
  * Under the coordinator's monitor: the acknowledged prefix of positions (the first position not
  * acknowledged) is scanned forward 48 events per word, each event passed once, and the pending
  * transactions whose events all lie before it complete (found by galloping from the oldest). A
- * snapshot then reads the bits only
- * between that prefix and the newest word with an acknowledgement: O(1) for acknowledgements in
- * commit order, whatever the number of transactions delivered ahead.
+ * snapshot then reads the bits only between that prefix and the newest word with an
+ * acknowledgement: O(1) for acknowledgements in commit order, whatever the number of transactions
+ * delivered ahead.
  *
  * <p>Public only for the benchmarks module; not API.
  *
@@ -73,8 +71,10 @@ public final class FeedbackCoordinator {
 
   private static final long EVENT_BITS = (1L << EVENTS_PER_WORD) - 1;
   private static final long TAG_BITS = 0xFFFF;
+
   /** Written over every word of a replaced ring, so that a late compare-and-set on it fails. */
   private static final long RETIRED = -1L;
+
   private static final int MIN_WORDS = 64;
   private static final int MIN_TRANSACTIONS = 64;
 
@@ -95,53 +95,68 @@ public final class FeedbackCoordinator {
   private final String slot;
 
   /**
-   * Transactions known from before a restart or reconnect (the store's partial transactions, or
-   * the pending ones at a reconnect) that were not registered again yet, with the events
-   * acknowledged so far; acknowledgements of them keep counting here. Guarded by the monitor.
+   * Transactions known from before a restart or reconnect (the store's partial transactions, or the
+   * pending ones at a reconnect) that were not registered again yet, with the events acknowledged
+   * so far; acknowledgements of them keep counting here. Guarded by the monitor.
    */
   private final Map<Long, Restored> restored = new HashMap<>();
+
   /** Whether {@link #restored} may be non-empty (read without the monitor). */
   private volatile boolean hasRestored;
 
   /** Pending transactions: sequence numbers [head, tail). Replaced when it grows or resets. */
   private volatile Transactions transactions = new Transactions(MIN_TRANSACTIONS);
+
   /** Oldest pending transaction; written under the monitor. */
   private volatile long head;
+
   /** One past the newest registered transaction; written by the registering thread (release). */
   @SuppressWarnings("unused") // through TAIL
   private volatile long tail;
+
   /** The acknowledgement bits; a power of two of words. Replaced when it grows or resets. */
   private volatile long[] bits = newRing(MIN_WORDS);
+
   /** Incremented when pending transactions are forgotten at a reconnect (positions change). */
   private volatile int epoch;
 
   /** The first event position not known to be acknowledged; written under the monitor. */
   private volatile long prefix;
+
   /** The newest word (position / 48) holding an acknowledgement; only grows. */
   @SuppressWarnings("unused") // through MAX_ACKED_WORD
   private volatile long maxAckedWord = -1;
+
   /** The position the next registered event gets; the registering thread's. */
   private long nextEvent;
+
   /** The first position of the first ring word not tagged for its lap yet; registering thread. */
   private long nextWordStart;
+
   /**
-   * Registration may proceed without looking at the rings while the next sequence number is
-   * below this and the new events' positions below {@link #positionLimit}: both computed from a
-   * head and prefix that only grow (conservative); registering thread.
+   * Registration may proceed without looking at the rings while the next sequence number is below
+   * this and the new events' positions below {@link #positionLimit}: both computed from a head and
+   * prefix that only grow (conservative); registering thread.
    */
   private long transactionLimit = MIN_TRANSACTIONS;
+
   private long positionLimit = (long) MIN_WORDS * EVENTS_PER_WORD;
+
   /** The sequence number of the last transaction an acknowledgement found (racy, checked). */
   private long hint;
+
   /** Pending transactions per LSN byte, estimated at each advance: guesses sequence numbers. */
   private double transactionsPerLsn;
+
   /** Reused by every snapshot; under the monitor. */
   private final Snapshot snapshotScratch = new Snapshot();
+
   /** Calls of {@link #advance} that had pending transactions; under the monitor. */
   private int advances;
 
   /** Written under the monitor. */
   private volatile long watermark;
+
   /** The end LSN of the last registration; the registering thread's. */
   private long lastRegisteredEnd;
 
@@ -188,9 +203,9 @@ public final class FeedbackCoordinator {
   }
 
   /**
-   * Returns whether a transaction with this end LSN is at or before the watermark, that is,
-   * already processed before a restart, so the source must not deliver it again. Called by the
-   * registering thread.
+   * Returns whether a transaction with this end LSN is at or before the watermark, that is, already
+   * processed before a restart, so the source must not deliver it again. Called by the registering
+   * thread.
    *
    * @param txEndLsn the transaction's end LSN
    * @return true if it must be dropped
@@ -200,9 +215,9 @@ public final class FeedbackCoordinator {
   }
 
   /**
-   * Returns whether the transaction ending at {@code txEndLsn} was delivered before, as far as
-   * this coordinator knows: pending at a reconnect, or partly acknowledged in the stored
-   * checkpoint it started from. Ask before {@link #register}.
+   * Returns whether the transaction ending at {@code txEndLsn} was delivered before, as far as this
+   * coordinator knows: pending at a reconnect, or partly acknowledged in the stored checkpoint it
+   * started from. Ask before {@link #register}.
    *
    * @param txEndLsn the transaction's end LSN
    * @return true if it is a known redelivery
@@ -234,8 +249,12 @@ public final class FeedbackCoordinator {
     long first = nextEvent;
     long last = first + eventCount;
     long seq = tail;
-    if (eventCount > 0 && last <= nextWordStart && seq < transactionLimit && last <= positionLimit
-        && !hasRestored && Long.compareUnsigned(end, lastRegisteredEnd) > 0) {
+    if (eventCount > 0
+        && last <= nextWordStart
+        && seq < transactionLimit
+        && last <= positionLimit
+        && !hasRestored
+        && Long.compareUnsigned(end, lastRegisteredEnd) > 0) {
       // the common case, kept small enough to inline: room in both rings, no new ring word
       lastRegisteredEnd = end;
       transactions.put(seq, end, first, eventCount);
@@ -251,8 +270,13 @@ public final class FeedbackCoordinator {
     long end = txEndLsn.asLong();
     if (Long.compareUnsigned(end, lastRegisteredEnd) <= 0) {
       throw new IllegalStateException(
-          "transaction at " + txEndLsn + " registered after " + PgLsn.of(lastRegisteredEnd)
-              + " of slot " + slot + ": transactions must arrive in commit order");
+          "transaction at "
+              + txEndLsn
+              + " registered after "
+              + PgLsn.of(lastRegisteredEnd)
+              + " of slot "
+              + slot
+              + ": transactions must arrive in commit order");
     }
     if (eventCount < 0) {
       throw new IllegalArgumentException("event count " + eventCount + " is negative");
@@ -426,8 +450,11 @@ public final class FeedbackCoordinator {
         long[] ring = bits;
         int i = index(ring, w);
         long word = (long) WORDS.getVolatile(ring, i);
-        if ((word >>> EVENTS_PER_WORD) == tag(ring, w) && (word & bit) == 0 && position >= prefix
-            && WORDS.compareAndSet(ring, i, word, word | bit) && epoch == e) {
+        if ((word >>> EVENTS_PER_WORD) == tag(ring, w)
+            && (word & bit) == 0
+            && position >= prefix
+            && WORDS.compareAndSet(ring, i, word, word | bit)
+            && epoch == e) {
           if (w > maxAckedWord) {
             noteAcknowledged(w);
           }
@@ -465,8 +492,12 @@ public final class FeedbackCoordinator {
       }
       if (registeredCount != count) {
         throw new CdcCheckpointException(
-            "offset " + offset + " says the transaction has " + count
-                + " events, but it was delivered with " + registeredCount);
+            "offset "
+                + offset
+                + " says the transaction has "
+                + count
+                + " events, but it was delivered with "
+                + registeredCount);
       }
       long position = wholeTransaction ? first : first + offset.eventIndex();
       if (wholeTransaction) {
@@ -499,8 +530,12 @@ public final class FeedbackCoordinator {
       int registeredCount = txs.count(seq);
       if (registeredCount != offset.eventCount()) {
         throw new CdcCheckpointException(
-            "offset " + offset + " says the transaction has " + offset.eventCount()
-                + " events, but it was delivered with " + registeredCount);
+            "offset "
+                + offset
+                + " says the transaction has "
+                + offset.eventCount()
+                + " events, but it was delivered with "
+                + registeredCount);
       }
       long first = txs.first(seq);
       if (wholeTransaction) {
@@ -519,16 +554,18 @@ public final class FeedbackCoordinator {
       return -1;
     }
     throw new CdcCheckpointException(
-        "offset " + offset + " names a transaction that this source has not delivered (watermark "
-            + PgLsn.of(watermark) + ')');
+        "offset "
+            + offset
+            + " names a transaction that this source has not delivered (watermark "
+            + PgLsn.of(watermark)
+            + ')');
   }
 
   /**
-   * Moves the watermark to a keepalive's WAL end when nothing is pending: no registered
-   * transaction awaits acknowledgement. The caller (the registering thread) guarantees that no
-   * transaction is open or buffered in the source. The walsender reports a WAL end only after all
-   * output for that WAL was sent (PostgreSQL source, walsender.c, {@code WalSndKeepalive} sends
-   * {@code sentPtr}).
+   * Moves the watermark to a keepalive's WAL end when nothing is pending: no registered transaction
+   * awaits acknowledgement. The caller (the registering thread) guarantees that no transaction is
+   * open or buffered in the source. The walsender reports a WAL end only after all output for that
+   * WAL was sent (PostgreSQL source, walsender.c, {@code WalSndKeepalive} sends {@code sentPtr}).
    *
    * @param walEnd the WAL end of the last keepalive
    * @return true if the watermark moved
@@ -548,8 +585,8 @@ public final class FeedbackCoordinator {
   }
 
   /**
-   * Returns what a store must keep: the watermark and the acknowledged events of the
-   * transactions after it. Everything recorded before the call is included.
+   * Returns what a store must keep: the watermark and the acknowledged events of the transactions
+   * after it. Everything recorded before the call is included.
    *
    * @return a new checkpoint
    */
@@ -587,21 +624,23 @@ public final class FeedbackCoordinator {
     // acknowledgements from before a restart or reconnect whose transactions were not delivered
     // again yet
     for (Map.Entry<Long, Restored> tx : restored.entrySet()) {
-      if (Long.compareUnsigned(tx.getKey(), watermark) > 0 && !tx.getValue().acknowledged.isEmpty()
+      if (Long.compareUnsigned(tx.getKey(), watermark) > 0
+          && !tx.getValue().acknowledged.isEmpty()
           && locate(transactions, tx.getKey()) < 0) { // not registered again (listed above) yet
-        partial.add(new CdcCheckpoint.PartialTransaction(
-            PgLsn.of(tx.getKey()), tx.getValue().eventCount, tx.getValue().acknowledged));
+        partial.add(
+            new CdcCheckpoint.PartialTransaction(
+                PgLsn.of(tx.getKey()), tx.getValue().eventCount, tx.getValue().acknowledged));
       }
     }
     return new CdcCheckpoint(slot, PgLsn.of(watermark), partial);
   }
 
   /**
-   * Forgets the registrations of pending transactions after the connection was lost, keeping
-   * their acknowledged events: the server sends them again from the confirmed position, they are
-   * registered again, and only their unacknowledged events are delivered again. Acknowledgements
-   * of events delivered before the loss still count, also those racing with this call. Called by
-   * the registering thread.
+   * Forgets the registrations of pending transactions after the connection was lost, keeping their
+   * acknowledged events: the server sends them again from the confirmed position, they are
+   * registered again, and only their unacknowledged events are delivered again. Acknowledgements of
+   * events delivered before the loss still count, also those racing with this call. Called by the
+   * registering thread.
    */
   public synchronized void resetPending() {
     advance();
@@ -650,8 +689,8 @@ public final class FeedbackCoordinator {
   // ---- under the monitor -------------------------------------------------------------------
 
   /**
-   * Moves the acknowledged prefix and the watermark as far as the recorded acknowledgements
-   * allow. Under the monitor.
+   * Moves the acknowledged prefix and the watermark as far as the recorded acknowledgements allow.
+   * Under the monitor.
    *
    * @return true if the watermark moved
    */
@@ -815,8 +854,8 @@ public final class FeedbackCoordinator {
    * Sets the bit of event {@code position}: one compare-and-set, retried on the new ring if the
    * ring was replaced meanwhile.
    *
-   * @return true if this call set it; false if it was set before or the word holds a later lap
-   *     (the event was acknowledged and passed long ago)
+   * @return true if this call set it; false if it was set before or the word holds a later lap (the
+   *     event was acknowledged and passed long ago)
    */
   boolean setBit(long position) {
     long w = wordOf(position);
@@ -1062,8 +1101,9 @@ public final class FeedbackCoordinator {
 
     private void flush() {
       if (n > 0) {
-        partial.add(CdcCheckpoint.PartialTransaction.ofRanges(
-            PgLsn.of(txs.end(seq)), txs.count(seq), Arrays.copyOf(ranges, n)));
+        partial.add(
+            CdcCheckpoint.PartialTransaction.ofRanges(
+                PgLsn.of(txs.end(seq)), txs.count(seq), Arrays.copyOf(ranges, n)));
         n = 0;
       }
     }

@@ -13,8 +13,8 @@ import java.util.List;
  * uses ({@code box} uses {@code ;} and is not decoded as an array).
  *
  * <p>The result is an unmodifiable {@link List} whose elements are decoded with {@link
- * PgTextValues#decode(int, String)} by the element type, nested Lists for several dimensions,
- * null for NULL elements.
+ * PgTextValues#decode(int, String)} by the element type, nested Lists for several dimensions, null
+ * for NULL elements.
  */
 final class PgArrayValues {
 

@@ -15,8 +15,8 @@ import java.util.function.Function;
  *
  * <p>Two results: {@link #decodeList} gives the nested unmodifiable {@link List} that {@link
  * PgArrayValues} gives for the same array's text (lower bounds dropped, NULL elements as null);
- * {@link #renderText} gives the text {@code array_out} prints, for arrays that {@link
- * PgTextValues} keeps as a String. Malformed input raises {@link IllegalArgumentException}.
+ * {@link #renderText} gives the text {@code array_out} prints, for arrays that {@link PgTextValues}
+ * keeps as a String. Malformed input raises {@link IllegalArgumentException}.
  */
 final class PgBinaryArrays {
 
@@ -156,8 +156,8 @@ final class PgBinaryArrays {
    * @param elementOid the element type oid
    * @param delimiter the element type's {@code typdelim}: {@code ;} for {@code box}, else {@code ,}
    * @return the text
-   * @throws IllegalArgumentException if the array or an element is malformed or an element's
-   *     type cannot be rendered
+   * @throws IllegalArgumentException if the array or an element is malformed or an element's type
+   *     cannot be rendered
    */
   static String renderText(PgBinaryCursor c, int elementOid, char delimiter) {
     return renderText(c, elementOid, delimiter, e -> PgBinaryText.render(elementOid, e));
@@ -184,7 +184,10 @@ final class PgBinaryArrays {
    * #read(PgBinaryCursor, int, int)}).
    */
   static String renderText(
-      PgBinaryCursor c, int elementOid, int alternateOid, char delimiter,
+      PgBinaryCursor c,
+      int elementOid,
+      int alternateOid,
+      char delimiter,
       Function<PgBinaryCursor, String> element) {
     Elements e = read(c, elementOid, alternateOid);
     int n = e.starts.length;
@@ -197,8 +200,7 @@ final class PgBinaryArrays {
         items[i] = "NULL";
       } else {
         try {
-          String text =
-              element.apply(new PgBinaryCursor(c.array(), e.starts[i], e.lengths[i]));
+          String text = element.apply(new PgBinaryCursor(c.array(), e.starts[i], e.lengths[i]));
           items[i] = quoteIfNeeded(text, delimiter);
         } catch (RuntimeException ex) {
           throw elementFailure(i, ex);
@@ -242,8 +244,17 @@ final class PgBinaryArrays {
     for (int i = 0; i < s.length() && !quote; i++) {
       char ch = s.charAt(i);
       quote =
-          ch == '"' || ch == '\\' || ch == '{' || ch == '}' || ch == delimiter || ch == ' '
-              || ch == '\t' || ch == '\n' || ch == '\r' || ch == 0x0B || ch == '\f';
+          ch == '"'
+              || ch == '\\'
+              || ch == '{'
+              || ch == '}'
+              || ch == delimiter
+              || ch == ' '
+              || ch == '\t'
+              || ch == '\n'
+              || ch == '\r'
+              || ch == 0x0B
+              || ch == '\f';
     }
     if (!quote) {
       return s;

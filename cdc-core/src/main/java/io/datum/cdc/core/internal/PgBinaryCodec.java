@@ -10,8 +10,8 @@ import java.util.function.IntFunction;
  * {@link PgTypeCatalog} from what {@code pg_type} says of the type; immutable.
  *
  * <p>The Java values, as text mode gives them ({@link PgOutputDecoder} maps a column to a builtin
- * type only when the Type message names one that {@link PgTextValues} lists, and keeps every
- * other value as its text):
+ * type only when the Type message names one that {@link PgTextValues} lists, and keeps every other
+ * value as its text):
  *
  * <ul>
  *   <li>builtin types: as {@link PgBinaryValues#decode(int, byte[], int, int)};
@@ -254,7 +254,10 @@ abstract class PgBinaryCodec {
       int count = c.i32("multirange range count");
       if (count < 0 || count > c.remaining() / 5) { // each range: 4-byte length + flags byte
         throw new IllegalArgumentException(
-            "multirange range count " + count + " does not fit the " + c.remaining()
+            "multirange range count "
+                + count
+                + " does not fit the "
+                + c.remaining()
                 + " bytes left");
       }
       StringBuilder sb = new StringBuilder(16 * count + 2).append('{');
@@ -267,8 +270,8 @@ abstract class PgBinaryCodec {
         try {
           sb.append(range.text(new PgBinaryCursor(c.array(), at, length)));
         } catch (RuntimeException e) {
-          throw new IllegalArgumentException("multirange range " + (i + 1) + ": "
-              + e.getMessage(), e);
+          throw new IllegalArgumentException(
+              "multirange range " + (i + 1) + ": " + e.getMessage(), e);
         }
       }
       c.expectEnd("multirange " + describe());
@@ -278,15 +281,15 @@ abstract class PgBinaryCodec {
 
   /**
    * A composite ({@code typtype 'c'}). {@code record_send} (src/backend/utils/adt/rowtypes.c):
-   * int32 count of the non-dropped attributes, then per attribute its type oid ({@code atttypid},
-   * a domain's own oid), int32 length ({@code -1} for NULL) and the type's send format. {@code
+   * int32 count of the non-dropped attributes, then per attribute its type oid ({@code atttypid}, a
+   * domain's own oid), int32 length ({@code -1} for NULL) and the type's send format. {@code
    * record_out} prints {@code (} fields separated by {@code ,} {@code )}, a NULL field as nothing,
    * other fields double-quoted when empty or holding {@code " \ ( ) ,} or white space ({@code
    * isspace}), with {@code "} and {@code \} doubled inside the quotes.
    *
-   * <p>Field types come from the value itself; the attribute types known from the catalog serve
-   * as a cache, and a field oid they do not list (an attribute added since) is resolved through
-   * the catalog once.
+   * <p>Field types come from the value itself; the attribute types known from the catalog serve as
+   * a cache, and a field oid they do not list (an attribute added since) is resolved through the
+   * catalog once.
    */
   static final class Composite extends PgBinaryCodec {
     private final int[] fieldOids;
@@ -298,7 +301,11 @@ abstract class PgBinaryCodec {
      * @param fields their codecs
      * @param resolver codecs of field type oids not in {@code fieldOids}
      */
-    Composite(int oid, String name, int[] fieldOids, PgBinaryCodec[] fields,
+    Composite(
+        int oid,
+        String name,
+        int[] fieldOids,
+        PgBinaryCodec[] fields,
         IntFunction<PgBinaryCodec> resolver) {
       super(oid, name);
       this.fieldOids = fieldOids;
@@ -311,7 +318,10 @@ abstract class PgBinaryCodec {
       int count = c.i32("composite field count");
       if (count < 0 || count > c.remaining() / 8) { // each field: oid and length
         throw new IllegalArgumentException(
-            "composite field count " + count + " does not fit the " + c.remaining()
+            "composite field count "
+                + count
+                + " does not fit the "
+                + c.remaining()
                 + " bytes left");
       }
       StringBuilder sb = new StringBuilder(16 * count + 2).append('(');
@@ -365,8 +375,16 @@ abstract class PgBinaryCodec {
     boolean quote = value.isEmpty();
     for (int i = 0; i < value.length() && !quote; i++) {
       char ch = value.charAt(i);
-      quote = ch == '"' || ch == '\\' || specials.indexOf(ch) >= 0 || ch == ' ' || ch == '\t'
-          || ch == '\n' || ch == 0x0B || ch == '\f' || ch == '\r';
+      quote =
+          ch == '"'
+              || ch == '\\'
+              || specials.indexOf(ch) >= 0
+              || ch == ' '
+              || ch == '\t'
+              || ch == '\n'
+              || ch == 0x0B
+              || ch == '\f'
+              || ch == '\r';
     }
     if (!quote) {
       return value;

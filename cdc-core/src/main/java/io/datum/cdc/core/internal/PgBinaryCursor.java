@@ -56,8 +56,16 @@ final class PgBinaryCursor {
   private void need(int n, String what) {
     if (end - pos < n) {
       throw new IllegalArgumentException(
-          what + " needs " + n + " bytes at offset " + offset() + " but " + (end - pos)
-              + " are left (value length " + (end - start) + ")");
+          what
+              + " needs "
+              + n
+              + " bytes at offset "
+              + offset()
+              + " but "
+              + (end - pos)
+              + " are left (value length "
+              + (end - start)
+              + ")");
     }
   }
 
@@ -139,24 +147,29 @@ final class PgBinaryCursor {
         return s;
       }
     }
-    throw new IllegalArgumentException(
-        what + " at offset " + offset() + " has no NUL terminator");
+    throw new IllegalArgumentException(what + " at offset " + offset() + " has no NUL terminator");
   }
 
   /** Throws unless every byte was read. */
   void expectEnd(String what) {
     if (pos != end) {
       throw new IllegalArgumentException(
-          what + ": " + (end - pos) + " unexpected trailing bytes at offset " + offset()
-              + " (value length " + (end - start) + ")");
+          what
+              + ": "
+              + (end - pos)
+              + " unexpected trailing bytes at offset "
+              + offset()
+              + " (value length "
+              + (end - start)
+              + ")");
     }
   }
 
   /**
    * Decodes UTF-8 the way {@link PgTextValues#decode(int, byte[], int, int)} does for text values
    * ({@code new String(..., UTF_8)}), so that both formats give the same String for the same bytes.
-   * The walsender converts text to the client encoding, UTF-8 with pgjdbc, in either format
-   * ({@code pq_sendtext}, src/backend/libpq/pqformat.c).
+   * The walsender converts text to the client encoding, UTF-8 with pgjdbc, in either format ({@code
+   * pq_sendtext}, src/backend/libpq/pqformat.c).
    */
   static String decodeUtf8(byte[] b, int offset, int length) {
     return new String(b, offset, length, StandardCharsets.UTF_8);

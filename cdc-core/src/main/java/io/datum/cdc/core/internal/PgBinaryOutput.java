@@ -10,9 +10,9 @@ import java.util.HexFormat;
 
 /**
  * The text a builtin type's output function prints, computed from the value's binary send format:
- * what a composite field, a range bound or an array element of that type looks like inside the
- * text of a composite ({@code record_out}), range ({@code range_out}) or array ({@code array_out}).
- * The session settings are those the source's replication connection uses: {@code DateStyle=ISO},
+ * what a composite field, a range bound or an array element of that type looks like inside the text
+ * of a composite ({@code record_out}), range ({@code range_out}) or array ({@code array_out}). The
+ * session settings are those the source's replication connection uses: {@code DateStyle=ISO},
  * {@code IntervalStyle=iso_8601}, {@code extra_float_digits=3}, {@code bytea_output=hex}, UTF-8;
  * {@code timestamptz} prints in the session's {@code TimeZone}, given as a {@link ZoneId}.
  *
@@ -75,15 +75,14 @@ final class PgBinaryOutput {
    * @param c the value; consumed entirely
    * @param zone the session time zone for {@code timestamptz}, or null if unknown
    * @return the text
-   * @throws IllegalArgumentException if the value is malformed, the type is not rendered here, or
-   *     a {@code timestamptz} is to be printed without a zone
+   * @throws IllegalArgumentException if the value is malformed, the type is not rendered here, or a
+   *     {@code timestamptz} is to be printed without a zone
    */
   static String text(int typeOid, PgBinaryCursor c, ZoneId zone) {
     int element = arrayElement(typeOid);
     if (element != 0) {
       return PgBinaryArrays.renderText(
-          c, element, PgBinaryText.delimiter(element),
-          e -> text(element, e, zone));
+          c, element, PgBinaryText.delimiter(element), e -> text(element, e, zone));
     }
     String text =
         switch (typeOid) {
@@ -146,7 +145,9 @@ final class PgBinaryOutput {
             }
             if (!scalar(typeOid)) {
               throw new IllegalArgumentException(
-                  "type oid " + Integer.toUnsignedString(typeOid) + " has no binary-to-text"
+                  "type oid "
+                      + Integer.toUnsignedString(typeOid)
+                      + " has no binary-to-text"
                       + " conversion");
             }
             // int2/4/8, oid, the text types, "char", json, jsonb, uuid: their Java value's
@@ -167,7 +168,9 @@ final class PgBinaryOutput {
     }
   }
 
-  /** {@code numeric_out}: the digits with dscale fraction digits; NaN and the infinities spelled. */
+  /**
+   * {@code numeric_out}: the digits with dscale fraction digits; NaN and the infinities spelled.
+   */
   static String numeric(Object value) {
     if (value instanceof BigDecimal d) {
       return d.toPlainString();
@@ -315,7 +318,8 @@ final class PgBinaryOutput {
   static String interval(int months, int days, long micros) {
     if (micros == Long.MAX_VALUE && days == Integer.MAX_VALUE && months == Integer.MAX_VALUE) {
       return "infinity";
-    } else if (micros == Long.MIN_VALUE && days == Integer.MIN_VALUE
+    } else if (micros == Long.MIN_VALUE
+        && days == Integer.MIN_VALUE
         && months == Integer.MIN_VALUE) {
       return "-infinity";
     }

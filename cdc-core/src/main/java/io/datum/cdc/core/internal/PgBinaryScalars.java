@@ -42,12 +42,12 @@ final class PgBinaryScalars {
 
   /**
    * {@code numeric_send} (src/backend/utils/adt/numeric.c): uint16 ndigits, int16 weight (of the
-   * first digit, in powers of 10000), uint16 sign (0x0000 +, 0x4000 -, 0xC000 NaN, 0xD000
-   * Infinity, 0xF000 -Infinity), uint16 dscale (digits after the decimal point), then ndigits
-   * base-10000 digits. The result is a BigDecimal whose scale is dscale, as the text {@code 12.340}
-   * has scale 3; {@code numeric_out} prints exactly dscale fraction digits, truncating any beyond
-   * ({@code get_str_from_var}), and so does this. NaN and ±Infinity become the Double values, as
-   * {@link PgScalarValues#parseNumeric} gives.
+   * first digit, in powers of 10000), uint16 sign (0x0000 +, 0x4000 -, 0xC000 NaN, 0xD000 Infinity,
+   * 0xF000 -Infinity), uint16 dscale (digits after the decimal point), then ndigits base-10000
+   * digits. The result is a BigDecimal whose scale is dscale, as the text {@code 12.340} has scale
+   * 3; {@code numeric_out} prints exactly dscale fraction digits, truncating any beyond ({@code
+   * get_str_from_var}), and so does this. NaN and ±Infinity become the Double values, as {@link
+   * PgScalarValues#parseNumeric} gives.
    */
   static Object numeric(PgBinaryCursor c) {
     int ndigits = c.i16("numeric digit count") & 0xFFFF;
@@ -56,7 +56,11 @@ final class PgBinaryScalars {
     int dscale = c.i16("numeric display scale") & 0xFFFF;
     if (c.remaining() != 2 * ndigits) {
       throw new IllegalArgumentException(
-          "numeric with " + ndigits + " digits needs " + 2 * ndigits + " digit bytes, got "
+          "numeric with "
+              + ndigits
+              + " digits needs "
+              + 2 * ndigits
+              + " digit bytes, got "
               + c.remaining());
     }
     switch (sign) {
@@ -68,9 +72,9 @@ final class PgBinaryScalars {
             ? Double.NaN
             : sign == NUMERIC_PINF ? Double.POSITIVE_INFINITY : Double.NEGATIVE_INFINITY;
       }
-      case NUMERIC_POS, NUMERIC_NEG -> { }
-      default -> throw new IllegalArgumentException(
-          "invalid numeric sign 0x" + Integer.toHexString(sign));
+      case NUMERIC_POS, NUMERIC_NEG -> {}
+      default ->
+          throw new IllegalArgumentException("invalid numeric sign 0x" + Integer.toHexString(sign));
     }
     if (dscale > 0x3FFF) { // NUMERIC_DSCALE_MASK; numeric_recv rejects larger scales
       throw new IllegalArgumentException("invalid numeric display scale " + dscale);
@@ -176,6 +180,7 @@ final class PgBinaryScalars {
     long micros = c.i64("interval time");
     int days = c.i32("interval days");
     int months = c.i32("interval months");
-    return new PgInterval(months, days, micros); // infinite ones equal PgInterval.INFINITY/NEGATIVE_INFINITY
+    return new PgInterval(
+        months, days, micros); // infinite ones equal PgInterval.INFINITY/NEGATIVE_INFINITY
   }
 }

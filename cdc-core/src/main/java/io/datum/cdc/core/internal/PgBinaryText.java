@@ -15,13 +15,13 @@ import java.util.Set;
  *
  * <ul>
  *   <li>{@code money} ({@code cash_out}, cash.c) follows {@code lc_monetary}; this renders the
- *       {@code C}/{@code POSIX} locale's form ({@code $1,234.56}, {@code -$1,234.56}), which
- *       {@code en_US} also prints. Under other monetary locales text and binary differ.
+ *       {@code C}/{@code POSIX} locale's form ({@code $1,234.56}, {@code -$1,234.56}), which {@code
+ *       en_US} also prints. Under other monetary locales text and binary differ.
  *   <li>{@code "char"} bytes with the high bit set print as {@code \ooo} (octal) since PostgreSQL
  *       15 ({@code charout}, char.c); PostgreSQL 14 printed the raw byte. This renders the 15+
  *       form.
- *   <li>{@code pg_lsn} prints {@code %X/%X} up to PostgreSQL 18 ({@code pg_lsn_out}, pg_lsn.c);
- *       the development branch after 18 pads the low half to 8 digits. This renders {@code %X/%X}.
+ *   <li>{@code pg_lsn} prints {@code %X/%X} up to PostgreSQL 18 ({@code pg_lsn_out}, pg_lsn.c); the
+ *       development branch after 18 pads the low half to 8 digits. This renders {@code %X/%X}.
  * </ul>
  *
  * <p>Methods throw {@link IllegalArgumentException} for a value of the wrong size or shape and for
@@ -60,9 +60,34 @@ final class PgBinaryText {
 
   private static final Set<Integer> RENDERED =
       Set.of(
-          INT2VECTOR, TID, XID, CID, OIDVECTOR, XML, POINT, LSEG, PATH, BOX, POLYGON, LINE, CIDR,
-          UNKNOWN, CIRCLE, MACADDR8, MONEY, MACADDR, INET, BIT, VARBIT, REFCURSOR, TXID_SNAPSHOT,
-          PG_LSN, TSVECTOR, JSONPATH, PG_SNAPSHOT, XID8);
+          INT2VECTOR,
+          TID,
+          XID,
+          CID,
+          OIDVECTOR,
+          XML,
+          POINT,
+          LSEG,
+          PATH,
+          BOX,
+          POLYGON,
+          LINE,
+          CIDR,
+          UNKNOWN,
+          CIRCLE,
+          MACADDR8,
+          MONEY,
+          MACADDR,
+          INET,
+          BIT,
+          VARBIT,
+          REFCURSOR,
+          TXID_SNAPSHOT,
+          PG_LSN,
+          TSVECTOR,
+          JSONPATH,
+          PG_SNAPSHOT,
+          XID8);
 
   /**
    * Arrays of rendered types that {@link PgTextValues} does not list, so keeps as their {@code
@@ -70,12 +95,24 @@ final class PgBinaryText {
    */
   private static final Map<Integer, Integer> TEXT_ARRAYS =
       Map.ofEntries(
-          Map.entry(1006, INT2VECTOR), Map.entry(1010, TID), Map.entry(1011, XID),
-          Map.entry(1012, CID), Map.entry(1013, OIDVECTOR), Map.entry(1017, POINT),
-          Map.entry(1018, LSEG), Map.entry(1019, PATH), Map.entry(1020, BOX),
-          Map.entry(1027, POLYGON), Map.entry(629, LINE), Map.entry(719, CIRCLE),
-          Map.entry(775, MACADDR8), Map.entry(2201, REFCURSOR), Map.entry(2949, TXID_SNAPSHOT),
-          Map.entry(3643, TSVECTOR), Map.entry(5039, PG_SNAPSHOT), Map.entry(271, XID8));
+          Map.entry(1006, INT2VECTOR),
+          Map.entry(1010, TID),
+          Map.entry(1011, XID),
+          Map.entry(1012, CID),
+          Map.entry(1013, OIDVECTOR),
+          Map.entry(1017, POINT),
+          Map.entry(1018, LSEG),
+          Map.entry(1019, PATH),
+          Map.entry(1020, BOX),
+          Map.entry(1027, POLYGON),
+          Map.entry(629, LINE),
+          Map.entry(719, CIRCLE),
+          Map.entry(775, MACADDR8),
+          Map.entry(2201, REFCURSOR),
+          Map.entry(2949, TXID_SNAPSHOT),
+          Map.entry(3643, TSVECTOR),
+          Map.entry(5039, PG_SNAPSHOT),
+          Map.entry(271, XID8));
 
   private PgBinaryText() {}
 
@@ -116,8 +153,12 @@ final class PgBinaryText {
           case MACADDR8 -> PgNetworkText.macaddr(c, 8);
           case BIT, VARBIT -> bits(c);
           case PG_LSN -> lsn(c.i64("pg_lsn"));
-          case TID -> "(" + Integer.toUnsignedString(c.i32("tid block")) + ","
-              + (c.i16("tid offset") & 0xFFFF) + ")"; // tidsend / tidout, tid.c
+          case TID ->
+              "("
+                  + Integer.toUnsignedString(c.i32("tid block"))
+                  + ","
+                  + (c.i16("tid offset") & 0xFFFF)
+                  + ")"; // tidsend / tidout, tid.c
           case XID, CID -> Integer.toUnsignedString(c.i32("xid")); // xidsend, cidsend, xid.c
           case XID8 -> Long.toUnsignedString(c.i64("xid8")); // xid8send, xid.c
           case TXID_SNAPSHOT, PG_SNAPSHOT -> snapshot(c);
@@ -125,8 +166,9 @@ final class PgBinaryText {
           case OIDVECTOR -> vector(c, PgTextValues.OID);
           case TSVECTOR -> tsvector(c);
           case POINT, LSEG, PATH, BOX, POLYGON, LINE, CIRCLE -> PgGeometryText.render(typeOid, c);
-          default -> throw new IllegalArgumentException(
-              "type oid " + typeOid + " has no binary-to-text conversion");
+          default ->
+              throw new IllegalArgumentException(
+                  "type oid " + typeOid + " has no binary-to-text conversion");
         };
     c.expectEnd(Integer.toString(typeOid));
     return text;
@@ -143,9 +185,9 @@ final class PgBinaryText {
   }
 
   /**
-   * {@code cash_send} (an int64 count of cents) printed by {@code cash_out} in the C locale:
-   * {@code $}, thousands separated by {@code ,}, two fraction digits, {@code -} before the
-   * currency symbol for negative amounts (cash.c).
+   * {@code cash_send} (an int64 count of cents) printed by {@code cash_out} in the C locale: {@code
+   * $}, thousands separated by {@code ,}, two fraction digits, {@code -} before the currency symbol
+   * for negative amounts (cash.c).
    */
   static String money(long cents) {
     String digits = Long.toUnsignedString(cents < 0 ? -cents : cents); // MIN_VALUE: unsigned 2^63
@@ -191,8 +233,8 @@ final class PgBinaryText {
   }
 
   /**
-   * {@code pg_snapshot_send}/{@code txid_snapshot_send}: int32 nxip, int64 xmin, int64 xmax,
-   * nxip int64 xids; printed {@code xmin:xmax:xip,xip} (xid8funcs.c).
+   * {@code pg_snapshot_send}/{@code txid_snapshot_send}: int32 nxip, int64 xmin, int64 xmax, nxip
+   * int64 xids; printed {@code xmin:xmax:xip,xip} (xid8funcs.c).
    */
   private static String snapshot(PgBinaryCursor c) {
     int nxip = c.i32("snapshot xip count");
@@ -212,9 +254,9 @@ final class PgBinaryText {
   }
 
   /**
-   * {@code int2vectorsend}/{@code oidvectorsend} send a one-dimensional array ({@code
-   * array_send}); {@code int2vectorout}/{@code oidvectorout} print the elements separated by
-   * spaces (int.c, oid.c).
+   * {@code int2vectorsend}/{@code oidvectorsend} send a one-dimensional array ({@code array_send});
+   * {@code int2vectorout}/{@code oidvectorout} print the elements separated by spaces (int.c,
+   * oid.c).
    */
   private static String vector(PgBinaryCursor c, int elementOid) {
     PgBinaryArrays.Elements e = PgBinaryArrays.read(c, elementOid);
@@ -268,7 +310,7 @@ final class PgBinaryText {
           case 3 -> sb.append('A');
           case 2 -> sb.append('B');
           case 1 -> sb.append('C');
-          default -> { } // weight D is not printed
+          default -> {} // weight D is not printed
         }
       }
     }

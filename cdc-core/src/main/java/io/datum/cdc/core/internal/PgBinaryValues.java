@@ -15,13 +15,13 @@ import java.util.UUID;
  * 'b'} if the option is on and the column type's {@code pg_type.typsend} is set, else as {@code
  * 't'}; the condition {@code binary && OidIsValid(typclass->typsend)} is the same in PostgreSQL 14
  * (where the option appeared), 15, 16, 17 and 18. There is no restriction to builtin types: every
- * type with a send function goes binary, user-defined ones included: enums ({@code enum_send}:
- * the label as text), composites ({@code record_send}), ranges and multiranges, arrays of any of
- * these ({@code array_send}), and extension base types ({@code hstore}, {@code citext}, PostGIS
- * ...) in their own formats. A domain has its base type's send function, so it is sent in the base
- * type's format; the Type message names the base type ({@code logicalrep_write_typ}), which is how
- * {@link PgOutputDecoder} maps a domain to it. Only types without a send function still arrive as
- * text: in PostgreSQL 17's catalog, {@code aclitem} and {@code gtsvector} (and pseudo-types).
+ * type with a send function goes binary, user-defined ones included: enums ({@code enum_send}: the
+ * label as text), composites ({@code record_send}), ranges and multiranges, arrays of any of these
+ * ({@code array_send}), and extension base types ({@code hstore}, {@code citext}, PostGIS ...) in
+ * their own formats. A domain has its base type's send function, so it is sent in the base type's
+ * format; the Type message names the base type ({@code logicalrep_write_typ}), which is how {@link
+ * PgOutputDecoder} maps a domain to it. Only types without a send function still arrive as text: in
+ * PostgreSQL 17's catalog, {@code aclitem} and {@code gtsvector} (and pseudo-types).
  *
  * <p><b>What this class decodes.</b> Every builtin type {@link PgTextValues} decodes, scalars and
  * its listed arrays (to the same nested {@link java.util.List}s, lower bounds dropped); and, as
@@ -33,8 +33,8 @@ import java.util.UUID;
  * {@code oidvector}, {@code refcursor}, {@code unknown}, and their arrays (as {@code array_out}
  * text, or as Lists of Strings for those {@link PgTextValues} lists).
  *
- * <p><b>What it does not decode</b>, and rejects with an {@link IllegalArgumentException} naming the
- * type oid: every type whose oid is not one of those: user-defined types (enums, domains over
+ * <p><b>What it does not decode</b>, and rejects with an {@link IllegalArgumentException} naming
+ * the type oid: every type whose oid is not one of those: user-defined types (enums, domains over
  * types not listed here, composites, ranges, multiranges, arrays of these), the builtin ranges and
  * multiranges, and builtins such as {@code regclass} or {@code tsquery}. {@link PgOutputDecoder}
  * decodes the user-defined types and the ranges with {@link PgBinaryCodec}s that {@link
@@ -209,9 +209,9 @@ public final class PgBinaryValues {
   }
 
   /**
-   * {@code charsend} sends the byte; {@code charout} (src/backend/utils/adt/char.c, PostgreSQL
-   * 15+) prints NUL as the empty string, ASCII as itself and a byte with the high bit set as
-   * {@code \ooo} (PostgreSQL 14 printed that byte raw, which is not valid UTF-8).
+   * {@code charsend} sends the byte; {@code charout} (src/backend/utils/adt/char.c, PostgreSQL 15+)
+   * prints NUL as the empty string, ASCII as itself and a byte with the high bit set as {@code
+   * \ooo} (PostgreSQL 14 printed that byte raw, which is not valid UTF-8).
    */
   private static String charText(int b) {
     if (b == 0) {
@@ -223,9 +223,8 @@ public final class PgBinaryValues {
   }
 
   /**
-   * Builds the text of a binary value failure: column, relation, type oid(s), a hexadecimal
-   * excerpt of the bytes, and the cause; the counterpart of {@link
-   * PgTextValues#describeFailure}.
+   * Builds the text of a binary value failure: column, relation, type oid(s), a hexadecimal excerpt
+   * of the bytes, and the cause; the counterpart of {@link PgTextValues#describeFailure}.
    */
   static String describeFailure(
       String column,

@@ -21,7 +21,10 @@ final class PgErrors {
   static CdcException map(String what, SQLException e) {
     String state = e.getSQLState() == null ? "" : e.getSQLState();
     String message = what + ": " + e.getMessage();
-    if (state.startsWith("08") || state.isEmpty() || state.startsWith("57P") || state.startsWith("53")) {
+    if (state.startsWith("08")
+        || state.isEmpty()
+        || state.startsWith("57P")
+        || state.startsWith("53")) {
       // connection exception class, admin shutdown / terminated walsender / starting up
       // (57P01..57P03), insufficient resources (53xxx: too many connections, out of memory)
       return new CdcConnectionException(message, e);
@@ -33,15 +36,17 @@ final class PgErrors {
   }
 
   /**
-   * Returns true if the failure is an authentication failure (SQLSTATE class 28: wrong password,
-   * no pg_hba.conf entry, role cannot log in), which retrying cannot fix.
+   * Returns true if the failure is an authentication failure (SQLSTATE class 28: wrong password, no
+   * pg_hba.conf entry, role cannot log in), which retrying cannot fix.
    *
    * @param e a failure, not null
    * @return true if it or one of its causes is an {@link SQLException} of class 28
    */
   static boolean isAuthenticationFailure(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("28")) {
+      if (t instanceof SQLException sql
+          && sql.getSQLState() != null
+          && sql.getSQLState().startsWith("28")) {
         return true;
       }
     }

@@ -5,21 +5,21 @@ import java.math.MathContext;
 import java.math.RoundingMode;
 
 /**
- * PostgreSQL's text output of a {@code float8} with {@code extra_float_digits > 0} (the source
- * sets 3): {@code float8out_internal} (src/backend/utils/adt/float.c) then calls {@code
+ * PostgreSQL's text output of a {@code float8} with {@code extra_float_digits > 0} (the source sets
+ * 3): {@code float8out_internal} (src/backend/utils/adt/float.c) then calls {@code
  * double_to_shortest_decimal_buf} (src/common/d2s.c, Ryu), which prints the shortest decimal that
- * reads back as the same double, in fixed notation when the decimal exponent is in {@code [-4,
- * 15)} and as {@code d.ddde+XX} (at least two exponent digits) otherwise; {@code NaN}, {@code
- * Infinity}, {@code -Infinity}, {@code 0} and {@code -0} are spelled out ({@code
- * copy_special_str}). Used for the coordinates of the geometric types, whose output functions
- * print each number with {@code float8out_internal}.
+ * reads back as the same double, in fixed notation when the decimal exponent is in {@code [-4, 15)}
+ * and as {@code d.ddde+XX} (at least two exponent digits) otherwise; {@code NaN}, {@code Infinity},
+ * {@code -Infinity}, {@code 0} and {@code -0} are spelled out ({@code copy_special_str}). Used for
+ * the coordinates of the geometric types, whose output functions print each number with {@code
+ * float8out_internal}.
  *
  * <p>The shortest digits are found by search, not by Ryu: for each length from 1 to 17 digits the
  * two decimals of that length nearest the exact value (rounded down and up) are tried, and the
  * first length for which one of them lies strictly inside the double's rounding interval wins; of
  * two that both do, the nearer one, and on a tie the one with an even last digit (Ryu's rule where
- * it detects the tie). Java 17's {@link Double#toString} is not shortest in all cases, so it is
- * not used.
+ * it detects the tie). Java 17's {@link Double#toString} is not shortest in all cases, so it is not
+ * used.
  */
 final class PgFloatOutput {
 
@@ -44,8 +44,8 @@ final class PgFloatOutput {
 
   /**
    * Formats a float as PostgreSQL's {@code float4out} does with {@code extra_float_digits > 0}:
-   * {@code float_to_shortest_decimal_buf} (src/common/f2s.c, Ryu for binary32), fixed notation
-   * when the decimal exponent is in {@code [-4, FLT_DIG)} = {@code [-4, 6)}, else {@code d.ddde+XX}.
+   * {@code float_to_shortest_decimal_buf} (src/common/f2s.c, Ryu for binary32), fixed notation when
+   * the decimal exponent is in {@code [-4, FLT_DIG)} = {@code [-4, 6)}, else {@code d.ddde+XX}.
    *
    * @param v any float
    * @return the text, for example {@code 1.5}, {@code 1e+06}, {@code 3.4028235e+38}

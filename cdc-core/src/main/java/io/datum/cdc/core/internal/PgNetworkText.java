@@ -1,10 +1,10 @@
 package io.datum.cdc.core.internal;
 
 /**
- * Text output of the network address types from their binary send format: {@code inet}/{@code
- * cidr} ({@code network_send} and {@code network_out}, src/backend/utils/adt/network.c, which
- * prints with {@code pg_inet_net_ntop}, src/port/inet_net_ntop.c) and {@code macaddr}/{@code
- * macaddr8} (mac.c, mac8.c). Throws {@link IllegalArgumentException} for malformed values.
+ * Text output of the network address types from their binary send format: {@code inet}/{@code cidr}
+ * ({@code network_send} and {@code network_out}, src/backend/utils/adt/network.c, which prints with
+ * {@code pg_inet_net_ntop}, src/port/inet_net_ntop.c) and {@code macaddr}/{@code macaddr8} (mac.c,
+ * mac8.c). Throws {@link IllegalArgumentException} for malformed values.
  */
 final class PgNetworkText {
 
@@ -16,9 +16,9 @@ final class PgNetworkText {
   private PgNetworkText() {}
 
   /**
-   * {@code network_send}: family byte, mask bits byte, is-cidr byte, address length byte (4 or
-   * 16), address bytes. {@code inet_out} prints the address with {@code /bits} unless the mask is
-   * full; {@code cidr_out} always appends {@code /bits}.
+   * {@code network_send}: family byte, mask bits byte, is-cidr byte, address length byte (4 or 16),
+   * address bytes. {@code inet_out} prints the address with {@code /bits} unless the mask is full;
+   * {@code cidr_out} always appends {@code /bits}.
    *
    * @param c the value
    * @param cidr true for the {@code cidr} type's output, false for {@code inet}'s
@@ -58,15 +58,21 @@ final class PgNetworkText {
 
   /** {@code inet_net_ntop_ipv4}: all four octets, then {@code /bits} unless 32. */
   private static String ipv4(byte[] b, int at, int bits) {
-    String s = (b[at] & 0xFF) + "." + (b[at + 1] & 0xFF) + "." + (b[at + 2] & 0xFF) + "."
-        + (b[at + 3] & 0xFF);
+    String s =
+        (b[at] & 0xFF)
+            + "."
+            + (b[at + 1] & 0xFF)
+            + "."
+            + (b[at + 2] & 0xFF)
+            + "."
+            + (b[at + 3] & 0xFF);
     return bits == 32 ? s : s + "/" + bits;
   }
 
   /**
-   * {@code inet_net_ntop_ipv6}: lowercase hexadecimal groups; the first longest run of at least
-   * two zero groups becomes {@code ::}; an address starting with six zero groups, or five and
-   * {@code ffff}, ends in dotted IPv4 form; then {@code /bits} unless 128.
+   * {@code inet_net_ntop_ipv6}: lowercase hexadecimal groups; the first longest run of at least two
+   * zero groups becomes {@code ::}; an address starting with six zero groups, or five and {@code
+   * ffff}, ends in dotted IPv4 form; then {@code /bits} unless 128.
    */
   private static String ipv6(byte[] b, int at, int bits) {
     int[] words = new int[8];

@@ -19,18 +19,18 @@ import java.util.Map;
  * Decodes pgoutput messages (the payload of XLogData) and calls a {@link PgOutputListener}, keeping
  * the relation cache (a new Relation message replaces the entry: that is how DDL is followed) and
  * the type cache (Type messages). Layouts: PostgreSQL docs, 55.9 Logical Replication Message
- * Formats; src/backend/replication/logical/proto.c. Text values ({@code 't'}) are decoded by
- * {@link PgTextValues}, binary values ({@code 'b'}, sent with the pgoutput option {@code binary})
- * by {@link PgBinaryValues}, to the same Java values; in binary mode, columns of types {@link
+ * Formats; src/backend/replication/logical/proto.c. Text values ({@code 't'}) are decoded by {@link
+ * PgTextValues}, binary values ({@code 'b'}, sent with the pgoutput option {@code binary}) by
+ * {@link PgBinaryValues}, to the same Java values; in binary mode, columns of types {@link
  * PgBinaryValues} does not decode (user-defined types, ranges) get a {@link PgBinaryCodec} from a
  * {@link PgBinaryTypes} when their Relation message arrives, never per row.
  *
  * <p>Protocol versions 1 to 4. Version 2 (PostgreSQL 14) adds streamed transactions: Stream
  * Start/Stop/Commit/Abort, and an {@code [xid]} before the fields of Relation, Type, Insert,
  * Update, Delete, Truncate and Message inside a Stream Start/Stop block (see {@link #changeXid}).
- * Version 3 (15) adds two-phase commit: Begin Prepare, Prepare, Commit Prepared, Rollback
- * Prepared, Stream Prepare. Version 4 (16) adds the abort LSN and time to Stream Abort, sent only
- * when streaming is {@code parallel}. A message type newer than the decoder's version is an error.
+ * Version 3 (15) adds two-phase commit: Begin Prepare, Prepare, Commit Prepared, Rollback Prepared,
+ * Stream Prepare. Version 4 (16) adds the abort LSN and time to Stream Abort, sent only when
+ * streaming is {@code parallel}. A message type newer than the decoder's version is an error.
  *
  * <p>One decoder per replication connection; not thread-safe.
  */
@@ -42,18 +42,24 @@ public final class PgOutputDecoder {
   private final int protocolVersion;
   private final boolean abortInfo;
   private final boolean deferChanges;
+
   /** Codecs of column types PgBinaryValues does not decode; null unless streaming in binary. */
   private final PgBinaryTypes binaryTypes;
+
   /** True between Stream Start and Stream Stop (protocol 2+); always false in version 1. */
   private boolean inStreamBlock;
+
   /** The [xid] of the last change message decoded in a stream block, 0 outside one. */
   private long changeXid;
+
   /** While {@link #decodeChange} runs: the relations to use instead of the cache, in order. */
   private RelationInfo[] replayRelations;
+
   private int replayNext;
 
   /** Relation cache: each entry a one-element array, handed out as is to deferred changes. */
   private final Map<Integer, RelationInfo[]> relations = new HashMap<>();
+
   private final Map<Integer, String[]> types = new HashMap<>();
   private final PgOutputReader in = new PgOutputReader();
   private final PgTupleReader tuples = new PgTupleReader(in);
@@ -67,9 +73,9 @@ public final class PgOutputDecoder {
    * Creates a decoder.
    *
    * @param protocolVersion the {@code proto_version} given to START_REPLICATION, 1 to 4
-   * @param abortInfo true when Stream Abort carries the abort LSN and time: protocol 4 with
-   *     {@code streaming = parallel} (src/backend/replication/pgoutput/pgoutput.c,
-   *     pgoutput_stream_abort, {@code write_abort_info})
+   * @param abortInfo true when Stream Abort carries the abort LSN and time: protocol 4 with {@code
+   *     streaming = parallel} (src/backend/replication/pgoutput/pgoutput.c, pgoutput_stream_abort,
+   *     {@code write_abort_info})
    * @throws CdcConfigurationException for a version outside 1 to 4, or abort info below 4
    */
   public PgOutputDecoder(int protocolVersion, boolean abortInfo) {
@@ -80,12 +86,12 @@ public final class PgOutputDecoder {
    * Creates a decoder.
    *
    * @param protocolVersion the {@code proto_version} given to START_REPLICATION, 1 to 4
-   * @param abortInfo true when Stream Abort carries the abort LSN and time (protocol 4 with
-   *     {@code streaming = parallel})
-   * @param deferChanges true to pass Insert, Update, Delete, Truncate and transactional Message
-   *     to {@link PgOutputListener#change} undecoded (only their {@code [xid]} and relation oids
-   *     are read and checked), for decoding later with {@link #decodeChange}; false to decode them
-   *     at once
+   * @param abortInfo true when Stream Abort carries the abort LSN and time (protocol 4 with {@code
+   *     streaming = parallel})
+   * @param deferChanges true to pass Insert, Update, Delete, Truncate and transactional Message to
+   *     {@link PgOutputListener#change} undecoded (only their {@code [xid]} and relation oids are
+   *     read and checked), for decoding later with {@link #decodeChange}; false to decode them at
+   *     once
    * @throws CdcConfigurationException for a version outside 1 to 4, or abort info below 4
    */
   public PgOutputDecoder(int protocolVersion, boolean abortInfo, boolean deferChanges) {
@@ -111,7 +117,8 @@ public final class PgOutputDecoder {
     }
     if (abortInfo && protocolVersion < 4) {
       throw new CdcConfigurationException(
-          "Stream Abort carries the abort LSN only with protocol version 4, not " + protocolVersion);
+          "Stream Abort carries the abort LSN only with protocol version 4, not "
+              + protocolVersion);
     }
     this.protocolVersion = protocolVersion;
     this.abortInfo = abortInfo;
@@ -130,10 +137,10 @@ public final class PgOutputDecoder {
   }
 
   /**
-   * Returns the {@code [xid]} of the change (Insert, Update, Delete, Truncate, Message) the
-   * decoder last passed to its listener: inside a Stream Start/Stop block the (sub)transaction that
-   * made the change, which may be a subtransaction of the streamed transaction; 0 outside a block.
-   * Valid during and after the listener call, until the next message.
+   * Returns the {@code [xid]} of the change (Insert, Update, Delete, Truncate, Message) the decoder
+   * last passed to its listener: inside a Stream Start/Stop block the (sub)transaction that made
+   * the change, which may be a subtransaction of the streamed transaction; 0 outside a block. Valid
+   * during and after the listener call, until the next message.
    *
    * @return an unsigned 32-bit transaction id, or 0
    */
@@ -159,9 +166,9 @@ public final class PgOutputDecoder {
    *
    * @param message the message bytes, starting with the message type byte
    * @param listener receives the decoded message
-   * @throws CdcDecodingException if the message is truncated, malformed, of an unknown type,
-   *     refers to a relation not in the cache, or holds a value that does not parse as its type;
-   *     the message names the message type and the byte offset within the message
+   * @throws CdcDecodingException if the message is truncated, malformed, of an unknown type, refers
+   *     to a relation not in the cache, or holds a value that does not parse as its type; the
+   *     message names the message type and the byte offset within the message
    */
   public void decode(ByteBuffer message, PgOutputListener listener) {
     byte[] array;
@@ -378,7 +385,8 @@ public final class PgOutputDecoder {
    * timestamp i64, xid i32, gid str (proto.c, logicalrep_write_prepare_common and
    * logicalrep_write_commit_prepared).
    */
-  private record TwoPhaseFields(int flags, PgLsn lsn, PgLsn endLsn, Instant time, long xid, String gid) {}
+  private record TwoPhaseFields(
+      int flags, PgLsn lsn, PgLsn endLsn, Instant time, long xid, String gid) {}
 
   private TwoPhaseFields readTwoPhaseFields() {
     requireVersion(3);
@@ -414,7 +422,8 @@ public final class PgOutputDecoder {
     long xid = readXid();
     String gid = in.readString();
     in.expectEnd();
-    listener.rollbackPrepared(flags, prepareEndLsn, rollbackEndLsn, prepareTime, rollbackTime, xid, gid);
+    listener.rollbackPrepared(
+        flags, prepareEndLsn, rollbackEndLsn, prepareTime, rollbackTime, xid, gid);
   }
 
   private static Instant pgTimestamp(long micros) {
@@ -518,8 +527,13 @@ public final class PgOutputDecoder {
         }
       }
     } catch (RuntimeException e) {
-      throw in.error(0, "cannot resolve the column types of " + relation.describe()
-          + " for binary decoding: " + e.getMessage(), e);
+      throw in.error(
+          0,
+          "cannot resolve the column types of "
+              + relation.describe()
+              + " for binary decoding: "
+              + e.getMessage(),
+          e);
     }
     return relation.withBinaryCodecs(codecs);
   }
@@ -556,8 +570,11 @@ public final class PgOutputDecoder {
     int oid = in.readInt32();
     if (replayRelations != null) {
       if (replayNext >= replayRelations.length || replayRelations[replayNext].oid() != oid) {
-        throw in.error(at, "relation oid " + Integer.toUnsignedString(oid)
-            + " differs from the one recorded when the message was first decoded");
+        throw in.error(
+            at,
+            "relation oid "
+                + Integer.toUnsignedString(oid)
+                + " differs from the one recorded when the message was first decoded");
       }
       return new RelationInfo[] {replayRelations[replayNext++]};
     }
@@ -607,8 +624,7 @@ public final class PgOutputDecoder {
     boolean full = tuples.expectTupleType("KO") == 'O';
     Object[] old = tuples.readTuple(relation, !full);
     in.expectEnd();
-    listener.delete(
-        relation, Row.of(full ? relation.columns() : relation.keyColumns(), old), full);
+    listener.delete(relation, Row.of(full ? relation.columns() : relation.keyColumns(), old), full);
   }
 
   private void truncate(PgOutputListener listener) {

@@ -11,8 +11,8 @@ import java.util.List;
  * versions 1 to 4 (PostgreSQL docs, 55.9 Logical Replication Message Formats; writer side:
  * src/backend/replication/logical/proto.c, {@code logicalrep_write_*}).
  *
- * <p>The decoder calls a method only after the whole message decoded without error, so a
- * listener never sees half a message. Exceptions a listener throws propagate out of {@link
+ * <p>The decoder calls a method only after the whole message decoded without error, so a listener
+ * never sees half a message. Exceptions a listener throws propagate out of {@link
  * PgOutputDecoder#decode} unchanged. Timestamps are converted from PostgreSQL's microseconds since
  * 2000-01-01T00:00:00Z. Transaction ids are unsigned 32-bit values in {@code [0, 2^32)}. Inside a
  * Stream Start/Stop block, the (sub)transaction of each change is {@link
@@ -48,8 +48,8 @@ public interface PgOutputListener {
   void origin(PgLsn originLsn, String name);
 
   /**
-   * Relation ({@code 'R'}): a table's description, sent before its first row change and again
-   * after DDL. Called after the decoder replaced its cache entry for {@code relation.oid()}.
+   * Relation ({@code 'R'}): a table's description, sent before its first row change and again after
+   * DDL. Called after the decoder replaced its cache entry for {@code relation.oid()}.
    *
    * @param relation the new description, not null
    */
@@ -77,9 +77,9 @@ public interface PgOutputListener {
    * Update ({@code 'U'}).
    *
    * @param relation the table, from the decoder's cache
-   * @param oldRow the old row: all columns when {@code oldRowIsFull} ({@code 'O'}, REPLICA
-   *     IDENTITY FULL), only {@link RelationInfo#keyColumns()} otherwise ({@code 'K'}); null when
-   *     PostgreSQL sent no old tuple (the key did not change)
+   * @param oldRow the old row: all columns when {@code oldRowIsFull} ({@code 'O'}, REPLICA IDENTITY
+   *     FULL), only {@link RelationInfo#keyColumns()} otherwise ({@code 'K'}); null when PostgreSQL
+   *     sent no old tuple (the key did not change)
    * @param oldRowIsFull true for an {@code 'O'} tuple, false for {@code 'K'} or none
    * @param newRow every column of the new row; unchanged TOAST columns are filled from the old row
    *     where it carries their value
@@ -105,8 +105,8 @@ public interface PgOutputListener {
   void truncate(List<RelationInfo> relations, boolean cascade, boolean restartIdentity);
 
   /**
-   * Message ({@code 'M'}): a logical decoding message written by {@code
-   * pg_logical_emit_message} (sent only with the {@code messages} option).
+   * Message ({@code 'M'}): a logical decoding message written by {@code pg_logical_emit_message}
+   * (sent only with the {@code messages} option).
    *
    * @param transactional flag bit 1: part of the enclosing transaction
    * @param lsn the LSN of the message
@@ -139,15 +139,14 @@ public interface PgOutputListener {
   void streamCommit(long xid, int flags, PgLsn commitLsn, PgLsn endLsn, Instant commitTime);
 
   /**
-   * Stream Abort ({@code 'A'}, protocol 2+): a streamed transaction, or one of its
-   * subtransactions, aborted.
+   * Stream Abort ({@code 'A'}, protocol 2+): a streamed transaction, or one of its subtransactions,
+   * aborted.
    *
    * @param xid the top-level transaction
-   * @param subxid the aborted transaction: {@code xid} itself, or a subtransaction of it (only
-   *     its changes, and those of its own subtransactions, which get their own Stream Abort, are
-   *     void)
-   * @param abortLsn the abort record's LSN, or null (sent only with protocol 4 and {@code
-   *     streaming = parallel})
+   * @param subxid the aborted transaction: {@code xid} itself, or a subtransaction of it (only its
+   *     changes, and those of its own subtransactions, which get their own Stream Abort, are void)
+   * @param abortLsn the abort record's LSN, or null (sent only with protocol 4 and {@code streaming
+   *     = parallel})
    * @param abortTime the abort time, or null likewise
    */
   void streamAbort(long xid, long subxid, PgLsn abortLsn, Instant abortTime);
@@ -177,7 +176,12 @@ public interface PgOutputListener {
    * @param gid the global identifier
    */
   void prepare(
-      boolean streamed, int flags, PgLsn prepareLsn, PgLsn endLsn, Instant prepareTime, long xid,
+      boolean streamed,
+      int flags,
+      PgLsn prepareLsn,
+      PgLsn endLsn,
+      Instant prepareTime,
+      long xid,
       String gid);
 
   /**
@@ -190,7 +194,8 @@ public interface PgOutputListener {
    * @param xid the transaction
    * @param gid the global identifier
    */
-  void commitPrepared(int flags, PgLsn commitLsn, PgLsn endLsn, Instant commitTime, long xid, String gid);
+  void commitPrepared(
+      int flags, PgLsn commitLsn, PgLsn endLsn, Instant commitTime, long xid, String gid);
 
   /**
    * Rollback Prepared ({@code 'r'}, protocol 3+): a prepared transaction was rolled back.
@@ -204,8 +209,13 @@ public interface PgOutputListener {
    * @param gid the global identifier
    */
   void rollbackPrepared(
-      int flags, PgLsn prepareEndLsn, PgLsn rollbackEndLsn, Instant prepareTime,
-      Instant rollbackTime, long xid, String gid);
+      int flags,
+      PgLsn prepareEndLsn,
+      PgLsn rollbackEndLsn,
+      Instant prepareTime,
+      Instant rollbackTime,
+      long xid,
+      String gid);
 
   /**
    * A change message passed on undecoded, by a decoder created with {@code deferChanges}: Insert,
@@ -216,8 +226,8 @@ public interface PgOutputListener {
    * @param message the whole message, position at its type byte; the listener may keep it (the
    *     replication stream hands out a fresh array per message) but must not modify it
    * @param hasXid true inside a stream block (the message has an {@code [xid]})
-   * @param relations the relations the message refers to, in message order (one for Insert,
-   *     Update, Delete; each truncated table; none for Message); not to be modified
+   * @param relations the relations the message refers to, in message order (one for Insert, Update,
+   *     Delete; each truncated table; none for Message); not to be modified
    */
   default void change(ByteBuffer message, boolean hasXid, RelationInfo[] relations) {
     throw new UnsupportedOperationException("this listener does not take deferred changes");

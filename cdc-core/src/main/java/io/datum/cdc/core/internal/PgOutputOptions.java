@@ -8,10 +8,10 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The pgoutput options of one connection, checked against the server's version: pgoutput refuses
- * an option it does not know, so each is sent only where the server has it (src/backend/
- * replication/pgoutput/pgoutput.c, parse_output_parameters; PostgreSQL docs, 55.5 Logical
- * Streaming Replication Protocol, "Logical Streaming Replication Parameters").
+ * The pgoutput options of one connection, checked against the server's version: pgoutput refuses an
+ * option it does not know, so each is sent only where the server has it (src/backend/
+ * replication/pgoutput/pgoutput.c, parse_output_parameters; PostgreSQL docs, 55.5 Logical Streaming
+ * Replication Protocol, "Logical Streaming Replication Parameters").
  *
  * <p>Protocol versions: 1 (10+), 2 (14+, streaming), 3 (15+, two-phase), 4 (16+, parallel
  * streaming). Options: {@code messages} and {@code binary} (14+), {@code streaming on} (14+, proto
@@ -47,8 +47,8 @@ record PgOutputOptions(int protocolVersion, Map<String, String> slotOptions, boo
    * @param config the source's settings; protocol version 0 means the highest the server supports
    * @param serverVersionNum the server's {@code server_version_num}
    * @return the options
-   * @throws CdcConfigurationException naming the option, what it needs and the server's version,
-   *     if the server or the chosen protocol version is too old for a requested option
+   * @throws CdcConfigurationException naming the option, what it needs and the server's version, if
+   *     the server or the chosen protocol version is too old for a requested option
    */
   static PgOutputOptions negotiate(SourceConfig config, int serverVersionNum) {
     int highest = highestProtocol(serverVersionNum);
@@ -56,15 +56,31 @@ record PgOutputOptions(int protocolVersion, Map<String, String> slotOptions, boo
     String server = "the server is " + serverVersionNum + " (server_version_num)";
     if (version > highest) {
       throw new CdcConfigurationException(
-          "pgoutput protocol version " + version + " needs PostgreSQL "
-              + new String[] {"", "10", "14", "15", "16"}[version] + " or later; " + server);
+          "pgoutput protocol version "
+              + version
+              + " needs PostgreSQL "
+              + new String[] {"", "10", "14", "15", "16"}[version]
+              + " or later; "
+              + server);
     }
     Map<String, String> options = new LinkedHashMap<>();
     options.put("proto_version", Integer.toString(version));
     require(config.messages(), "messages", 140000, 1, serverVersionNum, version);
     require(config.binary(), "binary", 140000, 1, serverVersionNum, version);
-    require(config.streaming() == StreamingMode.ON, "streaming on", 140000, 2, serverVersionNum, version);
-    require(config.streaming() == StreamingMode.PARALLEL, "streaming parallel", 160000, 4, serverVersionNum, version);
+    require(
+        config.streaming() == StreamingMode.ON,
+        "streaming on",
+        140000,
+        2,
+        serverVersionNum,
+        version);
+    require(
+        config.streaming() == StreamingMode.PARALLEL,
+        "streaming parallel",
+        160000,
+        4,
+        serverVersionNum,
+        version);
     require(config.twoPhase(), "two_phase", 150000, 3, serverVersionNum, version);
     require(config.origin() != null, "origin", 160000, 1, serverVersionNum, version);
     if (config.messages()) {
@@ -84,7 +100,9 @@ record PgOutputOptions(int protocolVersion, Map<String, String> slotOptions, boo
       options.put("origin", config.origin() == OriginFilter.NONE ? "none" : "any");
     }
     return new PgOutputOptions(
-        version, Collections.unmodifiableMap(options), config.streaming() == StreamingMode.PARALLEL);
+        version,
+        Collections.unmodifiableMap(options),
+        config.streaming() == StreamingMode.PARALLEL);
   }
 
   private static void require(
@@ -94,13 +112,23 @@ record PgOutputOptions(int protocolVersion, Map<String, String> slotOptions, boo
     }
     if (server < minServer) {
       throw new CdcConfigurationException(
-          "the pgoutput option " + option + " needs PostgreSQL " + minServer / 10000
-              + " or later; the server is " + server + " (server_version_num)");
+          "the pgoutput option "
+              + option
+              + " needs PostgreSQL "
+              + minServer / 10000
+              + " or later; the server is "
+              + server
+              + " (server_version_num)");
     }
     if (protocol < minProtocol) {
       throw new CdcConfigurationException(
-          "the pgoutput option " + option + " needs protocol version " + minProtocol
-              + " or later, but protocol version " + protocol + " was chosen");
+          "the pgoutput option "
+              + option
+              + " needs protocol version "
+              + minProtocol
+              + " or later, but protocol version "
+              + protocol
+              + " was chosen");
     }
   }
 

@@ -148,11 +148,16 @@ final class PgTemporalValues {
         case 'D' -> days = Math.addExact(days, sign * whole);
         case 'h' -> micros = Math.addExact(micros, Math.multiplyExact(sign * whole, HOUR));
         case 'm' -> micros = Math.addExact(micros, Math.multiplyExact(sign * whole, MINUTE));
-        case 's' -> micros = Math.addExact(
-            micros,
-            sign * Math.addExact(Math.multiplyExact(whole, 1_000_000L), Math.max(fraction, 0)));
-        default -> throw new IllegalArgumentException(
-            "unknown ISO-8601 interval unit '" + unit + "' at index " + (i - 1));
+        case 's' ->
+            micros =
+                Math.addExact(
+                    micros,
+                    sign
+                        * Math.addExact(
+                            Math.multiplyExact(whole, 1_000_000L), Math.max(fraction, 0)));
+        default ->
+            throw new IllegalArgumentException(
+                "unknown ISO-8601 interval unit '" + unit + "' at index " + (i - 1));
       }
       any = true;
     }

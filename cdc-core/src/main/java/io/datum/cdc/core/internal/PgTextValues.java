@@ -52,25 +52,63 @@ public final class PgTextValues {
 
   /** Builtin type names (pg_catalog) to oids: scalars, then arrays as {name, oid, element oid}. */
   private static final Object[][] BUILTINS = {
-    {"bool", BOOL}, {"bytea", BYTEA}, {"char", CHAR}, {"name", NAME}, {"int8", INT8},
-    {"int2", INT2}, {"int4", INT4}, {"text", TEXT}, {"oid", OID}, {"json", JSON},
-    {"float4", FLOAT4}, {"float8", FLOAT8}, {"bpchar", BPCHAR}, {"varchar", VARCHAR},
-    {"date", DATE}, {"time", TIME}, {"timestamp", TIMESTAMP}, {"timestamptz", TIMESTAMPTZ},
-    {"interval", INTERVAL}, {"timetz", TIMETZ}, {"numeric", NUMERIC}, {"uuid", UUID_OID},
+    {"bool", BOOL},
+    {"bytea", BYTEA},
+    {"char", CHAR},
+    {"name", NAME},
+    {"int8", INT8},
+    {"int2", INT2},
+    {"int4", INT4},
+    {"text", TEXT},
+    {"oid", OID},
+    {"json", JSON},
+    {"float4", FLOAT4},
+    {"float8", FLOAT8},
+    {"bpchar", BPCHAR},
+    {"varchar", VARCHAR},
+    {"date", DATE},
+    {"time", TIME},
+    {"timestamp", TIMESTAMP},
+    {"timestamptz", TIMESTAMPTZ},
+    {"interval", INTERVAL},
+    {"timetz", TIMETZ},
+    {"numeric", NUMERIC},
+    {"uuid", UUID_OID},
     {"jsonb", JSONB},
-    {"_bool", 1000, BOOL}, {"_bytea", 1001, BYTEA}, {"_char", 1002, CHAR},
-    {"_name", 1003, NAME}, {"_int2", 1005, INT2}, {"_int4", 1007, INT4}, {"_text", 1009, TEXT},
-    {"_bpchar", 1014, BPCHAR}, {"_varchar", 1015, VARCHAR}, {"_int8", 1016, INT8},
-    {"_float4", 1021, FLOAT4}, {"_float8", 1022, FLOAT8}, {"_oid", 1028, OID},
-    {"_json", 199, JSON}, {"_timestamp", 1115, TIMESTAMP}, {"_date", 1182, DATE},
-    {"_time", 1183, TIME}, {"_timestamptz", 1185, TIMESTAMPTZ}, {"_interval", 1187, INTERVAL},
-    {"_numeric", 1231, NUMERIC}, {"_timetz", 1270, TIMETZ}, {"_uuid", 2951, UUID_OID},
+    {"_bool", 1000, BOOL},
+    {"_bytea", 1001, BYTEA},
+    {"_char", 1002, CHAR},
+    {"_name", 1003, NAME},
+    {"_int2", 1005, INT2},
+    {"_int4", 1007, INT4},
+    {"_text", 1009, TEXT},
+    {"_bpchar", 1014, BPCHAR},
+    {"_varchar", 1015, VARCHAR},
+    {"_int8", 1016, INT8},
+    {"_float4", 1021, FLOAT4},
+    {"_float8", 1022, FLOAT8},
+    {"_oid", 1028, OID},
+    {"_json", 199, JSON},
+    {"_timestamp", 1115, TIMESTAMP},
+    {"_date", 1182, DATE},
+    {"_time", 1183, TIME},
+    {"_timestamptz", 1185, TIMESTAMPTZ},
+    {"_interval", 1187, INTERVAL},
+    {"_numeric", 1231, NUMERIC},
+    {"_timetz", 1270, TIMETZ},
+    {"_uuid", 2951, UUID_OID},
     {"_jsonb", 3807, JSONB},
     // arrays of builtins kept as text (elements Strings): xml, money, cidr, inet, macaddr,
     // bit, varbit, pg_lsn, jsonpath
-    {"_xml", 143, 142}, {"_money", 791, 790}, {"_cidr", 651, 650}, {"_inet", 1041, 869},
-    {"_macaddr", 1040, 829}, {"_bit", 1561, 1560}, {"_varbit", 1563, 1562},
-    {"_pg_lsn", 3221, 3220}, {"_jsonpath", 4073, 4072},
+    {"_xml", 143, 142},
+    {"_money", 791, 790},
+    {"_cidr", 651, 650},
+    {"_inet", 1041, 869},
+    {"_macaddr", 1040, 829},
+    {"_bit", 1561, 1560},
+    {"_varbit", 1563, 1562},
+    {"_pg_lsn", 3221, 3220},
+    {"_jsonpath", 4073, 4072},
   };
 
   private static final Map<String, Integer> OID_BY_NAME = new HashMap<>();
@@ -90,8 +128,8 @@ public final class PgTextValues {
   private PgTextValues() {}
 
   /**
-   * Returns the oid of a builtin type this class decodes, by its pg_catalog name (as a Type
-   * message names a domain's base type).
+   * Returns the oid of a builtin type this class decodes, by its pg_catalog name (as a Type message
+   * names a domain's base type).
    *
    * @param name a type name such as {@code int4} or {@code _text}
    * @return the oid, or 0 if the name is not one this class decodes

@@ -15,15 +15,17 @@ final class PgTupleReader {
 
   private final PgOutputReader in;
 
-  /** @param in the decoder's reader, positioned by the decoder before each call */
+  /**
+   * @param in the decoder's reader, positioned by the decoder before each call
+   */
   PgTupleReader(PgOutputReader in) {
     this.in = in;
   }
 
   /**
    * Replaces unchanged-TOAST markers of the new row by the old row's value where the old tuple
-   * carries it: every column of an {@code 'O'} tuple, the key columns of a {@code 'K'} tuple
-   * (an unchanged TOASTed value is the old value, so either is exact).
+   * carries it: every column of an {@code 'O'} tuple, the key columns of a {@code 'K'} tuple (an
+   * unchanged TOASTed value is the old value, so either is exact).
    */
   static void fillUnchangedToast(
       RelationInfo relation, Object[] values, Object[] old, boolean full) {
@@ -92,14 +94,15 @@ final class PgTupleReader {
           int length = in.offset() - in.offsetOf(start);
           value = wanted ? decodeBinaryValue(relation, i, start, length) : null;
         }
-        default -> throw in.error(
-            kindAt,
-            "unknown tuple data kind "
-                + PgOutputReader.describeByte(kind)
-                + " for column \""
-                + columns.get(i).name()
-                + "\" of "
-                + relation.describe());
+        default ->
+            throw in.error(
+                kindAt,
+                "unknown tuple data kind "
+                    + PgOutputReader.describeByte(kind)
+                    + " for column \""
+                    + columns.get(i).name()
+                    + "\" of "
+                    + relation.describe());
       }
       if (keyOnly) {
         if (wanted) {
@@ -145,11 +148,22 @@ final class PgTupleReader {
       String failure =
           codec == null
               ? PgBinaryValues.describeFailure(
-                  info.name(), relation.describe(), info.typeOid(), oid, in.array(), start,
-                  length, e)
+                  info.name(),
+                  relation.describe(),
+                  info.typeOid(),
+                  oid,
+                  in.array(),
+                  start,
+                  length,
+                  e)
               : PgBinaryValues.describeFailure(
-                  info.name(), relation.describe(), "type " + codec.describe(), in.array(),
-                  start, length, e);
+                  info.name(),
+                  relation.describe(),
+                  "type " + codec.describe(),
+                  in.array(),
+                  start,
+                  length,
+                  e);
       throw in.error(in.offsetOf(start), failure, e);
     }
   }

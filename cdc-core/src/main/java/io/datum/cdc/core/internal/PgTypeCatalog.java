@@ -29,16 +29,16 @@ import org.slf4j.LoggerFactory;
  *
  * <p>When: {@link #preload} at start, for every column type of the published tables; then at a
  * Relation message, {@link #prepare} for any of its column types not known yet (a type created
- * while the source runs), with a connection opened for that one query. Each oid is queried once
- * and cached for the life of the connection's decoder; nothing is queried per row, except that a
+ * while the source runs), with a connection opened for that one query. Each oid is queried once and
+ * cached for the life of the connection's decoder; nothing is queried per row, except that a
  * composite value whose field type the cached attribute list does not hold (an attribute added by
  * {@code ALTER TYPE} since) resolves that field type once.
  *
  * <p>Types stay undecodable, their codec failing with a message that names the type and why: base
  * types outside PostgreSQL's builtins (extension types such as {@code hstore}, {@code citext} or
  * PostGIS {@code geometry}: their send format is the extension's own), builtin types {@link
- * PgBinaryOutput} does not render ({@code regclass} and the other {@code reg*} types, whose text
- * is a catalog name the oid does not carry; {@code tsquery}, {@code pg_node_tree} ...), and types
+ * PgBinaryOutput} does not render ({@code regclass} and the other {@code reg*} types, whose text is
+ * a catalog name the oid does not carry; {@code tsquery}, {@code pg_node_tree} ...), and types
  * dropped before the catalog was asked. Used by the replication thread only (not thread-safe).
  */
 final class PgTypeCatalog implements PgBinaryTypes {
@@ -74,8 +74,10 @@ final class PgTypeCatalog implements PgBinaryTypes {
 
   private final ConnectionSource connections;
   private final Map<Integer, PgTypeInfo> infos = new HashMap<>();
+
   /** Oids asked for that pg_type did not hold. */
   private final Set<Integer> missing = new java.util.HashSet<>();
+
   private final Map<Integer, PgBinaryCodec> codecs = new HashMap<>();
   private ZoneId zone;
   private String zoneName;
@@ -102,9 +104,11 @@ final class PgTypeCatalog implements PgBinaryTypes {
       try {
         zone = ZoneId.of(timeZone);
       } catch (DateTimeException e) {
-        LOG.warn("replication session TimeZone {} is not a zone the JVM knows: timestamptz"
-            + " inside ranges, composites and arrays of user types cannot be decoded in binary"
-            + " mode", timeZone);
+        LOG.warn(
+            "replication session TimeZone {} is not a zone the JVM knows: timestamptz"
+                + " inside ranges, composites and arrays of user types cannot be decoded in binary"
+                + " mode",
+            timeZone);
       }
     }
     codecs.clear();
@@ -191,7 +195,8 @@ final class PgTypeCatalog implements PgBinaryTypes {
           continue;
         }
         for (int dependency : info.dependencies()) {
-          if (needsCatalog(dependency) && !infos.containsKey(dependency)
+          if (needsCatalog(dependency)
+              && !infos.containsKey(dependency)
               && !missing.contains(dependency)) {
             next.add(dependency);
           }
@@ -252,8 +257,8 @@ final class PgTypeCatalog implements PgBinaryTypes {
     }
     PgTypeInfo info = infos.get(oid);
     if (info == null) {
-      return new PgBinaryCodec.Unsupported(oid, "type",
-          "it is not in pg_type (dropped before the catalog was asked?)");
+      return new PgBinaryCodec.Unsupported(
+          oid, "type", "it is not in pg_type (dropped before the catalog was asked?)");
     }
     String name = info.qualifiedName();
     if (depth > 32) { // the server limits nesting far below; guards against a corrupt catalog
@@ -271,24 +276,29 @@ final class PgTypeCatalog implements PgBinaryTypes {
         return new PgBinaryCodec.Range(oid, name, cached(info.rangeSubtype(), depth + 1));
       case 'm':
         return new PgBinaryCodec.Multirange(oid, name, cached(info.multirangeOf(), depth + 1));
-      case 'c': {
-        int[] fieldOids = info.attributeTypes();
-        PgBinaryCodec[] fields = new PgBinaryCodec[fieldOids.length];
-        for (int i = 0; i < fields.length; i++) {
-          fields[i] = cached(fieldOids[i], depth + 1);
+      case 'c':
+        {
+          int[] fieldOids = info.attributeTypes();
+          PgBinaryCodec[] fields = new PgBinaryCodec[fieldOids.length];
+          for (int i = 0; i < fields.length; i++) {
+            fields[i] = cached(fieldOids[i], depth + 1);
+          }
+          return new PgBinaryCodec.Composite(oid, name, fieldOids, fields, this::codec);
         }
-        return new PgBinaryCodec.Composite(oid, name, fieldOids, fields, this::codec);
-      }
       case 'b':
-        return new PgBinaryCodec.Unsupported(oid, name, "it is a base type whose binary format"
-            + (info.schema().equals("pg_catalog")
-                ? " datum-cdc does not decode"
-                : " is its extension's own (typsend " + (info.hasSend() ? "set" : "not set")
-                    + ")")
-            + "; stream with binary(false), where it arrives as its text output");
+        return new PgBinaryCodec.Unsupported(
+            oid,
+            name,
+            "it is a base type whose binary format"
+                + (info.schema().equals("pg_catalog")
+                    ? " datum-cdc does not decode"
+                    : " is its extension's own (typsend "
+                        + (info.hasSend() ? "set" : "not set")
+                        + ")")
+                + "; stream with binary(false), where it arrives as its text output");
       default:
-        return new PgBinaryCodec.Unsupported(oid, name, "its kind (typtype '" + info.kind()
-            + "') has no binary decoder");
+        return new PgBinaryCodec.Unsupported(
+            oid, name, "its kind (typtype '" + info.kind() + "') has no binary decoder");
     }
   }
 

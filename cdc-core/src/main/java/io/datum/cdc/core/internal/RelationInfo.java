@@ -12,19 +12,18 @@ import java.util.Objects;
  * Replication Message Formats, "Relation"; src/backend/replication/logical/proto.c, {@code
  * logicalrep_write_rel}). With REPLICA IDENTITY FULL every column is flagged as key.
  *
- * <p>The arrays are owned by this record and must not be modified by callers (a record cannot
- * hide them without a copy per row).
+ * <p>The arrays are owned by this record and must not be modified by callers (a record cannot hide
+ * them without a copy per row).
  *
  * @param oid the relation's oid, the identifier later messages use
  * @param table schema and name; an empty namespace in the message is {@code pg_catalog}
- * @param replicaIdentity {@code 'd'} default (primary key), {@code 'n'} nothing, {@code 'f'}
- *     full, {@code 'i'} index
+ * @param replicaIdentity {@code 'd'} default (primary key), {@code 'n'} nothing, {@code 'f'} full,
+ *     {@code 'i'} index
  * @param columns the published columns in order; unmodifiable, shared by every Row of the relation
  * @param keyColumns the replica-identity columns in order; unmodifiable, shared by every key Row
  * @param keyIndexes for each key column, its position in {@code columns}
- * @param valueTypeOids for each column, the oid of the builtin type whose text decoder applies
- *     (the column's own oid, or a domain's base type; see {@link PgTextValues#decode(int,
- *     String)})
+ * @param valueTypeOids for each column, the oid of the builtin type whose text decoder applies (the
+ *     column's own oid, or a domain's base type; see {@link PgTextValues#decode(int, String)})
  * @param binaryCodecs null, or per column the codec for binary ({@code 'b'}) values of a type that
  *     {@link PgBinaryValues} does not decode (null entries for the others), resolved from the
  *     catalog at Relation time when the source streams in binary mode (see {@link PgTypeCatalog})
@@ -51,7 +50,8 @@ public record RelationInfo(
     }
     columns = List.copyOf(columns);
     keyColumns = List.copyOf(keyColumns);
-    if (keyColumns.size() != keyIndexes.length || columns.size() != valueTypeOids.length
+    if (keyColumns.size() != keyIndexes.length
+        || columns.size() != valueTypeOids.length
         || (binaryCodecs != null && binaryCodecs.length != columns.size())) {
       throw new IllegalArgumentException("relation " + table + ": inconsistent column arrays");
     }

@@ -32,12 +32,14 @@ import org.slf4j.LoggerFactory;
 final class ReplicationLoop {
 
   private static final Logger LOG = LoggerFactory.getLogger(ReplicationLoop.class);
+
   /**
    * How long to park after {@code readPending()} found nothing. pgjdbc's {@code readPending()}
-   * itself waits up to 1 ms on the socket (PGStream.hasMessagePending), so parking longer only
-   * adds latency when the walsender is the slower side; 0.2 ms keeps an idle source cheap.
+   * itself waits up to 1 ms on the socket (PGStream.hasMessagePending), so parking longer only adds
+   * latency when the walsender is the slower side; 0.2 ms keeps an idle source cheap.
    */
   private static final long IDLE_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+
   private static final long MIN_FEEDBACK_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
   private static final long IDLE_ADVANCE_GAP_NANOS = TimeUnit.SECONDS.toNanos(1);
 
@@ -45,12 +47,17 @@ final class ReplicationLoop {
   private final SourceCheckpointHandle handle;
   private final FeedbackCoordinator coordinator;
   private final BlockingQueue<ChangeEvent> handoff;
+
   /** Created by {@link #open} once the protocol version is negotiated. */
   private volatile TransactionAssembler assembler;
+
   private PgOutputOptions protocol;
+
   /** In binary mode, the column types resolved from the catalog; null in text mode. */
   private PgTypeCatalog types;
+
   private final long statusIntervalNanos;
+
   /** Run after a stop request, before the final status update (stores late acknowledgements). */
   private final Runnable beforeFinalFeedback;
 
@@ -98,7 +105,9 @@ final class ReplicationLoop {
       if (!slots.publicationExists(config.publication())) {
         if (!config.createPublication()) {
           throw new CdcReplicationException(
-              "publication \"" + config.publication() + "\" does not exist in "
+              "publication \""
+                  + config.publication()
+                  + "\" does not exist in "
                   + PgErrors.redact(config.jdbcUrl())
                   + "; create it (CREATE PUBLICATION ... FOR TABLE ...) or let the source create it"
                   + " (createPublication(true), pgcdc --create-publication)");
@@ -111,16 +120,21 @@ final class ReplicationLoop {
       }
       if (config.binary()) {
         // binary values of user-defined types need their kind, which pgoutput does not send
-        types = new PgTypeCatalog(
-            () -> DriverManager.getConnection(config.jdbcUrl(), adminProperties()));
+        types =
+            new PgTypeCatalog(
+                () -> DriverManager.getConnection(config.jdbcUrl(), adminProperties()));
         types.preload(admin, config.publication());
       }
       SlotAdmin.SlotState state = slots.slot(slot);
       if (state == null) {
         if (!config.createSlot() || reconnecting) {
           throw new CdcReplicationException(
-              "replication slot \"" + slot + "\" does not exist; create it with"
-                  + " pg_create_logical_replication_slot('" + slot + "', 'pgoutput')"
+              "replication slot \""
+                  + slot
+                  + "\" does not exist; create it with"
+                  + " pg_create_logical_replication_slot('"
+                  + slot
+                  + "', 'pgoutput')"
                   + " or let the source create it (createSlot(true), pgcdc --create-slot)"
                   + (reconnecting ? " (it was dropped while the source was reconnecting)" : ""));
         }
@@ -128,8 +142,13 @@ final class ReplicationLoop {
         if (!stored.isZero() && !config.trustSlotPosition()) {
           // creating a new slot now would silently skip every change since the stored watermark
           throw new CdcReplicationException(
-              "replication slot \"" + slot + "\" does not exist, but " + config.store().location()
-                  + " holds its watermark " + stored + ": the slot was dropped, and a new one would"
+              "replication slot \""
+                  + slot
+                  + "\" does not exist, but "
+                  + config.store().location()
+                  + " holds its watermark "
+                  + stored
+                  + ": the slot was dropped, and a new one would"
                   + " start after the changes in between. Create it anyway only if that loss is"
                   + " acceptable (trustSlotPosition(true), pgcdc --trust-slot-position)");
         }
@@ -142,15 +161,22 @@ final class ReplicationLoop {
         if ("lost".equals(state.walStatus())) {
           // PostgreSQL docs, 53.19 pg_replication_slots: "lost" means required WAL was removed
           throw new CdcReplicationException(
-              "replication slot \"" + slot + "\" is invalidated: PostgreSQL removed WAL it still"
+              "replication slot \""
+                  + slot
+                  + "\" is invalidated: PostgreSQL removed WAL it still"
                   + " needed (wal_status lost, e.g. max_slot_wal_keep_size exceeded); the changes"
                   + " since its position are gone. Drop it and create a new one, knowing that"
                   + " those changes cannot be delivered");
         }
         if (!"pgoutput".equals(state.plugin())) {
           throw new CdcReplicationException(
-              "replication slot \"" + slot + "\" uses plugin " + state.plugin()
-                  + " (type " + state.type() + "); datum-cdc needs a logical slot with pgoutput");
+              "replication slot \""
+                  + slot
+                  + "\" uses plugin "
+                  + state.plugin()
+                  + " (type "
+                  + state.type()
+                  + "); datum-cdc needs a logical slot with pgoutput");
         }
         long waitUntil = System.nanoTime() + config.slotWait().toNanos();
         while (state != null && state.active() && System.nanoTime() < waitUntil && !stopRequested) {
@@ -164,7 +190,10 @@ final class ReplicationLoop {
         }
         if (state.active()) {
           throw new CdcReplicationException(
-              "replication slot \"" + slot + "\" is active for PID " + state.activePid()
+              "replication slot \""
+                  + slot
+                  + "\" is active for PID "
+                  + state.activePid()
                   + "; another consumer is streaming from it");
         }
         PgLsn watermark = coordinator.watermark();
@@ -173,16 +202,25 @@ final class ReplicationLoop {
           // and recreated it): transactions between the two positions would be skipped silently
           if (!config.trustSlotPosition()) {
             throw new CdcReplicationException(
-                "replication slot \"" + slot + "\" has confirmed_flush_lsn "
-                    + state.confirmedFlushLsn() + ", after the watermark " + watermark
-                    + " stored in " + config.store().location() + ": the slot was advanced, or"
+                "replication slot \""
+                    + slot
+                    + "\" has confirmed_flush_lsn "
+                    + state.confirmedFlushLsn()
+                    + ", after the watermark "
+                    + watermark
+                    + " stored in "
+                    + config.store().location()
+                    + ": the slot was advanced, or"
                     + " dropped and recreated, while this consumer was down, and the changes in"
                     + " between cannot be delivered. Resume from the slot's position only if that"
                     + " loss is acceptable (trustSlotPosition(true), pgcdc --trust-slot-position)");
           }
-          LOG.warn("slot {}: confirmed_flush_lsn {} is after the stored watermark {}; trusting the"
+          LOG.warn(
+              "slot {}: confirmed_flush_lsn {} is after the stored watermark {}; trusting the"
                   + " slot as configured: changes in between are not delivered",
-              slot, state.confirmedFlushLsn(), watermark);
+              slot,
+              state.confirmedFlushLsn(),
+              watermark);
         }
       }
       PgLsn stored = coordinator.watermark();
@@ -190,16 +228,29 @@ final class ReplicationLoop {
       if (stored.isAfter(walEnd)) {
         // confirming it would make the server skip every change up to it, on this slot for good
         throw new CdcReplicationException(
-            "the watermark " + stored + " stored in " + config.store().location() + " for slot \""
-                + slot + "\" is after the server's current WAL position " + walEnd + ": the store"
+            "the watermark "
+                + stored
+                + " stored in "
+                + config.store().location()
+                + " for slot \""
+                + slot
+                + "\" is after the server's current WAL position "
+                + walEnd
+                + ": the store"
                 + " belongs to another cluster, or the server was restored from an older backup."
-                + " Delete the slot's checkpoint from the store (for file:, the file " + slot
+                + " Delete the slot's checkpoint from the store (for file:, the file "
+                + slot
                 + ".json in its directory) or use another store, to start from the slot's position");
       }
     } catch (SQLException e) {
       throw PgErrors.map(
-          "cannot check slot \"" + slot + "\" and publication \"" + config.publication() + "\" at "
-              + PgErrors.redact(config.jdbcUrl()), e);
+          "cannot check slot \""
+              + slot
+              + "\" and publication \""
+              + config.publication()
+              + "\" at "
+              + PgErrors.redact(config.jdbcUrl()),
+          e);
     }
     try {
       connection = DriverManager.getConnection(config.jdbcUrl(), replicationProperties());
@@ -229,10 +280,17 @@ final class ReplicationLoop {
         // session's TimeZone, a GUC_REPORT parameter pgjdbc keeps from the server's ParameterStatus
         types.timeZone(connection.unwrap(PGConnection.class).getParameterStatus("TimeZone"));
       }
-      assembler = new TransactionAssembler(
-          slot, coordinator, protocol.decoder(types),
-          new TransactionBuffer.Memory(config.memoryBudget(), config.spillDirectory()));
-      LOG.info("streaming slot {} publication {} from {} with {}", slot, config.publication(), start,
+      assembler =
+          new TransactionAssembler(
+              slot,
+              coordinator,
+              protocol.decoder(types),
+              new TransactionBuffer.Memory(config.memoryBudget(), config.spillDirectory()));
+      LOG.info(
+          "streaming slot {} publication {} from {} with {}",
+          slot,
+          config.publication(),
+          start,
           protocol.slotOptions());
     } catch (SQLException e) {
       closeQuietly();
@@ -331,7 +389,10 @@ final class ReplicationLoop {
     // start of the last message, all of whose output has been processed
     PgLsn walEnd = PgLsn.of(stream.getLastReceiveLSN().asLong());
     if (handle.advanceIdle(walEnd)) {
-      LOG.debug("slot {}: nothing pending, watermark moved to keepalive WAL end {}", config.slot(), walEnd);
+      LOG.debug(
+          "slot {}: nothing pending, watermark moved to keepalive WAL end {}",
+          config.slot(),
+          walEnd);
     }
   }
 
@@ -339,7 +400,8 @@ final class ReplicationLoop {
     PgLsn flush = handle.durableWatermark();
     long now = System.nanoTime();
     boolean changed = !flush.equals(lastSentFlush);
-    if (force || (changed && now - lastStatusNanos >= MIN_FEEDBACK_GAP_NANOS)
+    if (force
+        || (changed && now - lastStatusNanos >= MIN_FEEDBACK_GAP_NANOS)
         || now - lastStatusNanos >= statusIntervalNanos) {
       LogSequenceNumber lsn = LogSequenceNumber.valueOf(flush.asLong());
       stream.setFlushedLSN(lsn);

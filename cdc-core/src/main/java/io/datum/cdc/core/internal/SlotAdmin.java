@@ -23,9 +23,17 @@ final class SlotAdmin {
 
   private static final Logger LOG = LoggerFactory.getLogger(SlotAdmin.class);
 
-  /** What {@code pg_replication_slots} says of a slot (PostgreSQL docs, 53.19 pg_replication_slots). */
-  record SlotState(String plugin, String type, String database, boolean active, Integer activePid,
-      PgLsn confirmedFlushLsn, String walStatus) {}
+  /**
+   * What {@code pg_replication_slots} says of a slot (PostgreSQL docs, 53.19 pg_replication_slots).
+   */
+  record SlotState(
+      String plugin,
+      String type,
+      String database,
+      boolean active,
+      Integer activePid,
+      PgLsn confirmedFlushLsn,
+      String walStatus) {}
 
   private final Connection connection;
 
@@ -43,14 +51,15 @@ final class SlotAdmin {
   }
 
   /**
-   * Returns the server's current WAL position: {@code pg_current_wal_lsn()}, or on a standby
-   * {@code pg_last_wal_replay_lsn()} (PostgreSQL docs, 9.28.4 Backup Control Functions).
+   * Returns the server's current WAL position: {@code pg_current_wal_lsn()}, or on a standby {@code
+   * pg_last_wal_replay_lsn()} (PostgreSQL docs, 9.28.4 Backup Control Functions).
    */
   io.datum.cdc.PgLsn currentWalLsn() throws SQLException {
     try (Statement st = connection.createStatement();
-        ResultSet rs = st.executeQuery(
-            "SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn()"
-                + " ELSE pg_current_wal_lsn() END)::text")) {
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn()"
+                    + " ELSE pg_current_wal_lsn() END)::text")) {
       rs.next();
       return io.datum.cdc.PgLsn.parse(rs.getString(1));
     }
@@ -107,8 +116,8 @@ final class SlotAdmin {
   /**
    * Creates a publication for the given tables, or for all tables if the list is empty.
    *
-   * @param tables {@code schema.table} or {@code table} names (unquoted; a name without a dot is
-   *     in schema {@code public})
+   * @param tables {@code schema.table} or {@code table} names (unquoted; a name without a dot is in
+   *     schema {@code public})
    */
   void createPublication(String publication, List<String> tables) throws SQLException {
     StringBuilder sql =
@@ -122,7 +131,8 @@ final class SlotAdmin {
         String schema = dot < 0 ? "public" : table.substring(0, dot);
         String name = dot < 0 ? table : table.substring(dot + 1);
         if (schema.isEmpty() || name.isEmpty()) {
-          throw new CdcConfigurationException("invalid table name \"" + table + "\": use schema.table");
+          throw new CdcConfigurationException(
+              "invalid table name \"" + table + "\": use schema.table");
         }
         quoted.add(PgErrors.quoteIdentifier(schema) + '.' + PgErrors.quoteIdentifier(name));
       }
@@ -174,7 +184,9 @@ final class SlotAdmin {
                 + slot
                 + "\" is still active for PID "
                 + state.activePid()
-                + (force ? " after terminating it" : "; drop it with force to terminate that process"));
+                + (force
+                    ? " after terminating it"
+                    : "; drop it with force to terminate that process"));
       }
       try {
         Thread.sleep(20); // polling the server's slot state; nothing local to wait on

@@ -13,23 +13,23 @@ import java.util.function.Consumer;
 
 /**
  * The application's acknowledgement path: marks the event in the {@link FeedbackCoordinator} and
- * stores the resulting {@link CdcCheckpoint} (the watermark and the acknowledged events beyond
- * it). The replication loop reports only {@link #durableWatermark()} as flushed, so PostgreSQL
- * never confirms a position the store does not hold.
+ * stores the resulting {@link CdcCheckpoint} (the watermark and the acknowledged events beyond it).
+ * The replication loop reports only {@link #durableWatermark()} as flushed, so PostgreSQL never
+ * confirms a position the store does not hold.
  *
  * <p>When a store happens depends on the durability mode:
  *
  * <ul>
- *   <li>per transaction: when the watermark moves (once per transaction acknowledged in
- *       order), at a keepalive advance, and at stop. After a crash, events acknowledged since the
- *       last store are delivered again.
- *   <li>per event (default): every acknowledgement returns only once a stored checkpoint includes it, so no
- *       event whose acknowledgement returned is delivered again. Concurrent acknowledgements are
- *       group-committed here (one snapshot and one store for all the callers waiting while the
- *       previous store ran) and again by the store. Cost for a single caller: one snapshot
- *       (O(1) for acknowledgements in commit order; at most O(positions between the first
- *       unacknowledged and the newest acknowledged event / 48)) and one store write per call.
- *       The acknowledgement itself is recorded lock-free; only the stores are serialised.
+ *   <li>per transaction: when the watermark moves (once per transaction acknowledged in order), at
+ *       a keepalive advance, and at stop. After a crash, events acknowledged since the last store
+ *       are delivered again.
+ *   <li>per event (default): every acknowledgement returns only once a stored checkpoint includes
+ *       it, so no event whose acknowledgement returned is delivered again. Concurrent
+ *       acknowledgements are group-committed here (one snapshot and one store for all the callers
+ *       waiting while the previous store ran) and again by the store. Cost for a single caller: one
+ *       snapshot (O(1) for acknowledgements in commit order; at most O(positions between the first
+ *       unacknowledged and the newest acknowledged event / 48)) and one store write per call. The
+ *       acknowledgement itself is recorded lock-free; only the stores are serialised.
  * </ul>
  *
  * <p>Stores are serialised by one lock, so stored checkpoints never go backwards.
@@ -46,13 +46,16 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
   private final boolean durableEachAcknowledgement;
   private final Object storeLock = new Object();
   private volatile PgLsn durableWatermark;
+
   /**
    * Stores begun so far, each numbered by this count; written under storeLock. An acknowledgement
    * that reads {@code n} after it was recorded is included by every store numbered above n.
    */
   private volatile long storesBegun;
+
   /** The number of the last store that completed; storeLock. */
   private long storesDone;
+
   /** What the last completed store wrote; storeLock. */
   private CdcCheckpoint lastStored;
 
@@ -62,8 +65,8 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
    * @param asyncExecutor runs the stores of {@link #checkpointAsync}
    * @param onStoreFailure told about a failed store before it is thrown (stops the source)
    * @param onWatermarkMoved told after a store moved the durable watermark (wakes the loop)
-   * @param durableEachAcknowledgement per-event durability: every acknowledgement is stored
-   *     before it returns
+   * @param durableEachAcknowledgement per-event durability: every acknowledgement is stored before
+   *     it returns
    */
   public SourceCheckpointHandle(
       FeedbackCoordinator coordinator,
@@ -90,9 +93,9 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
   }
 
   /**
-   * Marks the event in the coordinator: lock-free with per-event durability (the store's
-   * snapshot moves the watermark); with per-transaction durability, the watermark is moved here
-   * when this acknowledgement completes the acknowledged prefix.
+   * Marks the event in the coordinator: lock-free with per-event durability (the store's snapshot
+   * moves the watermark); with per-transaction durability, the watermark is moved here when this
+   * acknowledgement completes the acknowledged prefix.
    *
    * @return whether a store must include it before it counts as done
    */

@@ -31,8 +31,10 @@ public final class SourceRuntime {
   private final SourceConfig config;
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
-  private final java.util.concurrent.atomic.AtomicLong reconnects = new java.util.concurrent.atomic.AtomicLong();
-  private final java.util.concurrent.atomic.AtomicLong eventsHandled = new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong reconnects =
+      new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong eventsHandled =
+      new java.util.concurrent.atomic.AtomicLong();
   private volatile long transactionsDeliveredBefore;
   private volatile long startNanos;
   private final CompletableFuture<Void> termination = new CompletableFuture<>();
@@ -63,11 +65,19 @@ public final class SourceRuntime {
     CdcCheckpoint stored = config.store().load(config.slot()).orElse(null);
     this.coordinator = new FeedbackCoordinator(config.slot(), stored);
     this.handle =
-        new SourceCheckpointHandle(coordinator, config.store(), asyncAcks, this::fail, this::wakeLoop,
+        new SourceCheckpointHandle(
+            coordinator,
+            config.store(),
+            asyncAcks,
+            this::fail,
+            this::wakeLoop,
             config.durableEachAcknowledgement());
     if (stored != null) {
-      LOG.info("slot {}: resuming at stored watermark {} ({} partly acknowledged transactions)",
-          config.slot(), stored.watermark(), stored.acknowledgedBeyond().size());
+      LOG.info(
+          "slot {}: resuming at stored watermark {} ({} partly acknowledged transactions)",
+          config.slot(),
+          stored.watermark(),
+          stored.acknowledgedBeyond().size());
     }
   }
 
@@ -91,10 +101,13 @@ public final class SourceRuntime {
     if (!java.nio.file.Files.isDirectory(spill) || !java.nio.file.Files.isWritable(spill)) {
       asyncAcks.shutdown();
       throw new io.datum.cdc.CdcConfigurationException(
-          "spill directory " + spill + " is not a writable directory (spillDirectory, pgcdc --spill-dir)");
+          "spill directory "
+              + spill
+              + " is not a writable directory (spillDirectory, pgcdc --spill-dir)");
     }
     handoff = new ArrayBlockingQueue<>(config.handoffCapacity());
-    ReplicationLoop opened = new ReplicationLoop(config, coordinator, handle, handoff, this::beforeFinalFeedback);
+    ReplicationLoop opened =
+        new ReplicationLoop(config, coordinator, handle, handoff, this::beforeFinalFeedback);
     try {
       opened.open();
     } catch (RuntimeException e) {
@@ -104,7 +117,8 @@ public final class SourceRuntime {
     loop = opened; // from here on stop() waits for the threads
     startNanos = System.nanoTime();
     Thread reader = new Thread(this::runLoop, "datum-cdc-replication-" + config.slot());
-    dispatcher = new Thread(() -> runHandler(handler, handoff), "datum-cdc-handler-" + config.slot());
+    dispatcher =
+        new Thread(() -> runHandler(handler, handoff), "datum-cdc-handler-" + config.slot());
     reader.start();
     dispatcher.start();
     Thread waiter = new Thread(this::awaitTermination, "datum-cdc-termination-" + config.slot());
@@ -177,9 +191,8 @@ public final class SourceRuntime {
    * coordinator forgets its pending registrations: the server sends those transactions again and
    * their unacknowledged events are delivered again.
    *
-   * @throws CdcException the last failure once the attempts are used up, or a failure that
-   *     retrying cannot fix (slot or publication dropped, permission denied, authentication
-   *     failed)
+   * @throws CdcException the last failure once the attempts are used up, or a failure that retrying
+   *     cannot fix (slot or publication dropped, permission denied, authentication failed)
    */
   private void reconnect(CdcConnectionException lost) throws InterruptedException {
     LOG.warn("slot {}: connection lost ({}); reconnecting", config.slot(), lost.getMessage());
@@ -187,11 +200,13 @@ public final class SourceRuntime {
     coordinator.resetPending();
     long backoff = config.reconnectInitialBackoff().toMillis();
     for (int attempt = 1; ; attempt++) {
-      long jittered = backoff / 2 + java.util.concurrent.ThreadLocalRandom.current().nextLong(backoff / 2 + 1);
+      long jittered =
+          backoff / 2 + java.util.concurrent.ThreadLocalRandom.current().nextLong(backoff / 2 + 1);
       if (stopSignal.await(jittered, TimeUnit.MILLISECONDS) || stopping) {
         throw lost;
       }
-      ReplicationLoop next = new ReplicationLoop(config, coordinator, handle, handoff, this::beforeFinalFeedback);
+      ReplicationLoop next =
+          new ReplicationLoop(config, coordinator, handle, handoff, this::beforeFinalFeedback);
       try {
         next.open(true);
         transactionsDeliveredBefore += loop.transactionsDelivered();
@@ -201,13 +216,15 @@ public final class SourceRuntime {
         return;
       } catch (CdcConnectionException | io.datum.cdc.CdcReplicationException e) {
         // a terminated walsender may still hold the slot for a moment: "active for PID" is retried
-        boolean retryable = (e instanceof CdcConnectionException && !PgErrors.isAuthenticationFailure(e))
-            || String.valueOf(e.getMessage()).contains(" is active for PID ");
+        boolean retryable =
+            (e instanceof CdcConnectionException && !PgErrors.isAuthenticationFailure(e))
+                || String.valueOf(e.getMessage()).contains(" is active for PID ");
         if (!retryable || attempt >= config.reconnectAttempts()) {
           e.addSuppressed(lost);
           throw e;
         }
-        LOG.debug("slot {}: reconnect attempt {} failed: {}", config.slot(), attempt, e.getMessage());
+        LOG.debug(
+            "slot {}: reconnect attempt {} failed: {}", config.slot(), attempt, e.getMessage());
       }
       backoff = Math.min(backoff * 2, config.reconnectMaxBackoff().toMillis());
     }
@@ -256,8 +273,9 @@ public final class SourceRuntime {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (Throwable t) {
-      fail(new CdcException(
-          "handler failed on event " + (event == null ? "?" : event.offset()) + ": " + t, t));
+      fail(
+          new CdcException(
+              "handler failed on event " + (event == null ? "?" : event.offset()) + ": " + t, t));
     } finally {
       handlerDone.countDown();
       threadsDone.countDown();
@@ -280,8 +298,10 @@ public final class SourceRuntime {
       Thread.currentThread().interrupt();
     } catch (RuntimeException e) {
       // not a loss: those events are delivered again after a restart; awaitTermination retries
-      LOG.warn("slot {}: could not store the last acknowledgements before the final status update: {}",
-          config.slot(), e.toString());
+      LOG.warn(
+          "slot {}: could not store the last acknowledgements before the final status update: {}",
+          config.slot(),
+          e.toString());
     }
   }
 
@@ -299,8 +319,11 @@ public final class SourceRuntime {
       }
     } catch (RuntimeException e) {
       // not a loss: those events are delivered again after a restart
-      LOG.warn("slot {}: could not store the last acknowledgements; their events will be delivered"
-          + " again: {}", config.slot(), e.toString());
+      LOG.warn(
+          "slot {}: could not store the last acknowledgements; their events will be delivered"
+              + " again: {}",
+          config.slot(),
+          e.toString());
     }
     Throwable t = failure.get();
     if (t == null) {

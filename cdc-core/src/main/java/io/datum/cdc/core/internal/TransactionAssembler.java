@@ -18,8 +18,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Groups the change messages of each transaction until PostgreSQL reports it committed, then
  * registers it with the {@link FeedbackCoordinator} and hands out its events, decoded one at a
- * time, with their {@link CdcOffset}s. An offset needs the transaction's event count, so nothing
- * of a transaction is delivered before its end; nothing of an aborted transaction ever is.
+ * time, with their {@link CdcOffset}s. An offset needs the transaction's event count, so nothing of
+ * a transaction is delivered before its end; nothing of an aborted transaction ever is.
  *
  * <ul>
  *   <li>Begin .. Commit: one transaction (PostgreSQL sends it once committed).
@@ -49,15 +49,21 @@ final class TransactionAssembler implements PgOutputListener {
 
   /** The Begin .. Commit or Begin Prepare .. Prepare transaction being received, or null. */
   private TransactionBuffer current;
+
   private long xid;
   private Instant commitTime;
   private String origin;
+
   /** Streamed transactions in progress, by top-level xid. */
   private final Map<Long, TransactionBuffer> streamed = new HashMap<>();
+
   private final Map<Long, String> streamedOrigins = new HashMap<>();
+
   /** The transaction of the open stream block, or null. */
   private TransactionBuffer block;
+
   private long blockXid;
+
   /** Prepared transactions awaiting Commit or Rollback Prepared, by gid. */
   private final Map<String, PreparedTransaction> prepared = new HashMap<>();
 
@@ -66,8 +72,13 @@ final class TransactionAssembler implements PgOutputListener {
 
   /** A prepared transaction; its offsets carry the prepare record's LSN and end LSN. */
   private record PreparedTransaction(
-      TransactionBuffer buffer, long xid, PgLsn prepareLsn, PgLsn endLsn, String origin,
-      BitSet alreadyAcknowledged, boolean redelivered) {}
+      TransactionBuffer buffer,
+      long xid,
+      PgLsn prepareLsn,
+      PgLsn endLsn,
+      String origin,
+      BitSet alreadyAcknowledged,
+      boolean redelivered) {}
 
   /**
    * @param slot the slot, for offsets
@@ -76,7 +87,9 @@ final class TransactionAssembler implements PgOutputListener {
    * @param memory the memory budget of buffered changes
    */
   TransactionAssembler(
-      String slot, FeedbackCoordinator coordinator, PgOutputDecoder decoder,
+      String slot,
+      FeedbackCoordinator coordinator,
+      PgOutputDecoder decoder,
       TransactionBuffer.Memory memory) {
     this.slot = slot;
     this.coordinator = coordinator;
@@ -157,7 +170,8 @@ final class TransactionAssembler implements PgOutputListener {
 
   private void openTransaction(String message, long xid) {
     if (current != null) {
-      throw new CdcDecodingException(message + " of xid " + xid + " while xid " + this.xid + " is still open");
+      throw new CdcDecodingException(
+          message + " of xid " + xid + " while xid " + this.xid + " is still open");
     }
     current = new TransactionBuffer(memory, "xid " + xid);
     this.xid = xid;
@@ -209,11 +223,16 @@ final class TransactionAssembler implements PgOutputListener {
   }
 
   /**
-   * Registers a finished transaction and queues its events, or drops it when it is at or before
-   * the watermark (PostgreSQL writes confirmed_flush_lsn lazily and may send it again).
+   * Registers a finished transaction and queues its events, or drops it when it is at or before the
+   * watermark (PostgreSQL writes confirmed_flush_lsn lazily and may send it again).
    */
   private void complete(
-      TransactionBuffer buffer, long xid, PgLsn commitLsn, PgLsn endLsn, Instant time, String origin) {
+      TransactionBuffer buffer,
+      long xid,
+      PgLsn commitLsn,
+      PgLsn endLsn,
+      Instant time,
+      String origin) {
     if (coordinator.isAtOrBeforeWatermark(endLsn)) {
       LOG.debug("dropping transaction xid {} at {}: at or before the watermark", xid, endLsn);
       transactionsSkipped++;
@@ -226,15 +245,22 @@ final class TransactionAssembler implements PgOutputListener {
   }
 
   private void deliver(
-      TransactionBuffer buffer, long xid, PgLsn commitLsn, PgLsn endLsn, Instant time,
-      String origin, BitSet alreadyAcknowledged, boolean redelivered) {
+      TransactionBuffer buffer,
+      long xid,
+      PgLsn commitLsn,
+      PgLsn endLsn,
+      Instant time,
+      String origin,
+      BitSet alreadyAcknowledged,
+      boolean redelivered) {
     transactionsDelivered++;
     int count = buffer.count();
     if (count == 0) {
       buffer.close();
       return;
     }
-    TransactionInfo info = new TransactionInfo(xid, commitLsn, endLsn, time, origin, count, redelivered);
+    TransactionInfo info =
+        new TransactionInfo(xid, commitLsn, endLsn, time, origin, count, redelivered);
     ready.addLast(new EventDelivery(slot, decoder, buffer, info, alreadyAcknowledged));
   }
 
@@ -271,7 +297,9 @@ final class TransactionAssembler implements PgOutputListener {
 
   @Override
   public void update(
-      RelationInfo relation, io.datum.cdc.event.Row oldRow, boolean oldRowIsFull,
+      RelationInfo relation,
+      io.datum.cdc.event.Row oldRow,
+      boolean oldRowIsFull,
       io.datum.cdc.event.Row newRow) {
     throw notDeferred("Update ('U')");
   }
@@ -282,7 +310,8 @@ final class TransactionAssembler implements PgOutputListener {
   }
 
   @Override
-  public void truncate(java.util.List<RelationInfo> relations, boolean cascade, boolean restartIdentity) {
+  public void truncate(
+      java.util.List<RelationInfo> relations, boolean cascade, boolean restartIdentity) {
     throw notDeferred("Truncate ('T')");
   }
 
@@ -303,7 +332,9 @@ final class TransactionAssembler implements PgOutputListener {
       // a later segment of an unknown transaction cannot be completed: its first part is missing
       if (!firstSegment) {
         throw new CdcDecodingException(
-            "Stream Start ('S') of xid " + xid + " is not its first segment, but no earlier"
+            "Stream Start ('S') of xid "
+                + xid
+                + " is not its first segment, but no earlier"
                 + " segment was received on this connection");
       }
       buffer = new TransactionBuffer(memory, "streamed xid " + xid);
@@ -327,7 +358,8 @@ final class TransactionAssembler implements PgOutputListener {
   private TransactionBuffer takeStreamed(String message, long xid) {
     TransactionBuffer buffer = streamed.remove(xid);
     if (buffer == null) {
-      throw new CdcDecodingException(message + " of xid " + xid + ", which was not streamed on this connection");
+      throw new CdcDecodingException(
+          message + " of xid " + xid + ", which was not streamed on this connection");
     }
     return buffer;
   }
@@ -352,13 +384,19 @@ final class TransactionAssembler implements PgOutputListener {
   // ---- two-phase commit (protocol 3+) -----------------------------------------------------------
 
   @Override
-  public void beginPrepare(PgLsn prepareLsn, PgLsn endLsn, Instant prepareTime, long xid, String gid) {
+  public void beginPrepare(
+      PgLsn prepareLsn, PgLsn endLsn, Instant prepareTime, long xid, String gid) {
     openTransaction("Begin Prepare ('b')", xid);
   }
 
   @Override
   public void prepare(
-      boolean streamed, int flags, PgLsn prepareLsn, PgLsn endLsn, Instant prepareTime, long xid,
+      boolean streamed,
+      int flags,
+      PgLsn prepareLsn,
+      PgLsn endLsn,
+      Instant prepareTime,
+      long xid,
       String gid) {
     TransactionBuffer buffer;
     String txOrigin;
@@ -372,8 +410,13 @@ final class TransactionAssembler implements PgOutputListener {
     }
     if (prepared.containsKey(gid)) {
       buffer.close();
-      throw new CdcDecodingException("Prepare of gid \"" + gid + "\" (xid " + xid + ") while a"
-          + " transaction with that gid is already prepared");
+      throw new CdcDecodingException(
+          "Prepare of gid \""
+              + gid
+              + "\" (xid "
+              + xid
+              + ") while a"
+              + " transaction with that gid is already prepared");
     }
     if (coordinator.isAtOrBeforeWatermark(endLsn)) {
       // delivered and acknowledged before: Commit Prepared will find nothing to deliver
@@ -383,12 +426,15 @@ final class TransactionAssembler implements PgOutputListener {
     }
     boolean redelivered = coordinator.wasDeliveredBefore(endLsn);
     BitSet alreadyAcknowledged = coordinator.register(endLsn, buffer.count());
-    prepared.put(gid, new PreparedTransaction(
-        buffer, xid, prepareLsn, endLsn, txOrigin, alreadyAcknowledged, redelivered));
+    prepared.put(
+        gid,
+        new PreparedTransaction(
+            buffer, xid, prepareLsn, endLsn, txOrigin, alreadyAcknowledged, redelivered));
   }
 
   @Override
-  public void commitPrepared(int flags, PgLsn commitLsn, PgLsn endLsn, Instant commitTime, long xid, String gid) {
+  public void commitPrepared(
+      int flags, PgLsn commitLsn, PgLsn endLsn, Instant commitTime, long xid, String gid) {
     PreparedTransaction p = prepared.remove(gid);
     if (p == null) {
       // prepared before this connection's start position: the watermark is at or after its
@@ -397,14 +443,26 @@ final class TransactionAssembler implements PgOutputListener {
       transactionsSkipped++;
       return;
     }
-    deliver(p.buffer(), p.xid(), p.prepareLsn(), p.endLsn(), commitTime, p.origin(),
-        p.alreadyAcknowledged(), p.redelivered());
+    deliver(
+        p.buffer(),
+        p.xid(),
+        p.prepareLsn(),
+        p.endLsn(),
+        commitTime,
+        p.origin(),
+        p.alreadyAcknowledged(),
+        p.redelivered());
   }
 
   @Override
   public void rollbackPrepared(
-      int flags, PgLsn prepareEndLsn, PgLsn rollbackEndLsn, Instant prepareTime,
-      Instant rollbackTime, long xid, String gid) {
+      int flags,
+      PgLsn prepareEndLsn,
+      PgLsn rollbackEndLsn,
+      Instant prepareTime,
+      Instant rollbackTime,
+      long xid,
+      String gid) {
     PreparedTransaction p = prepared.remove(gid);
     if (p == null) {
       return; // prepared before this connection's start position, never delivered
@@ -413,7 +471,8 @@ final class TransactionAssembler implements PgOutputListener {
     p.buffer().close();
     if (count > 0) {
       // nothing will be delivered: complete the registered transaction so the watermark moves on
-      coordinator.acknowledgeTransaction(new CdcOffset(slot, p.endLsn(), p.prepareLsn(), xid, 0, count));
+      coordinator.acknowledgeTransaction(
+          new CdcOffset(slot, p.endLsn(), p.prepareLsn(), xid, 0, count));
     }
   }
 }

@@ -28,9 +28,9 @@ import java.util.Set;
  * (Stream Abort of a subtransaction); a spilled record of an aborted subtransaction is skipped on
  * replay. Records are read back once, in order, by {@link #replay}.
  *
- * <p>The spill file is unlinked right after it is created and used through its open channel, so
- * it disappears with the process even after a SIGKILL (where the file system cannot unlink an
- * open file, it is deleted when closed instead).
+ * <p>The spill file is unlinked right after it is created and used through its open channel, so it
+ * disappears with the process even after a SIGKILL (where the file system cannot unlink an open
+ * file, it is deleted when closed instead).
  *
  * <p>Spill record: {@code subxid i64, hasXid i8, relation count i16, relation indexes i32...,
  * length i32, message bytes}; relations are kept in memory (a transaction refers to few).
@@ -69,15 +69,18 @@ final class TransactionBuffer implements AutoCloseable {
     }
   }
 
-  private record Change(ByteBuffer message, boolean hasXid, RelationInfo[] relations, long subxid) {}
+  private record Change(
+      ByteBuffer message, boolean hasXid, RelationInfo[] relations, long subxid) {}
 
   private final Memory memory;
   private final String description;
   private List<Change> changes = new ArrayList<>();
   private long bytesInMemory;
   private int count;
+
   /** Changes per subtransaction, kept only for subtransactions other than 0 (streamed ones). */
   private final Map<Long, Integer> countBySubxid = new HashMap<>();
+
   private final Set<Long> abortedSubxids = new HashSet<>();
 
   private Path spillFile;
@@ -164,18 +167,30 @@ final class TransactionBuffer implements AutoCloseable {
   private void spill() {
     try {
       spillFile = Files.createTempFile(memory.spillDirectory, "datum-cdc-", ".spill");
-      spillChannel = FileChannel.open(spillFile, StandardOpenOption.READ, StandardOpenOption.WRITE,
-          StandardOpenOption.DELETE_ON_CLOSE);
+      spillChannel =
+          FileChannel.open(
+              spillFile,
+              StandardOpenOption.READ,
+              StandardOpenOption.WRITE,
+              StandardOpenOption.DELETE_ON_CLOSE);
       try {
         Files.delete(spillFile); // POSIX: the open channel keeps the data, nothing can leak
         unlinked = true;
       } catch (IOException stillOpen) {
         // e.g. Windows: DELETE_ON_CLOSE removes it when the channel closes
       }
-      spillOut = new DataOutputStream(new BufferedOutputStream(Channels.newOutputStream(spillChannel), 1 << 16));
+      spillOut =
+          new DataOutputStream(
+              new BufferedOutputStream(Channels.newOutputStream(spillChannel), 1 << 16));
     } catch (IOException e) {
       throw new CdcException(
-          "cannot create a spill file for " + description + " in " + memory.spillDirectory + ": " + e, e);
+          "cannot create a spill file for "
+              + description
+              + " in "
+              + memory.spillDirectory
+              + ": "
+              + e,
+          e);
     }
     memory.spilledFiles++;
     for (Change c : changes) {
@@ -210,7 +225,8 @@ final class TransactionBuffer implements AutoCloseable {
         spillOut.write(copy);
       }
     } catch (IOException e) {
-      throw new CdcException("cannot write the spill file " + spillFile + " of " + description + ": " + e, e);
+      throw new CdcException(
+          "cannot write the spill file " + spillFile + " of " + description + ": " + e, e);
     }
   }
 
@@ -233,7 +249,9 @@ final class TransactionBuffer implements AutoCloseable {
       if (spillOut != null) {
         spillOut.flush(); // not close: that would close the channel
         spillChannel.position(0);
-        in = new DataInputStream(new BufferedInputStream(Channels.newInputStream(spillChannel), 1 << 16));
+        in =
+            new DataInputStream(
+                new BufferedInputStream(Channels.newInputStream(spillChannel), 1 << 16));
       }
     }
 
@@ -276,7 +294,8 @@ final class TransactionBuffer implements AutoCloseable {
           }
         }
       } catch (IOException e) {
-        throw new CdcException("cannot read the spill file " + spillFile + " of " + description + ": " + e, e);
+        throw new CdcException(
+            "cannot read the spill file " + spillFile + " of " + description + ": " + e, e);
       }
     }
 
@@ -295,7 +314,8 @@ final class TransactionBuffer implements AutoCloseable {
     try {
       return new Replay();
     } catch (IOException e) {
-      throw new CdcException("cannot read the spill file " + spillFile + " of " + description + ": " + e, e);
+      throw new CdcException(
+          "cannot read the spill file " + spillFile + " of " + description + ": " + e, e);
     }
   }
 

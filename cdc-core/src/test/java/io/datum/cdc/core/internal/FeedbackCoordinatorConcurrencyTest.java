@@ -23,11 +23,11 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The coordinator's lock-free acknowledgements against a registering thread that makes the rings
- * wrap and grow and forgets its pending transactions as at a reconnect (registering them again
- * as the server would send them), while other threads snapshot. Checked: no snapshot claims an
- * event whose acknowledgement had not begun (the loss a racing acknowledgement could cause); a
- * snapshot begun after {@code record} returned includes its event; and in the end every event
- * counts, so the watermark reaches the last transaction (no acknowledgement lost).
+ * wrap and grow and forgets its pending transactions as at a reconnect (registering them again as
+ * the server would send them), while other threads snapshot. Checked: no snapshot claims an event
+ * whose acknowledgement had not begun (the loss a racing acknowledgement could cause); a snapshot
+ * begun after {@code record} returned includes its event; and in the end every event counts, so the
+ * watermark reaches the last transaction (no acknowledgement lost).
  */
 class FeedbackCoordinatorConcurrencyTest {
 
@@ -36,11 +36,15 @@ class FeedbackCoordinatorConcurrencyTest {
 
   /** Per transaction (by end LSN): which events' acknowledgement has begun. */
   private final Map<Long, AtomicIntegerArray> begun = new ConcurrentHashMap<>();
+
   /** Per transaction (by end LSN): which events' acknowledgement has returned. */
   private final Map<Long, AtomicIntegerArray> returned = new ConcurrentHashMap<>();
+
   private static final int TRANSACTIONS = 60_000;
+
   /** The transactions registered so far, in commit order: [0, registeredCount). */
   private final long[] registeredEnds = new long[TRANSACTIONS];
+
   private final int[] registeredCounts = new int[TRANSACTIONS];
   private volatile int registeredCount;
   private final ConcurrentLinkedQueue<CdcOffset> queue = new ConcurrentLinkedQueue<>();
@@ -91,8 +95,13 @@ class FeedbackCoordinatorConcurrencyTest {
             BitSet alreadyAcknowledged = coordinator.register(PgLsn.of(end), registeredCounts[r]);
             doneBefore.andNot(alreadyAcknowledged == null ? new BitSet() : alreadyAcknowledged);
             if (!doneBefore.isEmpty()) {
-              problem("events " + doneBefore + " of " + PgLsn.of(end) + " were acknowledged before"
-                  + " the transaction was registered again, but are delivered again");
+              problem(
+                  "events "
+                      + doneBefore
+                      + " of "
+                      + PgLsn.of(end)
+                      + " were acknowledged before"
+                      + " the transaction was registered again, but are delivered again");
             }
             deliver(end, registeredCounts[r], alreadyAcknowledged);
           }
@@ -172,8 +181,14 @@ class FeedbackCoordinatorConcurrencyTest {
         AtomicIntegerArray flags = begun.get(end);
         for (int i = 0; i < flags.length(); i++) {
           if (flags.get(i) == 0) {
-            problem("watermark " + checkpoint.watermark() + " passes " + PgLsn.of(end)
-                + " event " + i + " whose acknowledgement had not begun");
+            problem(
+                "watermark "
+                    + checkpoint.watermark()
+                    + " passes "
+                    + PgLsn.of(end)
+                    + " event "
+                    + i
+                    + " whose acknowledgement had not begun");
             return;
           }
         }
@@ -184,8 +199,12 @@ class FeedbackCoordinatorConcurrencyTest {
         for (int r = 0; r < ranges.length; r += 2) {
           for (int i = ranges[r]; i < ranges[r + 1]; i++) {
             if (flags.get(i) == 0) {
-              problem("snapshot claims " + partial.txEndLsn() + " event " + i
-                  + " whose acknowledgement had not begun");
+              problem(
+                  "snapshot claims "
+                      + partial.txEndLsn()
+                      + " event "
+                      + i
+                      + " whose acknowledgement had not begun");
               return;
             }
           }

@@ -75,7 +75,8 @@ class FeedbackCoordinatorPropertyTest {
         int count = eventCounts.get(registered);
         feedback.register(PgLsn.of(lsn), count);
         for (int i = 0; i < count; i++) {
-          inFlight.add(new CdcOffset("slot", PgLsn.of(lsn), PgLsn.of(lsn - 1), registered, i, count));
+          inFlight.add(
+              new CdcOffset("slot", PgLsn.of(lsn), PgLsn.of(lsn - 1), registered, i, count));
         }
         registered++;
       }
@@ -90,9 +91,12 @@ class FeedbackCoordinatorPropertyTest {
         acknowledgedIndexes[tx] = new java.util.BitSet();
       }
       acknowledgedIndexes[tx].set(offset.eventIndex());
-      assertEquals(PgLsn.of(expectedPrefix(eventCounts, acknowledged, ends, registered)), feedback.watermark());
+      assertEquals(
+          PgLsn.of(expectedPrefix(eventCounts, acknowledged, ends, registered)),
+          feedback.watermark());
       if (random.nextInt(50) == 0) { // the snapshot holds exactly the acknowledged events beyond
-        for (io.datum.cdc.CdcCheckpoint.PartialTransaction partial : feedback.snapshot().acknowledgedBeyond()) {
+        for (io.datum.cdc.CdcCheckpoint.PartialTransaction partial :
+            feedback.snapshot().acknowledgedBeyond()) {
           int t = java.util.Arrays.binarySearch(ends, 0, registered, partial.txEndLsn().asLong());
           assertEquals(acknowledgedIndexes[t], partial.acknowledged(), "transaction " + t);
         }
@@ -102,7 +106,8 @@ class FeedbackCoordinatorPropertyTest {
     assertEquals(0, feedback.pendingTransactions());
   }
 
-  private static long expectedPrefix(List<Integer> counts, int[] acknowledged, long[] ends, int registered) {
+  private static long expectedPrefix(
+      List<Integer> counts, int[] acknowledged, long[] ends, int registered) {
     long watermark = 0;
     for (int t = 0; t < registered; t++) {
       if (acknowledged[t] < counts.get(t)) {

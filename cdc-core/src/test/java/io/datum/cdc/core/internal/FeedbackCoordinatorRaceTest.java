@@ -52,10 +52,10 @@ class FeedbackCoordinatorRaceTest {
   }
 
   /**
-   * An acknowledgement that reads the new epoch, the old transaction ring and the fresh bit ring
-   * of a reset (when the epoch was published before the fresh transaction ring) set a bit of an
-   * old position in the fresh ring and returned: recorded nowhere. Every acknowledgement that
-   * returned must be in the snapshot after the reset.
+   * An acknowledgement that reads the new epoch, the old transaction ring and the fresh bit ring of
+   * a reset (when the epoch was published before the fresh transaction ring) set a bit of an old
+   * position in the fresh ring and returned: recorded nowhere. Every acknowledgement that returned
+   * must be in the snapshot after the reset.
    */
   @Test
   void acknowledgementsRacingAResetAreKept() throws Exception {
@@ -84,16 +84,18 @@ class FeedbackCoordinatorRaceTest {
       Collections.shuffle(order, new Random(round));
       AtomicInteger done = new AtomicInteger();
       AtomicReference<Throwable> failure = new AtomicReference<>();
-      Thread acker = new Thread(() -> {
-        try {
-          for (int i : order) {
-            feedback.record(offset(targets[i], 0, 1));
-            done.incrementAndGet();
-          }
-        } catch (Throwable t) {
-          failure.set(t);
-        }
-      });
+      Thread acker =
+          new Thread(
+              () -> {
+                try {
+                  for (int i : order) {
+                    feedback.record(offset(targets[i], 0, 1));
+                    done.incrementAndGet();
+                  }
+                } catch (Throwable t) {
+                  failure.set(t);
+                }
+              });
       acker.start();
       while (done.get() < m / 4 && acker.isAlive()) {
         Thread.onSpinWait();
@@ -125,8 +127,8 @@ class FeedbackCoordinatorRaceTest {
   /**
    * While a transaction known from before a reconnect is registered again, an acknowledgement of
    * one of its events delivered before the reconnect must be accepted (it was rejected as "not
-   * delivered" when the registration took the transaction out of the restored set before
-   * publishing itself).
+   * delivered" when the registration took the transaction out of the restored set before publishing
+   * itself).
    */
   @Test
   void acknowledgementsRacingARegistrationAgainAreAccepted() throws Exception {
@@ -143,17 +145,19 @@ class FeedbackCoordinatorRaceTest {
       AtomicInteger errors = new AtomicInteger();
       AtomicReference<String> msg = new AtomicReference<>();
       AtomicInteger progress = new AtomicInteger();
-      Thread acker = new Thread(() -> {
-        for (int i = 1; i < count && !registered.get(); i++) {
-          try {
-            feedback.record(offset(x, i, count)); // delivered before the reconnect
-            progress.incrementAndGet();
-          } catch (CdcCheckpointException e) {
-            errors.incrementAndGet();
-            msg.compareAndSet(null, "event " + i + ": " + e.getMessage());
-          }
-        }
-      });
+      Thread acker =
+          new Thread(
+              () -> {
+                for (int i = 1; i < count && !registered.get(); i++) {
+                  try {
+                    feedback.record(offset(x, i, count)); // delivered before the reconnect
+                    progress.incrementAndGet();
+                  } catch (CdcCheckpointException e) {
+                    errors.incrementAndGet();
+                    msg.compareAndSet(null, "event " + i + ": " + e.getMessage());
+                  }
+                }
+              });
       acker.start();
       while (progress.get() < 1_000 && acker.isAlive()) {
         Thread.onSpinWait(); // acknowledging into the restored set: now register it again

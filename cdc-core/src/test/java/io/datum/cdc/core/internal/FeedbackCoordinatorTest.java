@@ -51,8 +51,11 @@ class FeedbackCoordinatorTest {
     FeedbackCoordinator feedback = new FeedbackCoordinator("slot", null);
     feedback.register(PgLsn.of(10), 1);
     CdcCheckpointException e =
-        assertThrows(CdcCheckpointException.class, () -> feedback.acknowledge(offset("other", 10, 0, 1)));
-    assertTrue(e.getMessage().contains("\"other\"") && e.getMessage().contains("\"slot\""), e.getMessage());
+        assertThrows(
+            CdcCheckpointException.class, () -> feedback.acknowledge(offset("other", 10, 0, 1)));
+    assertTrue(
+        e.getMessage().contains("\"other\"") && e.getMessage().contains("\"slot\""),
+        e.getMessage());
   }
 
   @Test
@@ -60,8 +63,10 @@ class FeedbackCoordinatorTest {
     FeedbackCoordinator feedback = new FeedbackCoordinator("slot", null);
     feedback.register(PgLsn.of(10), 2);
     CdcCheckpointException e =
-        assertThrows(CdcCheckpointException.class, () -> feedback.acknowledge(offset("slot", 10, 0, 1)));
-    assertTrue(e.getMessage().contains("1 events") && e.getMessage().contains("with 2"), e.getMessage());
+        assertThrows(
+            CdcCheckpointException.class, () -> feedback.acknowledge(offset("slot", 10, 0, 1)));
+    assertTrue(
+        e.getMessage().contains("1 events") && e.getMessage().contains("with 2"), e.getMessage());
     assertEquals(1, feedback.pendingTransactions());
   }
 
@@ -70,9 +75,11 @@ class FeedbackCoordinatorTest {
     FeedbackCoordinator feedback = new FeedbackCoordinator("slot", null);
     feedback.register(PgLsn.of(10), 1);
     CdcCheckpointException e =
-        assertThrows(CdcCheckpointException.class, () -> feedback.acknowledge(offset("slot", 30, 0, 1)));
+        assertThrows(
+            CdcCheckpointException.class, () -> feedback.acknowledge(offset("slot", 30, 0, 1)));
     assertTrue(e.getMessage().contains("not delivered"), e.getMessage());
-    assertEquals(1, feedback.pendingTransactions(), "an acknowledgement never registers a transaction");
+    assertEquals(
+        1, feedback.pendingTransactions(), "an acknowledgement never registers a transaction");
   }
 
   @Test
@@ -137,7 +144,8 @@ class FeedbackCoordinatorTest {
       if (i % 100_000 == 0 || i == n - 2) {
         CdcCheckpoint.PartialTransaction tx = feedback.snapshot().acknowledgedBeyond().get(0);
         int[] expected = i < 10 ? new int[] {0, i + 1} : new int[] {0, 10, 11, i + 1};
-        org.junit.jupiter.api.Assertions.assertArrayEquals(expected, tx.acknowledgedRanges(), "after " + i);
+        org.junit.jupiter.api.Assertions.assertArrayEquals(
+            expected, tx.acknowledgedRanges(), "after " + i);
       }
     }
     feedback.acknowledge(offset("slot", 10, 10, n));
@@ -152,7 +160,9 @@ class FeedbackCoordinatorTest {
     BitSet acked = new BitSet();
     acked.set(1);
     CdcCheckpoint stored =
-        new CdcCheckpoint("slot", PgLsn.of(10),
+        new CdcCheckpoint(
+            "slot",
+            PgLsn.of(10),
             List.of(new CdcCheckpoint.PartialTransaction(PgLsn.of(30), 2, acked)));
     FeedbackCoordinator feedback = new FeedbackCoordinator("slot", stored);
     assertTrue(feedback.isAtOrBeforeWatermark(PgLsn.of(10)), "resent transaction is dropped");
@@ -160,7 +170,9 @@ class FeedbackCoordinatorTest {
     assertEquals(acked, feedback.register(PgLsn.of(30), 2));
     feedback.acknowledge(offset("slot", 20, 0, 1));
     assertEquals(PgLsn.of(20), feedback.watermark());
-    assertTrue(feedback.acknowledge(offset("slot", 30, 0, 2)), "event 1 was acknowledged before the restart");
+    assertTrue(
+        feedback.acknowledge(offset("slot", 30, 0, 2)),
+        "event 1 was acknowledged before the restart");
     assertEquals(PgLsn.of(30), feedback.watermark());
   }
 
@@ -221,16 +233,18 @@ class FeedbackCoordinatorTest {
     assertFalse(feedback.acknowledgeTransaction(offset("slot", 20, 1, 2)));
     assertTrue(feedback.acknowledgeTransaction(offset("slot", 10, 0, 130)));
     assertEquals(PgLsn.of(20), feedback.watermark());
-    assertThrows(CdcCheckpointException.class, () -> {
-      feedback.register(PgLsn.of(30), 3);
-      feedback.acknowledgeTransaction(offset("slot", 30, 0, 4));
-    });
+    assertThrows(
+        CdcCheckpointException.class,
+        () -> {
+          feedback.register(PgLsn.of(30), 3);
+          feedback.acknowledgeTransaction(offset("slot", 30, 0, 4));
+        });
   }
 
   /**
-   * A duplicate acknowledgement that reaches the bit ring after its word was reused for a later
-   * lap (its thread descheduled meanwhile) must not set the later event's bit: the word's tag
-   * says which lap it holds.
+   * A duplicate acknowledgement that reaches the bit ring after its word was reused for a later lap
+   * (its thread descheduled meanwhile) must not set the later event's bit: the word's tag says
+   * which lap it holds.
    */
   @Test
   void aLateAcknowledgementOfAReusedRingWordSetsNothing() {

@@ -40,9 +40,14 @@ class PgBinaryCodecTest {
   private static final PgBinaryCodec DOMAIN = new PgBinaryCodec.Domain(POSINT, "posint", INT4);
   private static final PgBinaryCodec PAIR_CODEC =
       new PgBinaryCodec.Composite(
-          PAIR, "public.pair", new int[] {23, 25}, new PgBinaryCodec[] {INT4, TEXT},
-          oid -> oid == MOOD ? ENUM
-              : new PgBinaryCodec.Unsupported(oid, "type", "unknown in this test"));
+          PAIR,
+          "public.pair",
+          new int[] {23, 25},
+          new PgBinaryCodec[] {INT4, TEXT},
+          oid ->
+              oid == MOOD
+                  ? ENUM
+                  : new PgBinaryCodec.Unsupported(oid, "type", "unknown in this test"));
 
   private static byte[] int4(int v) {
     return Bytes.of().i32(v).build();
@@ -86,11 +91,13 @@ class PgBinaryCodecTest {
     int lbInc = PgBinaryCodec.Range.LB_INC;
     assertEquals("[1,10)", value(RANGE, range(lbInc, 1, 10)));
     assertEquals("empty", value(RANGE, range(PgBinaryCodec.Range.EMPTY, null, null)));
-    assertEquals("(,5]", value(RANGE, range(PgBinaryCodec.Range.LB_INF | PgBinaryCodec.Range.UB_INC,
-        null, 5)));
+    assertEquals(
+        "(,5]",
+        value(RANGE, range(PgBinaryCodec.Range.LB_INF | PgBinaryCodec.Range.UB_INC, null, 5)));
     assertEquals("[-3,)", value(RANGE, range(lbInc | PgBinaryCodec.Range.UB_INF, -3, null)));
-    assertEquals("(,)", value(RANGE,
-        range(PgBinaryCodec.Range.LB_INF | PgBinaryCodec.Range.UB_INF, null, null)));
+    assertEquals(
+        "(,)",
+        value(RANGE, range(PgBinaryCodec.Range.LB_INF | PgBinaryCodec.Range.UB_INF, null, null)));
     PgBinaryCodec textRange = new PgBinaryCodec.Range(1, "textrange", TEXT);
     byte[] quoted = Bytes.of().i8(lbInc).i32(3).text("a b").i32(4).text("c\"\\d").build();
     assertEquals("[\"a b\",\"c\"\"\\\\d\")", value(textRange, quoted));
@@ -100,23 +107,47 @@ class PgBinaryCodecTest {
 
   @Test
   void multirangesAsMultirangeOutPrintsThem() {
-    byte[] two = Bytes.of().i32(2) // each range: flags byte and two 4-byte bounds with lengths
-        .i32(17).raw(range(2, 1, 3)).i32(17).raw(range(2, 5, 7)).build();
+    byte[] two =
+        Bytes.of()
+            .i32(2) // each range: flags byte and two 4-byte bounds with lengths
+            .i32(17)
+            .raw(range(2, 1, 3))
+            .i32(17)
+            .raw(range(2, 5, 7))
+            .build();
     assertEquals("{[1,3),[5,7)}", value(MULTI, two));
     assertEquals("{}", value(MULTI, int4(0)));
   }
 
   @Test
   void compositesAsRecordOutPrintsThem() {
-    byte[] pair = Bytes.of().i32(2)
-        .i32(23).i32(4).i32(1)
-        .i32(25).i32(17).text("a \"q\", (p) \\ back").build();
+    byte[] pair =
+        Bytes.of()
+            .i32(2)
+            .i32(23)
+            .i32(4)
+            .i32(1)
+            .i32(25)
+            .i32(17)
+            .text("a \"q\", (p) \\ back")
+            .build();
     assertEquals("(1,\"a \"\"q\"\", (p) \\\\ back\")", value(PAIR_CODEC, pair));
     byte[] nulls = Bytes.of().i32(2).i32(23).i32(-1).i32(25).i32(0).build();
     assertEquals("(,\"\")", value(PAIR_CODEC, nulls));
     // a field type the cached attribute list does not hold comes from the resolver
-    byte[] altered = Bytes.of().i32(3).i32(23).i32(4).i32(1).i32(25).i32(1).text("x")
-        .i32(MOOD).i32(2).text("ok").build();
+    byte[] altered =
+        Bytes.of()
+            .i32(3)
+            .i32(23)
+            .i32(4)
+            .i32(1)
+            .i32(25)
+            .i32(1)
+            .text("x")
+            .i32(MOOD)
+            .i32(2)
+            .text("ok")
+            .build();
     assertEquals("(1,x,ok)", value(PAIR_CODEC, altered));
     assertEquals("()", value(PAIR_CODEC, int4(0)));
   }
@@ -124,28 +155,37 @@ class PgBinaryCodecTest {
   @Test
   void arraysOfUserTypesAsArrayOutPrintsThem() {
     PgBinaryCodec moods = new PgBinaryCodec.ArrayOf(MOOD_ARRAY, "public._mood", ENUM);
-    byte[] array = Bytes.of().arrayHeader(1, MOOD, 4, 1)
-        .element(utf8("ok")).i32(-1).element(utf8("a,b")).element(utf8("")).build();
+    byte[] array =
+        Bytes.of()
+            .arrayHeader(1, MOOD, 4, 1)
+            .element(utf8("ok"))
+            .i32(-1)
+            .element(utf8("a,b"))
+            .element(utf8(""))
+            .build();
     assertEquals("{ok,NULL,\"a,b\",\"\"}", value(moods, array));
     PgBinaryCodec pairs = new PgBinaryCodec.ArrayOf(1, "public._pair", PAIR_CODEC);
     byte[] pair = Bytes.of().i32(2).i32(23).i32(4).i32(1).i32(25).i32(3).text("x y").build();
-    assertEquals("{\"(1,\\\"x y\\\")\"}",
+    assertEquals(
+        "{\"(1,\\\"x y\\\")\"}",
         value(pairs, Bytes.of().arrayHeader(0, PAIR, 1, 1).element(pair).build()));
     // an array of a domain may carry the domain's oid or its base type's
     PgBinaryCodec posints = new PgBinaryCodec.ArrayOf(2, "public._posint", DOMAIN);
-    assertEquals("{5}", value(posints, Bytes.of().arrayHeader(0, 23, 1, 1).element(int4(5)).build()));
-    assertEquals("{5}",
-        value(posints, Bytes.of().arrayHeader(0, POSINT, 1, 1).element(int4(5)).build()));
+    assertEquals(
+        "{5}", value(posints, Bytes.of().arrayHeader(0, 23, 1, 1).element(int4(5)).build()));
+    assertEquals(
+        "{5}", value(posints, Bytes.of().arrayHeader(0, POSINT, 1, 1).element(int4(5)).build()));
   }
 
   @Test
   void timestamptzTextNeedsTheSessionZone() {
-    PgBinaryCodec noZone = new PgBinaryCodec.Range(3910, "tstzrange",
-        new PgBinaryCodec.Builtin(1184, "timestamptz", null));
+    PgBinaryCodec noZone =
+        new PgBinaryCodec.Range(
+            3910, "tstzrange", new PgBinaryCodec.Builtin(1184, "timestamptz", null));
     byte[] lower = Bytes.of().i8(2 | PgBinaryCodec.Range.UB_INF).i32(8).i64(0).build();
     assertTrue(rejected(noZone, lower).contains("TimeZone"));
-    byte[] infinite = Bytes.of().i8(2 | PgBinaryCodec.Range.UB_INF).i32(8).i64(Long.MAX_VALUE)
-        .build();
+    byte[] infinite =
+        Bytes.of().i8(2 | PgBinaryCodec.Range.UB_INF).i32(8).i64(Long.MAX_VALUE).build();
     assertEquals("[infinity,)", value(noZone, infinite));
     PgBinaryCodec amsterdam =
         new PgBinaryCodec.Builtin(1184, "timestamptz", ZoneId.of("Europe/Amsterdam"));
@@ -159,45 +199,55 @@ class PgBinaryCodecTest {
     assertTrue(rejected(RANGE, new byte[0]).contains("range flags"));
     assertTrue(rejected(RANGE, Bytes.of().i8(2).i32(4).build()).contains("lower bound"));
     assertTrue(rejected(RANGE, Bytes.of().i8(2).i32(-5).build()).contains("negative length"));
-    assertTrue(rejected(RANGE, Bytes.of().i8(2).i32(3).raw(new byte[3]).i32(4).i32(1).build())
-        .contains("must be 4 bytes"));
-    assertTrue(rejected(RANGE, Bytes.of().raw(range(2, 1, 2)).i8(0).build())
-        .contains("trailing"));
+    assertTrue(
+        rejected(RANGE, Bytes.of().i8(2).i32(3).raw(new byte[3]).i32(4).i32(1).build())
+            .contains("must be 4 bytes"));
+    assertTrue(rejected(RANGE, Bytes.of().raw(range(2, 1, 2)).i8(0).build()).contains("trailing"));
     assertTrue(rejected(RANGE, Bytes.of().i8(1).i8(0).build()).contains("trailing"));
     assertTrue(rejected(MULTI, int4(Integer.MAX_VALUE)).contains("does not fit"));
     assertTrue(rejected(MULTI, int4(-1)).contains("does not fit"));
-    assertTrue(rejected(MULTI, Bytes.of().i32(1).i32(100).raw(range(2, 1, 2)).build())
-        .contains("multirange range 1"));
-    assertTrue(rejected(MULTI, Bytes.of().i32(1).i32(17).raw(range(2, 1, 2)).i8(7).build())
-        .contains("trailing"));
+    assertTrue(
+        rejected(MULTI, Bytes.of().i32(1).i32(100).raw(range(2, 1, 2)).build())
+            .contains("multirange range 1"));
+    assertTrue(
+        rejected(MULTI, Bytes.of().i32(1).i32(17).raw(range(2, 1, 2)).i8(7).build())
+            .contains("trailing"));
     assertTrue(rejected(PAIR_CODEC, int4(1_000_000)).contains("does not fit"));
-    assertTrue(rejected(PAIR_CODEC, Bytes.of().i32(1).i32(23).i32(400).i32(1).build())
-        .contains("composite field 1"));
-    assertTrue(rejected(PAIR_CODEC, Bytes.of().i32(1).i32(23).i32(2).i16(1).build())
-        .contains("field 1 of type int4"));
+    assertTrue(
+        rejected(PAIR_CODEC, Bytes.of().i32(1).i32(23).i32(400).i32(1).build())
+            .contains("composite field 1"));
+    assertTrue(
+        rejected(PAIR_CODEC, Bytes.of().i32(1).i32(23).i32(2).i16(1).build())
+            .contains("field 1 of type int4"));
     String unknown = rejected(PAIR_CODEC, Bytes.of().i32(1).i32(777).i32(1).i8(1).build());
-    assertTrue(unknown.contains("type (oid 777)") && unknown.contains("unknown in this test"),
-        unknown);
+    assertTrue(
+        unknown.contains("type (oid 777)") && unknown.contains("unknown in this test"), unknown);
     assertTrue(rejected(PAIR_CODEC, Bytes.of().i32(0).i8(1).build()).contains("trailing"));
     PgBinaryCodec moods = new PgBinaryCodec.ArrayOf(MOOD_ARRAY, "public._mood", ENUM);
-    assertTrue(rejected(moods, Bytes.of().arrayHeader(0, 25, 1, 1).element(utf8("x")).build())
-        .contains("element type oid is 25"));
-    assertTrue(rejected(moods, Bytes.of().arrayHeader(0, MOOD, 1000, 1).build())
-        .contains("claims"));
+    assertTrue(
+        rejected(moods, Bytes.of().arrayHeader(0, 25, 1, 1).element(utf8("x")).build())
+            .contains("element type oid is 25"));
+    assertTrue(
+        rejected(moods, Bytes.of().arrayHeader(0, MOOD, 1000, 1).build()).contains("claims"));
     String unsupported =
         rejected(new PgBinaryCodec.Unsupported(9, "public.hstore", "its own format"), int4(1));
-    assertTrue(unsupported.contains("public.hstore (oid 9)") && unsupported.contains("its own"),
+    assertTrue(
+        unsupported.contains("public.hstore (oid 9)") && unsupported.contains("its own"),
         unsupported);
   }
 
   @Test
   void randomBytesNeverRaiseAnythingButIllegalArgumentException() {
     Random random = new Random(42);
-    PgBinaryCodec[] codecs = {RANGE, MULTI, PAIR_CODEC,
-        new PgBinaryCodec.ArrayOf(MOOD_ARRAY, "public._mood", ENUM),
-        new PgBinaryCodec.ArrayOf(1, "public._pair", PAIR_CODEC),
-        new PgBinaryCodec.Range(3910, "tstzrange",
-            new PgBinaryCodec.Builtin(1184, "timestamptz", ZoneId.of("UTC")))};
+    PgBinaryCodec[] codecs = {
+      RANGE,
+      MULTI,
+      PAIR_CODEC,
+      new PgBinaryCodec.ArrayOf(MOOD_ARRAY, "public._mood", ENUM),
+      new PgBinaryCodec.ArrayOf(1, "public._pair", PAIR_CODEC),
+      new PgBinaryCodec.Range(
+          3910, "tstzrange", new PgBinaryCodec.Builtin(1184, "timestamptz", ZoneId.of("UTC")))
+    };
     int decoded = 0;
     for (int i = 0; i < 20_000; i++) {
       byte[] b = new byte[random.nextInt(40)];
@@ -215,8 +265,8 @@ class PgBinaryCodecTest {
       } catch (IllegalArgumentException expected) {
         // malformed: the only acceptable failure
       } catch (RuntimeException e) {
-        throw new AssertionError(codec.describe() + " on " + java.util.HexFormat.of().formatHex(b),
-            e);
+        throw new AssertionError(
+            codec.describe() + " on " + java.util.HexFormat.of().formatHex(b), e);
       }
     }
     assertTrue(decoded > 0, "some random values are valid");
@@ -251,21 +301,43 @@ class PgBinaryCodecTest {
     FakeTypes types = new FakeTypes();
     PgOutputDecoder decoder = new PgOutputDecoder(1, false, false, types);
     PgOutputDecoderTest.Recorder recorder = new PgOutputDecoderTest.Recorder();
-    decoder.decode(ByteBuffer.wrap(message('Y').i32(MOOD).str("public").str("mood").build()),
+    decoder.decode(
+        ByteBuffer.wrap(message('Y').i32(MOOD).str("public").str("mood").build()), recorder);
+    decoder.decode(
+        ByteBuffer.wrap(
+            message('R')
+                .i32(16400)
+                .str("public")
+                .str("t")
+                .i8('d')
+                .i16(5)
+                .column(true, "id", 23, -1)
+                .column(false, "m", MOOD, -1)
+                .column(false, "r", INT4RANGE, -1)
+                .column(false, "p", PAIR, -1)
+                .column(false, "x", 60000, -1)
+                .build()),
         recorder);
-    decoder.decode(ByteBuffer.wrap(message('R').i32(16400).str("public").str("t").i8('d').i16(5)
-        .column(true, "id", 23, -1).column(false, "m", MOOD, -1)
-        .column(false, "r", INT4RANGE, -1).column(false, "p", PAIR, -1)
-        .column(false, "x", 60000, -1).build()), recorder);
     assertEquals(1, types.prepared.size());
-    assertEquals(List.of(MOOD, INT4RANGE, PAIR, 60000),
+    assertEquals(
+        List.of(MOOD, INT4RANGE, PAIR, 60000),
         java.util.Arrays.stream(types.prepared.get(0)).boxed().toList());
     int calls = types.codecCalls;
     byte[] pair = Bytes.of().i32(2).i32(23).i32(4).i32(1).i32(25).i32(1).text("x").build();
     for (int id = 1; id <= 3; id++) {
-      decoder.decode(ByteBuffer.wrap(message('I').i32(16400).i8('N').i16(5)
-          .binary(int4(id)).binary(utf8("ok")).binary(range(2, 1, 5)).binary(pair).nul()
-          .build()), recorder);
+      decoder.decode(
+          ByteBuffer.wrap(
+              message('I')
+                  .i32(16400)
+                  .i8('N')
+                  .i16(5)
+                  .binary(int4(id))
+                  .binary(utf8("ok"))
+                  .binary(range(2, 1, 5))
+                  .binary(pair)
+                  .nul()
+                  .build()),
+          recorder);
       Row row = (Row) recorder.last()[2];
       assertEquals(id, row.get("id"));
       assertEquals("ok", row.get("m"));
@@ -274,52 +346,107 @@ class PgBinaryCodecTest {
     }
     assertEquals(calls, types.codecCalls, "no codec look-up per row");
     assertEquals(1, types.prepared.size(), "no catalog preparation per row");
-    CdcDecodingException e = assertThrows(CdcDecodingException.class,
-        () -> decoder.decode(ByteBuffer.wrap(message('I').i32(16400).i8('N').i16(5)
-            .binary(int4(4)).nul().nul().nul().binary(utf8("v")).build()), recorder));
+    CdcDecodingException e =
+        assertThrows(
+            CdcDecodingException.class,
+            () ->
+                decoder.decode(
+                    ByteBuffer.wrap(
+                        message('I')
+                            .i32(16400)
+                            .i8('N')
+                            .i16(5)
+                            .binary(int4(4))
+                            .nul()
+                            .nul()
+                            .nul()
+                            .binary(utf8("v"))
+                            .build()),
+                    recorder));
     String m = e.getMessage();
     assertTrue(m.contains("column \"x\" of public.t (oid 16400)"), m);
     assertTrue(m.contains("as type public.ext (oid 60000)"), m);
     assertTrue(m.contains("its own format"), m);
     assertInstanceOf(IllegalArgumentException.class, e.getCause());
-    CdcDecodingException bad = assertThrows(CdcDecodingException.class,
-        () -> decoder.decode(ByteBuffer.wrap(message('I').i32(16400).i8('N').i16(5)
-            .binary(int4(5)).nul().binary(new byte[] {2, 0, 0}).nul().nul().build()), recorder));
-    assertTrue(bad.getMessage().contains("column \"r\"")
-        && bad.getMessage().contains("int4range (oid 3904)"), bad.getMessage());
+    CdcDecodingException bad =
+        assertThrows(
+            CdcDecodingException.class,
+            () ->
+                decoder.decode(
+                    ByteBuffer.wrap(
+                        message('I')
+                            .i32(16400)
+                            .i8('N')
+                            .i16(5)
+                            .binary(int4(5))
+                            .nul()
+                            .binary(new byte[] {2, 0, 0})
+                            .nul()
+                            .nul()
+                            .build()),
+                    recorder));
+    assertTrue(
+        bad.getMessage().contains("column \"r\"")
+            && bad.getMessage().contains("int4range (oid 3904)"),
+        bad.getMessage());
   }
 
   @Test
   void aTextModeDecoderAttachesNoCodecs() {
     PgOutputDecoder decoder = new PgOutputDecoder(1, false, false);
     PgOutputDecoderTest.Recorder recorder = new PgOutputDecoderTest.Recorder();
-    decoder.decode(ByteBuffer.wrap(message('R').i32(16400).str("public").str("t").i8('d').i16(2)
-        .column(true, "id", 23, -1).column(false, "m", MOOD, -1).build()), recorder);
+    decoder.decode(
+        ByteBuffer.wrap(
+            message('R')
+                .i32(16400)
+                .str("public")
+                .str("t")
+                .i8('d')
+                .i16(2)
+                .column(true, "id", 23, -1)
+                .column(false, "m", MOOD, -1)
+                .build()),
+        recorder);
     assertEquals(null, decoder.relation(16400).binaryCodecs());
-    decoder.decode(ByteBuffer.wrap(message('I').i32(16400).i8('N').i16(2)
-        .text("1").text("ok").build()), recorder);
+    decoder.decode(
+        ByteBuffer.wrap(message('I').i32(16400).i8('N').i16(2).text("1").text("ok").build()),
+        recorder);
     assertEquals("ok", ((Row) recorder.last()[2]).get("m"));
   }
 
   @Test
   void aCatalogFailureAtRelationTimeNamesTheRelation() {
-    PgBinaryTypes failing = new PgBinaryTypes() {
-      @Override
-      public void prepare(int[] typeOids) {
-        throw new IllegalStateException("connection refused");
-      }
+    PgBinaryTypes failing =
+        new PgBinaryTypes() {
+          @Override
+          public void prepare(int[] typeOids) {
+            throw new IllegalStateException("connection refused");
+          }
 
-      @Override
-      public PgBinaryCodec codec(int typeOid) {
-        throw new AssertionError("not reached");
-      }
-    };
+          @Override
+          public PgBinaryCodec codec(int typeOid) {
+            throw new AssertionError("not reached");
+          }
+        };
     PgOutputDecoder decoder = new PgOutputDecoder(1, false, false, failing);
-    CdcDecodingException e = assertThrows(CdcDecodingException.class,
-        () -> decoder.decode(ByteBuffer.wrap(message('R').i32(16400).str("public").str("t")
-            .i8('d').i16(1).column(false, "m", MOOD, -1).build()),
-            new PgOutputDecoderTest.Recorder()));
-    assertTrue(e.getMessage().contains("public.t (oid 16400)")
-        && e.getMessage().contains("connection refused"), e.getMessage());
+    CdcDecodingException e =
+        assertThrows(
+            CdcDecodingException.class,
+            () ->
+                decoder.decode(
+                    ByteBuffer.wrap(
+                        message('R')
+                            .i32(16400)
+                            .str("public")
+                            .str("t")
+                            .i8('d')
+                            .i16(1)
+                            .column(false, "m", MOOD, -1)
+                            .build()),
+                    new PgOutputDecoderTest.Recorder()));
+    assertTrue(
+        e.getMessage().contains("public.t (oid 16400)")
+            && e.getMessage().contains("connection refused"),
+        e.getMessage());
   }
 }

@@ -306,8 +306,7 @@ class PgBinaryValuesMalformedTest {
             Bytes.of().text("happy").build(),
             "binary values of type oid 16385 cannot be decoded"),
         arguments("regclass", 2205, int4(1259), "type oid 2205"),
-        arguments(
-            "unsigned oid in the message", -2, new byte[0], "type oid 4294967294"));
+        arguments("unsigned oid in the message", -2, new byte[0], "type oid 4294967294"));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -330,21 +329,53 @@ class PgBinaryValuesMalformedTest {
   /** Valid encodings of length-determined formats, each checked to decode first. */
   static Stream<Arguments> valid() {
     return Stream.of(
-        arguments(1007, Bytes.of().arrayHeader(1, 23, 2, 0).element(int4(7)).i32(-1).build(),
+        arguments(
+            1007,
+            Bytes.of().arrayHeader(1, 23, 2, 0).element(int4(7)).i32(-1).build(),
             Arrays.asList(7, null)),
-        arguments(1700, Bytes.of().i16(2).i16(0).i16(0).i16(3).i16(12).i16(3400).build(),
+        arguments(
+            1700,
+            Bytes.of().i16(2).i16(0).i16(0).i16(3).i16(12).i16(3400).build(),
             new BigDecimal("12.340")),
-        arguments(1186, Bytes.of().i64(-1).i32(2).i32(-3).build(),
+        arguments(
+            1186,
+            Bytes.of().i64(-1).i32(2).i32(-3).build(),
             new io.datum.cdc.event.PgInterval(-3, 2, -1)),
-        arguments(869, Bytes.of().i8(3).i8(64).i8(0).i8(16).raw(new byte[] {
-            0x20, 0x01, 0x0d, (byte) 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}).build(),
+        arguments(
+            869,
+            Bytes.of()
+                .i8(3)
+                .i8(64)
+                .i8(0)
+                .i8(16)
+                .raw(new byte[] {0x20, 0x01, 0x0d, (byte) 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1})
+                .build(),
             "2001:db8::1/64"),
-        arguments(3614, Bytes.of().i32(2).text("a").i8(0).i16(2).i16(1).i16(0xC002)
-            .text("b'c").i8(0).i16(0).build(), "'a':1,2A 'b''c'"),
-        arguments(602, Bytes.of().i8(0).i32(2).f64(0).f64(1.5).f64(-0.0).f64(1e300).build(),
+        arguments(
+            3614,
+            Bytes.of()
+                .i32(2)
+                .text("a")
+                .i8(0)
+                .i16(2)
+                .i16(1)
+                .i16(0xC002)
+                .text("b'c")
+                .i8(0)
+                .i16(0)
+                .build(),
+            "'a':1,2A 'b''c'"),
+        arguments(
+            602,
+            Bytes.of().i8(0).i32(2).f64(0).f64(1.5).f64(-0.0).f64(1e300).build(),
             "[(0,1.5),(-0,1e+300)]"),
-        arguments(1017, Bytes.of().arrayHeader(1, 600, 2, 0)
-            .element(Bytes.of().f64(1).f64(2).build()).i32(-1).build(),
+        arguments(
+            1017,
+            Bytes.of()
+                .arrayHeader(1, 600, 2, 0)
+                .element(Bytes.of().f64(1).f64(2).build())
+                .i32(-1)
+                .build(),
             "[0:1]={\"(1,2)\",NULL}"),
         arguments(5038, Bytes.of().i32(2).i64(10).i64(20).i64(11).i64(12).build(), "10:20:11,12"),
         arguments(1562, Bytes.of().i32(10).i8(0xA5).i8(0xC0).build(), "1010010111"),
@@ -373,10 +404,11 @@ class PgBinaryValuesMalformedTest {
   void randomBytesNeverRaiseAnythingButIllegalArgumentException() {
     Random random = new Random(42);
     List<Integer> oids =
-        List.of(16, 17, 18, 19, 20, 21, 22, 23, 25, 26, 27, 28, 29, 30, 114, 142, 600, 601, 602,
-            603, 604, 628, 650, 718, 774, 790, 829, 869, 700, 701, 1007, 1009, 1017, 1020, 1082,
-            1083, 1114, 1184, 1186, 1231, 1266, 1560, 1562, 1700, 1790, 2950, 2970, 3220, 3614,
-            3802, 4072, 5038, 5069, 1115, 1041, 3643, 2951);
+        List.of(
+            16, 17, 18, 19, 20, 21, 22, 23, 25, 26, 27, 28, 29, 30, 114, 142, 600, 601, 602, 603,
+            604, 628, 650, 718, 774, 790, 829, 869, 700, 701, 1007, 1009, 1017, 1020, 1082, 1083,
+            1114, 1184, 1186, 1231, 1266, 1560, 1562, 1700, 1790, 2950, 2970, 3220, 3614, 3802,
+            4072, 5038, 5069, 1115, 1041, 3643, 2951);
     byte[][] seeds = valid().map(a -> (byte[]) a.get()[1]).toArray(byte[][]::new);
     int decoded = 0;
     for (int round = 0; round < 20_000; round++) {

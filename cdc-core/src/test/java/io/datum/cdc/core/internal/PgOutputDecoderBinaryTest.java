@@ -75,7 +75,8 @@ class PgOutputDecoderBinaryTest {
   }
 
   /** numeric_send of 12.340: 2 digits, weight 0, positive, dscale 3, digits 12 and 3400. */
-  private static final byte[] AMOUNT = Bytes.of().i16(2).i16(0).i16(0).i16(3).i16(12).i16(3400).build();
+  private static final byte[] AMOUNT =
+      Bytes.of().i16(2).i16(0).i16(0).i16(3).i16(12).i16(3400).build();
 
   /** array_send of {a,NULL,"b c"}::text[]. */
   private static final byte[] TAGS =
@@ -86,14 +87,24 @@ class PgOutputDecoderBinaryTest {
       Bytes.of().i64(PgOutputMessages.pgMicros(Instant.parse("2026-11-30T10:18:40.5Z"))).build();
 
   /** network_send of 10.0.0.1/8 (inet). */
-  private static final byte[] ADDR = Bytes.of().i8(2).i8(8).i8(0).i8(4).i8(10).i8(0).i8(0).i8(1).build();
+  private static final byte[] ADDR =
+      Bytes.of().i8(2).i8(8).i8(0).i8(4).i8(10).i8(0).i8(0).i8(1).build();
 
   @Test
   void insertWithEveryColumnInBinary() {
     decode(
-        message('I').i32(RELATION).i8('N').i16(8)
-            .binary(int4(7)).binary(utf8("héllo 😀")).binary(AMOUNT).binary(TAGS).binary(AT)
-            .nul().binary(int4(3)).binary(ADDR)
+        message('I')
+            .i32(RELATION)
+            .i8('N')
+            .i16(8)
+            .binary(int4(7))
+            .binary(utf8("héllo 😀"))
+            .binary(AMOUNT)
+            .binary(TAGS)
+            .binary(AT)
+            .nul()
+            .binary(int4(3))
+            .binary(ADDR)
             .build());
     Row row = (Row) recorder.only()[2];
     assertEquals(7, row.get("id"));
@@ -110,14 +121,32 @@ class PgOutputDecoderBinaryTest {
   @Test
   void binaryAndTextColumnsGiveTheSameRow() {
     decode(
-        message('I').i32(RELATION).i8('N').i16(8)
-            .binary(int4(7)).binary(utf8("x")).binary(AMOUNT).binary(TAGS).binary(AT)
-            .nul().binary(int4(3)).binary(ADDR)
+        message('I')
+            .i32(RELATION)
+            .i8('N')
+            .i16(8)
+            .binary(int4(7))
+            .binary(utf8("x"))
+            .binary(AMOUNT)
+            .binary(TAGS)
+            .binary(AT)
+            .nul()
+            .binary(int4(3))
+            .binary(ADDR)
             .build());
     decode(
-        message('I').i32(RELATION).i8('N').i16(8)
-            .text("7").text("x").text("12.340").text("{a,NULL,\"b c\"}")
-            .text("2026-11-30 11:18:40.5+01").nul().text("3").text("10.0.0.1/8")
+        message('I')
+            .i32(RELATION)
+            .i8('N')
+            .i16(8)
+            .text("7")
+            .text("x")
+            .text("12.340")
+            .text("{a,NULL,\"b c\"}")
+            .text("2026-11-30 11:18:40.5+01")
+            .nul()
+            .text("3")
+            .text("10.0.0.1/8")
             .build());
     Row binary = (Row) recorder.calls.get(0)[2];
     Row text = (Row) recorder.calls.get(1)[2];
@@ -127,10 +156,27 @@ class PgOutputDecoderBinaryTest {
   @Test
   void updateWithBinaryKeyAndMixedNewTuple() {
     decode(
-        message('U').i32(RELATION)
-            .i8('K').i16(8).binary(int4(7)).nul().nul().nul().nul().nul().nul().nul()
-            .i8('N').i16(8)
-            .text("8").unchanged().binary(AMOUNT).text("{x}").nul().text("ok").binary(int4(4))
+        message('U')
+            .i32(RELATION)
+            .i8('K')
+            .i16(8)
+            .binary(int4(7))
+            .nul()
+            .nul()
+            .nul()
+            .nul()
+            .nul()
+            .nul()
+            .nul()
+            .i8('N')
+            .i16(8)
+            .text("8")
+            .unchanged()
+            .binary(AMOUNT)
+            .text("{x}")
+            .nul()
+            .text("ok")
+            .binary(int4(4))
             .binary(ADDR)
             .build());
     Object[] call = recorder.only();
@@ -150,9 +196,18 @@ class PgOutputDecoderBinaryTest {
   @Test
   void deleteWithBinaryFullOldRow() {
     decode(
-        message('D').i32(RELATION).i8('O').i16(8)
-            .binary(int4(7)).binary(new byte[0]).binary(AMOUNT).binary(TAGS).binary(AT).nul()
-            .binary(int4(3)).binary(ADDR)
+        message('D')
+            .i32(RELATION)
+            .i8('O')
+            .i16(8)
+            .binary(int4(7))
+            .binary(new byte[0])
+            .binary(AMOUNT)
+            .binary(TAGS)
+            .binary(AT)
+            .nul()
+            .binary(int4(3))
+            .binary(ADDR)
             .build());
     Object[] call = recorder.only();
     Row old = (Row) call[2];
@@ -163,8 +218,15 @@ class PgOutputDecoderBinaryTest {
 
   @Test
   void byteaColumnIsCopiedOutOfTheMessage() {
-    decode(message('R').i32(1).str("public").str("blobs").i8('d').i16(1)
-        .column(true, "b", 17, -1).build());
+    decode(
+        message('R')
+            .i32(1)
+            .str("public")
+            .str("blobs")
+            .i8('d')
+            .i16(1)
+            .column(true, "b", 17, -1)
+            .build());
     byte[] payload = {0, (byte) 0xFF, 10};
     byte[] msg = message('I').i32(1).i8('N').i16(1).binary(payload).build();
     decode(msg);
@@ -188,11 +250,9 @@ class PgOutputDecoderBinaryTest {
   @Test
   void enumColumnInBinaryIsRejectedNamingColumnTypeAndOffset() {
     PgOutputMessages prefix =
-        message('I').i32(RELATION).i8('N').i16(8)
-            .binary(int4(7)).nul().nul().nul().nul();
+        message('I').i32(RELATION).i8('N').i16(8).binary(int4(7)).nul().nul().nul().nul();
     int offset = valueOffset(prefix);
-    CdcDecodingException e =
-        fails(prefix.binary(utf8("ok")).nul().nul().build());
+    CdcDecodingException e = fails(prefix.binary(utf8("ok")).nul().nul().build());
     String m = e.getMessage();
     assertTrue(m.contains("Insert ('I') message, offset " + offset), m);
     assertTrue(m.contains("column \"mood\" of public.items (oid 16400)"), m);
@@ -217,8 +277,21 @@ class PgOutputDecoderBinaryTest {
   void arrayHeaderLyingAboutItsSizeIsRejected() {
     byte[] lying = Bytes.of().arrayHeader(0, 25, 1_000_000, 1).element(utf8("a")).build();
     String m =
-        fails(message('I').i32(RELATION).i8('N').i16(8).binary(int4(7)).nul().nul()
-            .binary(lying).nul().nul().nul().nul().build()).getMessage();
+        fails(
+                message('I')
+                    .i32(RELATION)
+                    .i8('N')
+                    .i16(8)
+                    .binary(int4(7))
+                    .nul()
+                    .nul()
+                    .binary(lying)
+                    .nul()
+                    .nul()
+                    .nul()
+                    .nul()
+                    .build())
+            .getMessage();
     assertTrue(m.contains("column \"tags\"") && m.contains("claims at least 1000000"), m);
   }
 
@@ -226,8 +299,21 @@ class PgOutputDecoderBinaryTest {
   void longValueIsShownAsAnExcerpt() {
     byte[] big = new byte[100];
     String m =
-        fails(message('I').i32(RELATION).i8('N').i16(8).binary(big).nul().nul().nul().nul()
-            .nul().nul().nul().build()).getMessage();
+        fails(
+                message('I')
+                    .i32(RELATION)
+                    .i8('N')
+                    .i16(8)
+                    .binary(big)
+                    .nul()
+                    .nul()
+                    .nul()
+                    .nul()
+                    .nul()
+                    .nul()
+                    .nul()
+                    .build())
+            .getMessage();
     assertTrue(m.contains("0x" + "00".repeat(32) + "... (100 bytes)"), m);
   }
 }

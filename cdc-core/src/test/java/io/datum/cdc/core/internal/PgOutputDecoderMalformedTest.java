@@ -47,12 +47,34 @@ class PgOutputDecoderMalformedTest {
             message('I').i32(16390).i8('N').i16(3).text("1").unchanged().nul().build()),
         Arguments.of(
             "Update ('U')",
-            message('U').i32(16390).i8('K').i16(3).text("1").nul().nul()
-                .i8('N').i16(3).text("2").text("x").text("1.50").build()),
+            message('U')
+                .i32(16390)
+                .i8('K')
+                .i16(3)
+                .text("1")
+                .nul()
+                .nul()
+                .i8('N')
+                .i16(3)
+                .text("2")
+                .text("x")
+                .text("1.50")
+                .build()),
         Arguments.of(
             "Update ('U')",
-            message('U').i32(16390).i8('O').i16(3).text("1").text("a").nul()
-                .i8('N').i16(3).text("1").unchanged().nul().build()),
+            message('U')
+                .i32(16390)
+                .i8('O')
+                .i16(3)
+                .text("1")
+                .text("a")
+                .nul()
+                .i8('N')
+                .i16(3)
+                .text("1")
+                .unchanged()
+                .nul()
+                .build()),
         Arguments.of(
             "Delete ('D')",
             message('D').i32(16390).i8('O').i16(3).text("1").text("a").text("3").build()),
@@ -158,8 +180,15 @@ class PgOutputDecoderMalformedTest {
   @Test
   void binaryValueThatDoesNotDecodeNamesColumnTypeAndOffset() {
     String m =
-        failure(message('I').i32(16390).i8('N').i16(3).binary(new byte[] {0, 0, 1}).nul().nul()
-            .build());
+        failure(
+            message('I')
+                .i32(16390)
+                .i8('N')
+                .i16(3)
+                .binary(new byte[] {0, 0, 1})
+                .nul()
+                .nul()
+                .build());
     assertTrue(
         m.contains("Insert ('I') message, offset 13")
             && m.contains("column \"id\" of public.orders (oid 16390)")
@@ -177,8 +206,20 @@ class PgOutputDecoderMalformedTest {
     m = failure(message('D').i32(16390).i8('N').i16(3).text("1").nul().nul().build());
     assertTrue(m.contains("'K' or 'O'"), m);
     m =
-        failure(message('U').i32(16390).i8('K').i16(3).text("1").nul().nul()
-            .i8('K').i16(3).text("1").nul().nul().build());
+        failure(
+            message('U')
+                .i32(16390)
+                .i8('K')
+                .i16(3)
+                .text("1")
+                .nul()
+                .nul()
+                .i8('K')
+                .i16(3)
+                .text("1")
+                .nul()
+                .nul()
+                .build());
     assertTrue(m.contains("Update ('U')") && m.contains("expected 'N'"), m);
   }
 
@@ -214,8 +255,9 @@ class PgOutputDecoderMalformedTest {
     assertTrue(m.contains("type oid 23"), m);
     assertTrue(m.contains("\"abc\""), m);
     String longText = "9".repeat(500);
-    m = failure(message('I').i32(16390).i8('N').i16(3).text("1").nul().text(longText + "x")
-        .build());
+    m =
+        failure(
+            message('I').i32(16390).i8('N').i16(3).text("1").nul().text(longText + "x").build());
     assertTrue(m.contains("type oid 1700") && m.length() < 400, m);
   }
 

@@ -25,8 +25,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Protocol 2-4 messages (PostgreSQL docs, 55.9 Logical Replication Message Formats; writer:
- * src/backend/replication/logical/proto.c): streamed transactions, two-phase commit, the abort
- * info of protocol 4, and replaying a change with recorded relations.
+ * src/backend/replication/logical/proto.c): streamed transactions, two-phase commit, the abort info
+ * of protocol 4, and replaying a change with recorded relations.
  */
 class PgOutputDecoderStreamingTest {
 
@@ -88,9 +88,11 @@ class PgOutputDecoderStreamingTest {
 
   @Test
   void streamCommit() {
-    Object[] c = decode(message('c').i32(-2).i8(0).i64(0x100L).i64(0x1A8L).i64(pgMicros(T1)).build());
+    Object[] c =
+        decode(message('c').i32(-2).i8(0).i64(0x100L).i64(0x1A8L).i64(pgMicros(T1)).build());
     assertEquals(
-        List2.of("streamCommit", 0xFFFF_FFFEL, 0, PgLsn.of(0x100), PgLsn.of(0x1A8), T1), List2.of(c));
+        List2.of("streamCommit", 0xFFFF_FFFEL, 0, PgLsn.of(0x100), PgLsn.of(0x1A8), T1),
+        List2.of(c));
   }
 
   @Test
@@ -104,27 +106,75 @@ class PgOutputDecoderStreamingTest {
     assertNull(a[3]);
     assertNull(a[4]);
     // the same message with abort info is too long for a decoder not expecting it
-    CdcDecodingException e = assertThrows(CdcDecodingException.class, () ->
-        v2.decode(ByteBuffer.wrap(message('A').i32(10).i32(11).i64(1).i64(2).build()), recorder));
-    assertTrue(e.getMessage().contains("Stream Abort ('A')") && e.getMessage().contains("offset 9"),
+    CdcDecodingException e =
+        assertThrows(
+            CdcDecodingException.class,
+            () ->
+                v2.decode(
+                    ByteBuffer.wrap(message('A').i32(10).i32(11).i64(1).i64(2).build()), recorder));
+    assertTrue(
+        e.getMessage().contains("Stream Abort ('A')") && e.getMessage().contains("offset 9"),
         e.getMessage());
   }
 
   @Test
   void twoPhaseMessages() {
-    Object[] b = decode(message('b').i64(0x300L).i64(0x380L).i64(pgMicros(T1)).i32(42).str("gid-1").build());
-    assertEquals(List2.of("beginPrepare", PgLsn.of(0x300), PgLsn.of(0x380), T1, 42L, "gid-1"), List2.of(b));
-    Object[] p = decode(message('P').i8(0).i64(0x300L).i64(0x380L).i64(pgMicros(T1)).i32(42).str("gid-1").build());
-    assertEquals(List2.of("prepare", false, 0, PgLsn.of(0x300), PgLsn.of(0x380), T1, 42L, "gid-1"), List2.of(p));
-    Object[] sp = decode(message('p').i8(0).i64(0x300L).i64(0x380L).i64(pgMicros(T1)).i32(43).str("").build());
+    Object[] b =
+        decode(message('b').i64(0x300L).i64(0x380L).i64(pgMicros(T1)).i32(42).str("gid-1").build());
+    assertEquals(
+        List2.of("beginPrepare", PgLsn.of(0x300), PgLsn.of(0x380), T1, 42L, "gid-1"), List2.of(b));
+    Object[] p =
+        decode(
+            message('P')
+                .i8(0)
+                .i64(0x300L)
+                .i64(0x380L)
+                .i64(pgMicros(T1))
+                .i32(42)
+                .str("gid-1")
+                .build());
+    assertEquals(
+        List2.of("prepare", false, 0, PgLsn.of(0x300), PgLsn.of(0x380), T1, 42L, "gid-1"),
+        List2.of(p));
+    Object[] sp =
+        decode(
+            message('p').i8(0).i64(0x300L).i64(0x380L).i64(pgMicros(T1)).i32(43).str("").build());
     assertEquals(true, sp[1]);
     assertEquals("", sp[7]);
-    Object[] k = decode(message('K').i8(0).i64(0x400L).i64(0x450L).i64(pgMicros(T2)).i32(42).str("gid-1").build());
-    assertEquals(List2.of("commitPrepared", 0, PgLsn.of(0x400), PgLsn.of(0x450), T2, 42L, "gid-1"), List2.of(k));
-    Object[] r = decode(message('r').i8(0).i64(0x380L).i64(0x500L).i64(pgMicros(T1)).i64(pgMicros(T2))
-        .i32(-1).str("g\u00e9").build());
+    Object[] k =
+        decode(
+            message('K')
+                .i8(0)
+                .i64(0x400L)
+                .i64(0x450L)
+                .i64(pgMicros(T2))
+                .i32(42)
+                .str("gid-1")
+                .build());
     assertEquals(
-        List2.of("rollbackPrepared", 0, PgLsn.of(0x380), PgLsn.of(0x500), T1, T2, 0xFFFF_FFFFL, "g\u00e9"),
+        List2.of("commitPrepared", 0, PgLsn.of(0x400), PgLsn.of(0x450), T2, 42L, "gid-1"),
+        List2.of(k));
+    Object[] r =
+        decode(
+            message('r')
+                .i8(0)
+                .i64(0x380L)
+                .i64(0x500L)
+                .i64(pgMicros(T1))
+                .i64(pgMicros(T2))
+                .i32(-1)
+                .str("g\u00e9")
+                .build());
+    assertEquals(
+        List2.of(
+            "rollbackPrepared",
+            0,
+            PgLsn.of(0x380),
+            PgLsn.of(0x500),
+            T1,
+            T2,
+            0xFFFF_FFFFL,
+            "g\u00e9"),
         List2.of(r));
   }
 
@@ -140,7 +190,8 @@ class PgOutputDecoderStreamingTest {
 
   private void assertVersionError(PgOutputDecoder d, byte[] message, int needed) {
     CdcDecodingException e =
-        assertThrows(CdcDecodingException.class, () -> d.decode(ByteBuffer.wrap(message), recorder));
+        assertThrows(
+            CdcDecodingException.class, () -> d.decode(ByteBuffer.wrap(message), recorder));
     assertTrue(e.getMessage().contains("version " + needed + " or later"), e.getMessage());
   }
 
@@ -151,12 +202,14 @@ class PgOutputDecoderStreamingTest {
     m = failure(message('S').i32(3).i8(2).build());
     assertTrue(m.contains("first-segment flag") && m.contains("offset 5"), m);
     decode(streamStart(1, 1));
-    for (byte[] notInBlock : new byte[][] {
-        streamStart(2, 1),
-        PgOutputMessages.begin(1, T1, 1),
-        PgOutputMessages.commit(0, 1, 2, T1),
-        message('c').i32(1).i8(0).i64(1).i64(2).i64(3).build(),
-        message('K').i8(0).i64(1).i64(2).i64(3).i32(4).str("g").build()}) {
+    for (byte[] notInBlock :
+        new byte[][] {
+          streamStart(2, 1),
+          PgOutputMessages.begin(1, T1, 1),
+          PgOutputMessages.commit(0, 1, 2, T1),
+          message('c').i32(1).i8(0).i64(1).i64(2).i64(3).build(),
+          message('K').i8(0).i64(1).i64(2).i64(3).i32(4).str("g").build()
+        }) {
       m = failure(notInBlock);
       assertTrue(m.contains("inside a stream block") && m.contains("offset 0"), m);
     }
@@ -168,10 +221,16 @@ class PgOutputDecoderStreamingTest {
         Arguments.of("Stream Start ('S')", streamStart(5, 0)),
         Arguments.of("Stream Commit ('c')", message('c').i32(5).i8(0).i64(1).i64(2).i64(3).build()),
         Arguments.of("Stream Abort ('A')", message('A').i32(5).i32(6).i64(1).i64(2).build()),
-        Arguments.of("Begin Prepare ('b')", message('b').i64(1).i64(2).i64(3).i32(4).str("g").build()),
-        Arguments.of("Prepare ('P')", message('P').i8(0).i64(1).i64(2).i64(3).i32(4).str("g").build()),
-        Arguments.of("Stream Prepare ('p')", message('p').i8(0).i64(1).i64(2).i64(3).i32(4).str("g").build()),
-        Arguments.of("Commit Prepared ('K')", message('K').i8(0).i64(1).i64(2).i64(3).i32(4).str("g").build()),
+        Arguments.of(
+            "Begin Prepare ('b')", message('b').i64(1).i64(2).i64(3).i32(4).str("g").build()),
+        Arguments.of(
+            "Prepare ('P')", message('P').i8(0).i64(1).i64(2).i64(3).i32(4).str("g").build()),
+        Arguments.of(
+            "Stream Prepare ('p')",
+            message('p').i8(0).i64(1).i64(2).i64(3).i32(4).str("g").build()),
+        Arguments.of(
+            "Commit Prepared ('K')",
+            message('K').i8(0).i64(1).i64(2).i64(3).i32(4).str("g").build()),
         Arguments.of(
             "Rollback Prepared ('r')",
             message('r').i8(0).i64(1).i64(2).i64(3).i64(4).i32(5).str("g").build()));
@@ -209,9 +268,18 @@ class PgOutputDecoderStreamingTest {
     RelationInfo old = (RelationInfo) decode(PgOutputMessages.ordersRelation())[1];
     byte[] insert = message('I').i32(16390).i8('N').i16(3).text("1").text("a").nul().build();
     // the cache moves on: the table got a fourth column
-    decode(message('R').i32(16390).str("public").str("orders").i8('d').i16(4)
-        .column(true, "id", 23, -1).column(false, "note", 25, -1).column(false, "amount", 1700, -1)
-        .column(false, "extra", 25, -1).build());
+    decode(
+        message('R')
+            .i32(16390)
+            .str("public")
+            .str("orders")
+            .i8('d')
+            .i16(4)
+            .column(true, "id", 23, -1)
+            .column(false, "note", 25, -1)
+            .column(false, "amount", 1700, -1)
+            .column(false, "extra", 25, -1)
+            .build());
     Object[] replayed = replay(insert, false, old);
     assertSame(old, replayed[1]);
     assertEquals("a", ((Row) replayed[2]).get("note"));
@@ -221,10 +289,14 @@ class PgOutputDecoderStreamingTest {
     Object[] streamed = replay(streamedInsert(77, "2"), true, old);
     assertEquals(2, ((Row) streamed[2]).get("id"));
     assertFalse(decoder.inStreamBlock(), "replay leaves the block state as it was");
-    CdcDecodingException e = assertThrows(CdcDecodingException.class, () -> replay(
-        message('I').i32(999).i8('N').i16(0).build(), false, old));
+    CdcDecodingException e =
+        assertThrows(
+            CdcDecodingException.class,
+            () -> replay(message('I').i32(999).i8('N').i16(0).build(), false, old));
     assertTrue(e.getMessage().contains("differs from the one recorded"), e.getMessage());
-    e = assertThrows(CdcDecodingException.class, () -> replay(PgOutputMessages.begin(1, T1, 1), false, old));
+    e =
+        assertThrows(
+            CdcDecodingException.class, () -> replay(PgOutputMessages.begin(1, T1, 1), false, old));
     assertTrue(e.getMessage().contains("not a change"), e.getMessage());
   }
 
@@ -258,7 +330,9 @@ class PgOutputDecoderStreamingTest {
   @Test
   void contentOfAStreamedMessageIsCopied() {
     decode(streamStart(5, 1));
-    Object[] m = decode(message('M').i32(5).i8(1).i64(9).str("pre").i32(3).raw(new byte[] {1, 2, 3}).build());
+    Object[] m =
+        decode(
+            message('M').i32(5).i8(1).i64(9).str("pre").i32(3).raw(new byte[] {1, 2, 3}).build());
     assertArrayEquals(new byte[] {1, 2, 3}, (byte[]) m[4]);
   }
 }

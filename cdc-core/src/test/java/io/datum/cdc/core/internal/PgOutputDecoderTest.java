@@ -101,7 +101,8 @@ class PgOutputDecoderTest {
     }
 
     @Override
-    public void streamCommit(long xid, int flags, PgLsn commitLsn, PgLsn endLsn, Instant commitTime) {
+    public void streamCommit(
+        long xid, int flags, PgLsn commitLsn, PgLsn endLsn, Instant commitTime) {
       calls.add(new Object[] {"streamCommit", xid, flags, commitLsn, endLsn, commitTime});
     }
 
@@ -111,15 +112,22 @@ class PgOutputDecoderTest {
     }
 
     @Override
-    public void beginPrepare(PgLsn prepareLsn, PgLsn endLsn, Instant prepareTime, long xid, String gid) {
+    public void beginPrepare(
+        PgLsn prepareLsn, PgLsn endLsn, Instant prepareTime, long xid, String gid) {
       calls.add(new Object[] {"beginPrepare", prepareLsn, endLsn, prepareTime, xid, gid});
     }
 
     @Override
     public void prepare(
-        boolean streamed, int flags, PgLsn prepareLsn, PgLsn endLsn, Instant prepareTime, long xid,
+        boolean streamed,
+        int flags,
+        PgLsn prepareLsn,
+        PgLsn endLsn,
+        Instant prepareTime,
+        long xid,
         String gid) {
-      calls.add(new Object[] {"prepare", streamed, flags, prepareLsn, endLsn, prepareTime, xid, gid});
+      calls.add(
+          new Object[] {"prepare", streamed, flags, prepareLsn, endLsn, prepareTime, xid, gid});
     }
 
     @Override
@@ -130,11 +138,24 @@ class PgOutputDecoderTest {
 
     @Override
     public void rollbackPrepared(
-        int flags, PgLsn prepareEndLsn, PgLsn rollbackEndLsn, Instant prepareTime,
-        Instant rollbackTime, long xid, String gid) {
-      calls.add(new Object[] {
-        "rollbackPrepared", flags, prepareEndLsn, rollbackEndLsn, prepareTime, rollbackTime, xid, gid
-      });
+        int flags,
+        PgLsn prepareEndLsn,
+        PgLsn rollbackEndLsn,
+        Instant prepareTime,
+        Instant rollbackTime,
+        long xid,
+        String gid) {
+      calls.add(
+          new Object[] {
+            "rollbackPrepared",
+            flags,
+            prepareEndLsn,
+            rollbackEndLsn,
+            prepareTime,
+            rollbackTime,
+            xid,
+            gid
+          });
     }
   }
 
@@ -171,8 +192,7 @@ class PgOutputDecoderTest {
 
   @Test
   void commit() {
-    Object[] call =
-        decode(PgOutputMessages.commit(0, 0xFFFF_FFFF_0000_0001L, 0x1_0000_0000L, T));
+    Object[] call = decode(PgOutputMessages.commit(0, 0xFFFF_FFFF_0000_0001L, 0x1_0000_0000L, T));
     assertEquals("commit", call[0]);
     assertEquals(0, call[1]);
     assertEquals(PgLsn.parse("FFFFFFFF/1"), call[2]);
@@ -238,8 +258,7 @@ class PgOutputDecoderTest {
   @Test
   void insertDistinguishesNullUnchangedToastAndEmptyString() {
     RelationInfo r = orders();
-    Object[] call =
-        decode(message('I').i32(16390).i8('N').i16(3).text("1").text("").nul().build());
+    Object[] call = decode(message('I').i32(16390).i8('N').i16(3).text("1").text("").nul().build());
     assertSame(r, call[1]);
     Row row = (Row) call[2];
     assertSame(r.columns(), row.columns());
@@ -250,8 +269,15 @@ class PgOutputDecoderTest {
 
     row =
         (Row)
-            decode(message('I').i32(16390).i8('N').i16(3).text("2").unchanged().text("12.340")
-                .build())[2];
+            decode(
+                message('I')
+                    .i32(16390)
+                    .i8('N')
+                    .i16(3)
+                    .text("2")
+                    .unchanged()
+                    .text("12.340")
+                    .build())[2];
     assertTrue(row.isUnchangedToast(1));
     assertFalse(row.isNull(1));
     assertEquals(List.of("note"), row.unchangedToastColumns());
@@ -274,9 +300,18 @@ class PgOutputDecoderTest {
     RelationInfo r = orders();
     Object[] call =
         decode(
-            message('U').i32(16390)
-                .i8('K').i16(3).text("1").nul().nul()
-                .i8('N').i16(3).text("2").text("x").nul()
+            message('U')
+                .i32(16390)
+                .i8('K')
+                .i16(3)
+                .text("1")
+                .nul()
+                .nul()
+                .i8('N')
+                .i16(3)
+                .text("2")
+                .text("x")
+                .nul()
                 .build());
     Row old = (Row) call[2];
     assertEquals(false, call[3]);
@@ -289,16 +324,32 @@ class PgOutputDecoderTest {
   @Test
   void updateWithFullOldTupleFillsUnchangedToast() {
     byte[] full =
-        message('R').i32(9).str("public").str("docs").i8('f').i16(3)
-            .column(true, "id", 20, -1).column(true, "body", 25, -1).column(true, "tag", 25, -1)
+        message('R')
+            .i32(9)
+            .str("public")
+            .str("docs")
+            .i8('f')
+            .i16(3)
+            .column(true, "id", 20, -1)
+            .column(true, "body", 25, -1)
+            .column(true, "tag", 25, -1)
             .build();
     RelationInfo r = (RelationInfo) decode(full)[1];
     assertEquals(3, r.keyColumns().size());
     Object[] call =
         decode(
-            message('U').i32(9)
-                .i8('O').i16(3).text("7").text("long body").unchanged()
-                .i8('N').i16(3).text("7").unchanged().unchanged()
+            message('U')
+                .i32(9)
+                .i8('O')
+                .i16(3)
+                .text("7")
+                .text("long body")
+                .unchanged()
+                .i8('N')
+                .i16(3)
+                .text("7")
+                .unchanged()
+                .unchanged()
                 .build());
     Row old = (Row) call[2];
     Row now = (Row) call[4];
@@ -315,15 +366,29 @@ class PgOutputDecoderTest {
   @Test
   void updateWithKeyTupleFillsUnchangedToastKeyColumn() {
     byte[] rel =
-        message('R').i32(10).str("public").str("t").i8('d').i16(2)
-            .column(true, "k", 25, -1).column(false, "v", 25, -1).build();
+        message('R')
+            .i32(10)
+            .str("public")
+            .str("t")
+            .i8('d')
+            .i16(2)
+            .column(true, "k", 25, -1)
+            .column(false, "v", 25, -1)
+            .build();
     decode(rel);
     Row now =
         (Row)
             decode(
-                message('U').i32(10)
-                    .i8('K').i16(2).text("big key").nul()
-                    .i8('N').i16(2).unchanged().unchanged()
+                message('U')
+                    .i32(10)
+                    .i8('K')
+                    .i16(2)
+                    .text("big key")
+                    .nul()
+                    .i8('N')
+                    .i16(2)
+                    .unchanged()
+                    .unchanged()
                     .build())[4];
     assertEquals("big key", now.get("k"));
     assertTrue(now.isUnchangedToast(1));
@@ -347,8 +412,7 @@ class PgOutputDecoderTest {
   void truncateOptions(int options, boolean cascade, boolean restartIdentity) {
     RelationInfo orders = orders();
     RelationInfo other =
-        (RelationInfo)
-            decode(message('R').i32(77).str("a").str("b").i8('d').i16(0).build())[1];
+        (RelationInfo) decode(message('R').i32(77).str("a").str("b").i8('d').i16(0).build())[1];
     Object[] call = decode(message('T').i32(2).i8(options).i32(77).i32(16390).build());
     assertEquals(List.of(other, orders), call[1]);
     assertEquals(cascade, call[2]);
@@ -358,8 +422,8 @@ class PgOutputDecoderTest {
   @Test
   void logicalDecodingMessages() {
     Object[] call =
-        decode(message('M').i8(1).i64(0x5000L).str("app").i32(3).raw(new byte[] {1, 0, -1})
-            .build());
+        decode(
+            message('M').i8(1).i64(0x5000L).str("app").i32(3).raw(new byte[] {1, 0, -1}).build());
     assertEquals(true, call[1]);
     assertEquals(PgLsn.of(0x5000L), call[2]);
     assertEquals("app", call[3]);
@@ -407,8 +471,15 @@ class PgOutputDecoderTest {
   void aSecondRelationMessageReplacesTheFirst() {
     RelationInfo first = orders();
     byte[] altered =
-        message('R').i32(16390).str("public").str("orders").i8('f').i16(2)
-            .column(true, "id", 20, -1).column(true, "flag", 16, -1).build();
+        message('R')
+            .i32(16390)
+            .str("public")
+            .str("orders")
+            .i8('f')
+            .i16(2)
+            .column(true, "id", 20, -1)
+            .column(true, "flag", 16, -1)
+            .build();
     RelationInfo second = (RelationInfo) decode(altered)[1];
     assertSame(second, decoder.relation(16390));
     assertFalse(first.equals(second));
@@ -424,13 +495,29 @@ class PgOutputDecoderTest {
     decode(message('Y').i32(60002).str("public").str("mood").build());
     decode(message('Y').i32(60003).str("").str("_int8").build());
     decode(
-        message('R').i32(5).str("s").str("t").i8('d').i16(4)
-            .column(true, "positive", 60001, -1).column(false, "m", 60002, -1)
-            .column(false, "ids", 60003, -1).column(false, "never_sent", 70000, -1).build());
+        message('R')
+            .i32(5)
+            .str("s")
+            .str("t")
+            .i8('d')
+            .i16(4)
+            .column(true, "positive", 60001, -1)
+            .column(false, "m", 60002, -1)
+            .column(false, "ids", 60003, -1)
+            .column(false, "never_sent", 70000, -1)
+            .build());
     Row row =
         (Row)
-            decode(message('I').i32(5).i8('N').i16(4).text("12").text("happy").text("{1,NULL}")
-                .text("(1,2)").build())[2];
+            decode(
+                message('I')
+                    .i32(5)
+                    .i8('N')
+                    .i16(4)
+                    .text("12")
+                    .text("happy")
+                    .text("{1,NULL}")
+                    .text("(1,2)")
+                    .build())[2];
     assertEquals(12, row.get("positive"));
     assertEquals("happy", row.get("m"));
     assertEquals(java.util.Arrays.asList(1L, null), row.get("ids"));

@@ -22,9 +22,11 @@ import org.junit.jupiter.api.io.TempDir;
 class TransactionBufferTest {
 
   private static final RelationInfo T1 =
-      RelationInfo.of(1, new TableId("public", "t1"), 'd', List.of(new ColumnInfo("id", 23, -1, true)));
+      RelationInfo.of(
+          1, new TableId("public", "t1"), 'd', List.of(new ColumnInfo("id", 23, -1, true)));
   private static final RelationInfo T2 =
-      RelationInfo.of(2, new TableId("public", "t2"), 'd', List.of(new ColumnInfo("id", 23, -1, true)));
+      RelationInfo.of(
+          2, new TableId("public", "t2"), 'd', List.of(new ColumnInfo("id", 23, -1, true)));
 
   private static ByteBuffer message(String text) {
     byte[] bytes = ("I" + text).getBytes(StandardCharsets.US_ASCII);
@@ -39,11 +41,16 @@ class TransactionBufferTest {
   private static List<Replayed> replayAll(TransactionBuffer buffer) {
     List<Replayed> out = new ArrayList<>();
     try (TransactionBuffer.Replay replay = buffer.replay()) {
-      while (replay.next((m, hasXid, relations) -> {
-        byte[] b = new byte[m.remaining()];
-        m.duplicate().get(b);
-        out.add(new Replayed(new String(b, 1, b.length - 1, StandardCharsets.US_ASCII), hasXid, List.of(relations)));
-      })) {
+      while (replay.next(
+          (m, hasXid, relations) -> {
+            byte[] b = new byte[m.remaining()];
+            m.duplicate().get(b);
+            out.add(
+                new Replayed(
+                    new String(b, 1, b.length - 1, StandardCharsets.US_ASCII),
+                    hasXid,
+                    List.of(relations)));
+          })) {
         // collect
       }
     }
@@ -59,7 +66,8 @@ class TransactionBufferTest {
   }
 
   @Test
-  void inMemoryAndSpilledReplaysAreEqualAndSkipAbortedSubtransactions(@TempDir Path dir) throws Exception {
+  void inMemoryAndSpilledReplaysAreEqualAndSkipAbortedSubtransactions(@TempDir Path dir)
+      throws Exception {
     TransactionBuffer.Memory roomy = new TransactionBuffer.Memory(1 << 20, dir);
     TransactionBuffer.Memory tight = new TransactionBuffer.Memory(150, dir);
     TransactionBuffer inMemory = new TransactionBuffer(roomy, "xid 1");
@@ -71,17 +79,21 @@ class TransactionBufferTest {
     assertEquals(1, tight.spilledFiles());
     assertEquals(0, tight.used(), "spilled changes leave memory");
     try (Stream<Path> files = Files.list(dir)) {
-      assertEquals(List.of(), files.toList(), "the spill file is unlinked at once: a SIGKILL cannot leak it");
+      assertEquals(
+          List.of(),
+          files.toList(),
+          "the spill file is unlinked at once: a SIGKILL cannot leak it");
     }
     inMemory.abortSubtransaction(101);
     spilled.abortSubtransaction(101);
     inMemory.abortSubtransaction(999); // made no change: ignored
     assertEquals(3, inMemory.count());
     assertEquals(3, spilled.count());
-    List<Replayed> expected = List.of(
-        new Replayed("a", true, List.of(T1)),
-        new Replayed("c", true, List.of(T1, T2)),
-        new Replayed("e", false, List.of()));
+    List<Replayed> expected =
+        List.of(
+            new Replayed("a", true, List.of(T1)),
+            new Replayed("c", true, List.of(T1, T2)),
+            new Replayed("e", false, List.of()));
     assertEquals(expected, replayAll(inMemory));
     assertEquals(expected, replayAll(spilled));
     assertEquals(0, roomy.used(), "closing the replay releases the memory");
@@ -93,8 +105,11 @@ class TransactionBufferTest {
   @Test
   void aSpillDirectoryThatCannotBeWrittenIsAClearError(@TempDir Path dir) {
     Path missing = dir.resolve("no-such-dir");
-    TransactionBuffer buffer = new TransactionBuffer(new TransactionBuffer.Memory(10, missing), "xid 7");
+    TransactionBuffer buffer =
+        new TransactionBuffer(new TransactionBuffer.Memory(10, missing), "xid 7");
     CdcException e = assertThrows(CdcException.class, () -> fill(buffer));
-    assertTrue(e.getMessage().contains("cannot create a spill file for xid 7 in " + missing), e.getMessage());
+    assertTrue(
+        e.getMessage().contains("cannot create a spill file for xid 7 in " + missing),
+        e.getMessage());
   }
 }

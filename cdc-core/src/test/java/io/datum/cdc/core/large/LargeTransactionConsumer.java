@@ -12,9 +12,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A consumer run in its own JVM by {@link LargeTransactionTest} (with a small {@code -Xmx}):
  * streams one slot until {@code expected} inserts arrived, acknowledging each event with the
- * default per-event durability (the checkpoint of the partly acknowledged transaction is stored
- * on every call, so this also shows that costs no more than its ranges), records each id, and
- * prints {@code distinct=N duplicates=N eventCount=N spilled=N maxHeapUsed=N} on stdout.
+ * default per-event durability (the checkpoint of the partly acknowledged transaction is stored on
+ * every call, so this also shows that costs no more than its ranges), records each id, and prints
+ * {@code distinct=N duplicates=N eventCount=N spilled=N maxHeapUsed=N} on stdout.
  *
  * <p>Arguments: JDBC URL, slot and publication name, expected row count, memory budget in bytes,
  * spill directory.
@@ -38,29 +38,40 @@ public final class LargeTransactionConsumer {
     CountDownLatch done = new CountDownLatch(expected);
     Runtime rt = Runtime.getRuntime();
     try (MemoryCheckpointStore store = new MemoryCheckpointStore();
-        PgCdcSource source = PgCdcSource.builder()
-            .jdbcUrl(url).slot(name).publication(name).checkpointStore(store)
-            .memoryBudget(Long.parseLong(args[3])).spillDirectory(Path.of(args[4]))
-            .build()) {
-      source.start((event, checkpoints) -> {
-        int id = (Integer) ((InsertEvent) event).after().get("id");
-        if (seen.get(id)) {
-          duplicates.incrementAndGet();
-        }
-        seen.set(id);
-        eventCount.set(event.offset().eventCount());
-        if ((id & 0xFFFF) == 0) {
-          maxUsed.accumulateAndGet(rt.totalMemory() - rt.freeMemory(), Math::max);
-        }
-        checkpoints.checkpoint(event.offset()); // per event, durable (the default)
-        done.countDown();
-      });
+        PgCdcSource source =
+            PgCdcSource.builder()
+                .jdbcUrl(url)
+                .slot(name)
+                .publication(name)
+                .checkpointStore(store)
+                .memoryBudget(Long.parseLong(args[3]))
+                .spillDirectory(Path.of(args[4]))
+                .build()) {
+      source.start(
+          (event, checkpoints) -> {
+            int id = (Integer) ((InsertEvent) event).after().get("id");
+            if (seen.get(id)) {
+              duplicates.incrementAndGet();
+            }
+            seen.set(id);
+            eventCount.set(event.offset().eventCount());
+            if ((id & 0xFFFF) == 0) {
+              maxUsed.accumulateAndGet(rt.totalMemory() - rt.freeMemory(), Math::max);
+            }
+            checkpoints.checkpoint(event.offset()); // per event, durable (the default)
+            done.countDown();
+          });
       if (!done.await(20, TimeUnit.MINUTES)) {
-        throw new IllegalStateException("only " + seen.cardinality() + " of " + expected + " rows arrived");
+        throw new IllegalStateException(
+            "only " + seen.cardinality() + " of " + expected + " rows arrived");
       }
-      System.out.printf("distinct=%d duplicates=%d eventCount=%d spilled=%d maxHeapUsed=%d%n",
-          seen.cardinality(), duplicates.get(), eventCount.get(),
-          source.metrics().transactionsSpilled(), maxUsed.get());
+      System.out.printf(
+          "distinct=%d duplicates=%d eventCount=%d spilled=%d maxHeapUsed=%d%n",
+          seen.cardinality(),
+          duplicates.get(),
+          eventCount.get(),
+          source.metrics().transactionsSpilled(),
+          maxUsed.get());
     }
   }
 }

@@ -18,9 +18,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * One transaction of 2,000,000 inserted rows through a source in a JVM limited to {@code
- * -Xmx256m}: every row arrives exactly once, in one transaction of the right event count, the
- * transaction spilled to disk, and the spill file is gone afterwards.
+ * One transaction of 2,000,000 inserted rows through a source in a JVM limited to {@code -Xmx256m}:
+ * every row arrives exactly once, in one transaction of the right event count, the transaction
+ * spilled to disk, and the spill file is gone afterwards.
  */
 @EmbeddedPostgresTest
 class LargeTransactionTest {
@@ -39,16 +39,25 @@ class LargeTransactionTest {
         "CREATE PUBLICATION big FOR TABLE big",
         "SELECT pg_create_logical_replication_slot('big', 'pgoutput')",
         "INSERT INTO big SELECT g, 'row ' || g FROM generate_series(1, " + ROWS + ") g");
-    List<String> command = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-        LargeTransactionConsumer.class.getName(),
-        pg.jdbcUrl(), "big", Integer.toString(ROWS), Long.toString(64L << 20), spill.toString()));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                LargeTransactionConsumer.class.getName(),
+                pg.jdbcUrl(),
+                "big",
+                Integer.toString(ROWS),
+                Long.toString(64L << 20),
+                spill.toString()));
     Path out = spill.resolveSibling(spill.getFileName() + ".out");
-    Process consumer = new ProcessBuilder(command)
-        .redirectOutput(out.toFile())
-        .redirectError(ProcessBuilder.Redirect.INHERIT)
-        .start();
+    Process consumer =
+        new ProcessBuilder(command)
+            .redirectOutput(out.toFile())
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
     assertTrue(consumer.waitFor(20, TimeUnit.MINUTES), "consumer did not finish");
     String report = Files.readString(out, StandardCharsets.UTF_8).trim();
     assertEquals(0, consumer.exitValue(), report);

@@ -29,8 +29,8 @@ import java.util.List;
  *   {"tx_end_lsn":"0/16B3800","event_count":5,"acknowledged":[[0,2],[4,4]]}]}
  * }</pre>
  *
- * <p>{@code acknowledged} lists the acknowledged event indexes as ascending, disjoint,
- * non-adjacent inclusive ranges. Reading is strict: anything not exactly of this form is corrupt.
+ * <p>{@code acknowledged} lists the acknowledged event indexes as ascending, disjoint, non-adjacent
+ * inclusive ranges. Reading is strict: anything not exactly of this form is corrupt.
  */
 final class CheckpointJson {
 
@@ -78,8 +78,7 @@ final class CheckpointJson {
     for (PartialTransaction tx : checkpoint.acknowledgedBeyond()) {
       txs.add(new TxJson(tx.txEndLsn().toString(), tx.eventCount(), Ranges.of(tx)));
     }
-    FileJson file =
-        new FileJson(FORMAT, checkpoint.slot(), checkpoint.watermark().toString(), txs);
+    FileJson file = new FileJson(FORMAT, checkpoint.slot(), checkpoint.watermark().toString(), txs);
     try {
       byte[] json = MAPPER.writeValueAsBytes(file);
       byte[] line = java.util.Arrays.copyOf(json, json.length + 1);
@@ -133,12 +132,14 @@ final class CheckpointJson {
     }
     if (!slot.equals(json.slot())) {
       throw corrupt(
-          file, "it belongs to slot \"" + json.slot() + "\", but the file is named for \"" + slot + '"');
+          file,
+          "it belongs to slot \"" + json.slot() + "\", but the file is named for \"" + slot + '"');
     }
     PgLsn watermark = lsn(file, "watermark", json.watermark());
     List<PartialTransaction> txs = new ArrayList<>();
     for (int i = 0; i < json.acknowledgedBeyond().size(); i++) {
-      txs.add(transaction(file, "acknowledged_beyond[" + i + "]", json.acknowledgedBeyond().get(i)));
+      txs.add(
+          transaction(file, "acknowledged_beyond[" + i + "]", json.acknowledgedBeyond().get(i)));
     }
     try {
       return new CdcCheckpoint(slot, watermark, txs);
@@ -187,7 +188,10 @@ final class CheckpointJson {
     } else {
       JsonLocation at = je.getLocation();
       if (at != null && at.getLineNr() > 0) {
-        text.append(" at line ").append(at.getLineNr()).append(", column ").append(at.getColumnNr());
+        text.append(" at line ")
+            .append(at.getLineNr())
+            .append(", column ")
+            .append(at.getColumnNr());
       }
     }
     return text.toString();

@@ -20,8 +20,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * stores of this JVM.
  *
  * <p>The registry is checked before the lock file is opened, because on POSIX systems closing any
- * descriptor of a file releases every lock the process holds on it (see {@link FileLock}): a
- * failed second open must not even open the lock file, or it would unlock the first store.
+ * descriptor of a file releases every lock the process holds on it (see {@link FileLock}): a failed
+ * second open must not even open the lock file, or it would unlock the first store.
  */
 final class DirectoryLock {
 
@@ -49,8 +49,8 @@ final class DirectoryLock {
    *
    * @param dir an existing directory, absolute
    * @return the held lock
-   * @throws CdcStoreException if another process or another store of this JVM holds it, or the
-   *     lock file cannot be created or locked
+   * @throws CdcStoreException if another process or another store of this JVM holds it, or the lock
+   *     file cannot be created or locked
    */
   static DirectoryLock acquire(Path dir) {
     Path lockFile = dir.resolve(FILE_NAME);
@@ -63,7 +63,10 @@ final class DirectoryLock {
     try {
       channel =
           FileChannel.open(
-              lockFile, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+              lockFile,
+              StandardOpenOption.CREATE,
+              StandardOpenOption.READ,
+              StandardOpenOption.WRITE);
       FileLock lock;
       try {
         lock = channel.tryLock();
@@ -93,7 +96,8 @@ final class DirectoryLock {
   }
 
   /**
-   * Releases the lock; the lock file stays (deleting it would race with a process about to lock it).
+   * Releases the lock; the lock file stays (deleting it would race with a process about to lock
+   * it).
    *
    * @throws IOException if the lock or the channel cannot be released
    */
@@ -123,7 +127,8 @@ final class DirectoryLock {
     try {
       ByteBuffer buffer = ByteBuffer.allocate(32);
       channel.read(buffer, 0);
-      String text = new String(buffer.array(), 0, buffer.position(), StandardCharsets.US_ASCII).trim();
+      String text =
+          new String(buffer.array(), 0, buffer.position(), StandardCharsets.US_ASCII).trim();
       return text.matches("[0-9]{1,19}") ? "process " + text : "another process";
     } catch (IOException e) {
       return "another process";

@@ -27,15 +27,15 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * <p><b>Durability.</b> {@link #store} writes the checkpoint to a new temporary file in the same
  * directory, fsyncs it, renames it atomically over {@code <slot>.json} and fsyncs the directory.
  * When {@code store} returns, the file's data, the rename and the directory entry are on stable
- * storage, so the checkpoint survives a process crash and a power loss. A crash at any point
- * leaves either the previous or the new file, never a mix; stray temporary files are ignored by
- * {@link #load} and deleted by the next {@link #open}.
+ * storage, so the checkpoint survives a process crash and a power loss. A crash at any point leaves
+ * either the previous or the new file, never a mix; stray temporary files are ignored by {@link
+ * #load} and deleted by the next {@link #open}.
  *
  * <p><b>Cost.</b> Concurrent stores are group-committed ({@link GroupCommit}): one batch writes
- * each slot's newest checkpoint (a file of a few hundred bytes and one fsync per slot in the
- * batch) and then fsyncs the directory once. A lone caller pays one write and two fsyncs per
- * {@code store}, a few milliseconds on a disk without a battery-backed cache; {@code n} callers
- * storing the same slot at once share about one such batch.
+ * each slot's newest checkpoint (a file of a few hundred bytes and one fsync per slot in the batch)
+ * and then fsyncs the directory once. A lone caller pays one write and two fsyncs per {@code
+ * store}, a few milliseconds on a disk without a battery-backed cache; {@code n} callers storing
+ * the same slot at once share about one such batch.
  *
  * <p><b>Exclusivity.</b> The directory is locked through {@code <dir>/.lock} (an OS file lock,
  * released by the OS if the process dies) until {@link #close}: a second store on the same
@@ -50,8 +50,10 @@ public final class FileCheckpointStore implements CdcCheckpointStore {
   private final Path directory;
   private final DirectoryLock directoryLock;
   private final TempFiles tempFiles;
+
   /** Stores hold the read lock, close the write lock: close waits for stores in flight. */
   private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
+
   private final GroupCommit groupCommit;
   private boolean closed; // guarded by lifecycle
 
@@ -63,9 +65,9 @@ public final class FileCheckpointStore implements CdcCheckpointStore {
   }
 
   /**
-   * Opens the store in {@code directory}: creates the directory (and missing parents, fsyncing
-   * each new entry's parent) if it does not exist, locks it, and deletes temporary files a crash
-   * left behind.
+   * Opens the store in {@code directory}: creates the directory (and missing parents, fsyncing each
+   * new entry's parent) if it does not exist, locks it, and deletes temporary files a crash left
+   * behind.
    *
    * @param directory the directory holding the checkpoint files; a relative path is resolved
    *     against the working directory
@@ -103,8 +105,8 @@ public final class FileCheckpointStore implements CdcCheckpointStore {
   }
 
   /**
-   * Reads {@code <dir>/<slot>.json}. Reading does not need the store to be open: it sees the
-   * last completely written file (renames are atomic), also after {@link #close}.
+   * Reads {@code <dir>/<slot>.json}. Reading does not need the store to be open: it sees the last
+   * completely written file (renames are atomic), also after {@link #close}.
    *
    * @param slot a valid slot name; checked before any file is touched
    * @return the stored checkpoint, or empty if the slot's file does not exist
@@ -164,8 +166,11 @@ public final class FileCheckpointStore implements CdcCheckpointStore {
       StoreFiles.forceDirectory(directory);
     } catch (IOException e) {
       throw new CdcStoreException(
-          "checkpoint files in " + directory + " were replaced, but fsyncing the directory failed,"
-              + " so the new checkpoints may not survive a power loss: " + e,
+          "checkpoint files in "
+              + directory
+              + " were replaced, but fsyncing the directory failed,"
+              + " so the new checkpoints may not survive a power loss: "
+              + e,
           e);
     }
   }
@@ -186,7 +191,8 @@ public final class FileCheckpointStore implements CdcCheckpointStore {
     } catch (IOException e) {
       CdcStoreException failure =
           new CdcStoreException(
-              "cannot write checkpoint file " + target + " (the previous one is unchanged): " + e, e);
+              "cannot write checkpoint file " + target + " (the previous one is unchanged): " + e,
+              e);
       tempFiles.deleteQuietly(temp, failure);
       throw failure;
     }
@@ -202,15 +208,16 @@ public final class FileCheckpointStore implements CdcCheckpointStore {
   public java.util.SortedSet<String> slots() {
     java.util.SortedSet<String> slots = new java.util.TreeSet<>();
     try (java.util.stream.Stream<Path> files = Files.list(directory)) {
-      files.forEach(f -> {
-        String name = f.getFileName().toString();
-        if (name.endsWith(SUFFIX)) {
-          String slot = name.substring(0, name.length() - SUFFIX.length());
-          if (SlotNames.isValid(slot)) {
-            slots.add(slot);
-          }
-        }
-      });
+      files.forEach(
+          f -> {
+            String name = f.getFileName().toString();
+            if (name.endsWith(SUFFIX)) {
+              String slot = name.substring(0, name.length() - SUFFIX.length());
+              if (SlotNames.isValid(slot)) {
+                slots.add(slot);
+              }
+            }
+          });
     } catch (IOException e) {
       throw new CdcStoreException("cannot list checkpoint directory " + directory + ": " + e, e);
     }
@@ -245,7 +252,8 @@ public final class FileCheckpointStore implements CdcCheckpointStore {
       closed = true;
       directoryLock.release();
     } catch (IOException e) {
-      throw new CdcStoreException("cannot release the lock of checkpoint directory " + directory + ": " + e, e);
+      throw new CdcStoreException(
+          "cannot release the lock of checkpoint directory " + directory + ": " + e, e);
     } finally {
       exclusive.unlock();
     }

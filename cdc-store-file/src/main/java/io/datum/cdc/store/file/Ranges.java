@@ -1,8 +1,8 @@
 package io.datum.cdc.store.file;
 
-import java.util.ArrayList;
 import io.datum.cdc.CdcCheckpoint.PartialTransaction;
 import io.datum.cdc.PgLsn;
+import java.util.ArrayList;
 import java.util.List;
 
 /** Converts between a set of event indexes and its list of inclusive ranges. */

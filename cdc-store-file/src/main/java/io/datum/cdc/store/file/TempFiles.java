@@ -15,7 +15,8 @@ import java.util.regex.Pattern;
  */
 final class TempFiles {
 
-  private static final Pattern NAME = Pattern.compile("[a-z0-9_]{1,63}\\.json\\.[0-9a-f-]{1,64}\\.tmp");
+  private static final Pattern NAME =
+      Pattern.compile("[a-z0-9_]{1,63}\\.json\\.[0-9a-f-]{1,64}\\.tmp");
 
   private final Path directory;
   private final AtomicLong counter = new AtomicLong();
@@ -37,7 +38,8 @@ final class TempFiles {
    * @return a path no other writer of this store uses; the file does not exist yet
    */
   Path next(String slot) {
-    return directory.resolve(slot + ".json." + run + '-' + Long.toHexString(counter.incrementAndGet()) + ".tmp");
+    return directory.resolve(
+        slot + ".json." + run + '-' + Long.toHexString(counter.incrementAndGet()) + ".tmp");
   }
 
   /**

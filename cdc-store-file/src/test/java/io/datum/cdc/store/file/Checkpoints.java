@@ -31,7 +31,9 @@ final class Checkpoints {
   /** The names of the directory's entries, sorted. */
   static TreeSet<String> entries(Path dir) throws IOException {
     try (Stream<Path> files = Files.list(dir)) {
-      return files.map(p -> p.getFileName().toString()).collect(java.util.stream.Collectors.toCollection(TreeSet::new));
+      return files
+          .map(p -> p.getFileName().toString())
+          .collect(java.util.stream.Collectors.toCollection(TreeSet::new));
     }
   }
 }

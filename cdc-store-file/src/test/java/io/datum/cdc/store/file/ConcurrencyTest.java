@@ -45,7 +45,9 @@ class ConcurrencyTest {
                     long lsn = 1_000L * (thread + 1) + round;
                     CdcCheckpoint shared =
                         Checkpoints.checkpoint(
-                            "shared", PgLsn.of(lsn).toString(), Checkpoints.tx(PgLsn.of(lsn + 500).toString(), thread + 1, thread));
+                            "shared",
+                            PgLsn.of(lsn).toString(),
+                            Checkpoints.tx(PgLsn.of(lsn + 500).toString(), thread + 1, thread));
                     storedShared.add(shared);
                     store.store(shared);
                     own = CdcCheckpoint.atWatermark("own_" + thread, PgLsn.of(lsn));
@@ -65,7 +67,10 @@ class ConcurrencyTest {
       pool.shutdownNow();
       assertTrue(pool.awaitTermination(30, TimeUnit.SECONDS));
     }
-    assertEquals(THREADS + 2, Checkpoints.entries(dir).size(), "no temp files left: " + Checkpoints.entries(dir));
+    assertEquals(
+        THREADS + 2,
+        Checkpoints.entries(dir).size(),
+        "no temp files left: " + Checkpoints.entries(dir));
   }
 
   @Test
@@ -118,13 +123,15 @@ class ConcurrencyTest {
       List<Future<?>> futures = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         int thread = t;
-        futures.add(pool.submit(() -> {
-          start.await();
-          for (int i = 1; i <= perThread; i++) {
-            store.store(CdcCheckpoint.atWatermark("t" + thread, PgLsn.of(i)));
-          }
-          return null;
-        }));
+        futures.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  for (int i = 1; i <= perThread; i++) {
+                    store.store(CdcCheckpoint.atWatermark("t" + thread, PgLsn.of(i)));
+                  }
+                  return null;
+                }));
       }
       start.countDown();
       for (Future<?> f : futures) {
@@ -135,7 +142,8 @@ class ConcurrencyTest {
         assertEquals(PgLsn.of(perThread), store.load("t" + t).orElseThrow().watermark());
       }
       long batches = store.batches();
-      assertTrue(batches < threads * perThread,
+      assertTrue(
+          batches < threads * perThread,
           batches + " batches for " + threads * perThread + " concurrent stores: no group commit");
     }
   }

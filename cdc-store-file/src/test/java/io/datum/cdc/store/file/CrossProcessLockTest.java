@@ -27,7 +27,8 @@ class CrossProcessLockTest {
   @Test
   void secondStoreInThisJvmIsRefusedWithAClearError() {
     try (FileCheckpointStore first = FileCheckpointStore.open(dir)) {
-      CdcStoreException e = assertThrows(CdcStoreException.class, () -> FileCheckpointStore.open(dir));
+      CdcStoreException e =
+          assertThrows(CdcStoreException.class, () -> FileCheckpointStore.open(dir));
       assertTrue(e.getMessage().contains("checkpoint directory " + dir), e.getMessage());
       assertTrue(e.getMessage().contains("in use by another process"), e.getMessage());
       // also through another spelling of the same directory
@@ -66,7 +67,8 @@ class CrossProcessLockTest {
     try {
       BufferedReader out = reader(holder);
       assertEquals("HOLDING", out.readLine());
-      CdcStoreException e = assertThrows(CdcStoreException.class, () -> FileCheckpointStore.open(dir));
+      CdcStoreException e =
+          assertThrows(CdcStoreException.class, () -> FileCheckpointStore.open(dir));
       assertTrue(e.getMessage().contains("in use by another process"), e.getMessage());
       assertTrue(e.getMessage().contains("process " + holder.pid()), e.getMessage());
       holder.getOutputStream().close(); // tells the child to close its store
@@ -99,13 +101,19 @@ class CrossProcessLockTest {
   private Process child(String mode) throws IOException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     return new ProcessBuilder(
-            java, "-cp", System.getProperty("java.class.path"), LockProbe.class.getName(), mode, dir.toString())
+            java,
+            "-cp",
+            System.getProperty("java.class.path"),
+            LockProbe.class.getName(),
+            mode,
+            dir.toString())
         .redirectError(ProcessBuilder.Redirect.INHERIT)
         .start();
   }
 
   private static BufferedReader reader(Process process) {
-    return new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+    return new BufferedReader(
+        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
   }
 
   private static String runToEnd(Process process) throws Exception {

@@ -85,8 +85,19 @@ class FileCheckpointStoreTest {
 
   @ParameterizedTest
   @ValueSource(
-      strings = {"../x", "A", "", "a/b", "a.json", "x..", "slot-1", " s", "é", ".lock",
-        "a234567890123456789012345678901234567890123456789012345678901234"})
+      strings = {
+        "../x",
+        "A",
+        "",
+        "a/b",
+        "a.json",
+        "x..",
+        "slot-1",
+        " s",
+        "é",
+        ".lock",
+        "a234567890123456789012345678901234567890123456789012345678901234"
+      })
   void rejectsInvalidSlotNamesWithoutTouchingFiles(String slot) throws IOException {
     Path storeDir = dir.resolve("store");
     try (FileCheckpointStore store = FileCheckpointStore.open(storeDir)) {
@@ -133,7 +144,8 @@ class FileCheckpointStoreTest {
     store.close();
     store.close();
     assertThrows(
-        IllegalStateException.class, () -> store.store(CdcCheckpoint.atWatermark("s", PgLsn.of(2))));
+        IllegalStateException.class,
+        () -> store.store(CdcCheckpoint.atWatermark("s", PgLsn.of(2))));
     assertEquals(PgLsn.of(1), store.load("s").orElseThrow().watermark());
   }
 
@@ -150,7 +162,8 @@ class FileCheckpointStoreTest {
   @Test
   void refusesAPathThatIsAFile() throws IOException {
     Path file = Files.writeString(dir.resolve("plain"), "x");
-    CdcStoreException e = assertThrows(CdcStoreException.class, () -> FileCheckpointStore.open(file));
+    CdcStoreException e =
+        assertThrows(CdcStoreException.class, () -> FileCheckpointStore.open(file));
     assertTrue(e.getMessage().contains(file.toString()), e.getMessage());
   }
 
@@ -186,7 +199,8 @@ class FileCheckpointStoreTest {
     try (FileCheckpointStore store = FileCheckpointStore.open(dir)) {
       CdcStoreException e =
           assertThrows(
-              CdcStoreException.class, () -> store.store(CdcCheckpoint.atWatermark("s", PgLsn.of(1))));
+              CdcStoreException.class,
+              () -> store.store(CdcCheckpoint.atWatermark("s", PgLsn.of(1))));
       assertTrue(e.getMessage().contains(target.toString()), e.getMessage());
       assertEquals(Set.of(".lock", "s.json"), entries(dir));
       store.store(CdcCheckpoint.atWatermark("other", PgLsn.of(2))); // the store still works

@@ -27,7 +27,8 @@ public final class LockProbe {
       try (FileCheckpointStore store = FileCheckpointStore.open(dir)) {
         System.out.println("HOLDING");
         System.out.flush();
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        BufferedReader in =
+            new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         while (in.readLine() != null) {
           // wait for the parent to close our standard input
         }

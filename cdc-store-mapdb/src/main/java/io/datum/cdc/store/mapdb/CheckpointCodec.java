@@ -15,8 +15,8 @@ import java.util.zip.CRC32C;
 /**
  * The binary form of one slot's checkpoint, the value the MapDB map holds under the slot's name.
  *
- * <p>Format 1, all integers big-endian, {@code varint} an unsigned LEB128 number of at most 5
- * bytes whose value fits in 31 bits:
+ * <p>Format 1, all integers big-endian, {@code varint} an unsigned LEB128 number of at most 5 bytes
+ * whose value fits in 31 bits:
  *
  * <pre>
  * u8      format            1
@@ -35,10 +35,10 @@ import java.util.zip.CRC32C;
  * u32     CRC32C            of every byte before it
  * </pre>
  *
- * <p>A checkpoint with only a watermark takes 1 + 1 + slot + 8 + 1 + 4 bytes (29 for a
- * 14-character slot). Decoding is strict: a wrong checksum, an unknown format, a slot other than
- * the key, a range outside {@code [0, eventCount)}, overlapping or touching ranges, an overlong
- * varint or trailing bytes all count as corruption.
+ * <p>A checkpoint with only a watermark takes 1 + 1 + slot + 8 + 1 + 4 bytes (29 for a 14-character
+ * slot). Decoding is strict: a wrong checksum, an unknown format, a slot other than the key, a
+ * range outside {@code [0, eventCount)}, overlapping or touching ranges, an overlong varint or
+ * trailing bytes all count as corruption.
  */
 final class CheckpointCodec {
 
@@ -103,9 +103,13 @@ final class CheckpointCodec {
     crc.update(value, 0, body);
     int stored = Reader.readInt(value, body);
     if ((int) crc.getValue() != stored) {
-      throw corrupt(file, slot,
-          String.format("checksum mismatch (stored %08x, computed %08x over %d bytes)",
-              stored, (int) crc.getValue(), body), null);
+      throw corrupt(
+          file,
+          slot,
+          String.format(
+              "checksum mismatch (stored %08x, computed %08x over %d bytes)",
+              stored, (int) crc.getValue(), body),
+          null);
     }
     Reader in = new Reader(value, body);
     try {
@@ -118,8 +122,11 @@ final class CheckpointCodec {
       String storedSlot = new String(in.readBytes(slotLength), StandardCharsets.US_ASCII);
       if (!storedSlot.equals(slot)) {
         throw new IllegalArgumentException(
-            "it belongs to slot " + (SlotNames.isValid(storedSlot) ? '"' + storedSlot + '"' : "(invalid name)")
-                + ", but is stored under \"" + slot + '"');
+            "it belongs to slot "
+                + (SlotNames.isValid(storedSlot) ? '"' + storedSlot + '"' : "(invalid name)")
+                + ", but is stored under \""
+                + slot
+                + '"');
       }
       PgLsn watermark = PgLsn.of(in.readLong());
       int count = in.readVarint("transaction count");
@@ -128,12 +135,18 @@ final class CheckpointCodec {
         PgLsn end = PgLsn.of(in.readLong());
         int eventCount = in.readVarint("event count");
         if (eventCount < 1) {
-          throw new IllegalArgumentException("transaction " + end + " has event count " + eventCount);
+          throw new IllegalArgumentException(
+              "transaction " + end + " has event count " + eventCount);
         }
         int rangeCount = in.readVarint("range count");
         if (rangeCount > in.remaining()) {
           throw new IllegalArgumentException(
-              "transaction " + end + ": range count " + rangeCount + " exceeds the " + in.remaining()
+              "transaction "
+                  + end
+                  + ": range count "
+                  + rangeCount
+                  + " exceeds the "
+                  + in.remaining()
                   + " remaining bytes");
         }
         int[] ranges = new int[rangeCount * 2];
@@ -148,8 +161,15 @@ final class CheckpointCodec {
           long to = from + in.readVarint("range length") + 1L; // exclusive
           if (to > eventCount) {
             throw new IllegalArgumentException(
-                "transaction " + end + ": acknowledged range [" + from + ", " + to
-                    + ") is outside [0, " + eventCount + ")");
+                "transaction "
+                    + end
+                    + ": acknowledged range ["
+                    + from
+                    + ", "
+                    + to
+                    + ") is outside [0, "
+                    + eventCount
+                    + ")");
           }
           ranges[2 * r] = (int) from;
           ranges[2 * r + 1] = (int) to;
@@ -231,7 +251,12 @@ final class CheckpointCodec {
 
   private static CdcStoreException corrupt(Path file, String slot, String why, Throwable cause) {
     return new CdcStoreException(
-        "corrupt checkpoint of slot \"" + slot + "\" in mapdb checkpoint store " + file + ": " + why,
+        "corrupt checkpoint of slot \""
+            + slot
+            + "\" in mapdb checkpoint store "
+            + file
+            + ": "
+            + why,
         cause);
   }
 
@@ -324,11 +349,15 @@ final class CheckpointCodec {
           return (int) value;
         }
       }
-      throw new IllegalArgumentException("the " + what + " is longer than 5 bytes at byte " + position);
+      throw new IllegalArgumentException(
+          "the " + what + " is longer than 5 bytes at byte " + position);
     }
 
     static int readInt(byte[] b, int at) {
-      return (b[at] & 0xFF) << 24 | (b[at + 1] & 0xFF) << 16 | (b[at + 2] & 0xFF) << 8 | (b[at + 3] & 0xFF);
+      return (b[at] & 0xFF) << 24
+          | (b[at + 1] & 0xFF) << 16
+          | (b[at + 2] & 0xFF) << 8
+          | (b[at + 3] & 0xFF);
     }
   }
 }

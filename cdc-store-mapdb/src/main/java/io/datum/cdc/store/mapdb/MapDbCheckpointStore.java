@@ -1,12 +1,12 @@
 package io.datum.cdc.store.mapdb;
 
-import io.datum.cdc.spi.StoreFiles;
 import io.datum.cdc.CdcCheckpoint;
 import io.datum.cdc.CdcCheckpointStore;
 import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.CdcStoreException;
 import io.datum.cdc.SlotNames;
 import io.datum.cdc.spi.GroupCommit;
+import io.datum.cdc.spi.StoreFiles;
 import io.datum.cdc.store.mapdb.PagedVolume.CommitHooks;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
@@ -40,42 +40,42 @@ import org.mapdb.volume.Volume;
  * {@code mapdb:/var/lib/app/cdc.mapdb}, see {@link Options} for the query parameters.
  *
  * <p><b>Layout.</b> The file holds a MapDB {@code HTreeMap} named {@value #MAP_NAME} from slot name
- * to a compact binary checkpoint (format byte, slot, watermark, each partial transaction's end
- * LSN, event count and acknowledged index ranges, CRC32C; a bare watermark takes 15 bytes plus
- * the slot name), and a manifest listing the slots (so a damaged map that lost a slot is reported,
- * never read as empty). Next to it live {@code <file>.lock} (the process lock, holds the owner's pid;
- * it stays after close) and, while the store is open with transactions and after a crash, {@code
+ * to a compact binary checkpoint (format byte, slot, watermark, each partial transaction's end LSN,
+ * event count and acknowledged index ranges, CRC32C; a bare watermark takes 15 bytes plus the slot
+ * name), and a manifest listing the slots (so a damaged map that lost a slot is reported, never
+ * read as empty). Next to it live {@code <file>.lock} (the process lock, holds the owner's pid; it
+ * stays after close) and, while the store is open with transactions and after a crash, {@code
  * <file>.redo} (the redo log). Copy, move or back up the file only while no store has it open;
  * never separate a {@code .redo} file from its data file.
  *
  * <p><b>Durability.</b> With the default options ({@code transactions=true}), when {@link #store}
  * returns, the checkpoint is on stable storage and survives a process crash and a power loss
- * (assuming the disk honours fsync): every batch of checkpoints is committed by writing the
- * changed 4 KiB pages of the MapDB file to the redo log and fsyncing it, then writing them into
- * the file and fsyncing it. A crash at any moment leaves either the previous or the new state of
- * every slot of the batch; the next {@link #open} completes an interrupted commit from the redo
- * log. A batch costs two fsyncs, a redo record of its dirty pages (typically 3 to 6 pages for one
- * to a few slots) and as many 4 KiB page writes.
+ * (assuming the disk honours fsync): every batch of checkpoints is committed by writing the changed
+ * 4 KiB pages of the MapDB file to the redo log and fsyncing it, then writing them into the file
+ * and fsyncing it. A crash at any moment leaves either the previous or the new state of every slot
+ * of the batch; the next {@link #open} completes an interrupted commit from the redo log. A batch
+ * costs two fsyncs, a redo record of its dirty pages (typically 3 to 6 pages for one to a few
+ * slots) and as many 4 KiB page writes.
  *
  * <p>MapDB 3.1.0's own write-ahead log ({@code DBMaker.transactionEnable()}) is deliberately not
  * used: its {@code commit()} does fsync the log and then the file, but updates the file in place in
  * between and nothing in MapDB 3.1.0 ever replays the log, so a process killed during that update
- * leaves a file MapDB cannot read (reproduced by killing the process at each of those writes).
- * This store instead runs MapDB without its transactions on a page-caching volume whose {@code
- * sync()} is the atomic commit above. With {@code transactions=false} the pages go straight into
- * the file: one fsync per batch, but a crash during the page writes can leave the file torn, so
- * that it cannot be opened again, or returns a checkpoint older than the last one whose store
- * returned. The per-value CRC32C makes sure a torn value is reported, never returned.
+ * leaves a file MapDB cannot read (reproduced by killing the process at each of those writes). This
+ * store instead runs MapDB without its transactions on a page-caching volume whose {@code sync()}
+ * is the atomic commit above. With {@code transactions=false} the pages go straight into the file:
+ * one fsync per batch, but a crash during the page writes can leave the file torn, so that it
+ * cannot be opened again, or returns a checkpoint older than the last one whose store returned. The
+ * per-value CRC32C makes sure a torn value is reported, never returned.
  *
  * <p><b>Size.</b> MapDB starts the file at 2 MiB (sparse) and, for ordinary checkpoints (a few
  * partial transactions), reuses its space: 100 000 stores over 8 slots leave it at 2 MiB. Values of
  * tens of kilobytes whose size changes on every store make MapDB's allocator grow the file (by
- * about 10 MiB per thousand such stores). The store caches the pages it reads and writes, at most
- * 8 MiB after a commit.
+ * about 10 MiB per thousand such stores). The store caches the pages it reads and writes, at most 8
+ * MiB after a commit.
  *
- * <p><b>Concurrency.</b> Concurrent {@link #store} calls share one commit ({@link GroupCommit}): the
- * first caller commits every checkpoint submitted while the previous commit ran, so with {@code n}
- * threads a batch costs the same two fsyncs as one store. A {@link #load} waits while a batch is
+ * <p><b>Concurrency.</b> Concurrent {@link #store} calls share one commit ({@link GroupCommit}):
+ * the first caller commits every checkpoint submitted while the previous commit ran, so with {@code
+ * n} threads a batch costs the same two fsyncs as one store. A {@link #load} waits while a batch is
  * being committed, so it never sees a checkpoint that is not yet durable. Safe for use by several
  * threads.
  *
@@ -126,15 +126,15 @@ public final class MapDbCheckpointStore implements CdcCheckpointStore {
    * </table>
    *
    * @param transactions true (default) to commit every batch through the store's redo log,
-   *     crash-safe; false to write pages straight into the file, <b>not crash-safe</b>: a crash
-   *     or power loss during a store can leave the file unreadable (all slots lost) or with an
-   *     older checkpoint than the last one whose store returned. Only for throwaway state.
-   * @param memoryMapped false (default) to read and write the file with {@code read}/{@code
-   *     write} calls; true to map it into memory (MapDB's {@code MappedFileVol}, synced with
-   *     {@code msync}, unmapped on close). The store caches the pages it reads either way, so
-   *     mapping saves nothing measurable; if another program truncates a mapped file, the JVM dies
-   *     with SIGBUS; and an interrupt of a storing thread while the file grows (mapping goes
-   *     through an interruptible {@code FileChannel}) fails that commit.
+   *     crash-safe; false to write pages straight into the file, <b>not crash-safe</b>: a crash or
+   *     power loss during a store can leave the file unreadable (all slots lost) or with an older
+   *     checkpoint than the last one whose store returned. Only for throwaway state.
+   * @param memoryMapped false (default) to read and write the file with {@code read}/{@code write}
+   *     calls; true to map it into memory (MapDB's {@code MappedFileVol}, synced with {@code
+   *     msync}, unmapped on close). The store caches the pages it reads either way, so mapping
+   *     saves nothing measurable; if another program truncates a mapped file, the JVM dies with
+   *     SIGBUS; and an interrupt of a storing thread while the file grows (mapping goes through an
+   *     interruptible {@code FileChannel}) fails that commit.
    */
   public record Options(boolean transactions, boolean memoryMapped) {
 
@@ -172,18 +172,32 @@ public final class MapDbCheckpointStore implements CdcCheckpointStore {
   private final HTreeMap<String, byte[]> map;
   private final Atomic.Var<byte[]> slotsVar;
   private final GroupCommit groupCommit;
+
   /** Stores and loads hold the read lock, close the write lock: close waits for them. */
   private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
+
   /** Batch commits hold the write lock, loads the read lock: loads see only committed state. */
   private final ReentrantReadWriteLock data = new ReentrantReadWriteLock();
+
   private boolean closed; // guarded by lifecycle
   private volatile CdcStoreException broken;
-  /** The committed manifest; replaced (under the data write lock) after each commit adding a slot. */
+
+  /**
+   * The committed manifest; replaced (under the data write lock) after each commit adding a slot.
+   */
   private volatile SortedSet<String> slots;
 
   private MapDbCheckpointStore(
-      Path file, Options options, StoreLock storeLock, Volume fileVolume, PagedVolume volume,
-      RedoLog redo, DB db, HTreeMap<String, byte[]> map, Atomic.Var<byte[]> slotsVar, SortedSet<String> slots) {
+      Path file,
+      Options options,
+      StoreLock storeLock,
+      Volume fileVolume,
+      PagedVolume volume,
+      RedoLog redo,
+      DB db,
+      HTreeMap<String, byte[]> map,
+      Atomic.Var<byte[]> slotsVar,
+      SortedSet<String> slots) {
     this.file = file;
     this.options = options;
     this.storeLock = storeLock;
@@ -225,8 +239,8 @@ public final class MapDbCheckpointStore implements CdcCheckpointStore {
    * @throws CdcConfigurationException if the path names no file (a root directory)
    * @throws CdcStoreException naming the file if it is in use by another process or store of this
    *     JVM ({@code "mapdb checkpoint store <file> is in use by another process or store: ..."}),
-   *     is a directory, is not a datum-cdc MapDB checkpoint file, is damaged, or cannot be
-   *     created, read or locked
+   *     is a directory, is not a datum-cdc MapDB checkpoint file, is damaged, or cannot be created,
+   *     read or locked
    */
   public static MapDbCheckpointStore open(Path file, Options options) {
     return open(file, options, CommitHooks.NONE);
@@ -245,14 +259,18 @@ public final class MapDbCheckpointStore implements CdcCheckpointStore {
     Objects.requireNonNull(options, "options");
     Path absolute = file.toAbsolutePath().normalize();
     if (absolute.getFileName() == null || absolute.getParent() == null) {
-      throw new CdcConfigurationException("mapdb checkpoint store path \"" + file + "\" names no file");
+      throw new CdcConfigurationException(
+          "mapdb checkpoint store path \"" + file + "\" names no file");
     }
     StoreFiles.createDirectories(absolute.getParent(), "mapdb checkpoint store");
     Path real = realPath(absolute);
     if (Files.isDirectory(real)) {
       throw new CdcStoreException(
-          "mapdb checkpoint store " + real + " is a directory; name the MapDB file in it instead,"
-              + " such as " + real.resolve("checkpoints.mapdb"));
+          "mapdb checkpoint store "
+              + real
+              + " is a directory; name the MapDB file in it instead,"
+              + " such as "
+              + real.resolve("checkpoints.mapdb"));
     }
     StoreLock lock = StoreLock.acquire(real);
     try {
@@ -274,11 +292,13 @@ public final class MapDbCheckpointStore implements CdcCheckpointStore {
       }
       return absolute.getParent().toRealPath().resolve(absolute.getFileName());
     } catch (IOException e) {
-      throw new CdcStoreException("cannot resolve mapdb checkpoint store path " + absolute + ": " + e, e);
+      throw new CdcStoreException(
+          "cannot resolve mapdb checkpoint store path " + absolute + ": " + e, e);
     }
   }
 
-  private static MapDbCheckpointStore openLocked(Path file, Options options, StoreLock lock, CommitHooks hooks) {
+  private static MapDbCheckpointStore openLocked(
+      Path file, Options options, StoreLock lock, CommitHooks hooks) {
     deleteCreationLeftovers(file);
     if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
       create(file);
@@ -292,19 +312,29 @@ public final class MapDbCheckpointStore implements CdcCheckpointStore {
       try {
         record = RedoLog.read(redoPath);
       } catch (IOException e) {
-        throw new CdcStoreException("cannot read redo log " + redoPath + " of mapdb checkpoint store " + file + ": " + e, e);
+        throw new CdcStoreException(
+            "cannot read redo log " + redoPath + " of mapdb checkpoint store " + file + ": " + e,
+            e);
       }
       if (record != null) {
         try {
           PagedVolume.replay(fileVolume, record);
         } catch (RuntimeException e) {
           throw new CdcStoreException(
-              "cannot complete the interrupted commit of mapdb checkpoint store " + file + " from " + redoPath + ": " + e, e);
+              "cannot complete the interrupted commit of mapdb checkpoint store "
+                  + file
+                  + " from "
+                  + redoPath
+                  + ": "
+                  + e,
+              e);
         }
       }
       if (fileVolume.length() == 0) {
-        throw new CdcStoreException("corrupt mapdb checkpoint store " + file
-            + ": the file is empty (0 bytes); this store creates its files completely before naming them");
+        throw new CdcStoreException(
+            "corrupt mapdb checkpoint store "
+                + file
+                + ": the file is empty (0 bytes); this store creates its files completely before naming them");
       }
       try {
         if (options.transactions()) {
@@ -316,7 +346,9 @@ public final class MapDbCheckpointStore implements CdcCheckpointStore {
           StoreFiles.forceDirectory(file.getParent());
         }
       } catch (IOException e) {
-        throw new CdcStoreException("cannot open redo log " + redoPath + " of mapdb checkpoint store " + file + ": " + e, e);
+        throw new CdcStoreException(
+            "cannot open redo log " + redoPath + " of mapdb checkpoint store " + file + ": " + e,
+            e);
       }
       PagedVolume volume = new PagedVolume(fileVolume, redo, hooks);
       HTreeMap<String, byte[]> map;
@@ -327,34 +359,62 @@ public final class MapDbCheckpointStore implements CdcCheckpointStore {
         if (!db.exists(MAP_NAME)) {
           List<String> names = new ArrayList<>();
           db.getAllNames().forEach(names::add);
-          throw new CdcStoreException("mapdb checkpoint store " + file + " is a MapDB file, but not a datum-cdc"
-              + " checkpoint store: it has no map " + MAP_NAME + " (it holds " + names + ")");
+          throw new CdcStoreException(
+              "mapdb checkpoint store "
+                  + file
+                  + " is a MapDB file, but not a datum-cdc"
+                  + " checkpoint store: it has no map "
+                  + MAP_NAME
+                  + " (it holds "
+                  + names
+                  + ")");
         }
         int layout = db.atomicInteger(LAYOUT_NAME).open().get();
         if (layout != LAYOUT) {
-          throw new CdcStoreException("mapdb checkpoint store " + file + " has layout version " + layout
-              + "; this version of datum-cdc reads layout " + LAYOUT);
+          throw new CdcStoreException(
+              "mapdb checkpoint store "
+                  + file
+                  + " has layout version "
+                  + layout
+                  + "; this version of datum-cdc reads layout "
+                  + LAYOUT);
         }
         map = db.hashMap(MAP_NAME, Serializer.STRING, Serializer.BYTE_ARRAY).open();
         if (!db.exists(SLOTS_NAME)) {
-          throw new CdcStoreException("corrupt mapdb checkpoint store " + file + ": its list of slots " + SLOTS_NAME + " is missing");
+          throw new CdcStoreException(
+              "corrupt mapdb checkpoint store "
+                  + file
+                  + ": its list of slots "
+                  + SLOTS_NAME
+                  + " is missing");
         }
         slotsVar = db.atomicVar(SLOTS_NAME, Serializer.BYTE_ARRAY).open();
         slots = CheckpointCodec.decodeSlots(slotsVar.get(), file);
         TreeSet<String> keys = new TreeSet<>(map.keySet());
         if (!keys.equals(slots)) {
-          throw new CdcStoreException("corrupt mapdb checkpoint store " + file + ": its list of slots names "
-              + slots + ", but its map holds checkpoints of " + keys);
+          throw new CdcStoreException(
+              "corrupt mapdb checkpoint store "
+                  + file
+                  + ": its list of slots names "
+                  + slots
+                  + ", but its map holds checkpoints of "
+                  + keys);
         }
       } catch (RuntimeException | AssertionError e) {
         if (e instanceof CdcStoreException) {
           throw (CdcStoreException) e;
         }
         throw new CdcStoreException(
-            "corrupt mapdb checkpoint store " + file + ": MapDB cannot open it, the file is damaged or"
-                + " not a MapDB file (" + e + ")", e);
+            "corrupt mapdb checkpoint store "
+                + file
+                + ": MapDB cannot open it, the file is damaged or"
+                + " not a MapDB file ("
+                + e
+                + ")",
+            e);
       }
-      return new MapDbCheckpointStore(file, options, lock, fileVolume, volume, redo, db, map, slotsVar, slots);
+      return new MapDbCheckpointStore(
+          file, options, lock, fileVolume, volume, redo, db, map, slotsVar, slots);
     } catch (RuntimeException | Error e) {
       closeQuietly(db, fileVolume, redo, e);
       throw e;
@@ -369,7 +429,8 @@ public final class MapDbCheckpointStore implements CdcCheckpointStore {
       }
       return new RandomAccessFileVol(file.toFile(), false, 0L, 0L);
     } catch (DBException.FileLocked e) {
-      throw StoreLock.inUse(file, "a process holds MapDB's lock on the file (" + e.getMessage() + ")", e);
+      throw StoreLock.inUse(
+          file, "a process holds MapDB's lock on the file (" + e.getMessage() + ")", e);
     } catch (RuntimeException e) {
       throw new CdcStoreException("cannot open mapdb checkpoint store " + file + ": " + e, e);
     }
@@ -377,8 +438,12 @@ public final class MapDbCheckpointStore implements CdcCheckpointStore {
 
   /** Writes a new empty store under a temporary name, syncs it and renames it into place. */
   private static void create(Path file) {
-    Path temp = file.resolveSibling(
-        file.getFileName() + "." + Long.toHexString(ThreadLocalRandom.current().nextLong()) + CREATING_SUFFIX);
+    Path temp =
+        file.resolveSibling(
+            file.getFileName()
+                + "."
+                + Long.toHexString(ThreadLocalRandom.current().nextLong())
+                + CREATING_SUFFIX);
     try {
       Volume fileVolume = new RandomAccessFileVol(temp.toFile(), false, 0L, 0L);
       DB db = null;
@@ -386,7 +451,9 @@ public final class MapDbCheckpointStore implements CdcCheckpointStore {
         db = DBMaker.volumeDB(new PagedVolume(fileVolume, null, CommitHooks.NONE), false).make();
         db.hashMap(MAP_NAME, Serializer.STRING, Serializer.BYTE_ARRAY).create();
         db.atomicInteger(LAYOUT_NAME, LAYOUT).create();
-        db.atomicVar(SLOTS_NAME, Serializer.BYTE_ARRAY, CheckpointCodec.encodeSlots(new TreeSet<>())).create();
+        db.atomicVar(
+                SLOTS_NAME, Serializer.BYTE_ARRAY, CheckpointCodec.encodeSlots(new TreeSet<>()))
+            .create();
         db.commit(); // writes the pages and fsyncs the temporary file
       } finally {
         if (db != null) {
@@ -408,7 +475,11 @@ public final class MapDbCheckpointStore implements CdcCheckpointStore {
 
   /** Deletes temporary files of creations a crash interrupted; called holding the lock. */
   private static void deleteCreationLeftovers(Path file) {
-    Pattern name = Pattern.compile(Pattern.quote(file.getFileName().toString()) + "\\.[0-9a-f]{1,16}" + Pattern.quote(CREATING_SUFFIX));
+    Pattern name =
+        Pattern.compile(
+            Pattern.quote(file.getFileName().toString())
+                + "\\.[0-9a-f]{1,16}"
+                + Pattern.quote(CREATING_SUFFIX));
     try (DirectoryStream<Path> entries = Files.newDirectoryStream(file.getParent())) {
       for (Path entry : entries) {
         if (name.matcher(entry.getFileName().toString()).matches()) {
@@ -416,7 +487,12 @@ public final class MapDbCheckpointStore implements CdcCheckpointStore {
         }
       }
     } catch (IOException e) {
-      throw new CdcStoreException("cannot clean up after an interrupted creation of mapdb checkpoint store " + file + ": " + e, e);
+      throw new CdcStoreException(
+          "cannot clean up after an interrupted creation of mapdb checkpoint store "
+              + file
+              + ": "
+              + e,
+          e);
     }
   }
 
@@ -485,14 +561,24 @@ public final class MapDbCheckpointStore implements CdcCheckpointStore {
         value = map.get(slot);
       } catch (RuntimeException | AssertionError e) {
         throw new CdcStoreException(
-            "cannot read the checkpoint of slot \"" + slot + "\" from mapdb checkpoint store " + file + ": " + e, e);
+            "cannot read the checkpoint of slot \""
+                + slot
+                + "\" from mapdb checkpoint store "
+                + file
+                + ": "
+                + e,
+            e);
       } finally {
         data.readLock().unlock();
       }
       if (value == null) {
         if (slots.contains(slot)) {
-          throw new CdcStoreException("corrupt mapdb checkpoint store " + file + ": its list of slots names \""
-              + slot + "\", but its map has no checkpoint for it");
+          throw new CdcStoreException(
+              "corrupt mapdb checkpoint store "
+                  + file
+                  + ": its list of slots names \""
+                  + slot
+                  + "\", but its map has no checkpoint for it");
         }
         return Optional.empty();
       }
@@ -532,8 +618,13 @@ public final class MapDbCheckpointStore implements CdcCheckpointStore {
     try {
       CdcStoreException earlier = broken;
       if (earlier != null) {
-        throw new CdcStoreException("mapdb checkpoint store " + file + " refuses stores after an earlier"
-            + " commit failed; close it and open it again (which repairs it): " + earlier.getMessage(), earlier);
+        throw new CdcStoreException(
+            "mapdb checkpoint store "
+                + file
+                + " refuses stores after an earlier"
+                + " commit failed; close it and open it again (which repairs it): "
+                + earlier.getMessage(),
+            earlier);
       }
       try {
         TreeSet<String> added = null;
@@ -554,8 +645,15 @@ public final class MapDbCheckpointStore implements CdcCheckpointStore {
       } catch (RuntimeException | AssertionError e) {
         List<String> slots = new ArrayList<>();
         batch.forEach(c -> slots.add(c.slot()));
-        CdcStoreException failure = new CdcStoreException(
-            "mapdb checkpoint store " + file + " failed to commit the checkpoints of slots " + slots + ": " + e, e);
+        CdcStoreException failure =
+            new CdcStoreException(
+                "mapdb checkpoint store "
+                    + file
+                    + " failed to commit the checkpoints of slots "
+                    + slots
+                    + ": "
+                    + e,
+                e);
         broken = failure;
         throw failure;
       }
@@ -599,7 +697,9 @@ public final class MapDbCheckpointStore implements CdcCheckpointStore {
     if (options.memoryMapped() != Options.DEFAULTS.memoryMapped()) {
       query.add("mmap=" + options.memoryMapped());
     }
-    return "mapdb:" + file.toUri().getRawPath() + (query.isEmpty() ? "" : "?" + String.join("&", query));
+    return "mapdb:"
+        + file.toUri().getRawPath()
+        + (query.isEmpty() ? "" : "?" + String.join("&", query));
   }
 
   /**
@@ -624,7 +724,8 @@ public final class MapDbCheckpointStore implements CdcCheckpointStore {
       try {
         db.close(); // MapDB's close writes its header into the paged volume, which drops it
       } catch (RuntimeException | AssertionError e) {
-        failure = new CdcStoreException("cannot close mapdb checkpoint store " + file + ": " + e, e);
+        failure =
+            new CdcStoreException("cannot close mapdb checkpoint store " + file + ": " + e, e);
       }
       try {
         fileVolume.close(); // idempotent; releases MapDB's lock if the close above failed early

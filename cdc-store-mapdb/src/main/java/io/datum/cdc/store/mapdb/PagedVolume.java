@@ -27,9 +27,9 @@ import org.mapdb.volume.Volume;
  *
  * <p>A crash before step 1 completes leaves the data file at the previous commit and a torn redo
  * record, which is ignored; a crash after it leaves a complete redo record, which the next open
- * applies again ({@link #replay}). So the data file always reopens at one commit or the next,
- * never in between. Without a redo log, {@link #sync()} does steps 2 and 3 only, and a crash
- * during step 2 can leave the file torn.
+ * applies again ({@link #replay}). So the data file always reopens at one commit or the next, never
+ * in between. Without a redo log, {@link #sync()} does steps 2 and 3 only, and a crash during step
+ * 2 can leave the file torn.
  *
  * <p>This replaces MapDB 3.1.0's own write-ahead log ({@code DBMaker.transactionEnable()}), which
  * is not crash-safe: {@code StoreWAL.commit()} fsyncs the log and then updates the data file in
@@ -51,8 +51,8 @@ final class PagedVolume extends Volume {
   /**
    * How many pages the cache keeps after a commit, 8 MiB. A store of ordinary checkpoints stays
    * within the 2 MiB MapDB starts with, so the cache holds the whole file; MapDB's allocator lets
-   * the file grow when values of tens of kilobytes change size often, and then the cache is
-   * dropped after a commit that leaves it above this size.
+   * the file grow when values of tens of kilobytes change size often, and then the cache is dropped
+   * after a commit that leaves it above this size.
    */
   static final int MAX_CACHED_PAGES = 2048;
 
@@ -137,8 +137,11 @@ final class PagedVolume extends Volume {
     }
     if (failure != null) {
       throw new DBException.VolumeIOError(
-          "an earlier commit to " + getFile() + " failed while writing the file; reopen the store to"
-              + " repair it from " + (redo == null ? "(no redo log)" : redo.path()),
+          "an earlier commit to "
+              + getFile()
+              + " failed while writing the file; reopen the store to"
+              + " repair it from "
+              + (redo == null ? "(no redo log)" : redo.path()),
           failure);
     }
     if (dirty.isEmpty() && length <= fileLength) {
@@ -172,7 +175,8 @@ final class PagedVolume extends Volume {
       file.sync();
     } catch (RuntimeException e) {
       failure = e;
-      throw new DBException.VolumeIOError("cannot write " + indexes.length + " page(s) to " + getFile() + ": " + e, e);
+      throw new DBException.VolumeIOError(
+          "cannot write " + indexes.length + " page(s) to " + getFile() + ": " + e, e);
     }
     fileLength = Math.max(length, file.length());
     length = Math.max(length, roundUp(fileLength));
@@ -220,7 +224,14 @@ final class PagedVolume extends Volume {
     }
     if (offset < 0 || size < 0 || offset + size > length) {
       throw new DBException.VolumeEOF(
-          "access to [" + offset + ", " + (offset + size) + ") beyond the end (" + length + ") of " + getFile());
+          "access to ["
+              + offset
+              + ", "
+              + (offset + size)
+              + ") beyond the end ("
+              + length
+              + ") of "
+              + getFile());
     }
   }
 
@@ -282,7 +293,13 @@ final class PagedVolume extends Volume {
 
   @Override
   public synchronized void putInt(long offset, int value) {
-    write(offset, new byte[] {(byte) (value >>> 24), (byte) (value >>> 16), (byte) (value >>> 8), (byte) value}, 0, 4);
+    write(
+        offset,
+        new byte[] {
+          (byte) (value >>> 24), (byte) (value >>> 16), (byte) (value >>> 8), (byte) value
+        },
+        0,
+        4);
   }
 
   @Override

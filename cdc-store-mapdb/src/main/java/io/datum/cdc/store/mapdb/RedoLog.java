@@ -27,18 +27,19 @@ import java.util.zip.CRC32C;
  *
  * <p>A record that is incomplete or fails its checksum was torn by a crash while it was written;
  * the data file was then not yet touched by that commit, so the record is ignored. A complete
- * record may or may not have been applied to the data file; applying it again is harmless, since
- * it holds whole pages, so {@link #read} returns it and the store re-applies it on open. A cleanly
+ * record may or may not have been applied to the data file; applying it again is harmless, since it
+ * holds whole pages, so {@link #read} returns it and the store re-applies it on open. A cleanly
  * closed store deletes the file.
  *
  * <p>The log is written through {@link RandomAccessFile}, not a {@code FileChannel}: an interrupt
- * of a thread blocked in a {@code FileChannel} operation closes the channel, which would break
- * the store for every later commit.
+ * of a thread blocked in a {@code FileChannel} operation closes the channel, which would break the
+ * store for every later commit.
  */
 final class RedoLog implements AutoCloseable {
 
   private static final byte[] MAGIC = {'D', 'C', 'M', 'R', 'E', 'D', 'O', '1'};
   private static final int HEADER = MAGIC.length + 8 + 8 + 4 + 4;
+
   /** Sanity bound on a recorded file length: 1 TiB, far above any checkpoint store. */
   private static final long MAX_LENGTH = 1L << 40;
 
@@ -93,7 +94,12 @@ final class RedoLog implements AutoCloseable {
   void write(long length, long[] indexes, byte[][] pages) throws IOException {
     int size = HEADER + indexes.length * (8 + PagedVolume.PAGE_SIZE) + 4;
     ByteBuffer buffer = ByteBuffer.allocate(size);
-    buffer.put(MAGIC).putLong(++sequence).putLong(length).putInt(PagedVolume.PAGE_SIZE).putInt(indexes.length);
+    buffer
+        .put(MAGIC)
+        .putLong(++sequence)
+        .putLong(length)
+        .putInt(PagedVolume.PAGE_SIZE)
+        .putInt(indexes.length);
     for (int i = 0; i < indexes.length; i++) {
       buffer.putLong(indexes[i]).put(pages[i], 0, PagedVolume.PAGE_SIZE);
     }
@@ -141,7 +147,10 @@ final class RedoLog implements AutoCloseable {
     long length = in.getLong();
     int pageSize = in.getInt();
     int count = in.getInt();
-    if (pageSize != PagedVolume.PAGE_SIZE || count < 0 || length < 0 || length > MAX_LENGTH
+    if (pageSize != PagedVolume.PAGE_SIZE
+        || count < 0
+        || length < 0
+        || length > MAX_LENGTH
         || (long) count * (8 + pageSize) > bytes.length - HEADER - 4) {
       return null;
     }

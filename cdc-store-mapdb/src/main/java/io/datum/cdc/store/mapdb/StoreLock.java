@@ -52,19 +52,24 @@ final class StoreLock {
    *
    * @param file the data file's real path (its parent exists; the file need not)
    * @return the hold
-   * @throws CdcStoreException if another store of this JVM or another process holds it, or the
-   *     lock file cannot be created or locked
+   * @throws CdcStoreException if another store of this JVM or another process holds it, or the lock
+   *     file cannot be created or locked
    */
   static StoreLock acquire(Path file) {
     Path lockFile = lockFileOf(file);
     if (!HELD.add(file)) {
-      throw inUse(file, "another MapDbCheckpointStore of this JVM (process " + pid() + ") has it open");
+      throw inUse(
+          file, "another MapDbCheckpointStore of this JVM (process " + pid() + ") has it open");
     }
     FileChannel channel = null;
     boolean locked = false;
     try {
-      channel = FileChannel.open(
-          lockFile, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+      channel =
+          FileChannel.open(
+              lockFile,
+              StandardOpenOption.CREATE,
+              StandardOpenOption.READ,
+              StandardOpenOption.WRITE);
       FileLock lock;
       try {
         lock = channel.tryLock();
@@ -143,7 +148,10 @@ final class StoreLock {
    */
   static CdcStoreException inUse(Path file, String holder, Throwable cause) {
     return new CdcStoreException(
-        "mapdb checkpoint store " + file + " is in use by another process or store: " + holder
+        "mapdb checkpoint store "
+            + file
+            + " is in use by another process or store: "
+            + holder
             + "; only one store may use the file at a time, close the other first",
         cause);
   }
@@ -153,7 +161,8 @@ final class StoreLock {
     try {
       ByteBuffer buffer = ByteBuffer.allocate(32);
       channel.read(buffer, 0);
-      String text = new String(buffer.array(), 0, buffer.position(), StandardCharsets.US_ASCII).trim();
+      String text =
+          new String(buffer.array(), 0, buffer.position(), StandardCharsets.US_ASCII).trim();
       return text.matches("[0-9]{1,19}") ? "process " + text : "another process";
     } catch (IOException e) {
       return "another process";

@@ -41,13 +41,16 @@ final class Checkpoints {
     BitSet bits = new BitSet();
     bits.set(0);
     bits.set((int) (n % count));
-    return new CdcCheckpoint(slot, PgLsn.of(n), List.of(new PartialTransaction(PgLsn.of(n + 1), count, bits)));
+    return new CdcCheckpoint(
+        slot, PgLsn.of(n), List.of(new PartialTransaction(PgLsn.of(n + 1), count, bits)));
   }
 
   /** The names of the directory's entries, sorted. */
   static TreeSet<String> entries(Path dir) throws IOException {
     try (Stream<Path> files = Files.list(dir)) {
-      return files.map(p -> p.getFileName().toString()).collect(Collectors.toCollection(TreeSet::new));
+      return files
+          .map(p -> p.getFileName().toString())
+          .collect(Collectors.toCollection(TreeSet::new));
     }
   }
 
@@ -63,6 +66,7 @@ final class Checkpoints {
   }
 
   static BufferedReader reader(Process process) {
-    return new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+    return new BufferedReader(
+        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
   }
 }

@@ -39,32 +39,36 @@ class ConcurrencyTest {
         List<Future<?>> writers = new ArrayList<>();
         for (int t = 0; t < THREADS; t++) {
           String slot = "slot_" + t;
-          writers.add(pool.submit(() -> {
-            start.await();
-            for (long n = 1; n <= STORES_PER_THREAD; n++) {
-              store.store(numbered(slot, n));
-              // what this thread stored is visible at once
-              assertEquals(Optional.of(numbered(slot, n)), store.load(slot));
-            }
-            return null;
-          }));
+          writers.add(
+              pool.submit(
+                  () -> {
+                    start.await();
+                    for (long n = 1; n <= STORES_PER_THREAD; n++) {
+                      store.store(numbered(slot, n));
+                      // what this thread stored is visible at once
+                      assertEquals(Optional.of(numbered(slot, n)), store.load(slot));
+                    }
+                    return null;
+                  }));
         }
-        Future<?> reader = pool.submit(() -> {
-          start.await();
-          long[] seen = new long[THREADS];
-          while (!done.get()) {
-            for (int t = 0; t < THREADS; t++) {
-              Optional<CdcCheckpoint> c = store.load("slot_" + t);
-              if (c.isPresent()) {
-                long n = c.get().watermark().asLong();
-                assertEquals(numbered("slot_" + t, n), c.get(), "torn value");
-                assertTrue(n >= seen[t], "went back from " + seen[t] + " to " + n);
-                seen[t] = n;
-              }
-            }
-          }
-          return null;
-        });
+        Future<?> reader =
+            pool.submit(
+                () -> {
+                  start.await();
+                  long[] seen = new long[THREADS];
+                  while (!done.get()) {
+                    for (int t = 0; t < THREADS; t++) {
+                      Optional<CdcCheckpoint> c = store.load("slot_" + t);
+                      if (c.isPresent()) {
+                        long n = c.get().watermark().asLong();
+                        assertEquals(numbered("slot_" + t, n), c.get(), "torn value");
+                        assertTrue(n >= seen[t], "went back from " + seen[t] + " to " + n);
+                        seen[t] = n;
+                      }
+                    }
+                  }
+                  return null;
+                });
         start.countDown();
         for (Future<?> writer : writers) {
           writer.get();
@@ -77,13 +81,15 @@ class ConcurrencyTest {
       long stores = (long) THREADS * STORES_PER_THREAD;
       long batches = store.groupCommit().batches();
       assertEquals(stores, store.groupCommit().checkpoints());
-      assertTrue(batches < stores, batches + " batches for " + stores + " stores: no commit was shared");
+      assertTrue(
+          batches < stores, batches + " batches for " + stores + " stores: no commit was shared");
       assertTrue(store.volume().commits() <= batches, "a batch commits at most once");
       System.out.printf("%d stores by %d threads in %d batches%n", stores, THREADS, batches);
     }
     try (MapDbCheckpointStore store = MapDbCheckpointStore.open(file)) {
       for (int t = 0; t < THREADS; t++) {
-        assertEquals(Optional.of(numbered("slot_" + t, STORES_PER_THREAD)), store.load("slot_" + t));
+        assertEquals(
+            Optional.of(numbered("slot_" + t, STORES_PER_THREAD)), store.load("slot_" + t));
       }
     }
   }
@@ -98,16 +104,18 @@ class ConcurrencyTest {
       List<Future<?>> writers = new ArrayList<>();
       for (int t = 0; t < 4; t++) {
         int thread = t;
-        writers.add(pool.submit(() -> {
-          for (long n = 1; ; n++) {
-            try {
-              store.store(numbered("closing_" + thread, n));
-              last[thread] = n;
-            } catch (IllegalStateException closed) {
-              return null;
-            }
-          }
-        }));
+        writers.add(
+            pool.submit(
+                () -> {
+                  for (long n = 1; ; n++) {
+                    try {
+                      store.store(numbered("closing_" + thread, n));
+                      last[thread] = n;
+                    } catch (IllegalStateException closed) {
+                      return null;
+                    }
+                  }
+                }));
       }
       Thread.sleep(300);
       store.close();

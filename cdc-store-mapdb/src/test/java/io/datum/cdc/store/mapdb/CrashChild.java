@@ -4,14 +4,13 @@ import io.datum.cdc.store.mapdb.MapDbCheckpointStore.Options;
 import java.nio.file.Path;
 
 /**
- * Run in a child JVM by {@link CrashRecoveryTest}: {@code <file> <transactions> <point> <n>
- * [mmap]}
+ * Run in a child JVM by {@link CrashRecoveryTest}: {@code <file> <transactions> <point> <n> [mmap]}
  * stores {@link Checkpoints#numbered} 1 of slots a, b and c, prints {@code STORED 1}, then stores
  * number 2 of slot a and halts the JVM (no shutdown hooks, no close: like SIGKILL) at crash point
- * {@code point} of that commit: {@code redo} (after
- * the redo log is durable), {@code page} (before page n is written into the file) or {@code sync}
- * (after all pages were written, before the file is synced). Prints {@code NOT_REACHED} if the
- * point was not reached. With {@code mmap}, the file is memory-mapped.
+ * {@code point} of that commit: {@code redo} (after the redo log is durable), {@code page} (before
+ * page n is written into the file) or {@code sync} (after all pages were written, before the file
+ * is synced). Prints {@code NOT_REACHED} if the point was not reached. With {@code mmap}, the file
+ * is memory-mapped.
  */
 public final class CrashChild {
 

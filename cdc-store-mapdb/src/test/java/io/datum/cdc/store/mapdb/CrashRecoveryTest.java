@@ -36,12 +36,23 @@ class CrashRecoveryTest {
   }
 
   @ParameterizedTest(name = "crash at {0} {1} {2}")
-  @CsvSource({"redo, 0, raf", "page, 0, raf", "page, 1, raf", "page, 2, raf", "sync, 0, raf",
-      "redo, 0, mmap", "page, 1, mmap", "sync, 0, mmap"})
-  void anInterruptedCommitIsCompletedFromTheRedoLog(String point, int page, String access) throws Exception {
+  @CsvSource({
+    "redo, 0, raf",
+    "page, 0, raf",
+    "page, 1, raf",
+    "page, 2, raf",
+    "sync, 0, raf",
+    "redo, 0, mmap",
+    "page, 1, mmap",
+    "sync, 0, mmap"
+  })
+  void anInterruptedCommitIsCompletedFromTheRedoLog(String point, int page, String access)
+      throws Exception {
     crash(true, point, page, access);
     assertTrue(Files.exists(dir.resolve("cdc.mapdb.redo")), "the crash left the redo log");
-    try (MapDbCheckpointStore store = MapDbCheckpointStore.open(file(), Options.DEFAULTS.withMemoryMapped(access.equals("mmap")))) {
+    try (MapDbCheckpointStore store =
+        MapDbCheckpointStore.open(
+            file(), Options.DEFAULTS.withMemoryMapped(access.equals("mmap")))) {
       assertEquals(Optional.of(numbered("a", 2)), store.load("a"));
       assertEquals(Optional.of(numbered("b", 1)), store.load("b"));
       assertEquals(Optional.of(numbered("c", 1)), store.load("c"));
@@ -57,7 +68,8 @@ class CrashRecoveryTest {
   void withoutTransactionsACrashInsideACommitNeverYieldsATornValue() throws Exception {
     // not crash-safe: the file may be unreadable afterwards; but never a torn or foreign value
     crash(false, "page", 1, "raf");
-    try (MapDbCheckpointStore store = MapDbCheckpointStore.open(file(), Options.DEFAULTS.withTransactions(false))) {
+    try (MapDbCheckpointStore store =
+        MapDbCheckpointStore.open(file(), Options.DEFAULTS.withTransactions(false))) {
       for (String slot : new String[] {"a", "b", "c"}) {
         Optional<CdcCheckpoint> c = store.load(slot);
         assertTrue(c.isPresent(), slot);
@@ -70,7 +82,14 @@ class CrashRecoveryTest {
   }
 
   private void crash(boolean transactions, String point, int page, String access) throws Exception {
-    Process process = child(CrashChild.class, file().toString(), String.valueOf(transactions), point, String.valueOf(page), access);
+    Process process =
+        child(
+            CrashChild.class,
+            file().toString(),
+            String.valueOf(transactions),
+            point,
+            String.valueOf(page),
+            access);
     try {
       BufferedReader out = reader(process);
       assertEquals("STORED 1", out.readLine());

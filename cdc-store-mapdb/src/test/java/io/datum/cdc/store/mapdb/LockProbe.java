@@ -10,8 +10,8 @@ import java.nio.file.Path;
  * Run in a child JVM by {@link LockTest}. {@code try <file>} opens the store and prints {@code
  * LOCKED_OUT <message>} or {@code OPENED}; {@code hold <file>} opens it, prints {@code HOLDING},
  * and closes it when its standard input ends, then prints {@code RELEASED}; {@code mapdb-hold
- * <file>} does the same with a plain MapDB database on the file (MapDB's own lock, no {@code
- * .lock} file), as an unrelated MapDB program would.
+ * <file>} does the same with a plain MapDB database on the file (MapDB's own lock, no {@code .lock}
+ * file), as an unrelated MapDB program would.
  */
 public final class LockProbe {
 
@@ -30,7 +30,8 @@ public final class LockProbe {
       org.mapdb.DB db = org.mapdb.DBMaker.fileDB(file.toFile()).make();
       System.out.println("HOLDING");
       System.out.flush();
-      BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+      BufferedReader in =
+          new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
       while (in.readLine() != null) {
         // wait for the parent to close our standard input
       }
@@ -41,7 +42,8 @@ public final class LockProbe {
         store.slots(); // touch it, so the store is really open
         System.out.println("HOLDING");
         System.out.flush();
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        BufferedReader in =
+            new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         while (in.readLine() != null) {
           // wait for the parent to close our standard input
         }

@@ -33,12 +33,19 @@ class LockTest {
   void secondOpenInThisJvmFailsWithAClearErrorAndDisturbsNothing() {
     try (MapDbCheckpointStore first = MapDbCheckpointStore.open(file())) {
       first.store(checkpoint("s", "0/1"));
-      CdcStoreException e = assertThrows(CdcStoreException.class, () -> MapDbCheckpointStore.open(file()));
-      assertTrue(e.getMessage().startsWith("mapdb checkpoint store " + file() + " " + IN_USE), e.getMessage());
-      assertTrue(e.getMessage().contains("process " + ProcessHandle.current().pid()), e.getMessage());
+      CdcStoreException e =
+          assertThrows(CdcStoreException.class, () -> MapDbCheckpointStore.open(file()));
+      assertTrue(
+          e.getMessage().startsWith("mapdb checkpoint store " + file() + " " + IN_USE),
+          e.getMessage());
+      assertTrue(
+          e.getMessage().contains("process " + ProcessHandle.current().pid()), e.getMessage());
       // other spellings of the same file
-      assertThrows(CdcStoreException.class, () -> MapDbCheckpointStore.open(dir.resolve("sub/../cdc.mapdb")));
-      assertThrows(CdcStoreException.class, () -> MapDbCheckpointStore.open(dir.resolve("./cdc.mapdb")));
+      assertThrows(
+          CdcStoreException.class,
+          () -> MapDbCheckpointStore.open(dir.resolve("sub/../cdc.mapdb")));
+      assertThrows(
+          CdcStoreException.class, () -> MapDbCheckpointStore.open(dir.resolve("./cdc.mapdb")));
       first.store(checkpoint("s", "0/2"));
       assertEquals(Optional.of(checkpoint("s", "0/2")), first.load("s"));
     }
@@ -52,7 +59,8 @@ class LockTest {
     try (MapDbCheckpointStore store = MapDbCheckpointStore.open(file())) {
       store.store(checkpoint("s", "0/1"));
       String line = runToEnd(child(LockProbe.class, "try", file().toString()));
-      assertTrue(line.startsWith("LOCKED_OUT mapdb checkpoint store " + file() + " " + IN_USE), line);
+      assertTrue(
+          line.startsWith("LOCKED_OUT mapdb checkpoint store " + file() + " " + IN_USE), line);
       assertTrue(line.contains("process " + ProcessHandle.current().pid()), line);
       store.store(checkpoint("s", "0/2")); // the child's attempt did not disturb this store
     }
@@ -78,8 +86,11 @@ class LockTest {
     try {
       BufferedReader out = reader(holder);
       assertEquals("HOLDING", out.readLine());
-      CdcStoreException e = assertThrows(CdcStoreException.class, () -> MapDbCheckpointStore.open(file()));
-      assertTrue(e.getMessage().startsWith("mapdb checkpoint store " + file() + " " + IN_USE), e.getMessage());
+      CdcStoreException e =
+          assertThrows(CdcStoreException.class, () -> MapDbCheckpointStore.open(file()));
+      assertTrue(
+          e.getMessage().startsWith("mapdb checkpoint store " + file() + " " + IN_USE),
+          e.getMessage());
       assertTrue(e.getMessage().contains("process " + holder.pid()), e.getMessage());
       holder.getOutputStream().close(); // tells the child to close its store
       assertEquals("RELEASED", out.readLine());
@@ -98,10 +109,14 @@ class LockTest {
     try {
       BufferedReader out = reader(holder);
       assertEquals("HOLDING", out.readLine());
-      CdcStoreException e = assertThrows(CdcStoreException.class, () -> MapDbCheckpointStore.open(file()));
-      assertTrue(e.getMessage().startsWith("mapdb checkpoint store " + file() + " " + IN_USE), e.getMessage());
+      CdcStoreException e =
+          assertThrows(CdcStoreException.class, () -> MapDbCheckpointStore.open(file()));
+      assertTrue(
+          e.getMessage().startsWith("mapdb checkpoint store " + file() + " " + IN_USE),
+          e.getMessage());
       assertTrue(e.getMessage().contains("MapDB's lock"), e.getMessage());
-      assertTrue(e.getCause() instanceof org.mapdb.DBException.FileLocked, String.valueOf(e.getCause()));
+      assertTrue(
+          e.getCause() instanceof org.mapdb.DBException.FileLocked, String.valueOf(e.getCause()));
       holder.getOutputStream().close();
       assertEquals("RELEASED", out.readLine());
       assertTrue(holder.waitFor(60, TimeUnit.SECONDS));
@@ -109,7 +124,8 @@ class LockTest {
       holder.destroyForcibly();
     }
     // a MapDB file, but not a checkpoint store
-    CdcStoreException e = assertThrows(CdcStoreException.class, () -> MapDbCheckpointStore.open(file()));
+    CdcStoreException e =
+        assertThrows(CdcStoreException.class, () -> MapDbCheckpointStore.open(file()));
     assertTrue(e.getMessage().contains("not a datum-cdc checkpoint store"), e.getMessage());
   }
 

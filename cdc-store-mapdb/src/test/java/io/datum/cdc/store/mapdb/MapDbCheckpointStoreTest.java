@@ -38,8 +38,11 @@ class MapDbCheckpointStoreTest {
   @TempDir Path dir;
 
   static List<Options> allOptions() {
-    return List.of(Options.DEFAULTS, Options.DEFAULTS.withMemoryMapped(true),
-        Options.DEFAULTS.withTransactions(false), new Options(false, true));
+    return List.of(
+        Options.DEFAULTS,
+        Options.DEFAULTS.withMemoryMapped(true),
+        Options.DEFAULTS.withTransactions(false),
+        new Options(false, true));
   }
 
   private Path file() {
@@ -49,13 +52,20 @@ class MapDbCheckpointStoreTest {
   @ParameterizedTest
   @MethodSource("allOptions")
   void roundTripsCheckpointsAndSurvivesReopen(Options options) {
-    List<CdcCheckpoint> stored = List.of(
-        CdcCheckpoint.atWatermark("zero", PgLsn.ZERO),
-        checkpoint("plain", "0/16B3748"),
-        checkpoint("partial", "0/16B3748", tx("0/16B37A0", 3, 1), tx("0/16B3800", 5, 0, 2, 3, 4), tx("1/0", 1, 0), tx("1/10", 4)),
-        checkpoint("max_lsn", "FFFFFFFF/FFFFFFFF"),
-        checkpoint("highest", "FFFFFFFF/FFFFFFFE", tx("FFFFFFFF/FFFFFFFF", 2, 1)),
-        checkpoint("huge", "A/0", tx("A/4", Integer.MAX_VALUE, 0, 1, 1000, 1_000_000)));
+    List<CdcCheckpoint> stored =
+        List.of(
+            CdcCheckpoint.atWatermark("zero", PgLsn.ZERO),
+            checkpoint("plain", "0/16B3748"),
+            checkpoint(
+                "partial",
+                "0/16B3748",
+                tx("0/16B37A0", 3, 1),
+                tx("0/16B3800", 5, 0, 2, 3, 4),
+                tx("1/0", 1, 0),
+                tx("1/10", 4)),
+            checkpoint("max_lsn", "FFFFFFFF/FFFFFFFF"),
+            checkpoint("highest", "FFFFFFFF/FFFFFFFE", tx("FFFFFFFF/FFFFFFFF", 2, 1)),
+            checkpoint("huge", "A/0", tx("A/4", Integer.MAX_VALUE, 0, 1, 1000, 1_000_000)));
     try (MapDbCheckpointStore store = MapDbCheckpointStore.open(file(), options)) {
       assertEquals(options, store.options());
       assertEquals(Optional.empty(), store.load("plain"));
@@ -69,7 +79,8 @@ class MapDbCheckpointStoreTest {
         assertEquals(Optional.of(c), store.load(c.slot()));
       }
       assertEquals(Set.of("zero", "plain", "partial", "max_lsn", "highest", "huge"), store.slots());
-      store.store(checkpoint("plain", "0/1")); // an overwrite replaces, also with an older watermark
+      store.store(
+          checkpoint("plain", "0/1")); // an overwrite replaces, also with an older watermark
       assertEquals(Optional.of(checkpoint("plain", "0/1")), store.load("plain"));
     }
   }
@@ -100,10 +111,16 @@ class MapDbCheckpointStoreTest {
         for (int k = 0; k < acknowledged.length; k++) {
           acknowledged[k] = 2 * k;
         }
-        CdcCheckpoint c = checkpoint("slot_" + i % 4, "0/" + Integer.toHexString(i), tx("1/" + Integer.toHexString(i), 20_000, acknowledged));
+        CdcCheckpoint c =
+            checkpoint(
+                "slot_" + i % 4,
+                "0/" + Integer.toHexString(i),
+                tx("1/" + Integer.toHexString(i), 20_000, acknowledged));
         store.store(c);
         last[i % 4] = c;
-        assertTrue(store.volume().cachedPages() <= PagedVolume.MAX_CACHED_PAGES, "cached pages " + store.volume().cachedPages());
+        assertTrue(
+            store.volume().cachedPages() <= PagedVolume.MAX_CACHED_PAGES,
+            "cached pages " + store.volume().cachedPages());
       }
       assertTrue(Files.size(file()) > 10 << 20, "the file did not grow: " + Files.size(file()));
       for (CdcCheckpoint c : last) {
@@ -144,7 +161,8 @@ class MapDbCheckpointStoreTest {
       assertEquals(Set.of("cdc.mapdb", "cdc.mapdb.lock", "cdc.mapdb.redo"), entries(dir));
     }
     assertEquals(Set.of("cdc.mapdb", "cdc.mapdb.lock"), entries(dir));
-    try (MapDbCheckpointStore store = MapDbCheckpointStore.open(file(), Options.DEFAULTS.withTransactions(false))) {
+    try (MapDbCheckpointStore store =
+        MapDbCheckpointStore.open(file(), Options.DEFAULTS.withTransactions(false))) {
       store.store(checkpoint("s", "0/20"));
       assertEquals(Set.of("cdc.mapdb", "cdc.mapdb.lock"), entries(dir));
     }
@@ -152,12 +170,16 @@ class MapDbCheckpointStoreTest {
 
   @Test
   void invalidSlotNamesAreRejectedBeforeTouchingTheFile() throws IOException {
-    List<String> invalid = Arrays.asList("", "A", "../x", "a/b", "a".repeat(64), null, "a.json", "a-b", "\u00e4", "nul\u0000");
+    List<String> invalid =
+        Arrays.asList(
+            "", "A", "../x", "a/b", "a".repeat(64), null, "a.json", "a-b", "\u00e4", "nul\u0000");
     try (MapDbCheckpointStore store = MapDbCheckpointStore.open(file())) {
       store.store(checkpoint("valid", "0/10"));
       for (String name : invalid) {
         assertThrows(CdcConfigurationException.class, () -> store.load(name), "load " + name);
-        assertThrows(CdcConfigurationException.class, () -> store.store(CdcCheckpoint.atWatermark(name, PgLsn.of(1))));
+        assertThrows(
+            CdcConfigurationException.class,
+            () -> store.store(CdcCheckpoint.atWatermark(name, PgLsn.of(1))));
       }
       assertThrows(NullPointerException.class, () -> store.store(null));
       assertEquals(Set.of("valid"), store.slots());
@@ -184,7 +206,8 @@ class MapDbCheckpointStoreTest {
     try (MapDbCheckpointStore store = MapDbCheckpointStore.open(file())) {
       Thread.currentThread().interrupt();
       try {
-        store.store(checkpoint("s", "0/10")); // leads its own batch: no waiting, uninterruptible I/O
+        store.store(
+            checkpoint("s", "0/10")); // leads its own batch: no waiting, uninterruptible I/O
         assertTrue(Thread.currentThread().isInterrupted(), "the interrupt status is kept");
       } finally {
         Thread.interrupted();
@@ -240,7 +263,8 @@ class MapDbCheckpointStoreTest {
   @Test
   void aDirectoryIsNotAStoreFile() throws IOException {
     Files.createDirectories(file());
-    CdcStoreException e = assertThrows(CdcStoreException.class, () -> MapDbCheckpointStore.open(file()));
+    CdcStoreException e =
+        assertThrows(CdcStoreException.class, () -> MapDbCheckpointStore.open(file()));
     assertTrue(e.getMessage().contains(file() + " is a directory"), e.getMessage());
     assertThrows(CdcConfigurationException.class, () -> MapDbCheckpointStore.open(Path.of("/")));
   }
@@ -268,11 +292,14 @@ class MapDbCheckpointStoreTest {
     }
     byte[] all = Files.readAllBytes(file());
     Files.write(file(), Arrays.copyOf(all, 1000));
-    CdcStoreException e = assertThrows(CdcStoreException.class, () -> {
-      try (MapDbCheckpointStore store = MapDbCheckpointStore.open(file())) {
-        store.load("s");
-      }
-    });
+    CdcStoreException e =
+        assertThrows(
+            CdcStoreException.class,
+            () -> {
+              try (MapDbCheckpointStore store = MapDbCheckpointStore.open(file())) {
+                store.load("s");
+              }
+            });
     assertTrue(e.getMessage().contains(file().toString()), e.getMessage());
   }
 
@@ -282,14 +309,18 @@ class MapDbCheckpointStoreTest {
       store.store(checkpoint("s", "0/10"));
     }
     // keep MapDB's header pages, lose the page holding the checkpoint values
-    try (var channel = java.nio.channels.FileChannel.open(file(), java.nio.file.StandardOpenOption.WRITE)) {
+    try (var channel =
+        java.nio.channels.FileChannel.open(file(), java.nio.file.StandardOpenOption.WRITE)) {
       channel.truncate(64 * 1024);
     }
-    CdcStoreException e = assertThrows(CdcStoreException.class, () -> {
-      try (MapDbCheckpointStore store = MapDbCheckpointStore.open(file())) {
-        store.load("s");
-      }
-    });
+    CdcStoreException e =
+        assertThrows(
+            CdcStoreException.class,
+            () -> {
+              try (MapDbCheckpointStore store = MapDbCheckpointStore.open(file())) {
+                store.load("s");
+              }
+            });
     assertTrue(e.getMessage().contains(file().toString()), e.getMessage());
   }
 
@@ -309,7 +340,8 @@ class MapDbCheckpointStoreTest {
     }
     // damage one value through MapDB itself, as bit rot inside a record would
     DB db = DBMaker.fileDB(file().toFile()).make();
-    var map = db.hashMap(MapDbCheckpointStore.MAP_NAME, Serializer.STRING, Serializer.BYTE_ARRAY).open();
+    var map =
+        db.hashMap(MapDbCheckpointStore.MAP_NAME, Serializer.STRING, Serializer.BYTE_ARRAY).open();
     byte[] value = map.get("bad");
     value[value.length / 2] ^= 1;
     map.put("bad", value);
@@ -332,11 +364,17 @@ class MapDbCheckpointStoreTest {
     }
     // as if damage to MapDB's hash tree had dropped the entry
     DB db = DBMaker.fileDB(file().toFile()).make();
-    db.hashMap(MapDbCheckpointStore.MAP_NAME, Serializer.STRING, Serializer.BYTE_ARRAY).open().remove("lost");
+    db.hashMap(MapDbCheckpointStore.MAP_NAME, Serializer.STRING, Serializer.BYTE_ARRAY)
+        .open()
+        .remove("lost");
     db.close();
-    CdcStoreException e = assertThrows(CdcStoreException.class, () -> MapDbCheckpointStore.open(file()));
+    CdcStoreException e =
+        assertThrows(CdcStoreException.class, () -> MapDbCheckpointStore.open(file()));
     assertTrue(e.getMessage().contains("corrupt mapdb checkpoint store " + file()), e.getMessage());
-    assertTrue(e.getMessage().contains("its list of slots names [kept, lost], but its map holds checkpoints of [kept]"),
+    assertTrue(
+        e.getMessage()
+            .contains(
+                "its list of slots names [kept, lost], but its map holds checkpoints of [kept]"),
         e.getMessage());
   }
 
@@ -368,7 +406,8 @@ class MapDbCheckpointStoreTest {
   }
 
   private void assertCorruptOnOpen(String expected) {
-    CdcStoreException e = assertThrows(CdcStoreException.class, () -> MapDbCheckpointStore.open(file()));
+    CdcStoreException e =
+        assertThrows(CdcStoreException.class, () -> MapDbCheckpointStore.open(file()));
     assertTrue(e.getMessage().contains(file().toString()), e.getMessage());
     assertTrue(e.getMessage().contains(expected), e.getMessage());
     // the failed open released everything: the file can be replaced and opened

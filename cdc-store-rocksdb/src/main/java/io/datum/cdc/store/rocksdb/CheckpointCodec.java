@@ -13,8 +13,8 @@ import java.util.List;
 import java.util.zip.CRC32C;
 
 /**
- * The binary form of a checkpoint stored as a RocksDB value, format 1. All integers are
- * big-endian; LSNs are unsigned 64-bit.
+ * The binary form of a checkpoint stored as a RocksDB value, format 1. All integers are big-endian;
+ * LSNs are unsigned 64-bit.
  *
  * <pre>
  * u8    format            1
@@ -67,7 +67,11 @@ final class CheckpointCodec {
     }
     if (size > Integer.MAX_VALUE - 16) {
       throw new IllegalArgumentException(
-          "the checkpoint of slot " + checkpoint.slot() + " would take " + size + " bytes, more than 2 GiB");
+          "the checkpoint of slot "
+              + checkpoint.slot()
+              + " would take "
+              + size
+              + " bytes, more than 2 GiB");
     }
     ByteBuffer out = ByteBuffer.allocate((int) size);
     out.put((byte) FORMAT);
@@ -102,8 +106,13 @@ final class CheckpointCodec {
   static CdcCheckpoint decode(byte[] value, String slot, String database) {
     if (value.length < FIXED_BYTES + 1) {
       throw corrupt(
-          database, slot, "the value is " + value.length + " bytes, shorter than any checkpoint ("
-              + (FIXED_BYTES + 1) + " bytes at least)");
+          database,
+          slot,
+          "the value is "
+              + value.length
+              + " bytes, shorter than any checkpoint ("
+              + (FIXED_BYTES + 1)
+              + " bytes at least)");
     }
     int body = value.length - 4;
     int stored = ByteBuffer.wrap(value, body, 4).getInt();
@@ -111,12 +120,26 @@ final class CheckpointCodec {
     int format = value[0] & 0xFF;
     if (stored != computed) {
       throw corrupt(
-          database, slot, "CRC32C checksum mismatch (stored " + hex(stored) + ", computed " + hex(computed)
-              + " over " + body + " bytes): the value is damaged"
-              + (format == FORMAT ? "" : " (its format byte is " + format + "; this version reads format " + FORMAT + ")"));
+          database,
+          slot,
+          "CRC32C checksum mismatch (stored "
+              + hex(stored)
+              + ", computed "
+              + hex(computed)
+              + " over "
+              + body
+              + " bytes): the value is damaged"
+              + (format == FORMAT
+                  ? ""
+                  : " (its format byte is "
+                      + format
+                      + "; this version reads format "
+                      + FORMAT
+                      + ")"));
     }
     if (format != FORMAT) {
-      throw corrupt(database, slot, "unsupported format " + format + "; this version reads format " + FORMAT);
+      throw corrupt(
+          database, slot, "unsupported format " + format + "; this version reads format " + FORMAT);
     }
     ByteBuffer in = ByteBuffer.wrap(value, 1, body - 1).slice();
     try {
@@ -129,22 +152,33 @@ final class CheckpointCodec {
       String storedSlot = new String(slotBytes, StandardCharsets.ISO_8859_1);
       if (!storedSlot.equals(slot)) {
         throw corrupt(
-            database, slot, "it belongs to slot \"" + printable(storedSlot) + "\", but is stored under the key \""
-                + slot + '"');
+            database,
+            slot,
+            "it belongs to slot \""
+                + printable(storedSlot)
+                + "\", but is stored under the key \""
+                + slot
+                + '"');
       }
       PgLsn watermark = PgLsn.of(in.getLong());
       int count = in.getInt();
       if (count < 0 || count > in.remaining() / TX_BYTES) {
         throw corrupt(
-            database, slot, "transaction count " + Integer.toUnsignedString(count) + " does not fit in the "
-                + in.remaining() + " remaining bytes");
+            database,
+            slot,
+            "transaction count "
+                + Integer.toUnsignedString(count)
+                + " does not fit in the "
+                + in.remaining()
+                + " remaining bytes");
       }
       List<PartialTransaction> txs = new ArrayList<>(count);
       for (int i = 0; i < count; i++) {
         txs.add(transaction(in, database, slot, i));
       }
       if (in.hasRemaining()) {
-        throw corrupt(database, slot, in.remaining() + " unexpected bytes after the last transaction");
+        throw corrupt(
+            database, slot, in.remaining() + " unexpected bytes after the last transaction");
       }
       try {
         return new CdcCheckpoint(slot, watermark, txs);
@@ -156,18 +190,30 @@ final class CheckpointCodec {
     }
   }
 
-  private static PartialTransaction transaction(ByteBuffer in, String database, String slot, int i) {
+  private static PartialTransaction transaction(
+      ByteBuffer in, String database, String slot, int i) {
     String where = "transaction " + i;
     PgLsn end = PgLsn.of(in.getLong());
     int eventCount = in.getInt();
     if (eventCount < 1) {
-      throw corrupt(database, slot, where + " (" + end + ") has event count " + eventCount + ", must be at least 1");
+      throw corrupt(
+          database,
+          slot,
+          where + " (" + end + ") has event count " + eventCount + ", must be at least 1");
     }
     int rangeCount = in.getInt();
     if (rangeCount < 0 || rangeCount > in.remaining() / RANGE_BYTES) {
       throw corrupt(
-          database, slot, where + " (" + end + "): range count " + Integer.toUnsignedString(rangeCount)
-              + " does not fit in the " + in.remaining() + " remaining bytes");
+          database,
+          slot,
+          where
+              + " ("
+              + end
+              + "): range count "
+              + Integer.toUnsignedString(rangeCount)
+              + " does not fit in the "
+              + in.remaining()
+              + " remaining bytes");
     }
     int[] acknowledged = new int[rangeCount * 2];
     long previousEnd = -1;
@@ -176,12 +222,29 @@ final class CheckpointCodec {
       int to = in.getInt();
       if (from < 0 || to >= eventCount || from > to) {
         throw corrupt(
-            database, slot, where + " (" + end + "): acknowledged range [" + from + ", " + to
-                + "] is out of bounds for event count " + eventCount);
+            database,
+            slot,
+            where
+                + " ("
+                + end
+                + "): acknowledged range ["
+                + from
+                + ", "
+                + to
+                + "] is out of bounds for event count "
+                + eventCount);
       }
       if (from <= previousEnd) {
         throw corrupt(
-            database, slot, where + " (" + end + "): acknowledged range [" + from + ", " + to
+            database,
+            slot,
+            where
+                + " ("
+                + end
+                + "): acknowledged range ["
+                + from
+                + ", "
+                + to
                 + "] overlaps or precedes the range before it");
       }
       acknowledged[2 * r] = from;
@@ -232,9 +295,15 @@ final class CheckpointCodec {
     return corrupt(database, slot, what, null);
   }
 
-  private static CdcStoreException corrupt(String database, String slot, String what, Throwable cause) {
+  private static CdcStoreException corrupt(
+      String database, String slot, String what, Throwable cause) {
     return new CdcStoreException(
-        "corrupt checkpoint of slot \"" + slot + "\" in rocksdb checkpoint store " + database + ": " + what,
+        "corrupt checkpoint of slot \""
+            + slot
+            + "\" in rocksdb checkpoint store "
+            + database
+            + ": "
+            + what,
         cause);
   }
 }

@@ -10,17 +10,12 @@ import java.io.File;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -40,8 +35,8 @@ import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
 /**
- * A {@link CdcCheckpointStore} that keeps the checkpoints of every slot in one RocksDB database,
- * in a directory it has to itself. URI: {@code rocksdb:/var/lib/app/cdc-rocks}, see {@link
+ * A {@link CdcCheckpointStore} that keeps the checkpoints of every slot in one RocksDB database, in
+ * a directory it has to itself. URI: {@code rocksdb:/var/lib/app/cdc-rocks}, see {@link
  * io.datum.cdc.CheckpointStores}.
  *
  * <p><b>Layout.</b> The key is the slot name (ASCII, validated with {@link SlotNames#requireValid}
@@ -55,40 +50,39 @@ import org.rocksdb.WriteOptions;
  * concurrently by several threads are written together as one atomic {@link WriteBatch}. With
  * {@link Options#syncWrites()} {@code true} (the default) each batch is appended to RocksDB's
  * write-ahead log and the log is fsynced ({@code fdatasync}) before any of its callers returns, so
- * a returned {@code store} survives a process crash and a power loss. With {@code false} the
- * batch is written to the log (handed to the operating system) without an fsync: a returned
- * {@code store} survives a crash of the process, but the last stores before a power loss or a
- * kernel crash may be lost (the database then recovers to an older, consistent state). {@link
- * #close} flushes the memory table to a table file and fsyncs it, so what was stored before a
- * clean close is durable either way. A batch is atomic: after any crash each slot holds its
- * previous or its new checkpoint, never a mix.
+ * a returned {@code store} survives a process crash and a power loss. With {@code false} the batch
+ * is written to the log (handed to the operating system) without an fsync: a returned {@code store}
+ * survives a crash of the process, but the last stores before a power loss or a kernel crash may be
+ * lost (the database then recovers to an older, consistent state). {@link #close} flushes the
+ * memory table to a table file and fsyncs it, so what was stored before a clean close is durable
+ * either way. A batch is atomic: after any crash each slot holds its previous or its new
+ * checkpoint, never a mix.
  *
  * <p><b>Cost.</b> One batch costs one write-ahead-log append of a few dozen bytes per checkpoint
- * plus, with {@code syncWrites}, one fsync of the log: on a disk without a battery-backed cache
- * the fsync dominates (typically 0.1 to a few milliseconds); without it a batch costs a few
+ * plus, with {@code syncWrites}, one fsync of the log: on a disk without a battery-backed cache the
+ * fsync dominates (typically 0.1 to a few milliseconds); without it a batch costs a few
  * microseconds. A single caller pays one batch per {@code store}; {@code n} concurrent callers
  * share about one batch (so one fsync) per round. Reads ({@link #load}) come from RocksDB's memory
- * table or block cache and do not wait for writes. RocksDB keeps a memory table of up to 4 MiB
- * and a small info log ({@code LOG}, at most 5 files of 1 MiB) in the directory, and compacts old
+ * table or block cache and do not wait for writes. RocksDB keeps a memory table of up to 4 MiB and
+ * a small info log ({@code LOG}, at most 5 files of 1 MiB) in the directory, and compacts old
  * checkpoint versions away in the background. Opening reads every table file once to verify its
  * checksums and replays the write-ahead log; closing writes one table file (a few milliseconds).
  *
  * <p><b>Integrity.</b> At open RocksDB's paranoid checks are on and the checksums of every table
- * file are verified, so a database whose {@code CURRENT}, {@code MANIFEST} or table ({@code
- * *.sst}) files are damaged, or whose {@code CURRENT} file is missing next to data files, fails to
- * open with a {@link CdcStoreException} naming the directory, instead of opening empty. After a
- * clean {@link #close} every checkpoint is in checksummed table files. Checkpoints stored since
- * the last open or close live only in the write-ahead log until the next flush: with {@code
- * syncWrites} the log is replayed tolerating only an incomplete last record (a batch that was
- * never acknowledged), and damage before it fails the open rather than silently dropping
- * acknowledged checkpoints; with {@code syncWrites} off the log is replayed up to its first
- * damaged record (point-in-time recovery), as a power loss may leave unsynced garbage there.
- * Opening with {@code syncWrites} a database whose last writer ran without it and lost power can
- * therefore fail; opening it once with {@code syncWrites} off recovers it. Limitation: damage
- * that makes the <em>first</em> record of the newest log look like an incomplete write (the log
- * overwritten, zeroed or deleted as a whole) cannot be told apart from a crash during that write,
- * so the checkpoints of that log, stored after the last open and not yet flushed, are lost
- * without an error.
+ * file are verified, so a database whose {@code CURRENT}, {@code MANIFEST} or table ({@code *.sst})
+ * files are damaged, or whose {@code CURRENT} file is missing next to data files, fails to open
+ * with a {@link CdcStoreException} naming the directory, instead of opening empty. After a clean
+ * {@link #close} every checkpoint is in checksummed table files. Checkpoints stored since the last
+ * open or close live only in the write-ahead log until the next flush: with {@code syncWrites} the
+ * log is replayed tolerating only an incomplete last record (a batch that was never acknowledged),
+ * and damage before it fails the open rather than silently dropping acknowledged checkpoints; with
+ * {@code syncWrites} off the log is replayed up to its first damaged record (point-in-time
+ * recovery), as a power loss may leave unsynced garbage there. Opening with {@code syncWrites} a
+ * database whose last writer ran without it and lost power can therefore fail; opening it once with
+ * {@code syncWrites} off recovers it. Limitation: damage that makes the <em>first</em> record of
+ * the newest log look like an incomplete write (the log overwritten, zeroed or deleted as a whole)
+ * cannot be told apart from a crash during that write, so the checkpoints of that log, stored after
+ * the last open and not yet flushed, are lost without an error.
  *
  * <p><b>Exclusivity.</b> RocksDB's {@code LOCK} file (an OS lock released if the process dies)
  * makes a second open of the same directory, by this or another process, fail with a {@link
@@ -107,10 +101,10 @@ public final class RocksDbCheckpointStore implements CdcCheckpointStore {
    * How a {@link RocksDbCheckpointStore} writes. Immutable.
    *
    * @param syncWrites {@code true} (the default): every batch of stores is fsynced in the
-   *     write-ahead log before {@link RocksDbCheckpointStore#store} returns, so a stored
-   *     checkpoint survives a power loss; {@code false}: batches reach the operating system but
-   *     are not fsynced, so a stored checkpoint survives a crash of the process only (much cheaper
-   *     per store). URI parameter {@code sync=true|false}.
+   *     write-ahead log before {@link RocksDbCheckpointStore#store} returns, so a stored checkpoint
+   *     survives a power loss; {@code false}: batches reach the operating system but are not
+   *     fsynced, so a stored checkpoint survives a crash of the process only (much cheaper per
+   *     store). URI parameter {@code sync=true|false}.
    */
   public record Options(boolean syncWrites) {
 
@@ -157,13 +151,19 @@ public final class RocksDbCheckpointStore implements CdcCheckpointStore {
   private final WriteOptions writeOptions;
   private final RocksDB db;
   private final GroupCommit groupCommit;
+
   /** Stores and loads hold the read lock, close the write lock: close waits for them. */
   private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
+
   private boolean closed; // guarded by lifecycle
 
   private RocksDbCheckpointStore(
-      Path directory, Options options, Object heldKey, org.rocksdb.Options dbOptions,
-      WriteOptions writeOptions, RocksDB db) {
+      Path directory,
+      Options options,
+      Object heldKey,
+      org.rocksdb.Options dbOptions,
+      WriteOptions writeOptions,
+      RocksDB db) {
     this.directory = directory;
     this.options = options;
     this.heldKey = heldKey;
@@ -174,8 +174,8 @@ public final class RocksDbCheckpointStore implements CdcCheckpointStore {
   }
 
   /**
-   * Opens the store in {@code directory} with the {@linkplain Options#defaults() default,
-   * durable options}; see {@link #open(Path, Options)}.
+   * Opens the store in {@code directory} with the {@linkplain Options#defaults() default, durable
+   * options}; see {@link #open(Path, Options)}.
    *
    * @param directory the database directory
    * @return the open store; the caller closes it
@@ -187,10 +187,9 @@ public final class RocksDbCheckpointStore implements CdcCheckpointStore {
   }
 
   /**
-   * Opens the store in {@code directory}: creates the directory (and missing parents, fsyncing
-   * each new entry's parent) and an empty database if there is none, or opens and recovers the
-   * existing database, verifying the checksums of its files. Loads RocksDB's native library on
-   * first use.
+   * Opens the store in {@code directory}: creates the directory (and missing parents, fsyncing each
+   * new entry's parent) and an empty database if there is none, or opens and recovers the existing
+   * database, verifying the checksums of its files. Loads RocksDB's native library on first use.
    *
    * @param directory the database directory, used by nothing else; a relative path is resolved
    *     against the working directory
@@ -215,13 +214,17 @@ public final class RocksDbCheckpointStore implements CdcCheckpointStore {
       Object fileKey = Files.readAttributes(real, BasicFileAttributes.class).fileKey();
       key = fileKey != null ? fileKey : real;
     } catch (IOException e) {
-      throw new CdcStoreException("cannot read rocksdb checkpoint store directory " + dir + ": " + e, e);
+      throw new CdcStoreException(
+          "cannot read rocksdb checkpoint store directory " + dir + ": " + e, e);
     }
     loadLibrary(dir);
     if (!HELD.add(key)) {
       throw new CdcStoreException(
-          "rocksdb checkpoint store " + dir + " is in use by another process or store: another"
-              + " RocksDbCheckpointStore of this JVM (pid " + ProcessHandle.current().pid()
+          "rocksdb checkpoint store "
+              + dir
+              + " is in use by another process or store: another"
+              + " RocksDbCheckpointStore of this JVM (pid "
+              + ProcessHandle.current().pid()
               + ") has it open");
     }
     org.rocksdb.Options dbOptions = null;
@@ -243,7 +246,8 @@ public final class RocksDbCheckpointStore implements CdcCheckpointStore {
     }
   }
 
-  private static void release(RocksDB db, WriteOptions writeOptions, org.rocksdb.Options dbOptions, Object key) {
+  private static void release(
+      RocksDB db, WriteOptions writeOptions, org.rocksdb.Options dbOptions, Object key) {
     try {
       if (db != null) {
         db.close();
@@ -301,8 +305,12 @@ public final class RocksDbCheckpointStore implements CdcCheckpointStore {
       value = db.get(key(slot));
     } catch (RocksDBException e) {
       throw new CdcStoreException(
-          "cannot read the checkpoint of slot \"" + slot + "\" from rocksdb checkpoint store " + directory
-              + ": " + describe(e),
+          "cannot read the checkpoint of slot \""
+              + slot
+              + "\" from rocksdb checkpoint store "
+              + directory
+              + ": "
+              + describe(e),
           e);
     } finally {
       open.unlock();
@@ -345,8 +353,8 @@ public final class RocksDbCheckpointStore implements CdcCheckpointStore {
   /**
    * Replaces the checkpoint of {@code checkpoint.slot()}; durable as {@link Options#syncWrites()}
    * promises when this method returns (see the class description). Concurrent calls share one
-   * write-ahead-log append and, with {@code syncWrites}, one fsync; a caller may wait for the
-   * batch in progress before its own is written.
+   * write-ahead-log append and, with {@code syncWrites}, one fsync; a caller may wait for the batch
+   * in progress before its own is written.
    *
    * @param checkpoint the checkpoint, not null
    * @throws NullPointerException if {@code checkpoint} is null
@@ -378,18 +386,24 @@ public final class RocksDbCheckpointStore implements CdcCheckpointStore {
       db.write(writeOptions, writes);
     } catch (RocksDBException e) {
       throw new CdcStoreException(
-          "rocksdb checkpoint store " + directory + " failed to write"
-              + (options.syncWrites() ? " and sync" : "") + " a batch of " + batch.size()
-              + " checkpoint(s) (slots " + batch.stream().map(CdcCheckpoint::slot).collect(Collectors.joining(", "))
-              + "); their previous checkpoints may still be the stored ones: " + describe(e),
+          "rocksdb checkpoint store "
+              + directory
+              + " failed to write"
+              + (options.syncWrites() ? " and sync" : "")
+              + " a batch of "
+              + batch.size()
+              + " checkpoint(s) (slots "
+              + batch.stream().map(CdcCheckpoint::slot).collect(Collectors.joining(", "))
+              + "); their previous checkpoints may still be the stored ones: "
+              + describe(e),
           e);
     }
   }
 
   /**
-   * Returns this store's URI, such as {@code rocksdb:/var/lib/app/cdc-rocks?sync=true}; opening
-   * it with {@link io.datum.cdc.CheckpointStores#open(String)} opens this database again with the
-   * same options.
+   * Returns this store's URI, such as {@code rocksdb:/var/lib/app/cdc-rocks?sync=true}; opening it
+   * with {@link io.datum.cdc.CheckpointStores#open(String)} opens this database again with the same
+   * options.
    *
    * @return the directory and options as a {@code rocksdb:} URI
    */
@@ -421,18 +435,24 @@ public final class RocksDbCheckpointStore implements CdcCheckpointStore {
       try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
         db.flush(flush);
       } catch (RocksDBException e) {
-        failure = new CdcStoreException(
-            "cannot flush rocksdb checkpoint store " + directory + " on close"
-                + (options.syncWrites()
-                    ? " (the checkpoints stored are durable in its write-ahead log)"
-                    : "; the last checkpoints may not survive a power loss")
-                + ": " + describe(e), e);
+        failure =
+            new CdcStoreException(
+                "cannot flush rocksdb checkpoint store "
+                    + directory
+                    + " on close"
+                    + (options.syncWrites()
+                        ? " (the checkpoints stored are durable in its write-ahead log)"
+                        : "; the last checkpoints may not survive a power loss")
+                    + ": "
+                    + describe(e),
+                e);
       }
       try {
         db.closeE();
       } catch (RocksDBException e) {
         CdcStoreException closing =
-            new CdcStoreException("cannot close rocksdb checkpoint store " + directory + ": " + describe(e), e);
+            new CdcStoreException(
+                "cannot close rocksdb checkpoint store " + directory + ": " + describe(e), e);
         if (failure == null) {
           failure = closing;
         } else {
@@ -536,11 +556,15 @@ public final class RocksDbCheckpointStore implements CdcCheckpointStore {
               .limit(5)
               .collect(Collectors.toList());
     } catch (IOException e) {
-      throw new CdcStoreException("cannot list rocksdb checkpoint store directory " + dir + ": " + e, e);
+      throw new CdcStoreException(
+          "cannot list rocksdb checkpoint store directory " + dir + ": " + e, e);
     }
     if (!data.isEmpty()) {
       throw new CdcStoreException(
-          "rocksdb checkpoint store " + dir + " is corrupt: it holds RocksDB data files (" + String.join(", ", data)
+          "rocksdb checkpoint store "
+              + dir
+              + " is corrupt: it holds RocksDB data files ("
+              + String.join(", ", data)
               + ") but no CURRENT file, so the database cannot be opened; refusing to create an empty one"
               + " over it");
     }
@@ -552,10 +576,13 @@ public final class RocksDbCheckpointStore implements CdcCheckpointStore {
     Status.Code code = status == null ? null : status.getCode();
     String text = String.valueOf(e.getMessage());
     if (code == Status.Code.IOError
-        && (text.contains("lock hold by current process") || text.contains("While lock file")
-            || text.contains("/LOCK:") || text.contains(File.separator + "LOCK:"))) {
+        && (text.contains("lock hold by current process")
+            || text.contains("While lock file")
+            || text.contains("/LOCK:")
+            || text.contains(File.separator + "LOCK:"))) {
       return new CdcStoreException(
-          "rocksdb checkpoint store " + dir + " is in use by another process or store: " + message, e);
+          "rocksdb checkpoint store " + dir + " is in use by another process or store: " + message,
+          e);
     }
     if (code == Status.Code.Corruption) {
       return new CdcStoreException(
@@ -581,13 +608,17 @@ public final class RocksDbCheckpointStore implements CdcCheckpointStore {
       RocksDB.loadLibrary();
     } catch (RuntimeException | LinkageError e) {
       throw new CdcStoreException(
-          "cannot open rocksdb checkpoint store " + dir + ": the RocksDB native library (rocksdbjni) does"
-              + " not load on this platform (" + System.getProperty("os.name") + ' '
-              + System.getProperty("os.arch") + "): " + e,
+          "cannot open rocksdb checkpoint store "
+              + dir
+              + ": the RocksDB native library (rocksdbjni) does"
+              + " not load on this platform ("
+              + System.getProperty("os.name")
+              + ' '
+              + System.getProperty("os.arch")
+              + "): "
+              + e,
           e);
     }
     libraryLoaded = true;
   }
-
-
 }

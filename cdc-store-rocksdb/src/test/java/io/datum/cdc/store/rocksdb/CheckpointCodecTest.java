@@ -17,15 +17,21 @@ class CheckpointCodecTest {
 
   @Test
   void encodingIsCompact() {
-    assertEquals(18 + 1, CheckpointCodec.encode(CdcCheckpoint.atWatermark("s", PgLsn.of(1))).length);
-    assertEquals(18 + 63, CheckpointCodec.encode(CdcCheckpoint.atWatermark("x".repeat(63), PgLsn.of(1))).length);
+    assertEquals(
+        18 + 1, CheckpointCodec.encode(CdcCheckpoint.atWatermark("s", PgLsn.of(1))).length);
+    assertEquals(
+        18 + 63,
+        CheckpointCodec.encode(CdcCheckpoint.atWatermark("x".repeat(63), PgLsn.of(1))).length);
     // one transaction, acknowledged {0, 2, 3}: two ranges
-    assertEquals(18 + 1 + 16 + 2 * 8, CheckpointCodec.encode(checkpoint("s", "0/10", tx("0/20", 5, 0, 2, 3))).length);
+    assertEquals(
+        18 + 1 + 16 + 2 * 8,
+        CheckpointCodec.encode(checkpoint("s", "0/10", tx("0/20", 5, 0, 2, 3))).length);
     // a million contiguous acknowledged events are one range
     BitSet run = new BitSet();
     run.set(0, 1_000_000);
     CdcCheckpoint big =
-        new CdcCheckpoint("s", PgLsn.of(1), List.of(new PartialTransaction(PgLsn.of(2), 2_000_000, run)));
+        new CdcCheckpoint(
+            "s", PgLsn.of(1), List.of(new PartialTransaction(PgLsn.of(2), 2_000_000, run)));
     assertEquals(18 + 1 + 16 + 8, CheckpointCodec.encode(big).length);
   }
 
@@ -36,7 +42,8 @@ class CheckpointCodecTest {
     for (int i = 0; i < 2000; i++) {
       CdcCheckpoint original = randomCheckpoint(random);
       byte[] encoded = CheckpointCodec.encode(original);
-      assertEquals(original, CheckpointCodec.decode(encoded, original.slot(), "/db"), "seed " + seed);
+      assertEquals(
+          original, CheckpointCodec.decode(encoded, original.slot(), "/db"), "seed " + seed);
     }
   }
 
@@ -46,7 +53,8 @@ class CheckpointCodecTest {
     for (int n = 1 + random.nextInt(63); n > 0; n--) {
       slot.append(alphabet.charAt(random.nextInt(alphabet.length())));
     }
-    long watermark = random.nextBoolean() ? random.nextLong() & Long.MAX_VALUE : random.nextInt(1000);
+    long watermark =
+        random.nextBoolean() ? random.nextLong() & Long.MAX_VALUE : random.nextInt(1000);
     List<PartialTransaction> txs = new ArrayList<>();
     long end = watermark;
     for (int t = random.nextInt(5); t > 0 && Long.compareUnsigned(end, -3L) < 0; t--) {

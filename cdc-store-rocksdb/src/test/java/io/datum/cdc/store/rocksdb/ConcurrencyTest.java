@@ -45,7 +45,8 @@ class ConcurrencyTest {
                     long lsn = 1_000L * (thread + 1) + round;
                     CdcCheckpoint shared =
                         Checkpoints.checkpoint(
-                            "shared", PgLsn.of(lsn).toString(),
+                            "shared",
+                            PgLsn.of(lsn).toString(),
                             Checkpoints.tx(PgLsn.of(lsn + 500).toString(), thread + 1, thread));
                     storedShared.add(shared);
                     store.store(shared);
@@ -66,7 +67,11 @@ class ConcurrencyTest {
       assertEquals(stores, store.checkpointsSubmitted());
       assertTrue(
           store.batches() < stores,
-          "group commit wrote " + store.batches() + " batches for " + stores + " concurrent stores");
+          "group commit wrote "
+              + store.batches()
+              + " batches for "
+              + stores
+              + " concurrent stores");
       System.out.printf("%d concurrent stores in %d batches%n", stores, store.batches());
     } finally {
       pool.shutdownNow();
@@ -74,7 +79,9 @@ class ConcurrencyTest {
     }
     try (RocksDbCheckpointStore store = RocksDbCheckpointStore.open(dir)) {
       for (int t = 0; t < THREADS; t++) {
-        assertEquals(PgLsn.of(1_000L * (t + 1) + ROUNDS - 1), store.load("own_" + t).orElseThrow().watermark());
+        assertEquals(
+            PgLsn.of(1_000L * (t + 1) + ROUNDS - 1),
+            store.load("own_" + t).orElseThrow().watermark());
       }
     }
   }

@@ -28,7 +28,10 @@ import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 
-/** Damaged values and damaged database files are reported, never read as empty or as another checkpoint. */
+/**
+ * Damaged values and damaged database files are reported, never read as empty or as another
+ * checkpoint.
+ */
 class CorruptionTest {
 
   @TempDir Path dir;
@@ -75,17 +78,20 @@ class CorruptionTest {
     assertCorrupt(resum(extra, b -> b), "unexpected bytes");
     byte[] atWatermark = CheckpointCodec.encode(CdcCheckpoint.atWatermark("s", PgLsn.of(5)));
     // transaction count 1000 with no transactions
-    assertCorrupt(resum(atWatermark, b -> setInt(b, 1 + 1 + 1 + 8, 1000)), "transaction count 1000");
+    assertCorrupt(
+        resum(atWatermark, b -> setInt(b, 1 + 1 + 1 + 8, 1000)), "transaction count 1000");
     // event count 0 in the first transaction: offset = format, len, "s", watermark, count, txEndLsn
     int firstTx = 1 + 1 + 1 + 8 + 4;
     assertCorrupt(resum(good, b -> setInt(b, firstTx + 8, 0)), "event count 0");
     // first range [0,0] of the first transaction (count 5) becomes [0, 7]
-    assertCorrupt(resum(good, b -> setInt(b, firstTx + 16 + 4, 7)), "out of bounds for event count 5");
+    assertCorrupt(
+        resum(good, b -> setInt(b, firstTx + 16 + 4, 7)), "out of bounds for event count 5");
     // second range [2,3] becomes [0,3], overlapping the first
     assertCorrupt(resum(good, b -> setInt(b, firstTx + 16 + 8, 0)), "overlaps or precedes");
     // first transaction's end LSN at the watermark
     assertCorrupt(
-        resum(good, b -> setLong(b, firstTx, PgLsn.parse("16/B374D848").asLong())), "is not after the watermark");
+        resum(good, b -> setLong(b, firstTx, PgLsn.parse("16/B374D848").asLong())),
+        "is not after the watermark");
   }
 
   @Test
@@ -172,7 +178,8 @@ class CorruptionTest {
   void dataFilesWithoutCurrentAreNotMistakenForAnEmptyDatabase() throws Exception {
     storeSome();
     Files.delete(dir.resolve("CURRENT"));
-    CdcStoreException e = assertThrows(CdcStoreException.class, () -> RocksDbCheckpointStore.open(dir));
+    CdcStoreException e =
+        assertThrows(CdcStoreException.class, () -> RocksDbCheckpointStore.open(dir));
     assertTrue(e.getMessage().contains(dir.toString()), e.getMessage());
     assertTrue(e.getMessage().contains("no CURRENT file"), e.getMessage());
   }
@@ -194,11 +201,13 @@ class CorruptionTest {
   }
 
   private void assertOpenFailsAsCorrupt() {
-    CdcStoreException e = assertThrows(CdcStoreException.class, () -> RocksDbCheckpointStore.open(dir).close());
+    CdcStoreException e =
+        assertThrows(CdcStoreException.class, () -> RocksDbCheckpointStore.open(dir).close());
     assertTrue(e.getMessage().contains(dir.toString()), e.getMessage());
     assertTrue(e.getMessage().contains("corrupt"), e.getMessage());
     // the failed open released everything: still failing the same way, not "in use"
-    CdcStoreException again = assertThrows(CdcStoreException.class, () -> RocksDbCheckpointStore.open(dir).close());
+    CdcStoreException again =
+        assertThrows(CdcStoreException.class, () -> RocksDbCheckpointStore.open(dir).close());
     assertTrue(!again.getMessage().contains("in use"), again.getMessage());
   }
 
@@ -219,11 +228,14 @@ class CorruptionTest {
     }
   }
 
-  /** Runs {@link LockProbe} {@code hold} in a child JVM and kills it: the log holds three batches. */
+  /**
+   * Runs {@link LockProbe} {@code hold} in a child JVM and kills it: the log holds three batches.
+   */
   private void crashAfterStoringThreeBatches() throws Exception {
     Process child = LockProbe.start("hold", dir, nativeTmp);
     try {
-      BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+      BufferedReader out =
+          new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
       assertEquals("HOLDING", out.readLine());
     } finally {
       child.destroyForcibly();
@@ -242,7 +254,8 @@ class CorruptionTest {
   }
 
   private void rawPut(String key, byte[] value) throws RocksDBException {
-    try (Options options = new Options(); RocksDB db = RocksDB.open(options, dir.toString())) {
+    try (Options options = new Options();
+        RocksDB db = RocksDB.open(options, dir.toString())) {
       db.put(key.getBytes(StandardCharsets.US_ASCII), value);
     }
   }

@@ -26,8 +26,13 @@ public final class LockProbe {
   static Process start(String mode, Path dir, Path nativeTmp) throws java.io.IOException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     return new ProcessBuilder(
-            java, "-Djava.io.tmpdir=" + nativeTmp, "-cp", System.getProperty("java.class.path"),
-            LockProbe.class.getName(), mode, dir.toString())
+            java,
+            "-Djava.io.tmpdir=" + nativeTmp,
+            "-cp",
+            System.getProperty("java.class.path"),
+            LockProbe.class.getName(),
+            mode,
+            dir.toString())
         .redirectError(ProcessBuilder.Redirect.INHERIT)
         .start();
   }
@@ -48,7 +53,8 @@ public final class LockProbe {
         store.store(CdcCheckpoint.atWatermark("child", PgLsn.of(7)));
         System.out.println("HOLDING");
         System.out.flush();
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        BufferedReader in =
+            new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         while (in.readLine() != null) {
           // wait for the parent to close our standard input
         }

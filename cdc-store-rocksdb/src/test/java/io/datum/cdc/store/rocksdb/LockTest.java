@@ -19,7 +19,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.Timeout.ThreadMode;
 import org.junit.jupiter.api.io.TempDir;
 
-/** RocksDB's LOCK file against other processes, and the registry against other stores of this JVM. */
+/**
+ * RocksDB's LOCK file against other processes, and the registry against other stores of this JVM.
+ */
 @Timeout(value = 120, threadMode = ThreadMode.SEPARATE_THREAD)
 class LockTest {
 
@@ -31,14 +33,19 @@ class LockTest {
   @Test
   void secondOpenInThisJvmFailsWithAClearError() throws Exception {
     try (RocksDbCheckpointStore first = RocksDbCheckpointStore.open(dir)) {
-      CdcStoreException e = assertThrows(CdcStoreException.class, () -> RocksDbCheckpointStore.open(dir));
-      assertTrue(e.getMessage().startsWith("rocksdb checkpoint store " + dir + " " + IN_USE), e.getMessage());
+      CdcStoreException e =
+          assertThrows(CdcStoreException.class, () -> RocksDbCheckpointStore.open(dir));
+      assertTrue(
+          e.getMessage().startsWith("rocksdb checkpoint store " + dir + " " + IN_USE),
+          e.getMessage());
       // also through other spellings of the same directory
       Files.createDirectories(dir.resolve("sub"));
-      assertThrows(CdcStoreException.class, () -> RocksDbCheckpointStore.open(dir.resolve("sub/..")));
+      assertThrows(
+          CdcStoreException.class, () -> RocksDbCheckpointStore.open(dir.resolve("sub/..")));
       Path link = Files.createSymbolicLink(dir.resolveSibling(dir.getFileName() + "-link"), dir);
       try {
-        CdcStoreException viaLink = assertThrows(CdcStoreException.class, () -> RocksDbCheckpointStore.open(link));
+        CdcStoreException viaLink =
+            assertThrows(CdcStoreException.class, () -> RocksDbCheckpointStore.open(link));
         assertTrue(viaLink.getMessage().contains(IN_USE), viaLink.getMessage());
       } finally {
         Files.delete(link);
@@ -55,7 +62,8 @@ class LockTest {
   void childProcessIsLockedOutWhileThisJvmHoldsTheDatabase() throws Exception {
     try (RocksDbCheckpointStore store = RocksDbCheckpointStore.open(dir)) {
       String line = runToEnd(child("try"));
-      assertTrue(line.startsWith("LOCKED_OUT rocksdb checkpoint store " + dir + " " + IN_USE), line);
+      assertTrue(
+          line.startsWith("LOCKED_OUT rocksdb checkpoint store " + dir + " " + IN_USE), line);
       assertTrue(line.contains("LOCK"), line);
       store.store(CdcCheckpoint.atWatermark("s", PgLsn.of(1))); // unaffected
     }
@@ -68,8 +76,11 @@ class LockTest {
     try {
       BufferedReader out = reader(holder);
       assertEquals("HOLDING", out.readLine());
-      CdcStoreException e = assertThrows(CdcStoreException.class, () -> RocksDbCheckpointStore.open(dir));
-      assertTrue(e.getMessage().startsWith("rocksdb checkpoint store " + dir + " " + IN_USE), e.getMessage());
+      CdcStoreException e =
+          assertThrows(CdcStoreException.class, () -> RocksDbCheckpointStore.open(dir));
+      assertTrue(
+          e.getMessage().startsWith("rocksdb checkpoint store " + dir + " " + IN_USE),
+          e.getMessage());
       holder.getOutputStream().close(); // tells the child to close its store
       assertEquals("RELEASED", out.readLine());
       assertTrue(holder.waitFor(60, TimeUnit.SECONDS));
@@ -102,7 +113,8 @@ class LockTest {
   }
 
   private static BufferedReader reader(Process process) {
-    return new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+    return new BufferedReader(
+        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
   }
 
   private static String runToEnd(Process process) throws Exception {

@@ -61,7 +61,9 @@ class RocksDbCheckpointStoreTest {
       store.store(checkpoint("s", "0/30", tx("0/40", 2, 0), tx("0/50", 4, 3)));
     }
     try (RocksDbCheckpointStore store = RocksDbCheckpointStore.open(dir)) {
-      assertEquals(checkpoint("s", "0/30", tx("0/40", 2, 0), tx("0/50", 4, 3)), store.load("s").orElseThrow());
+      assertEquals(
+          checkpoint("s", "0/30", tx("0/40", 2, 0), tx("0/50", 4, 3)),
+          store.load("s").orElseThrow());
       store.store(checkpoint("s", "0/50"));
     }
     try (RocksDbCheckpointStore store = RocksDbCheckpointStore.open(dir, new Options(false))) {
@@ -74,7 +76,11 @@ class RocksDbCheckpointStoreTest {
     int slots = 500;
     try (RocksDbCheckpointStore store = RocksDbCheckpointStore.open(dir)) {
       for (int i = 0; i < slots; i++) {
-        store.store(checkpoint("slot_" + i, PgLsn.of(i + 1).toString(), tx(PgLsn.of(i + 100).toString(), i + 1, i)));
+        store.store(
+            checkpoint(
+                "slot_" + i,
+                PgLsn.of(i + 1).toString(),
+                tx(PgLsn.of(i + 100).toString(), i + 1, i)));
       }
       assertEquals(PgLsn.of(8), store.load("slot_7").orElseThrow().watermark());
     }
@@ -82,7 +88,10 @@ class RocksDbCheckpointStoreTest {
     try (RocksDbCheckpointStore store = RocksDbCheckpointStore.open(dir)) {
       for (int i = 0; i < slots; i++) {
         assertEquals(
-            checkpoint("slot_" + i, PgLsn.of(i + 1).toString(), tx(PgLsn.of(i + 100).toString(), i + 1, i)),
+            checkpoint(
+                "slot_" + i,
+                PgLsn.of(i + 1).toString(),
+                tx(PgLsn.of(i + 100).toString(), i + 1, i)),
             store.load("slot_" + i).orElseThrow());
       }
       assertEquals(Optional.empty(), store.load("slot_" + slots));
@@ -95,7 +104,8 @@ class RocksDbCheckpointStoreTest {
   @ValueSource(strings = {"", "Upper", "a-b", "a.b", "../x", "a/b", "slot ", "é", "\0"})
   void invalidSlotNamesAreRejectedBeforeTheDatabaseIsTouched(String slot) {
     try (RocksDbCheckpointStore store = RocksDbCheckpointStore.open(dir)) {
-      CdcConfigurationException e = assertThrows(CdcConfigurationException.class, () -> store.load(slot));
+      CdcConfigurationException e =
+          assertThrows(CdcConfigurationException.class, () -> store.load(slot));
       assertTrue(e.getMessage().contains("invalid replication slot name"), e.getMessage());
       assertThrows(CdcConfigurationException.class, () -> store.load("x".repeat(64)));
       assertThrows(CdcConfigurationException.class, () -> store.load(null));
@@ -125,7 +135,9 @@ class RocksDbCheckpointStoreTest {
     store.close();
     store.close();
     IllegalStateException onStore =
-        assertThrows(IllegalStateException.class, () -> store.store(CdcCheckpoint.atWatermark("s", PgLsn.of(2))));
+        assertThrows(
+            IllegalStateException.class,
+            () -> store.store(CdcCheckpoint.atWatermark("s", PgLsn.of(2))));
     assertTrue(onStore.getMessage().contains(dir.toString()), onStore.getMessage());
     assertThrows(IllegalStateException.class, () -> store.load("s"));
     // the slot name is still validated first
@@ -144,7 +156,8 @@ class RocksDbCheckpointStoreTest {
     }
     assertTrue(Files.isRegularFile(nested.resolve("CURRENT")));
     Path file = Files.writeString(dir.resolve("plain"), "x");
-    CdcStoreException e = assertThrows(CdcStoreException.class, () -> RocksDbCheckpointStore.open(file));
+    CdcStoreException e =
+        assertThrows(CdcStoreException.class, () -> RocksDbCheckpointStore.open(file));
     assertTrue(e.getMessage().contains(file.toString()), e.getMessage());
     assertTrue(e.getMessage().contains("not a directory"), e.getMessage());
   }
@@ -163,7 +176,8 @@ class RocksDbCheckpointStoreTest {
   void locationIsAReopenableUri() throws Exception {
     Path spaced = dir.resolve("with space");
     try (RocksDbCheckpointStore store = RocksDbCheckpointStore.open(spaced)) {
-      assertEquals("rocksdb:" + spaced.toString().replace(" ", "%20") + "?sync=true", store.location());
+      assertEquals(
+          "rocksdb:" + spaced.toString().replace(" ", "%20") + "?sync=true", store.location());
       assertTrue(store.toString().contains(spaced.toString()));
     }
   }
@@ -171,7 +185,8 @@ class RocksDbCheckpointStoreTest {
   @Test
   void closeReleasesTheDatabaseSoItCanBeOpenedManyTimes() {
     for (int i = 1; i <= 30; i++) {
-      try (RocksDbCheckpointStore store = RocksDbCheckpointStore.open(dir, new Options(i % 2 == 0))) {
+      try (RocksDbCheckpointStore store =
+          RocksDbCheckpointStore.open(dir, new Options(i % 2 == 0))) {
         if (i > 1) {
           assertEquals(PgLsn.of(i - 1), store.load("s").orElseThrow().watermark());
         }
@@ -180,7 +195,8 @@ class RocksDbCheckpointStoreTest {
     }
     // RocksDB keeps the info log bounded
     try (Stream<Path> files = assertDoesNotThrow(() -> Files.list(dir))) {
-      List<String> logs = files.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("LOG")).toList();
+      List<String> logs =
+          files.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("LOG")).toList();
       assertTrue(logs.size() <= 5, logs.toString());
     }
   }

@@ -18,6 +18,7 @@ class RocksDbStoreConformanceTest extends CheckpointStoreConformanceKit {
 
   @Override
   protected String uri(Path directory) {
-    return RocksDbCheckpointStore.uri(directory.toAbsolutePath(), RocksDbCheckpointStore.Options.defaults());
+    return RocksDbCheckpointStore.uri(
+        directory.toAbsolutePath(), RocksDbCheckpointStore.Options.defaults());
   }
 }

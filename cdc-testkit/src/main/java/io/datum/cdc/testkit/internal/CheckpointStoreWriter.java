@@ -19,13 +19,13 @@ import java.util.Optional;
  *
  * <p>{@code write <uri> <slot>} opens {@link CheckpointStores#open(String) the store}, continues
  * after the slot's stored watermark ({@code n = watermark + 1}, or 1) and stores {@link
- * #checkpoint(String, long) checkpoint(slot, n)} for ever larger {@code n}, writing
- * {@code "stored <n>\n"} to stdout in one write after each {@code store} returns, until it is
- * killed. {@code open <uri>} opens the store, closes it and prints {@code OPENED}.
+ * #checkpoint(String, long) checkpoint(slot, n)} for ever larger {@code n}, writing {@code "stored
+ * <n>\n"} to stdout in one write after each {@code store} returns, until it is killed. {@code open
+ * <uri>} opens the store, closes it and prints {@code OPENED}.
  *
  * <p>Any failure prints {@code FAILED <exception class>: <message>} on one line and exits with
- * status 1. The process halts when its stdin reaches end of file, so it never outlives the test
- * JVM that started it.
+ * status 1. The process halts when its stdin reaches end of file, so it never outlives the test JVM
+ * that started it.
  */
 public final class CheckpointStoreWriter {
 
@@ -36,9 +36,9 @@ public final class CheckpointStoreWriter {
 
   /**
    * Returns the checkpoint the writer stores for {@code n}: watermark {@code n}, plus one partial
-   * transaction at {@code n + 1} whose event count ({@code n % 7 + 1}) and acknowledged events
-   * (bit {@code i} set if bit {@code i} of {@code n / 7} is, and always event 0) derive from
-   * {@code n}, so a mix of two checkpoints is detected by {@link #isWellFormed}.
+   * transaction at {@code n + 1} whose event count ({@code n % 7 + 1}) and acknowledged events (bit
+   * {@code i} set if bit {@code i} of {@code n / 7} is, and always event 0) derive from {@code n},
+   * so a mix of two checkpoints is detected by {@link #isWellFormed}.
    *
    * @param slot a valid slot name
    * @param n at least 0

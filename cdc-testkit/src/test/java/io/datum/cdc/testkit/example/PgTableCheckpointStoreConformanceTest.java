@@ -18,11 +18,13 @@ class PgTableCheckpointStoreConformanceTest extends CheckpointStoreConformanceKi
   @Override
   protected CdcCheckpointStore open(Path directory) {
     // one table per directory: the same directory again reopens the same table
-    return new PgTableCheckpointStore(pg.jdbcUrl(), "checkpoints_" + Integer.toHexString(directory.hashCode()));
+    return new PgTableCheckpointStore(
+        pg.jdbcUrl(), "checkpoints_" + Integer.toHexString(directory.hashCode()));
   }
 
   @Override
   protected String uri(Path directory) {
-    return null; // not opened by URI in a child JVM: the kit skips reopen, crash and corruption tests
+    return null; // not opened by URI in a child JVM: the kit skips reopen, crash and corruption
+    // tests
   }
 }

@@ -79,6 +79,7 @@ public final class FileCheckpointStoreProvider implements CheckpointStoreProvide
   }
 
   private static CdcConfigurationException invalid(URI uri, String why) {
-    return new CdcConfigurationException("invalid file checkpoint store URI \"" + uri + "\": " + why);
+    return new CdcConfigurationException(
+        "invalid file checkpoint store URI \"" + uri + "\": " + why);
   }
 }

@@ -50,15 +50,22 @@ class FileCheckpointStoreProviderTest {
 
   @Test
   void acceptsAbsoluteForms() {
-    assertEquals(Path.of("/var/lib/app/cdc"), FileCheckpointStoreProvider.directoryOf(URI.create("file:/var/lib/app/cdc")));
-    assertEquals(Path.of("/var/lib/app/cdc"), FileCheckpointStoreProvider.directoryOf(URI.create("file:///var/lib/app/cdc/")));
-    assertEquals(Path.of("/var/lib/a b"), FileCheckpointStoreProvider.directoryOf(URI.create("file:/var/lib/a%20b")));
+    assertEquals(
+        Path.of("/var/lib/app/cdc"),
+        FileCheckpointStoreProvider.directoryOf(URI.create("file:/var/lib/app/cdc")));
+    assertEquals(
+        Path.of("/var/lib/app/cdc"),
+        FileCheckpointStoreProvider.directoryOf(URI.create("file:///var/lib/app/cdc/")));
+    assertEquals(
+        Path.of("/var/lib/a b"),
+        FileCheckpointStoreProvider.directoryOf(URI.create("file:/var/lib/a%20b")));
     assertEquals(Path.of("/x"), FileCheckpointStoreProvider.directoryOf(URI.create("FILE:/x")));
   }
 
   @Test
   void relativeFormIsRelativeToTheWorkingDirectory() {
-    assertEquals(Path.of("rel/dir"), FileCheckpointStoreProvider.directoryOf(URI.create("file:rel/dir")));
+    assertEquals(
+        Path.of("rel/dir"), FileCheckpointStoreProvider.directoryOf(URI.create("file:rel/dir")));
     Path relative = Path.of("").toAbsolutePath().relativize(dir.resolve("rel"));
     try (CdcCheckpointStore store = CheckpointStores.open("file:" + relative)) {
       store.store(CdcCheckpoint.atWatermark("s", PgLsn.of(1)));
@@ -68,12 +75,20 @@ class FileCheckpointStoreProviderTest {
 
   @ParameterizedTest
   @ValueSource(
-      strings = {"file:/tmp/cdc?sync=false", "file:/tmp/cdc#frag", "file:rel?x", "file:rel#x",
-        "file://host/tmp/cdc", "file:/", "file:///"})
+      strings = {
+        "file:/tmp/cdc?sync=false",
+        "file:/tmp/cdc#frag",
+        "file:rel?x",
+        "file:rel#x",
+        "file://host/tmp/cdc",
+        "file:/",
+        "file:///"
+      })
   void rejectsUrisNotNamingADirectory(String text) {
     CdcConfigurationException e =
         assertThrows(
-            CdcConfigurationException.class, () -> new FileCheckpointStoreProvider().open(URI.create(text)));
+            CdcConfigurationException.class,
+            () -> new FileCheckpointStoreProvider().open(URI.create(text)));
     assertTrue(e.getMessage().contains('"' + text + '"'), e.getMessage());
   }
 

@@ -19,15 +19,16 @@ import java.util.Set;
  * Provides {@code mapdb:} stores. The URI names the MapDB <em>file</em> that holds every slot:
  * {@code mapdb:/var/lib/app/cdc.mapdb} (absolute), {@code mapdb:///var/lib/app/cdc.mapdb}, or
  * {@code mapdb:data/cdc.mapdb} (relative to the working directory), optionally with the query
- * parameters {@code transactions=true|false} (default true, see {@link Options#transactions()})
- * and {@code mmap=true|false} (default false, see {@link Options#memoryMapped()}), such as
- * {@code mapdb:/var/lib/app/cdc.mapdb?mmap=true}. Not API; use {@link
+ * parameters {@code transactions=true|false} (default true, see {@link Options#transactions()}) and
+ * {@code mmap=true|false} (default false, see {@link Options#memoryMapped()}), such as {@code
+ * mapdb:/var/lib/app/cdc.mapdb?mmap=true}. Not API; use {@link
  * io.datum.cdc.CheckpointStores#open(URI)} or {@link MapDbCheckpointStore#open}.
  */
 @AutoService(CheckpointStoreProvider.class)
 public final class MapDbCheckpointStoreProvider implements CheckpointStoreProvider {
 
-  private static final String KNOWN = "known parameters: transactions=true|false (default true), mmap=true|false (default false)";
+  private static final String KNOWN =
+      "known parameters: transactions=true|false (default true), mmap=true|false (default false)";
 
   /** Called by {@link java.util.ServiceLoader}. */
   public MapDbCheckpointStoreProvider() {}
@@ -87,13 +88,16 @@ public final class MapDbCheckpointStoreProvider implements CheckpointStoreProvid
       query = q < 0 ? null : part.substring(q + 1);
     } else {
       if (uri.getRawAuthority() != null) {
-        throw invalid(uri, "a host is not allowed; use mapdb:/absolute/file.mapdb or mapdb:relative/file.mapdb");
+        throw invalid(
+            uri,
+            "a host is not allowed; use mapdb:/absolute/file.mapdb or mapdb:relative/file.mapdb");
       }
       path = uri.getPath();
       query = uri.getRawQuery();
     }
     if (path == null || path.isEmpty() || path.endsWith("/")) {
-      throw invalid(uri, "it names no file; use mapdb:/absolute/file.mapdb or mapdb:relative/file.mapdb");
+      throw invalid(
+          uri, "it names no file; use mapdb:/absolute/file.mapdb or mapdb:relative/file.mapdb");
     }
     Options options = Options.DEFAULTS;
     if (query != null) {
@@ -109,7 +113,10 @@ public final class MapDbCheckpointStoreProvider implements CheckpointStoreProvid
           throw invalid(uri, "parameter \"" + name + "\" is given twice; " + KNOWN);
         }
         boolean flag = bool(uri, name, value);
-        options = name.equals("transactions") ? options.withTransactions(flag) : options.withMemoryMapped(flag);
+        options =
+            name.equals("transactions")
+                ? options.withTransactions(flag)
+                : options.withMemoryMapped(flag);
       }
     }
     try {
@@ -128,8 +135,14 @@ public final class MapDbCheckpointStoreProvider implements CheckpointStoreProvid
     if (v.equals("false")) {
       return false;
     }
-    throw invalid(uri, "parameter \"" + name + "\" must be true or false, was "
-        + (value == null ? "missing" : '"' + value + '"') + "; " + KNOWN);
+    throw invalid(
+        uri,
+        "parameter \""
+            + name
+            + "\" must be true or false, was "
+            + (value == null ? "missing" : '"' + value + '"')
+            + "; "
+            + KNOWN);
   }
 
   private static String decode(URI uri, String text) {
@@ -141,6 +154,7 @@ public final class MapDbCheckpointStoreProvider implements CheckpointStoreProvid
   }
 
   private static CdcConfigurationException invalid(URI uri, String why) {
-    return new CdcConfigurationException("invalid mapdb checkpoint store URI \"" + uri + "\": " + why);
+    return new CdcConfigurationException(
+        "invalid mapdb checkpoint store URI \"" + uri + "\": " + why);
   }
 }

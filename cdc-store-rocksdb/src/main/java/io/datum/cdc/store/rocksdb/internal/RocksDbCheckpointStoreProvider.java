@@ -18,8 +18,8 @@ import java.util.Set;
  * Provides {@code rocksdb:} stores: {@code rocksdb:/var/lib/app/cdc-rocks} (absolute), {@code
  * rocksdb:///var/lib/app/cdc-rocks}, or {@code rocksdb:rel/dir} (relative to the working
  * directory), each optionally followed by {@code ?sync=true} (the default: fsync the write-ahead
- * log for every batch, durable after a power loss) or {@code ?sync=false} (survives a process
- * crash only). Percent-escapes in the path are decoded. Not API; use {@link
+ * log for every batch, durable after a power loss) or {@code ?sync=false} (survives a process crash
+ * only). Percent-escapes in the path are decoded. Not API; use {@link
  * io.datum.cdc.CheckpointStores#open(URI)} or {@link RocksDbCheckpointStore#open}.
  */
 @AutoService(CheckpointStoreProvider.class)
@@ -92,17 +92,20 @@ public final class RocksDbCheckpointStoreProvider implements CheckpointStoreProv
         rawQuery = question < 0 ? null : ssp.substring(question + 1);
         String path = decode(uri, question < 0 ? ssp : ssp.substring(0, question));
         if (path.isEmpty()) {
-          throw invalid(uri, "it names no directory; use rocksdb:/absolute/dir or rocksdb:relative/dir");
+          throw invalid(
+              uri, "it names no directory; use rocksdb:/absolute/dir or rocksdb:relative/dir");
         }
         directory = Path.of(path);
       } else {
         if (uri.getRawAuthority() != null) {
-          throw invalid(uri, "a host is not allowed; use rocksdb:/absolute/dir or rocksdb:relative/dir");
+          throw invalid(
+              uri, "a host is not allowed; use rocksdb:/absolute/dir or rocksdb:relative/dir");
         }
         rawQuery = uri.getRawQuery();
         String path = uri.getPath();
         if (path == null || path.isEmpty() || path.equals("/")) {
-          throw invalid(uri, "it names no directory; use rocksdb:/absolute/dir or rocksdb:relative/dir");
+          throw invalid(
+              uri, "it names no directory; use rocksdb:/absolute/dir or rocksdb:relative/dir");
         }
         // through a file: URI, so that /C:/dir becomes C:\dir on Windows
         directory = Path.of(new URI("file", null, path, null));
@@ -145,7 +148,11 @@ public final class RocksDbCheckpointStoreProvider implements CheckpointStoreProv
           break;
         default:
           throw invalid(
-              uri, "parameter \"sync\" must be true or false, was \"" + value + "\"; " + KNOWN_PARAMETERS);
+              uri,
+              "parameter \"sync\" must be true or false, was \""
+                  + value
+                  + "\"; "
+                  + KNOWN_PARAMETERS);
       }
     }
     return options;
@@ -165,6 +172,7 @@ public final class RocksDbCheckpointStoreProvider implements CheckpointStoreProv
   }
 
   private static CdcConfigurationException invalid(URI uri, String why) {
-    return new CdcConfigurationException("invalid rocksdb checkpoint store URI \"" + uri + "\": " + why);
+    return new CdcConfigurationException(
+        "invalid rocksdb checkpoint store URI \"" + uri + "\": " + why);
   }
 }

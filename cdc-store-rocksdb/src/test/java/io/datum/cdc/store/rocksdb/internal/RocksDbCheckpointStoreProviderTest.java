@@ -80,12 +80,15 @@ class RocksDbCheckpointStoreProviderTest {
   @ValueSource(
       strings = {
         "rocksdb:/tmp/cdc?fsync=false", "rocksdb:/tmp/cdc?sync=maybe", "rocksdb:/tmp/cdc?sync=",
-        "rocksdb:/tmp/cdc?sync", "rocksdb:/tmp/cdc?sync=true&sync=false", "rocksdb:/tmp/cdc?sync=true&",
+        "rocksdb:/tmp/cdc?sync", "rocksdb:/tmp/cdc?sync=true&sync=false",
+            "rocksdb:/tmp/cdc?sync=true&",
         "rocksdb:/tmp/cdc?&sync=true", "rocksdb:rel?x=1", "rocksdb:rel?sync=yes"
       })
   void rejectsUnknownOrMalformedParametersListingTheKnownOnes(String text) {
     CdcConfigurationException e =
-        assertThrows(CdcConfigurationException.class, () -> new RocksDbCheckpointStoreProvider().open(URI.create(text)));
+        assertThrows(
+            CdcConfigurationException.class,
+            () -> new RocksDbCheckpointStoreProvider().open(URI.create(text)));
     assertTrue(e.getMessage().contains('"' + text + '"'), e.getMessage());
     assertTrue(e.getMessage().contains("known parameters: sync=true|false"), e.getMessage());
     // nothing was created
@@ -95,16 +98,27 @@ class RocksDbCheckpointStoreProviderTest {
   @Test
   void unknownParameterIsNamed() {
     CdcConfigurationException e =
-        assertThrows(CdcConfigurationException.class, () -> CheckpointStores.open("rocksdb:" + dir + "?sink=false"));
+        assertThrows(
+            CdcConfigurationException.class,
+            () -> CheckpointStores.open("rocksdb:" + dir + "?sink=false"));
     assertTrue(e.getMessage().contains("unknown parameter \"sink\""), e.getMessage());
     assertFalse(Files.exists(dir.resolve("CURRENT")));
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"rocksdb:/tmp/cdc#frag", "rocksdb:rel#x", "rocksdb://host/tmp/cdc", "rocksdb:/", "rocksdb:///"})
+  @ValueSource(
+      strings = {
+        "rocksdb:/tmp/cdc#frag",
+        "rocksdb:rel#x",
+        "rocksdb://host/tmp/cdc",
+        "rocksdb:/",
+        "rocksdb:///"
+      })
   void rejectsUrisNotNamingADirectory(String text) {
     CdcConfigurationException e =
-        assertThrows(CdcConfigurationException.class, () -> new RocksDbCheckpointStoreProvider().open(URI.create(text)));
+        assertThrows(
+            CdcConfigurationException.class,
+            () -> new RocksDbCheckpointStoreProvider().open(URI.create(text)));
     assertTrue(e.getMessage().contains('"' + text + '"'), e.getMessage());
   }
 
@@ -116,7 +130,8 @@ class RocksDbCheckpointStoreProviderTest {
   }
 
   private static void assertTarget(String directory, boolean sync, String uri) {
-    RocksDbCheckpointStoreProvider.Target target = RocksDbCheckpointStoreProvider.parse(URI.create(uri));
+    RocksDbCheckpointStoreProvider.Target target =
+        RocksDbCheckpointStoreProvider.parse(URI.create(uri));
     assertEquals(Path.of(directory), target.directory(), uri);
     assertEquals(sync, target.options().syncWrites(), uri);
   }
