@@ -6,11 +6,12 @@ import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.CdcHandler;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.SlotNames;
-import io.datum.cdc.core.internal.SourceConfig;
-import io.datum.cdc.core.internal.SourceRuntime;
+import io.datum.cdc.core.replication.SourceConfig;
+import io.datum.cdc.core.replication.SourceRuntime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
@@ -611,10 +612,10 @@ public final class PgCdcSource implements AutoCloseable {
               messages,
               slotWait,
               protocolVersion,
-              streaming,
+              streaming.name().toLowerCase(Locale.ROOT),
               twoPhase,
               binary,
-              origin,
+              origin == null ? null : origin.name().toLowerCase(Locale.ROOT),
               memoryBudget,
               spillDirectory));
     }

@@ -2,7 +2,7 @@ package io.datum.cdc.benchmarks.coordinator;
 
 import io.datum.cdc.CdcOffset;
 import io.datum.cdc.PgLsn;
-import io.datum.cdc.core.internal.FeedbackCoordinator;
+import io.datum.cdc.core.feedback.FeedbackCoordinator;
 
 /**
  * The benchmarks' only contact with datum-cdc's feedback coordinator: registers transactions as the

@@ -1,0 +1,233 @@
+package io.datum.cdc.core.assembly;
+
+import io.datum.cdc.CdcOffset;
+import io.datum.cdc.PgLsn;
+import io.datum.cdc.core.pgoutput.PgOutputDecoder;
+import io.datum.cdc.core.pgoutput.PgOutputListener;
+import io.datum.cdc.core.pgoutput.RelationInfo;
+import io.datum.cdc.event.ChangeEvent;
+import io.datum.cdc.event.DeleteEvent;
+import io.datum.cdc.event.InsertEvent;
+import io.datum.cdc.event.MessageEvent;
+import io.datum.cdc.event.Row;
+import io.datum.cdc.event.TableId;
+import io.datum.cdc.event.TransactionInfo;
+import io.datum.cdc.event.TruncateEvent;
+import io.datum.cdc.event.UpdateEvent;
+import java.nio.ByteBuffer;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+
+/**
+ * The events of one committed transaction, decoded one at a time from its {@link TransactionBuffer}
+ * as the hand-off takes them, so that a transaction larger than memory is never decoded at once.
+ * Events whose index the checkpoint store lists as acknowledged are skipped (their messages are
+ * read but not decoded).
+ *
+ * <p>Also a listener: {@link PgOutputDecoder#decodeChange} calls it back with the decoded change,
+ * which becomes the event with the next offset.
+ */
+final class EventDelivery implements PgOutputListener, TransactionBuffer.ChangeSink, AutoCloseable {
+
+  private final String slot;
+  private final PgOutputDecoder decoder;
+  private final TransactionBuffer.Replay replay;
+  private final TransactionInfo info;
+  private final BitSet alreadyAcknowledged;
+  private int index;
+  private ChangeEvent next;
+  private boolean decodeNext;
+
+  /**
+   * @param slot the slot, for offsets
+   * @param decoder the connection's decoder, for {@link PgOutputDecoder#decodeChange}
+   * @param buffer the transaction's changes; closed with this delivery
+   * @param info the transaction, its event count equal to the buffer's count
+   * @param alreadyAcknowledged indexes to skip, or null
+   */
+  EventDelivery(
+      String slot,
+      PgOutputDecoder decoder,
+      TransactionBuffer buffer,
+      TransactionInfo info,
+      BitSet alreadyAcknowledged) {
+    this.slot = slot;
+    this.decoder = decoder;
+    this.replay = buffer == null ? null : buffer.replay();
+    this.info = info;
+    this.alreadyAcknowledged = alreadyAcknowledged;
+  }
+
+  /** A delivery of one event that is already built. */
+  static EventDelivery of(ChangeEvent event) {
+    EventDelivery d =
+        new EventDelivery(event.offset().slot(), null, null, event.transaction(), null);
+    d.next = event;
+    return d;
+  }
+
+  /**
+   * Returns the next event, decoding it if needed, without removing it.
+   *
+   * @return the event, or null when the transaction has no more
+   */
+  ChangeEvent peek() {
+    while (next == null && replay != null && index < info.eventCount()) {
+      decodeNext = alreadyAcknowledged == null || !alreadyAcknowledged.get(index);
+      if (!replay.next(this)) {
+        throw new IllegalStateException(
+            "transaction xid "
+                + info.xid()
+                + " has "
+                + index
+                + " buffered changes, expected "
+                + info.eventCount());
+      }
+      index++;
+    }
+    return next;
+  }
+
+  /** Removes the event {@link #peek} returned. */
+  void advance() {
+    next = null;
+  }
+
+  @Override
+  public void accept(ByteBuffer message, boolean hasXid, RelationInfo[] relations) {
+    if (decodeNext) {
+      decoder.decodeChange(message, hasXid, relations, this);
+    }
+  }
+
+  @Override
+  public void close() {
+    if (replay != null) {
+      replay.close();
+    }
+  }
+
+  private CdcOffset offset() {
+    return new CdcOffset(
+        slot, info.txEndLsn(), info.commitLsn(), info.xid(), index, info.eventCount());
+  }
+
+  @Override
+  public void insert(RelationInfo relation, Row newRow) {
+    next = new InsertEvent(offset(), info, relation.table(), newRow);
+  }
+
+  @Override
+  public void update(RelationInfo relation, Row oldRow, boolean oldRowIsFull, Row newRow) {
+    next = new UpdateEvent(offset(), info, relation.table(), oldRow, newRow);
+  }
+
+  @Override
+  public void delete(RelationInfo relation, Row oldRow, boolean oldRowIsFull) {
+    next = new DeleteEvent(offset(), info, relation.table(), oldRow);
+  }
+
+  @Override
+  public void truncate(List<RelationInfo> relations, boolean cascade, boolean restartIdentity) {
+    List<TableId> tables = new ArrayList<>(relations.size());
+    for (RelationInfo r : relations) {
+      tables.add(r.table());
+    }
+    next = new TruncateEvent(offset(), info, tables, cascade, restartIdentity);
+  }
+
+  @Override
+  public void message(boolean transactional, PgLsn lsn, String prefix, byte[] content) {
+    next = new MessageEvent(offset(), info, prefix, content, true);
+  }
+
+  // ---- not changes: never passed to decodeChange's listener -----------------------------------
+
+  private static IllegalStateException notAChange() {
+    return new IllegalStateException(
+        "decodeChange called back with a message that is not a change");
+  }
+
+  @Override
+  public void begin(PgLsn finalLsn, Instant commitTime, long xid) {
+    throw notAChange();
+  }
+
+  @Override
+  public void commit(int flags, PgLsn commitLsn, PgLsn endLsn, Instant commitTime) {
+    throw notAChange();
+  }
+
+  @Override
+  public void origin(PgLsn originLsn, String name) {
+    throw notAChange();
+  }
+
+  @Override
+  public void relation(RelationInfo relation) {
+    throw notAChange();
+  }
+
+  @Override
+  public void type(int oid, String namespace, String name) {
+    throw notAChange();
+  }
+
+  @Override
+  public void streamStart(long xid, boolean firstSegment) {
+    throw notAChange();
+  }
+
+  @Override
+  public void streamStop() {
+    throw notAChange();
+  }
+
+  @Override
+  public void streamCommit(long xid, int flags, PgLsn commitLsn, PgLsn endLsn, Instant commitTime) {
+    throw notAChange();
+  }
+
+  @Override
+  public void streamAbort(long xid, long subxid, PgLsn abortLsn, Instant abortTime) {
+    throw notAChange();
+  }
+
+  @Override
+  public void beginPrepare(
+      PgLsn prepareLsn, PgLsn endLsn, Instant prepareTime, long xid, String gid) {
+    throw notAChange();
+  }
+
+  @Override
+  public void prepare(
+      boolean streamed,
+      int flags,
+      PgLsn prepareLsn,
+      PgLsn endLsn,
+      Instant prepareTime,
+      long xid,
+      String gid) {
+    throw notAChange();
+  }
+
+  @Override
+  public void commitPrepared(
+      int flags, PgLsn commitLsn, PgLsn endLsn, Instant commitTime, long xid, String gid) {
+    throw notAChange();
+  }
+
+  @Override
+  public void rollbackPrepared(
+      int flags,
+      PgLsn prepareEndLsn,
+      PgLsn rollbackEndLsn,
+      Instant prepareTime,
+      Instant rollbackTime,
+      long xid,
+      String gid) {
+    throw notAChange();
+  }
+}

@@ -1,0 +1,216 @@
+package io.datum.cdc.core.feedback;
+
+import io.datum.cdc.CdcCheckpoint;
+import io.datum.cdc.CdcCheckpointHandle;
+import io.datum.cdc.CdcCheckpointStore;
+import io.datum.cdc.CdcException;
+import io.datum.cdc.CdcOffset;
+import io.datum.cdc.CdcStoreException;
+import io.datum.cdc.PgLsn;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
+
+/**
+ * The application's acknowledgement path: marks the event in the {@link FeedbackCoordinator} and
+ * stores the resulting {@link CdcCheckpoint} (the watermark and the acknowledged events beyond it).
+ * The replication loop reports only {@link #durableWatermark()} as flushed, so PostgreSQL never
+ * confirms a position the store does not hold.
+ *
+ * <p>When a store happens depends on the durability mode:
+ *
+ * <ul>
+ *   <li>per transaction: when the watermark moves (once per transaction acknowledged in order), at
+ *       a keepalive advance, and at stop. After a crash, events acknowledged since the last store
+ *       are delivered again.
+ *   <li>per event (default): every acknowledgement returns only once a stored checkpoint includes
+ *       it, so no event whose acknowledgement returned is delivered again. Concurrent
+ *       acknowledgements are group-committed here (one snapshot and one store for all the callers
+ *       waiting while the previous store ran) and again by the store. Cost for a single caller: one
+ *       snapshot (O(1) for acknowledgements in commit order; at most O(positions between the first
+ *       unacknowledged and the newest acknowledged event / 48)) and one store write per call. The
+ *       acknowledgement itself is recorded lock-free; only the stores are serialised.
+ * </ul>
+ *
+ * <p>Stores are serialised by one lock, so stored checkpoints never go backwards.
+ *
+ * <p>Public only for the benchmarks module; not API.
+ */
+public final class SourceCheckpointHandle implements CdcCheckpointHandle {
+
+  private final FeedbackCoordinator coordinator;
+  private final CdcCheckpointStore store;
+  private final Executor asyncExecutor;
+  private final Consumer<CdcException> onStoreFailure;
+  private final Runnable onWatermarkMoved;
+  private final boolean durableEachAcknowledgement;
+  private final Object storeLock = new Object();
+  private volatile PgLsn durableWatermark;
+
+  /**
+   * Stores begun so far, each numbered by this count; written under storeLock. An acknowledgement
+   * that reads {@code n} after it was recorded is included by every store numbered above n.
+   */
+  private volatile long storesBegun;
+
+  /** The number of the last store that completed; storeLock. */
+  private long storesDone;
+
+  /** What the last completed store wrote; storeLock. */
+  private CdcCheckpoint lastStored;
+
+  /**
+   * @param coordinator the source's coordinator
+   * @param store where checkpoints go
+   * @param asyncExecutor runs the stores of {@link #checkpointAsync}
+   * @param onStoreFailure told about a failed store before it is thrown (stops the source)
+   * @param onWatermarkMoved told after a store moved the durable watermark (wakes the loop)
+   * @param durableEachAcknowledgement per-event durability: every acknowledgement is stored before
+   *     it returns
+   */
+  public SourceCheckpointHandle(
+      FeedbackCoordinator coordinator,
+      CdcCheckpointStore store,
+      Executor asyncExecutor,
+      Consumer<CdcException> onStoreFailure,
+      Runnable onWatermarkMoved,
+      boolean durableEachAcknowledgement) {
+    this.coordinator = coordinator;
+    this.store = store;
+    this.asyncExecutor = asyncExecutor;
+    this.onStoreFailure = onStoreFailure;
+    this.onWatermarkMoved = onWatermarkMoved;
+    this.durableEachAcknowledgement = durableEachAcknowledgement;
+    this.durableWatermark = coordinator.watermark();
+    this.lastStored = coordinator.snapshot(); // what the store holds, as far as it matters
+  }
+
+  @Override
+  public void checkpoint(CdcOffset offset) {
+    if (record(offset)) {
+      persistAfter(storesBegun);
+    }
+  }
+
+  /**
+   * Marks the event in the coordinator: lock-free with per-event durability (the store's snapshot
+   * moves the watermark); with per-transaction durability, the watermark is moved here when this
+   * acknowledgement completes the acknowledged prefix.
+   *
+   * @return whether a store must include it before it counts as done
+   */
+  private boolean record(CdcOffset offset) {
+    if (durableEachAcknowledgement) {
+      coordinator.record(offset);
+      return true;
+    }
+    return coordinator.acknowledge(offset);
+  }
+
+  @Override
+  public void checkpointTransaction(CdcOffset offset) {
+    if (coordinator.acknowledgeTransaction(offset) || durableEachAcknowledgement) {
+      persistAfter(storesBegun);
+    }
+  }
+
+  @Override
+  public CompletableFuture<Void> checkpointAsync(CdcOffset offset) {
+    try {
+      if (!record(offset)) {
+        return CompletableFuture.completedFuture(null);
+      }
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    long begun = storesBegun;
+    // the executor runs one store at a time; a store covers every acknowledgement recorded
+    // before it began, so the tasks queued behind it usually return at once
+    return CompletableFuture.runAsync(() -> persistAfter(begun), asyncExecutor);
+  }
+
+  @Override
+  public PgLsn watermark() {
+    return durableWatermark;
+  }
+
+  /** Returns the newest watermark the store holds: the only position that may be confirmed. */
+  public PgLsn durableWatermark() {
+    return durableWatermark;
+  }
+
+  /**
+   * Moves the watermark to a keepalive's WAL end when nothing is pending, and stores it.
+   *
+   * @return true if it moved
+   */
+  public boolean advanceIdle(PgLsn walEnd) {
+    synchronized (storeLock) {
+      if (!coordinator.advanceIdle(walEnd)) {
+        return false;
+      }
+      store(snapshotForStore());
+      return true;
+    }
+  }
+
+  /**
+   * Stores the acknowledgements recorded since the last store (events of incomplete transactions),
+   * so that a source restarted after a stop does not deliver them again.
+   *
+   * @return true if a checkpoint was stored
+   * @throws CdcException if the store failed
+   */
+  public boolean persistIfChanged() {
+    synchronized (storeLock) {
+      CdcCheckpoint checkpoint = snapshotForStore();
+      if (checkpoint.equals(lastStored)) {
+        return false;
+      }
+      store(checkpoint);
+      return true;
+    }
+  }
+
+  /**
+   * Returns once a store numbered above {@code begunBefore} (one that began after the caller's
+   * acknowledgement was recorded) completed. Callers that queue on the lock while a store runs
+   * usually find their acknowledgement included by it.
+   */
+  private void persistAfter(long begunBefore) {
+    synchronized (storeLock) {
+      if (storesDone > begunBefore) {
+        return; // a store that began after this acknowledgement completed while it waited
+      }
+      store(snapshotForStore());
+    }
+  }
+
+  /** Called with storeLock held: numbers the store about to be written, then takes its snapshot. */
+  private CdcCheckpoint snapshotForStore() {
+    storesBegun = storesBegun + 1;
+    return coordinator.snapshot();
+  }
+
+  /** Called with storeLock held, after {@link #snapshotForStore}. */
+  private void store(CdcCheckpoint checkpoint) {
+    try {
+      store.store(checkpoint);
+    } catch (CdcException e) {
+      onStoreFailure.accept(e);
+      throw e;
+    } catch (RuntimeException e) {
+      CdcStoreException failure =
+          new CdcStoreException("checkpoint store " + store.location() + " failed: " + e, e);
+      onStoreFailure.accept(failure);
+      throw failure;
+    }
+    storesDone = storesBegun;
+    lastStored = checkpoint;
+    PgLsn previous = durableWatermark;
+    durableWatermark = checkpoint.watermark();
+    if (!previous.equals(durableWatermark)) {
+      onWatermarkMoved.run();
+    }
+  }
+}

@@ -1,0 +1,663 @@
+package io.datum.cdc.core.pgoutput;
+
+import io.datum.cdc.CdcConfigurationException;
+import io.datum.cdc.CdcDecodingException;
+import io.datum.cdc.PgLsn;
+import io.datum.cdc.core.types.PgBinaryCodec;
+import io.datum.cdc.core.types.PgBinaryTypes;
+import io.datum.cdc.core.types.PgBinaryValues;
+import io.datum.cdc.core.types.PgTextValues;
+import io.datum.cdc.core.types.PgTypeCatalog;
+import io.datum.cdc.event.ColumnInfo;
+import io.datum.cdc.event.Row;
+import io.datum.cdc.event.TableId;
+import java.nio.ByteBuffer;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Decodes pgoutput messages (the payload of XLogData) and calls a {@link PgOutputListener}, keeping
+ * the relation cache (a new Relation message replaces the entry: that is how DDL is followed) and
+ * the type cache (Type messages). Layouts: PostgreSQL docs, 55.9 Logical Replication Message
+ * Formats; src/backend/replication/logical/proto.c. Text values ({@code 't'}) are decoded by {@link
+ * PgTextValues}, binary values ({@code 'b'}, sent with the pgoutput option {@code binary}) by
+ * {@link PgBinaryValues}, to the same Java values; in binary mode, columns of types {@link
+ * PgBinaryValues} does not decode (user-defined types, ranges) get a {@link PgBinaryCodec} from a
+ * {@link PgBinaryTypes} when their Relation message arrives, never per row.
+ *
+ * <p>Protocol versions 1 to 4. Version 2 (PostgreSQL 14) adds streamed transactions: Stream
+ * Start/Stop/Commit/Abort, and an {@code [xid]} before the fields of Relation, Type, Insert,
+ * Update, Delete, Truncate and Message inside a Stream Start/Stop block (see {@link #changeXid}).
+ * Version 3 (15) adds two-phase commit: Begin Prepare, Prepare, Commit Prepared, Rollback Prepared,
+ * Stream Prepare. Version 4 (16) adds the abort LSN and time to Stream Abort, sent only when
+ * streaming is {@code parallel}. A message type newer than the decoder's version is an error.
+ *
+ * <p>One decoder per replication connection; not thread-safe.
+ */
+public final class PgOutputDecoder {
+
+  /** Seconds from 1970-01-01 to 2000-01-01, PostgreSQL's timestamp epoch. */
+  private static final long PG_EPOCH_SECONDS = 946_684_800L;
+
+  private final int protocolVersion;
+  private final boolean abortInfo;
+  private final boolean deferChanges;
+
+  /** Codecs of column types PgBinaryValues does not decode; null unless streaming in binary. */
+  private final PgBinaryTypes binaryTypes;
+
+  /** True between Stream Start and Stream Stop (protocol 2+); always false in version 1. */
+  private boolean inStreamBlock;
+
+  /** The [xid] of the last change message decoded in a stream block, 0 outside one. */
+  private long changeXid;
+
+  /** While {@link #decodeChange} runs: the relations to use instead of the cache, in order. */
+  private RelationInfo[] replayRelations;
+
+  private int replayNext;
+
+  /** Relation cache: each entry a one-element array, handed out as is to deferred changes. */
+  private final Map<Integer, RelationInfo[]> relations = new HashMap<>();
+
+  private final Map<Integer, String[]> types = new HashMap<>();
+  private final PgOutputReader in = new PgOutputReader();
+  private final PgTupleReader tuples = new PgTupleReader(in);
+
+  /** Creates a decoder for protocol version 1. */
+  public PgOutputDecoder() {
+    this(1, false);
+  }
+
+  /**
+   * Creates a decoder.
+   *
+   * @param protocolVersion the {@code proto_version} given to START_REPLICATION, 1 to 4
+   * @param abortInfo true when Stream Abort carries the abort LSN and time: protocol 4 with {@code
+   *     streaming = parallel} (src/backend/replication/pgoutput/pgoutput.c, pgoutput_stream_abort,
+   *     {@code write_abort_info})
+   * @throws CdcConfigurationException for a version outside 1 to 4, or abort info below 4
+   */
+  public PgOutputDecoder(int protocolVersion, boolean abortInfo) {
+    this(protocolVersion, abortInfo, false);
+  }
+
+  /**
+   * Creates a decoder.
+   *
+   * @param protocolVersion the {@code proto_version} given to START_REPLICATION, 1 to 4
+   * @param abortInfo true when Stream Abort carries the abort LSN and time (protocol 4 with {@code
+   *     streaming = parallel})
+   * @param deferChanges true to pass Insert, Update, Delete, Truncate and transactional Message to
+   *     {@link PgOutputListener#change} undecoded (only their {@code [xid]} and relation oids are
+   *     read and checked), for decoding later with {@link #decodeChange}; false to decode them at
+   *     once
+   * @throws CdcConfigurationException for a version outside 1 to 4, or abort info below 4
+   */
+  public PgOutputDecoder(int protocolVersion, boolean abortInfo, boolean deferChanges) {
+    this(protocolVersion, abortInfo, deferChanges, null);
+  }
+
+  /**
+   * Creates a decoder that resolves binary codecs for column types {@link PgBinaryValues} does not
+   * decode (user-defined types, builtin ranges) when a Relation message arrives.
+   *
+   * @param protocolVersion the {@code proto_version} given to START_REPLICATION, 1 to 4
+   * @param abortInfo true when Stream Abort carries the abort LSN and time
+   * @param deferChanges see {@link #PgOutputDecoder(int, boolean, boolean)}
+   * @param binaryTypes where codecs come from (the source's {@link PgTypeCatalog}); null when the
+   *     stream is in text format: relations then carry no codecs and cost nothing more
+   * @throws CdcConfigurationException for a version outside 1 to 4, or abort info below 4
+   */
+  public PgOutputDecoder(
+      int protocolVersion, boolean abortInfo, boolean deferChanges, PgBinaryTypes binaryTypes) {
+    if (protocolVersion < 1 || protocolVersion > 4) {
+      throw new CdcConfigurationException(
+          "pgoutput protocol version " + protocolVersion + " is not supported (1 to 4)");
+    }
+    if (abortInfo && protocolVersion < 4) {
+      throw new CdcConfigurationException(
+          "Stream Abort carries the abort LSN only with protocol version 4, not "
+              + protocolVersion);
+    }
+    this.protocolVersion = protocolVersion;
+    this.abortInfo = abortInfo;
+    this.deferChanges = deferChanges;
+    this.binaryTypes = binaryTypes;
+  }
+
+  /** Returns the protocol version this decoder reads. */
+  public int protocolVersion() {
+    return protocolVersion;
+  }
+
+  /** Returns true inside a Stream Start/Stop block (never with protocol version 1). */
+  boolean inStreamBlock() {
+    return inStreamBlock;
+  }
+
+  /**
+   * Returns the {@code [xid]} of the change (Insert, Update, Delete, Truncate, Message) the decoder
+   * last passed to its listener: inside a Stream Start/Stop block the (sub)transaction that made
+   * the change, which may be a subtransaction of the streamed transaction; 0 outside a block. Valid
+   * during and after the listener call, until the next message.
+   *
+   * @return an unsigned 32-bit transaction id, or 0
+   */
+  public long changeXid() {
+    return changeXid;
+  }
+
+  /**
+   * Returns the cached description of a relation.
+   *
+   * @param oid the relation oid
+   * @return the last Relation message's description, or null if none was received
+   */
+  public RelationInfo relation(int oid) {
+    RelationInfo[] cached = relations.get(oid);
+    return cached == null ? null : cached[0];
+  }
+
+  /**
+   * Decodes one message: exactly the bytes between the buffer's position and limit. The buffer's
+   * position and limit are left unchanged. The listener is called only after the whole message
+   * decoded.
+   *
+   * @param message the message bytes, starting with the message type byte
+   * @param listener receives the decoded message
+   * @throws CdcDecodingException if the message is truncated, malformed, of an unknown type, refers
+   *     to a relation not in the cache, or holds a value that does not parse as its type; the
+   *     message names the message type and the byte offset within the message
+   */
+  public void decode(ByteBuffer message, PgOutputListener listener) {
+    byte[] array;
+    int from;
+    int to;
+    if (message.hasArray()) {
+      array = message.array();
+      from = message.arrayOffset() + message.position();
+      to = message.arrayOffset() + message.limit();
+    } else {
+      array = new byte[message.remaining()];
+      message.duplicate().get(array);
+      from = 0;
+      to = array.length;
+    }
+    if (from >= to) {
+      throw new CdcDecodingException("pgoutput message is empty (0 bytes), offset 0");
+    }
+    byte type = array[from];
+    in.reset(array, from, to);
+    in.readByte();
+    if (deferChanges && replayRelations == null) {
+      if (defer(type, message, listener)) {
+        return;
+      }
+      in.reset(array, from, to); // not deferred: decode from the start
+      in.readByte();
+    }
+    switch (type) {
+      case 'B' -> begin(listener);
+      case 'C' -> commit(listener);
+      case 'O' -> origin(listener);
+      case 'R' -> relation(listener);
+      case 'Y' -> type(listener);
+      case 'I' -> insert(listener);
+      case 'U' -> update(listener);
+      case 'D' -> delete(listener);
+      case 'T' -> truncate(listener);
+      case 'M' -> message(listener);
+      case 'S' -> streamStart(listener);
+      case 'E' -> streamStop(listener);
+      case 'c' -> streamCommit(listener);
+      case 'A' -> streamAbort(listener);
+      case 'b' -> beginPrepare(listener);
+      case 'P' -> prepare(listener, false);
+      case 'p' -> prepare(listener, true);
+      case 'K' -> commitPrepared(listener);
+      case 'r' -> rollbackPrepared(listener);
+      default -> throw in.error(0, "unknown pgoutput message type");
+    }
+  }
+
+  /**
+   * Decodes a change message (Insert, Update, Delete, Truncate or transactional Message) again,
+   * later, with the relations it referred to when it was first decoded instead of the cache, and
+   * calls the listener's matching method. Used to replay a transaction spilled to disk.
+   *
+   * @param message the message bytes exactly as first decoded, starting with the type byte
+   * @param hasXid true if the message came inside a Stream Start/Stop block (it has an [xid])
+   * @param relations the relations of its relation oids, in message order (Truncate: several)
+   * @param listener receives the decoded change
+   * @throws CdcDecodingException as {@link #decode}, or if the message is not a change
+   */
+  public void decodeChange(
+      ByteBuffer message, boolean hasXid, RelationInfo[] relations, PgOutputListener listener) {
+    boolean wasInBlock = inStreamBlock;
+    inStreamBlock = hasXid;
+    replayRelations = relations;
+    replayNext = 0;
+    try {
+      byte type = message.get(message.position());
+      if ("IUDTM".indexOf(type) < 0) {
+        throw new CdcDecodingException(
+            "pgoutput " + PgOutputReader.messageName(type) + " message, offset 0: not a change");
+      }
+      decode(message, listener);
+    } finally {
+      inStreamBlock = wasInBlock;
+      replayRelations = null;
+    }
+  }
+
+  /**
+   * Reads the header of a change message and passes the message on undecoded.
+   *
+   * @return false if the message is not a change to defer (a non-transactional Message is decoded)
+   */
+  private boolean defer(byte type, ByteBuffer message, PgOutputListener listener) {
+    RelationInfo[] refs;
+    switch (type) {
+      case 'I', 'U', 'D' -> {
+        readStreamXid();
+        refs = requireRelationArray();
+      }
+      case 'T' -> {
+        readStreamXid();
+        int at = in.offset();
+        int count = in.readInt32();
+        if (count < 0) {
+          throw in.error(at, "negative relation count " + count);
+        }
+        in.readUnsignedByte();
+        refs = new RelationInfo[count];
+        for (int i = 0; i < count; i++) {
+          refs[i] = requireRelation();
+        }
+        in.expectEnd();
+      }
+      case 'M' -> {
+        readStreamXid();
+        if ((in.readUnsignedByte() & 1) == 0) {
+          return false; // non-transactional: decoded and delivered at once
+        }
+        refs = NO_RELATIONS;
+      }
+      default -> {
+        return false;
+      }
+    }
+    listener.change(message, inStreamBlock, refs);
+    return true;
+  }
+
+  private static final RelationInfo[] NO_RELATIONS = new RelationInfo[0];
+
+  private void requireVersion(int version) {
+    if (protocolVersion < version) {
+      throw in.error(
+          0,
+          "message type requires pgoutput protocol version "
+              + version
+              + " or later, but this decoder uses version "
+              + protocolVersion);
+    }
+  }
+
+  private long readXid() {
+    return in.readInt32() & 0xFFFF_FFFFL;
+  }
+
+  private void streamStart(PgOutputListener listener) {
+    requireVersion(2);
+    if (inStreamBlock) {
+      throw in.error(0, "Stream Start inside a stream block (no Stream Stop before it)");
+    }
+    long xid = readXid();
+    int firstAt = in.offset();
+    int first = in.readUnsignedByte();
+    if (first > 1) {
+      throw in.error(firstAt, "first-segment flag must be 0 or 1, was " + first);
+    }
+    in.expectEnd();
+    inStreamBlock = true;
+    listener.streamStart(xid, first == 1);
+  }
+
+  private void streamStop(PgOutputListener listener) {
+    requireVersion(2);
+    if (!inStreamBlock) {
+      throw in.error(0, "Stream Stop outside a stream block");
+    }
+    in.expectEnd();
+    inStreamBlock = false;
+    listener.streamStop();
+  }
+
+  private void requireOutsideBlock() {
+    if (inStreamBlock) {
+      throw in.error(0, "message inside a stream block (no Stream Stop before it)");
+    }
+  }
+
+  private void streamCommit(PgOutputListener listener) {
+    requireVersion(2);
+    requireOutsideBlock();
+    long xid = readXid();
+    int flags = in.readUnsignedByte();
+    PgLsn commitLsn = PgLsn.of(in.readInt64());
+    PgLsn endLsn = PgLsn.of(in.readInt64());
+    Instant time = pgTimestamp(in.readInt64());
+    in.expectEnd();
+    listener.streamCommit(xid, flags, commitLsn, endLsn, time);
+  }
+
+  private void streamAbort(PgOutputListener listener) {
+    requireVersion(2);
+    requireOutsideBlock();
+    long xid = readXid();
+    long subxid = readXid();
+    PgLsn abortLsn = null;
+    Instant abortTime = null;
+    if (abortInfo) {
+      abortLsn = PgLsn.of(in.readInt64());
+      abortTime = pgTimestamp(in.readInt64());
+    }
+    in.expectEnd();
+    listener.streamAbort(xid, subxid, abortLsn, abortTime);
+  }
+
+  private void beginPrepare(PgOutputListener listener) {
+    requireVersion(3);
+    requireOutsideBlock();
+    PgLsn prepareLsn = PgLsn.of(in.readInt64());
+    PgLsn endLsn = PgLsn.of(in.readInt64());
+    Instant time = pgTimestamp(in.readInt64());
+    long xid = readXid();
+    String gid = in.readString();
+    in.expectEnd();
+    listener.beginPrepare(prepareLsn, endLsn, time, xid, gid);
+  }
+
+  /**
+   * The layout Prepare, Stream Prepare and Commit Prepared share: flags i8, LSN i64, end LSN i64,
+   * timestamp i64, xid i32, gid str (proto.c, logicalrep_write_prepare_common and
+   * logicalrep_write_commit_prepared).
+   */
+  private record TwoPhaseFields(
+      int flags, PgLsn lsn, PgLsn endLsn, Instant time, long xid, String gid) {}
+
+  private TwoPhaseFields readTwoPhaseFields() {
+    requireVersion(3);
+    requireOutsideBlock();
+    int flags = in.readUnsignedByte();
+    PgLsn lsn = PgLsn.of(in.readInt64());
+    PgLsn endLsn = PgLsn.of(in.readInt64());
+    Instant time = pgTimestamp(in.readInt64());
+    long xid = readXid();
+    String gid = in.readString();
+    in.expectEnd();
+    return new TwoPhaseFields(flags, lsn, endLsn, time, xid, gid);
+  }
+
+  private void prepare(PgOutputListener listener, boolean streamed) {
+    TwoPhaseFields f = readTwoPhaseFields();
+    listener.prepare(streamed, f.flags(), f.lsn(), f.endLsn(), f.time(), f.xid(), f.gid());
+  }
+
+  private void commitPrepared(PgOutputListener listener) {
+    TwoPhaseFields f = readTwoPhaseFields();
+    listener.commitPrepared(f.flags(), f.lsn(), f.endLsn(), f.time(), f.xid(), f.gid());
+  }
+
+  private void rollbackPrepared(PgOutputListener listener) {
+    requireVersion(3);
+    requireOutsideBlock();
+    int flags = in.readUnsignedByte();
+    PgLsn prepareEndLsn = PgLsn.of(in.readInt64());
+    PgLsn rollbackEndLsn = PgLsn.of(in.readInt64());
+    Instant prepareTime = pgTimestamp(in.readInt64());
+    Instant rollbackTime = pgTimestamp(in.readInt64());
+    long xid = readXid();
+    String gid = in.readString();
+    in.expectEnd();
+    listener.rollbackPrepared(
+        flags, prepareEndLsn, rollbackEndLsn, prepareTime, rollbackTime, xid, gid);
+  }
+
+  private static Instant pgTimestamp(long micros) {
+    return Instant.ofEpochSecond(
+        PG_EPOCH_SECONDS + Math.floorDiv(micros, 1_000_000L),
+        Math.floorMod(micros, 1_000_000L) * 1_000L);
+  }
+
+  private void begin(PgOutputListener listener) {
+    requireOutsideBlock();
+    PgLsn finalLsn = PgLsn.of(in.readInt64());
+    Instant time = pgTimestamp(in.readInt64());
+    long xid = in.readInt32() & 0xFFFF_FFFFL;
+    in.expectEnd();
+    listener.begin(finalLsn, time, xid);
+  }
+
+  private void commit(PgOutputListener listener) {
+    requireOutsideBlock();
+    int flags = in.readUnsignedByte();
+    PgLsn commitLsn = PgLsn.of(in.readInt64());
+    PgLsn endLsn = PgLsn.of(in.readInt64());
+    Instant time = pgTimestamp(in.readInt64());
+    in.expectEnd();
+    listener.commit(flags, commitLsn, endLsn, time);
+  }
+
+  private void origin(PgOutputListener listener) {
+    PgLsn lsn = PgLsn.of(in.readInt64());
+    String name = in.readString();
+    in.expectEnd();
+    listener.origin(lsn, name);
+  }
+
+  /**
+   * Reads the transaction id that precedes the fields inside a stream block (protocol 2+) into
+   * {@link #changeXid}; 0 outside a block.
+   */
+  private void readStreamXid() {
+    changeXid = inStreamBlock ? readXid() : 0;
+  }
+
+  private static String namespace(String sent) {
+    return sent.isEmpty() ? "pg_catalog" : sent;
+  }
+
+  private void relation(PgOutputListener listener) {
+    readStreamXid();
+    int oid = in.readInt32();
+    String namespace = namespace(in.readString());
+    String name = in.readString();
+    int identityAt = in.offset();
+    char identity = (char) in.readUnsignedByte();
+    if ("dnfi".indexOf(identity) < 0) {
+      throw in.error(identityAt, "unknown replica identity 0x" + Integer.toHexString(identity));
+    }
+    int count = in.readUnsignedInt16();
+    List<ColumnInfo> columns = new ArrayList<>(Math.min(count, 1664));
+    int[] valueTypes = new int[count];
+    for (int i = 0; i < count; i++) {
+      int flags = in.readUnsignedByte();
+      String column = in.readString();
+      int typeOid = in.readInt32();
+      int typeModifier = in.readInt32();
+      columns.add(new ColumnInfo(column, typeOid, typeModifier, (flags & 1) != 0));
+      valueTypes[i] = resolveType(typeOid);
+    }
+    in.expectEnd();
+    RelationInfo relation =
+        RelationInfo.of(oid, new TableId(namespace, name), identity, columns, valueTypes);
+    if (binaryTypes != null) {
+      relation = withBinaryCodecs(relation);
+    }
+    relations.put(oid, new RelationInfo[] {relation});
+    listener.relation(relation);
+  }
+
+  /**
+   * Resolves, once per Relation message and with at most one catalog query for types not seen
+   * before, the codecs of the columns whose binary values {@link PgBinaryValues} cannot decode.
+   */
+  private RelationInfo withBinaryCodecs(RelationInfo relation) {
+    List<ColumnInfo> columns = relation.columns();
+    int[] valueTypes = relation.valueTypeOids();
+    int[] needed = new int[columns.size()];
+    int n = 0;
+    for (int i = 0; i < needed.length; i++) {
+      if (!PgBinaryValues.supports(valueTypes[i])) {
+        needed[n++] = columns.get(i).typeOid();
+      }
+    }
+    if (n == 0) {
+      return relation;
+    }
+    PgBinaryCodec[] codecs = new PgBinaryCodec[columns.size()];
+    try {
+      binaryTypes.prepare(Arrays.copyOf(needed, n));
+      for (int i = 0; i < codecs.length; i++) {
+        if (!PgBinaryValues.supports(valueTypes[i])) {
+          codecs[i] = binaryTypes.codec(columns.get(i).typeOid());
+        }
+      }
+    } catch (RuntimeException e) {
+      throw in.error(
+          0,
+          "cannot resolve the column types of "
+              + relation.describe()
+              + " for binary decoding: "
+              + e.getMessage(),
+          e);
+    }
+    return relation.withBinaryCodecs(codecs);
+  }
+
+  /** Maps a column type oid to the builtin type whose text decoder applies. */
+  private int resolveType(int typeOid) {
+    String[] sent = types.get(typeOid);
+    if (sent != null && !PgTextValues.isBuiltin(typeOid) && "pg_catalog".equals(sent[0])) {
+      int builtin = PgTextValues.builtinOid(sent[1]);
+      if (builtin != 0) {
+        return builtin;
+      }
+    }
+    return typeOid;
+  }
+
+  private void type(PgOutputListener listener) {
+    readStreamXid();
+    int oid = in.readInt32();
+    String namespace = namespace(in.readString());
+    String name = in.readString();
+    in.expectEnd();
+    types.put(oid, new String[] {namespace, name});
+    listener.type(oid, namespace, name);
+  }
+
+  private RelationInfo requireRelation() {
+    return requireRelationArray()[0];
+  }
+
+  /** Reads a relation oid and returns its one-element cache entry (or replayed relation). */
+  private RelationInfo[] requireRelationArray() {
+    int at = in.offset();
+    int oid = in.readInt32();
+    if (replayRelations != null) {
+      if (replayNext >= replayRelations.length || replayRelations[replayNext].oid() != oid) {
+        throw in.error(
+            at,
+            "relation oid "
+                + Integer.toUnsignedString(oid)
+                + " differs from the one recorded when the message was first decoded");
+      }
+      return new RelationInfo[] {replayRelations[replayNext++]};
+    }
+    RelationInfo[] cached = relations.get(oid);
+    if (cached == null) {
+      throw in.error(
+          at,
+          "relation oid "
+              + Integer.toUnsignedString(oid)
+              + " is unknown: no Relation message for it was received on this connection");
+    }
+    return cached;
+  }
+
+  private void insert(PgOutputListener listener) {
+    readStreamXid();
+    RelationInfo relation = requireRelation();
+    tuples.expectTupleType("N");
+    Object[] values = tuples.readTuple(relation, false);
+    in.expectEnd();
+    listener.insert(relation, Row.of(relation.columns(), values));
+  }
+
+  private void update(PgOutputListener listener) {
+    readStreamXid();
+    RelationInfo relation = requireRelation();
+    byte kind = tuples.expectTupleType("KON");
+    Object[] old = null;
+    boolean full = kind == 'O';
+    if (kind != 'N') {
+      old = tuples.readTuple(relation, !full);
+      tuples.expectTupleType("N");
+    }
+    Object[] values = tuples.readTuple(relation, false);
+    in.expectEnd();
+    Row oldRow = null;
+    if (old != null) {
+      PgTupleReader.fillUnchangedToast(relation, values, old, full);
+      oldRow = Row.of(full ? relation.columns() : relation.keyColumns(), old);
+    }
+    listener.update(relation, oldRow, full, Row.of(relation.columns(), values));
+  }
+
+  private void delete(PgOutputListener listener) {
+    readStreamXid();
+    RelationInfo relation = requireRelation();
+    boolean full = tuples.expectTupleType("KO") == 'O';
+    Object[] old = tuples.readTuple(relation, !full);
+    in.expectEnd();
+    listener.delete(relation, Row.of(full ? relation.columns() : relation.keyColumns(), old), full);
+  }
+
+  private void truncate(PgOutputListener listener) {
+    readStreamXid();
+    int at = in.offset();
+    int count = in.readInt32();
+    if (count < 0) {
+      throw in.error(at, "negative relation count " + count);
+    }
+    int options = in.readUnsignedByte();
+    List<RelationInfo> truncated = new ArrayList<>(Math.min(count, 1024));
+    for (int i = 0; i < count; i++) {
+      truncated.add(requireRelation());
+    }
+    in.expectEnd();
+    listener.truncate(
+        Collections.unmodifiableList(truncated), (options & 1) != 0, (options & 2) != 0);
+  }
+
+  private void message(PgOutputListener listener) {
+    readStreamXid();
+    boolean transactional = (in.readUnsignedByte() & 1) != 0;
+    PgLsn lsn = PgLsn.of(in.readInt64());
+    String prefix = in.readString();
+    int start = in.readCountedBytes("message content", null);
+    byte[] content = new byte[in.offset() - in.offsetOf(start)];
+    System.arraycopy(in.array(), start, content, 0, content.length);
+    in.expectEnd();
+    listener.message(transactional, lsn, prefix, content);
+  }
+}

@@ -1,0 +1,173 @@
+package io.datum.cdc.core.pgoutput;
+
+import io.datum.cdc.core.types.PgBinaryCodec;
+import io.datum.cdc.core.types.PgBinaryValues;
+import io.datum.cdc.core.types.PgTextValues;
+import io.datum.cdc.event.ColumnInfo;
+import io.datum.cdc.event.Row;
+import java.util.List;
+
+/**
+ * Reads the TupleData of Insert, Update and Delete messages for {@link PgOutputDecoder}, decoding
+ * each column: {@code 'n'} NULL, {@code 'u'} unchanged TOAST, {@code 't'} text ({@link
+ * PgTextValues}), {@code 'b'} binary ({@link PgBinaryValues} or the relation's catalog-resolved
+ * {@link PgBinaryCodec}) (PostgreSQL docs, 55.9 Logical Replication Message Formats, "TupleData").
+ * Errors name the column, the relation and the byte offset within the message.
+ */
+final class PgTupleReader {
+
+  private final PgOutputReader in;
+
+  /**
+   * @param in the decoder's reader, positioned by the decoder before each call
+   */
+  PgTupleReader(PgOutputReader in) {
+    this.in = in;
+  }
+
+  /**
+   * Replaces unchanged-TOAST markers of the new row by the old row's value where the old tuple
+   * carries it: every column of an {@code 'O'} tuple, the key columns of a {@code 'K'} tuple (an
+   * unchanged TOASTed value is the old value, so either is exact).
+   */
+  static void fillUnchangedToast(
+      RelationInfo relation, Object[] values, Object[] old, boolean full) {
+    int[] keys = relation.keyIndexes();
+    int n = full ? values.length : keys.length;
+    for (int j = 0; j < n; j++) {
+      int i = full ? j : keys[j];
+      if (values[i] == Row.UNCHANGED_TOAST && old[j] != Row.UNCHANGED_TOAST) {
+        values[i] = old[j];
+      }
+    }
+  }
+
+  /** Reads the byte announcing a tuple and checks it is one of {@code allowed}. */
+  byte expectTupleType(String allowed) {
+    int at = in.offset();
+    byte kind = in.readByte();
+    if (allowed.indexOf(kind) < 0) {
+      throw in.error(
+          at,
+          "expected "
+              + String.join(" or ", allowed.chars().mapToObj(c -> "'" + (char) c + "'").toList())
+              + " before a tuple, got "
+              + PgOutputReader.describeByte(kind));
+    }
+    return kind;
+  }
+
+  /**
+   * Reads TupleData. For a key tuple ({@code keyOnly}) only the key columns are kept: PostgreSQL
+   * sends the others as {@code 'n'}, meaning "not sent" there.
+   *
+   * @return the values, one per column (or per key column), with {@link Row#UNCHANGED_TOAST}
+   */
+  Object[] readTuple(RelationInfo relation, boolean keyOnly) {
+    int at = in.offset();
+    int count = in.readUnsignedInt16();
+    List<ColumnInfo> columns = relation.columns();
+    if (count != columns.size()) {
+      throw in.error(
+          at,
+          "tuple has "
+              + count
+              + " columns but relation "
+              + relation.describe()
+              + " has "
+              + columns.size());
+    }
+    Object[] values = new Object[keyOnly ? relation.keyIndexes().length : count];
+    int k = 0;
+    for (int i = 0; i < count; i++) {
+      boolean wanted = !keyOnly || columns.get(i).key();
+      int kindAt = in.offset();
+      byte kind = in.readByte();
+      Object value;
+      switch (kind) {
+        case 'n' -> value = null;
+        case 'u' -> value = Row.UNCHANGED_TOAST;
+        case 't' -> {
+          int start = in.readCountedBytes("value", columns.get(i).name());
+          int length = in.offset() - in.offsetOf(start);
+          value = wanted ? decodeValue(relation, i, start, length) : null;
+        }
+        case 'b' -> {
+          int start = in.readCountedBytes("value", columns.get(i).name());
+          int length = in.offset() - in.offsetOf(start);
+          value = wanted ? decodeBinaryValue(relation, i, start, length) : null;
+        }
+        default ->
+            throw in.error(
+                kindAt,
+                "unknown tuple data kind "
+                    + PgOutputReader.describeByte(kind)
+                    + " for column \""
+                    + columns.get(i).name()
+                    + "\" of "
+                    + relation.describe());
+      }
+      if (keyOnly) {
+        if (wanted) {
+          values[k++] = value;
+        }
+      } else {
+        values[i] = value;
+      }
+    }
+    return values;
+  }
+
+  private Object decodeValue(RelationInfo relation, int column, int start, int length) {
+    int oid = relation.valueTypeOids()[column];
+    try {
+      return PgTextValues.decode(oid, in.array(), start, length);
+    } catch (RuntimeException e) {
+      ColumnInfo info = relation.columns().get(column);
+      throw in.error(
+          in.offsetOf(start),
+          PgTextValues.describeFailure(
+              info.name(),
+              relation.describe(),
+              info.typeOid(),
+              oid,
+              PgTextValues.excerpt(in.array(), start, length),
+              e),
+          e);
+    }
+  }
+
+  /** Decodes a binary ({@code 'b'}) value with {@link PgBinaryValues}, naming the column. */
+  private Object decodeBinaryValue(RelationInfo relation, int column, int start, int length) {
+    int oid = relation.valueTypeOids()[column];
+    PgBinaryCodec[] codecs = relation.binaryCodecs();
+    PgBinaryCodec codec = codecs == null ? null : codecs[column];
+    try {
+      return codec == null
+          ? PgBinaryValues.decode(oid, in.array(), start, length)
+          : codec.value(in.array(), start, length);
+    } catch (RuntimeException e) {
+      ColumnInfo info = relation.columns().get(column);
+      String failure =
+          codec == null
+              ? PgBinaryValues.describeFailure(
+                  info.name(),
+                  relation.describe(),
+                  info.typeOid(),
+                  oid,
+                  in.array(),
+                  start,
+                  length,
+                  e)
+              : PgBinaryValues.describeFailure(
+                  info.name(),
+                  relation.describe(),
+                  "type " + codec.describe(),
+                  in.array(),
+                  start,
+                  length,
+                  e);
+      throw in.error(in.offsetOf(start), failure, e);
+    }
+  }
+}

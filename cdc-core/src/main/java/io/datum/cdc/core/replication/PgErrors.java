@@ -1,0 +1,81 @@
+package io.datum.cdc.core.replication;
+
+import io.datum.cdc.CdcConnectionException;
+import io.datum.cdc.CdcException;
+import io.datum.cdc.CdcReplicationException;
+import java.sql.SQLException;
+
+/**
+ * Maps JDBC failures to the {@link CdcException} hierarchy by SQLSTATE (PostgreSQL docs, Appendix
+ * A, PostgreSQL Error Codes).
+ */
+public final class PgErrors {
+
+  private PgErrors() {}
+
+  /**
+   * @param what what was being done, for the message ("starting replication from slot s")
+   * @param e the failure
+   * @return a replication exception for a server refusal, a connection exception otherwise
+   */
+  public static CdcException map(String what, SQLException e) {
+    String state = e.getSQLState() == null ? "" : e.getSQLState();
+    String message = what + ": " + e.getMessage();
+    if (state.startsWith("08")
+        || state.isEmpty()
+        || state.startsWith("57P")
+        || state.startsWith("53")) {
+      // connection exception class, admin shutdown / terminated walsender / starting up
+      // (57P01..57P03), insufficient resources (53xxx: too many connections, out of memory)
+      return new CdcConnectionException(message, e);
+    }
+    if (state.startsWith("28")) {
+      return new CdcConnectionException(message + " (authentication failed)", e);
+    }
+    return new CdcReplicationException(message + " [SQLSTATE " + state + ']', e);
+  }
+
+  /**
+   * Returns true if the failure is an authentication failure (SQLSTATE class 28: wrong password, no
+   * pg_hba.conf entry, role cannot log in), which retrying cannot fix.
+   *
+   * @param e a failure, not null
+   * @return true if it or one of its causes is an {@link SQLException} of class 28
+   */
+  static boolean isAuthenticationFailure(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException sql
+          && sql.getSQLState() != null
+          && sql.getSQLState().startsWith("28")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Returns a JDBC URL fit for messages and logs: the value of a {@code password} parameter is
+   * replaced by {@code ***}.
+   *
+   * @param jdbcUrl a JDBC URL
+   * @return the URL without its password
+   */
+  static String redact(String jdbcUrl) {
+    return jdbcUrl.replaceAll("(?i)([?&]password=)[^&]*", "$1***");
+  }
+
+  /**
+   * Quotes an SQL identifier: wraps it in double quotes and doubles embedded double quotes
+   * (PostgreSQL docs, 4.1.1 Identifiers and Key Words).
+   *
+   * @param identifier the identifier, any characters but NUL
+   * @return the quoted identifier
+   * @throws IllegalArgumentException if it contains NUL
+   */
+  static String quoteIdentifier(String identifier) {
+    if (identifier.indexOf('\0') >= 0) {
+      throw new IllegalArgumentException("identifier contains NUL: " + identifier);
+    }
+    return '"' + identifier.replace("\"", "\"\"") + '"';
+  }
+}

@@ -1,0 +1,468 @@
+package io.datum.cdc.core.replication;
+
+import io.datum.cdc.CdcException;
+import io.datum.cdc.CdcReplicationException;
+import io.datum.cdc.PgLsn;
+import io.datum.cdc.core.assembly.TransactionAssembler;
+import io.datum.cdc.core.assembly.TransactionBuffer;
+import io.datum.cdc.core.feedback.FeedbackCoordinator;
+import io.datum.cdc.core.feedback.SourceCheckpointHandle;
+import io.datum.cdc.core.types.PgTypeCatalog;
+import io.datum.cdc.event.ChangeEvent;
+import java.nio.ByteBuffer;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.Properties;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.postgresql.PGConnection;
+import org.postgresql.PGProperty;
+import org.postgresql.replication.LogSequenceNumber;
+import org.postgresql.replication.PGReplicationStream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The thread that reads the replication stream: it decodes each CopyData message, assembles
+ * transactions, puts their events into the bounded hand-off, and sends Standby Status Updates whose
+ * flush position is the durable watermark (PostgreSQL docs, 55.4 Streaming Replication Protocol,
+ * "Standby status update").
+ *
+ * <p>When the hand-off is full it stops reading but keeps sending status updates at least every
+ * status interval, so a slow handler does not make the walsender time out (wal_sender_timeout);
+ * memory stays bounded by the hand-off and the transaction being assembled.
+ */
+final class ReplicationLoop {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ReplicationLoop.class);
+
+  /**
+   * How long to park after {@code readPending()} found nothing. pgjdbc's {@code readPending()}
+   * itself waits up to 1 ms on the socket (PGStream.hasMessagePending), so parking longer only adds
+   * latency when the walsender is the slower side; 0.2 ms keeps an idle source cheap.
+   */
+  private static final long IDLE_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+
+  private static final long MIN_FEEDBACK_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+  private static final long IDLE_ADVANCE_GAP_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+  private final SourceConfig config;
+  private final SourceCheckpointHandle handle;
+  private final FeedbackCoordinator coordinator;
+  private final BlockingQueue<ChangeEvent> handoff;
+
+  /** Created by {@link #open} once the protocol version is negotiated. */
+  private volatile TransactionAssembler assembler;
+
+  private PgOutputOptions protocol;
+
+  /** In binary mode, the column types resolved from the catalog; null in text mode. */
+  private PgTypeCatalog types;
+
+  private final long statusIntervalNanos;
+
+  /** Run after a stop request, before the final status update (stores late acknowledgements). */
+  private final Runnable beforeFinalFeedback;
+
+  private volatile boolean stopRequested;
+  private volatile Thread thread;
+  private Connection connection;
+  private PGReplicationStream stream;
+  private PgLsn lastSentFlush = PgLsn.ZERO;
+  private long lastStatusNanos;
+  private long lastIdleAdvanceNanos;
+
+  ReplicationLoop(
+      SourceConfig config,
+      FeedbackCoordinator coordinator,
+      SourceCheckpointHandle handle,
+      BlockingQueue<ChangeEvent> handoff,
+      Runnable beforeFinalFeedback) {
+    this.beforeFinalFeedback = beforeFinalFeedback;
+    this.config = config;
+    this.coordinator = coordinator;
+    this.handle = handle;
+    this.handoff = handoff;
+    this.statusIntervalNanos = config.statusInterval().toNanos();
+  }
+
+  /**
+   * Connects, checks the slot and publication (creating them if configured), and starts streaming
+   * at the watermark. Called on the caller's thread so that configuration errors surface at once.
+   *
+   * @throws CdcException if connecting or starting fails
+   */
+  void open() {
+    open(false);
+  }
+
+  /**
+   * Like {@link #open()}; when {@code reconnecting}, a missing slot is never created (it was
+   * dropped: a new one would skip changes) and is reported as such.
+   */
+  void open(boolean reconnecting) {
+    String slot = config.slot();
+    try (Connection admin = DriverManager.getConnection(config.jdbcUrl(), adminProperties())) {
+      SlotAdmin slots = new SlotAdmin(admin);
+      protocol = PgOutputOptions.negotiate(config, slots.serverVersionNum());
+      if (!slots.publicationExists(config.publication())) {
+        if (!config.createPublication()) {
+          throw new CdcReplicationException(
+              "publication \""
+                  + config.publication()
+                  + "\" does not exist in "
+                  + PgErrors.redact(config.jdbcUrl())
+                  + "; create it (CREATE PUBLICATION ... FOR TABLE ...) or let the source create it"
+                  + " (createPublication(true), pgcdc --create-publication)");
+        }
+        try {
+          slots.createPublication(config.publication(), config.publicationTables());
+        } catch (SQLException e) {
+          throw PgErrors.map("cannot create publication \"" + config.publication() + '"', e);
+        }
+      }
+      if (config.binary()) {
+        // binary values of user-defined types need their kind, which pgoutput does not send
+        types =
+            new PgTypeCatalog(
+                new PgTypeCatalog.ConnectionSource() {
+                  @Override
+                  public Connection open() throws SQLException {
+                    return DriverManager.getConnection(config.jdbcUrl(), adminProperties());
+                  }
+
+                  @Override
+                  public RuntimeException failure(String what, SQLException e) {
+                    return PgErrors.map(what, e);
+                  }
+                });
+        types.preload(admin, config.publication());
+      }
+      SlotAdmin.SlotState state = slots.slot(slot);
+      if (state == null) {
+        if (!config.createSlot() || reconnecting) {
+          throw new CdcReplicationException(
+              "replication slot \""
+                  + slot
+                  + "\" does not exist; create it with"
+                  + " pg_create_logical_replication_slot('"
+                  + slot
+                  + "', 'pgoutput')"
+                  + " or let the source create it (createSlot(true), pgcdc --create-slot)"
+                  + (reconnecting ? " (it was dropped while the source was reconnecting)" : ""));
+        }
+        PgLsn stored = coordinator.watermark();
+        if (!stored.isZero() && !config.trustSlotPosition()) {
+          // creating a new slot now would silently skip every change since the stored watermark
+          throw new CdcReplicationException(
+              "replication slot \""
+                  + slot
+                  + "\" does not exist, but "
+                  + config.store().location()
+                  + " holds its watermark "
+                  + stored
+                  + ": the slot was dropped, and a new one would"
+                  + " start after the changes in between. Create it anyway only if that loss is"
+                  + " acceptable (trustSlotPosition(true), pgcdc --trust-slot-position)");
+        }
+        try {
+          slots.createSlot(slot);
+        } catch (SQLException e) {
+          throw PgErrors.map("cannot create replication slot \"" + slot + '"', e);
+        }
+      } else {
+        if ("lost".equals(state.walStatus())) {
+          // PostgreSQL docs, 53.19 pg_replication_slots: "lost" means required WAL was removed
+          throw new CdcReplicationException(
+              "replication slot \""
+                  + slot
+                  + "\" is invalidated: PostgreSQL removed WAL it still"
+                  + " needed (wal_status lost, e.g. max_slot_wal_keep_size exceeded); the changes"
+                  + " since its position are gone. Drop it and create a new one, knowing that"
+                  + " those changes cannot be delivered");
+        }
+        if (!"pgoutput".equals(state.plugin())) {
+          throw new CdcReplicationException(
+              "replication slot \""
+                  + slot
+                  + "\" uses plugin "
+                  + state.plugin()
+                  + " (type "
+                  + state.type()
+                  + "); datum-cdc needs a logical slot with pgoutput");
+        }
+        long waitUntil = System.nanoTime() + config.slotWait().toNanos();
+        while (state != null && state.active() && System.nanoTime() < waitUntil && !stopRequested) {
+          // another consumer holds the slot: wait for it to let go, as configured
+          LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(200));
+          state = slots.slot(slot);
+        }
+        if (state == null) {
+          throw new CdcReplicationException(
+              "replication slot \"" + slot + "\" was dropped while waiting for it");
+        }
+        if (state.active()) {
+          throw new CdcReplicationException(
+              "replication slot \""
+                  + slot
+                  + "\" is active for PID "
+                  + state.activePid()
+                  + "; another consumer is streaming from it");
+        }
+        PgLsn watermark = coordinator.watermark();
+        if (!watermark.isZero() && state.confirmedFlushLsn().isAfter(watermark)) {
+          // the source reports only stored watermarks, so someone else moved the slot (or dropped
+          // and recreated it): transactions between the two positions would be skipped silently
+          if (!config.trustSlotPosition()) {
+            throw new CdcReplicationException(
+                "replication slot \""
+                    + slot
+                    + "\" has confirmed_flush_lsn "
+                    + state.confirmedFlushLsn()
+                    + ", after the watermark "
+                    + watermark
+                    + " stored in "
+                    + config.store().location()
+                    + ": the slot was advanced, or"
+                    + " dropped and recreated, while this consumer was down, and the changes in"
+                    + " between cannot be delivered. Resume from the slot's position only if that"
+                    + " loss is acceptable (trustSlotPosition(true), pgcdc --trust-slot-position)");
+          }
+          LOG.warn(
+              "slot {}: confirmed_flush_lsn {} is after the stored watermark {}; trusting the"
+                  + " slot as configured: changes in between are not delivered",
+              slot,
+              state.confirmedFlushLsn(),
+              watermark);
+        }
+      }
+      PgLsn stored = coordinator.watermark();
+      PgLsn walEnd = slots.currentWalLsn();
+      if (stored.isAfter(walEnd)) {
+        // confirming it would make the server skip every change up to it, on this slot for good
+        throw new CdcReplicationException(
+            "the watermark "
+                + stored
+                + " stored in "
+                + config.store().location()
+                + " for slot \""
+                + slot
+                + "\" is after the server's current WAL position "
+                + walEnd
+                + ": the store"
+                + " belongs to another cluster, or the server was restored from an older backup."
+                + " Delete the slot's checkpoint from the store (for file:, the file "
+                + slot
+                + ".json in its directory) or use another store, to start from the slot's position");
+      }
+    } catch (SQLException e) {
+      throw PgErrors.map(
+          "cannot check slot \""
+              + slot
+              + "\" and publication \""
+              + config.publication()
+              + "\" at "
+              + PgErrors.redact(config.jdbcUrl()),
+          e);
+    }
+    try {
+      connection = DriverManager.getConnection(config.jdbcUrl(), replicationProperties());
+      PgLsn start = coordinator.watermark();
+      var builder =
+          connection
+              .unwrap(PGConnection.class)
+              .getReplicationAPI()
+              .replicationStream()
+              .logical()
+              .withSlotName(slot)
+              .withStartPosition(LogSequenceNumber.valueOf(start.asLong()))
+              .withSlotOption("publication_names", PgErrors.quoteIdentifier(config.publication()));
+      for (var option : protocol.slotOptions().entrySet()) {
+        builder = builder.withSlotOption(option.getKey(), option.getValue());
+      }
+      stream =
+          builder
+              .withStatusInterval((int) config.statusInterval().toMillis(), TimeUnit.MILLISECONDS)
+              // since pgjdbc 42.7.0 the driver otherwise confirms keepalive WAL ends by itself
+              .withAutomaticFlush(false)
+              .start();
+      lastSentFlush = start;
+      lastStatusNanos = System.nanoTime();
+      if (types != null) {
+        // timestamptz text (in ranges, composites, arrays of user types) follows the walsender
+        // session's TimeZone, a GUC_REPORT parameter pgjdbc keeps from the server's ParameterStatus
+        types.timeZone(connection.unwrap(PGConnection.class).getParameterStatus("TimeZone"));
+      }
+      assembler =
+          new TransactionAssembler(
+              slot,
+              coordinator,
+              protocol.decoder(types),
+              new TransactionBuffer.Memory(config.memoryBudget(), config.spillDirectory()));
+      LOG.info(
+          "streaming slot {} publication {} from {} with {}",
+          slot,
+          config.publication(),
+          start,
+          protocol.slotOptions());
+    } catch (SQLException e) {
+      closeQuietly();
+      throw PgErrors.map("cannot start replication from slot \"" + slot + '"', e);
+    }
+  }
+
+  /**
+   * Runs the loop on the calling thread until {@link #requestStop()} or a failure.
+   *
+   * @throws CdcException if the connection fails or a message cannot be decoded
+   */
+  void run() {
+    thread = Thread.currentThread();
+    try {
+      while (!stopRequested) {
+        ChangeEvent ready = assembler.peek();
+        if (ready != null) {
+          handOff(ready);
+          continue;
+        }
+        ByteBuffer message = stream.readPending();
+        if (message == null) {
+          maybeAdvanceIdle();
+          sendFeedback(false);
+          LockSupport.parkNanos(this, IDLE_PARK_NANOS);
+          continue;
+        }
+        assembler.accept(message);
+        sendFeedback(false);
+      }
+      beforeFinalFeedback.run();
+      sendFeedback(true);
+    } catch (SQLException e) {
+      if (stopRequested) {
+        return;
+      }
+      throw PgErrors.map("replication from slot \"" + config.slot() + "\" failed", e);
+    } finally {
+      closeQuietly();
+    }
+  }
+
+  /** Asks the loop to stop after the current message; it sends a final status update. */
+  void requestStop() {
+    stopRequested = true;
+    wakeUp();
+  }
+
+  /** Wakes the loop so that it sends a status update for a new watermark promptly. */
+  void wakeUp() {
+    Thread t = thread;
+    if (t != null) {
+      LockSupport.unpark(t);
+    }
+  }
+
+  long transactionsSpilled() {
+    TransactionAssembler a = assembler;
+    return a == null ? 0 : a.transactionsSpilled();
+  }
+
+  long transactionsDelivered() {
+    TransactionAssembler a = assembler;
+    return a == null ? 0 : a.transactionsDelivered();
+  }
+
+  private void handOff(ChangeEvent next) throws SQLException {
+    if (handoff.offer(next)) {
+      assembler.poll();
+      return;
+    }
+    try {
+      if (handoff.offer(next, 50, TimeUnit.MILLISECONDS)) {
+        assembler.poll();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      stopRequested = true;
+      return;
+    }
+    // the handler is slow: keep the walsender from timing out while we do not read
+    sendFeedback(false);
+  }
+
+  private void maybeAdvanceIdle() {
+    long now = System.nanoTime();
+    if (now - lastIdleAdvanceNanos < IDLE_ADVANCE_GAP_NANOS
+        || !assembler.isIdle()
+        || !handoff.isEmpty()
+        || coordinator.hasPending()) {
+      return;
+    }
+    lastIdleAdvanceNanos = now;
+    // after readPending() returned null, the last receive LSN is a keepalive's WAL end or the
+    // start of the last message, all of whose output has been processed
+    PgLsn walEnd = PgLsn.of(stream.getLastReceiveLSN().asLong());
+    if (handle.advanceIdle(walEnd)) {
+      LOG.debug(
+          "slot {}: nothing pending, watermark moved to keepalive WAL end {}",
+          config.slot(),
+          walEnd);
+    }
+  }
+
+  private void sendFeedback(boolean force) throws SQLException {
+    PgLsn flush = handle.durableWatermark();
+    long now = System.nanoTime();
+    boolean changed = !flush.equals(lastSentFlush);
+    if (force
+        || (changed && now - lastStatusNanos >= MIN_FEEDBACK_GAP_NANOS)
+        || now - lastStatusNanos >= statusIntervalNanos) {
+      LogSequenceNumber lsn = LogSequenceNumber.valueOf(flush.asLong());
+      stream.setFlushedLSN(lsn);
+      stream.setAppliedLSN(lsn);
+      stream.forceUpdateStatus();
+      lastSentFlush = flush;
+      lastStatusNanos = now;
+    }
+  }
+
+  private Properties adminProperties() {
+    Properties p = new Properties();
+    p.putAll(config.properties());
+    PGProperty.APPLICATION_NAME.set(p, "datum-cdc admin " + config.slot());
+    return p;
+  }
+
+  private Properties replicationProperties() {
+    Properties p = new Properties();
+    p.putAll(config.properties());
+    PGProperty.REPLICATION.set(p, "database");
+    PGProperty.PREFER_QUERY_MODE.set(p, "simple");
+    PGProperty.ASSUME_MIN_SERVER_VERSION.set(p, "10");
+    PGProperty.APPLICATION_NAME.set(p, "datum-cdc " + config.slot());
+    // value text formats the decoder expects; pgjdbc itself sets DateStyle=ISO, extra_float_digits
+    PGProperty.OPTIONS.set(p, "-c IntervalStyle=iso_8601 -c bytea_output=hex");
+    return p;
+  }
+
+  private void closeQuietly() {
+    if (assembler != null) {
+      assembler.close(); // releases buffered transactions and deletes their spill files
+    }
+    try {
+      if (stream != null && !stream.isClosed()) {
+        stream.close();
+      }
+    } catch (SQLException e) {
+      LOG.debug("closing replication stream of slot {}: {}", config.slot(), e.toString());
+    }
+    try {
+      if (connection != null) {
+        connection.close();
+      }
+    } catch (SQLException e) {
+      LOG.debug("closing replication connection of slot {}: {}", config.slot(), e.toString());
+    }
+  }
+}

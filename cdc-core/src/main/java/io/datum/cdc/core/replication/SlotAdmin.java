@@ -1,0 +1,199 @@
+package io.datum.cdc.core.replication;
+
+import io.datum.cdc.CdcConfigurationException;
+import io.datum.cdc.CdcReplicationException;
+import io.datum.cdc.PgLsn;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Slot and publication management over an ordinary SQL connection: checks, creation, walsender
+ * termination and drop. Values go through bind parameters and identifiers through {@link
+ * PgErrors#quoteIdentifier}, never concatenated unquoted.
+ */
+final class SlotAdmin {
+
+  private static final Logger LOG = LoggerFactory.getLogger(SlotAdmin.class);
+
+  /**
+   * What {@code pg_replication_slots} says of a slot (PostgreSQL docs, 53.19 pg_replication_slots).
+   */
+  record SlotState(
+      String plugin,
+      String type,
+      String database,
+      boolean active,
+      Integer activePid,
+      PgLsn confirmedFlushLsn,
+      String walStatus) {}
+
+  private final Connection connection;
+
+  SlotAdmin(Connection connection) {
+    this.connection = connection;
+  }
+
+  /** Returns {@code server_version_num}, for example 170006. */
+  int serverVersionNum() throws SQLException {
+    try (Statement st = connection.createStatement();
+        ResultSet rs = st.executeQuery("SHOW server_version_num")) {
+      rs.next();
+      return Integer.parseInt(rs.getString(1));
+    }
+  }
+
+  /**
+   * Returns the server's current WAL position: {@code pg_current_wal_lsn()}, or on a standby {@code
+   * pg_last_wal_replay_lsn()} (PostgreSQL docs, 9.28.4 Backup Control Functions).
+   */
+  io.datum.cdc.PgLsn currentWalLsn() throws SQLException {
+    try (Statement st = connection.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn()"
+                    + " ELSE pg_current_wal_lsn() END)::text")) {
+      rs.next();
+      return io.datum.cdc.PgLsn.parse(rs.getString(1));
+    }
+  }
+
+  /** Returns the slot's state, or null if it does not exist. */
+  SlotState slot(String slot) throws SQLException {
+    try (PreparedStatement ps =
+        connection.prepareStatement(
+            // wal_status exists from PostgreSQL 13; read through jsonb so older servers give null
+            "SELECT plugin, slot_type, database, active, active_pid, confirmed_flush_lsn::text,"
+                + " to_jsonb(s) ->> 'wal_status' FROM pg_replication_slots s WHERE slot_name = ?")) {
+      ps.setString(1, slot);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return null;
+        }
+        int pid = rs.getInt(5);
+        Integer activePid = rs.wasNull() ? null : pid;
+        String confirmed = rs.getString(6);
+        return new SlotState(
+            rs.getString(1),
+            rs.getString(2),
+            rs.getString(3),
+            rs.getBoolean(4),
+            activePid,
+            confirmed == null ? PgLsn.ZERO : PgLsn.parse(confirmed),
+            rs.getString(7));
+      }
+    }
+  }
+
+  /** Creates a logical slot with the pgoutput plugin. */
+  void createSlot(String slot) throws SQLException {
+    try (PreparedStatement ps =
+        connection.prepareStatement("SELECT pg_create_logical_replication_slot(?, 'pgoutput')")) {
+      ps.setString(1, slot);
+      ps.executeQuery().close();
+    }
+    LOG.info("created logical replication slot {} (pgoutput)", slot);
+  }
+
+  /** Returns true if the publication exists in the connection's database. */
+  boolean publicationExists(String publication) throws SQLException {
+    try (PreparedStatement ps =
+        connection.prepareStatement("SELECT 1 FROM pg_publication WHERE pubname = ?")) {
+      ps.setString(1, publication);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next();
+      }
+    }
+  }
+
+  /**
+   * Creates a publication for the given tables, or for all tables if the list is empty.
+   *
+   * @param tables {@code schema.table} or {@code table} names (unquoted; a name without a dot is in
+   *     schema {@code public})
+   */
+  void createPublication(String publication, List<String> tables) throws SQLException {
+    StringBuilder sql =
+        new StringBuilder("CREATE PUBLICATION ").append(PgErrors.quoteIdentifier(publication));
+    if (tables.isEmpty()) {
+      sql.append(" FOR ALL TABLES");
+    } else {
+      List<String> quoted = new ArrayList<>();
+      for (String table : tables) {
+        int dot = table.indexOf('.');
+        String schema = dot < 0 ? "public" : table.substring(0, dot);
+        String name = dot < 0 ? table : table.substring(dot + 1);
+        if (schema.isEmpty() || name.isEmpty()) {
+          throw new CdcConfigurationException(
+              "invalid table name \"" + table + "\": use schema.table");
+        }
+        quoted.add(PgErrors.quoteIdentifier(schema) + '.' + PgErrors.quoteIdentifier(name));
+      }
+      sql.append(" FOR TABLE ").append(String.join(", ", quoted));
+    }
+    try (Statement st = connection.createStatement()) {
+      st.execute(sql.toString());
+    }
+    LOG.info("created publication {} ({})", publication, tables.isEmpty() ? "all tables" : tables);
+  }
+
+  /**
+   * Drops a slot. With {@code force}, first terminates the walsender that holds it; waits up to
+   * {@code timeoutMillis} for the slot to become inactive.
+   *
+   * @throws CdcReplicationException if the slot does not exist, or is still active after the
+   *     timeout (naming the process)
+   */
+  void dropSlot(String slot, boolean force, long timeoutMillis) throws SQLException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    while (true) {
+      SlotState state = slot(slot);
+      if (state == null) {
+        throw new CdcReplicationException("replication slot \"" + slot + "\" does not exist");
+      }
+      if (state.active() && force && state.activePid() != null) {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT pg_terminate_backend(?)")) {
+          ps.setInt(1, state.activePid());
+          ps.executeQuery().close();
+        }
+        LOG.info("terminated walsender {} holding slot {}", state.activePid(), slot);
+      }
+      if (!state.active()) {
+        try (PreparedStatement ps =
+            connection.prepareStatement("SELECT pg_drop_replication_slot(?)")) {
+          ps.setString(1, slot);
+          ps.executeQuery().close();
+          LOG.info("dropped replication slot {}", slot);
+          return;
+        } catch (SQLException e) {
+          if (!"55006".equals(e.getSQLState())) {
+            throw e; // anything but "is active" (raced with a reconnect) is final
+          }
+        }
+      }
+      if (System.nanoTime() > deadline) {
+        throw new CdcReplicationException(
+            "replication slot \""
+                + slot
+                + "\" is still active for PID "
+                + state.activePid()
+                + (force
+                    ? " after terminating it"
+                    : "; drop it with force to terminate that process"));
+      }
+      try {
+        Thread.sleep(20); // polling the server's slot state; nothing local to wait on
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new CdcReplicationException("interrupted while dropping slot \"" + slot + '"');
+      }
+    }
+  }
+}

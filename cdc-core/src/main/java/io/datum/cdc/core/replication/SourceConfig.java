@@ -1,0 +1,65 @@
+package io.datum.cdc.core.replication;
+
+import io.datum.cdc.CdcCheckpointStore;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Properties;
+
+/**
+ * The validated settings of one source, built by {@code PgCdcSource.Builder}.
+ *
+ * @param jdbcUrl the JDBC URL, {@code jdbc:postgresql://host:port/database}
+ * @param properties connection properties (user, password, ...); copied by the builder
+ * @param slot the replication slot
+ * @param publication the publication
+ * @param store the checkpoint store
+ * @param createSlot create the slot if missing
+ * @param createPublication create the publication if missing
+ * @param publicationTables tables for a created publication; empty means all tables
+ * @param handoffCapacity events the hand-off to the handler holds, at least 1
+ * @param statusInterval longest time between two Standby Status Updates
+ * @param stopTimeout how long {@code stop()} waits for the threads
+ * @param trustSlotPosition resume at the slot's position when it is after the stored watermark
+ * @param reconnectAttempts connection attempts after a connection loss before failing; 0: none
+ * @param reconnectInitialBackoff the wait before the first attempt (halved by jitter at most)
+ * @param reconnectMaxBackoff the longest wait between two attempts
+ * @param durableEachAcknowledgement store a checkpoint before every acknowledgement returns
+ * @param messages ask pgoutput for logical decoding messages (PostgreSQL 14+)
+ * @param slotWait how long start waits for a slot active for another process; zero: fail at once
+ * @param protocolVersion pgoutput protocol version 1 to 4, or 0 for the highest the server has
+ * @param streaming the pgoutput {@code streaming} option: {@code off}, {@code on} or {@code
+ *     parallel}, not null
+ * @param twoPhase ask for two-phase decoding (PostgreSQL 15+)
+ * @param binary ask for binary tuple values (PostgreSQL 14+)
+ * @param origin the pgoutput {@code origin} option, {@code any} or {@code none} (PostgreSQL 16+),
+ *     or null to not send it
+ * @param memoryBudget bytes of buffered changes held in memory before a transaction spills
+ * @param spillDirectory where spill files are created
+ */
+public record SourceConfig(
+    String jdbcUrl,
+    Properties properties,
+    String slot,
+    String publication,
+    CdcCheckpointStore store,
+    boolean createSlot,
+    boolean createPublication,
+    List<String> publicationTables,
+    int handoffCapacity,
+    Duration statusInterval,
+    Duration stopTimeout,
+    boolean trustSlotPosition,
+    int reconnectAttempts,
+    Duration reconnectInitialBackoff,
+    Duration reconnectMaxBackoff,
+    boolean durableEachAcknowledgement,
+    boolean messages,
+    Duration slotWait,
+    int protocolVersion,
+    String streaming,
+    boolean twoPhase,
+    boolean binary,
+    String origin,
+    long memoryBudget,
+    Path spillDirectory) {}

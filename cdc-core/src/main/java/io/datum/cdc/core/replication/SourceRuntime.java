@@ -1,0 +1,358 @@
+package io.datum.cdc.core.replication;
+
+import io.datum.cdc.CdcCheckpoint;
+import io.datum.cdc.CdcConnectionException;
+import io.datum.cdc.CdcException;
+import io.datum.cdc.CdcHandler;
+import io.datum.cdc.core.feedback.FeedbackCoordinator;
+import io.datum.cdc.core.feedback.SourceCheckpointHandle;
+import io.datum.cdc.event.ChangeEvent;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The running parts of one source: the replication loop thread, the handler thread, the hand-off
+ * between them, the coordinator and the checkpoint handle. Not API; use {@code PgCdcSource}.
+ */
+public final class SourceRuntime {
+
+  private static final Logger LOG = LoggerFactory.getLogger(SourceRuntime.class);
+
+  private final SourceConfig config;
+  private final AtomicBoolean started = new AtomicBoolean();
+  private final AtomicReference<Throwable> failure = new AtomicReference<>();
+  private final java.util.concurrent.atomic.AtomicLong reconnects =
+      new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong eventsHandled =
+      new java.util.concurrent.atomic.AtomicLong();
+  private volatile long transactionsDeliveredBefore;
+  private volatile long startNanos;
+  private final CompletableFuture<Void> termination = new CompletableFuture<>();
+  private final CountDownLatch threadsDone = new CountDownLatch(2);
+  private final CountDownLatch handlerDone = new CountDownLatch(1);
+  private final ExecutorService asyncAcks;
+  private volatile boolean stopping;
+  private volatile boolean loopDone;
+  private final FeedbackCoordinator coordinator;
+  private final SourceCheckpointHandle handle;
+  private volatile ReplicationLoop loop;
+  private volatile Thread dispatcher;
+  private BlockingQueue<ChangeEvent> handoff;
+  private final CountDownLatch stopSignal = new CountDownLatch(1);
+
+  /**
+   * @param config the validated settings
+   */
+  public SourceRuntime(SourceConfig config) {
+    this.config = config;
+    this.asyncAcks =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "datum-cdc-ack-" + config.slot());
+              t.setDaemon(true);
+              return t;
+            });
+    CdcCheckpoint stored = config.store().load(config.slot()).orElse(null);
+    this.coordinator = new FeedbackCoordinator(config.slot(), stored);
+    this.handle =
+        new SourceCheckpointHandle(
+            coordinator,
+            config.store(),
+            asyncAcks,
+            this::fail,
+            this::wakeLoop,
+            config.durableEachAcknowledgement());
+    if (stored != null) {
+      LOG.info(
+          "slot {}: resuming at stored watermark {} ({} partly acknowledged transactions)",
+          config.slot(),
+          stored.watermark(),
+          stored.acknowledgedBeyond().size());
+    }
+  }
+
+  /** The checkpoint handle given to the handler. */
+  public io.datum.cdc.CdcCheckpointHandle handle() {
+    return handle;
+  }
+
+  /**
+   * Opens the replication connection and starts both threads.
+   *
+   * @param handler the application's handler
+   * @return the termination future
+   * @throws IllegalStateException if started before
+   */
+  public CompletableFuture<Void> start(CdcHandler handler) {
+    if (!started.compareAndSet(false, true)) {
+      throw new IllegalStateException("source of slot " + config.slot() + " was already started");
+    }
+    java.nio.file.Path spill = config.spillDirectory();
+    if (!java.nio.file.Files.isDirectory(spill) || !java.nio.file.Files.isWritable(spill)) {
+      asyncAcks.shutdown();
+      throw new io.datum.cdc.CdcConfigurationException(
+          "spill directory "
+              + spill
+              + " is not a writable directory (spillDirectory, pgcdc --spill-dir)");
+    }
+    handoff = new ArrayBlockingQueue<>(config.handoffCapacity());
+    ReplicationLoop opened =
+        new ReplicationLoop(config, coordinator, handle, handoff, this::beforeFinalFeedback);
+    try {
+      opened.open();
+    } catch (RuntimeException e) {
+      asyncAcks.shutdown();
+      throw e;
+    }
+    loop = opened; // from here on stop() waits for the threads
+    startNanos = System.nanoTime();
+    Thread reader = new Thread(this::runLoop, "datum-cdc-replication-" + config.slot());
+    dispatcher =
+        new Thread(() -> runHandler(handler, handoff), "datum-cdc-handler-" + config.slot());
+    reader.start();
+    dispatcher.start();
+    Thread waiter = new Thread(this::awaitTermination, "datum-cdc-termination-" + config.slot());
+    waiter.setDaemon(true);
+    waiter.start();
+    return termination;
+  }
+
+  /** Stops gracefully and waits for the threads up to the stop timeout. Idempotent. */
+  public void stop() {
+    stopping = true;
+    stopSignal.countDown();
+    if (loop == null) {
+      asyncAcks.shutdown();
+      return;
+    }
+    loop.requestStop();
+    if (Thread.currentThread() == dispatcher) {
+      return; // called from the handler: it returns to the dispatcher loop, which then ends
+    }
+    try {
+      termination.get(config.stopTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (java.util.concurrent.ExecutionException e) {
+      // the failure is reported through the termination future
+    } catch (java.util.concurrent.TimeoutException e) {
+      LOG.warn("slot {}: source did not stop within {}", config.slot(), config.stopTimeout());
+    }
+  }
+
+  /**
+   * Stops and drops the slot.
+   *
+   * @param force terminate the walsender holding the slot first
+   */
+  public void dropSlot(boolean force) {
+    stop();
+    try (Connection admin = DriverManager.getConnection(config.jdbcUrl(), config.properties())) {
+      new SlotAdmin(admin).dropSlot(config.slot(), force, config.stopTimeout().toMillis());
+    } catch (SQLException e) {
+      throw PgErrors.map("cannot drop slot \"" + config.slot() + '"', e);
+    }
+  }
+
+  private void runLoop() {
+    try {
+      while (true) {
+        try {
+          loop.run();
+          return;
+        } catch (CdcConnectionException e) {
+          if (stopping || config.reconnectAttempts() == 0) {
+            throw e;
+          }
+          reconnect(e);
+        }
+      }
+    } catch (Throwable t) {
+      fail(t);
+    } finally {
+      loopDone = true;
+      threadsDone.countDown();
+    }
+  }
+
+  /**
+   * Opens a new replication connection after a connection loss, with exponential backoff and
+   * jitter, resuming at the durable watermark. Events queued for the handler are dropped and the
+   * coordinator forgets its pending registrations: the server sends those transactions again and
+   * their unacknowledged events are delivered again.
+   *
+   * @throws CdcException the last failure once the attempts are used up, or a failure that retrying
+   *     cannot fix (slot or publication dropped, permission denied, authentication failed)
+   */
+  private void reconnect(CdcConnectionException lost) throws InterruptedException {
+    LOG.warn("slot {}: connection lost ({}); reconnecting", config.slot(), lost.getMessage());
+    handoff.clear();
+    coordinator.resetPending();
+    long backoff = config.reconnectInitialBackoff().toMillis();
+    for (int attempt = 1; ; attempt++) {
+      long jittered =
+          backoff / 2 + java.util.concurrent.ThreadLocalRandom.current().nextLong(backoff / 2 + 1);
+      if (stopSignal.await(jittered, TimeUnit.MILLISECONDS) || stopping) {
+        throw lost;
+      }
+      ReplicationLoop next =
+          new ReplicationLoop(config, coordinator, handle, handoff, this::beforeFinalFeedback);
+      try {
+        next.open(true);
+        transactionsDeliveredBefore += loop.transactionsDelivered();
+        loop = next;
+        reconnects.incrementAndGet();
+        LOG.info("slot {}: reconnected after {} attempt(s)", config.slot(), attempt);
+        return;
+      } catch (CdcConnectionException | io.datum.cdc.CdcReplicationException e) {
+        // a terminated walsender may still hold the slot for a moment: "active for PID" is retried
+        boolean retryable =
+            (e instanceof CdcConnectionException && !PgErrors.isAuthenticationFailure(e))
+                || String.valueOf(e.getMessage()).contains(" is active for PID ");
+        if (!retryable || attempt >= config.reconnectAttempts()) {
+          e.addSuppressed(lost);
+          throw e;
+        }
+        LOG.debug(
+            "slot {}: reconnect attempt {} failed: {}", config.slot(), attempt, e.getMessage());
+      }
+      backoff = Math.min(backoff * 2, config.reconnectMaxBackoff().toMillis());
+    }
+  }
+
+  /** Returns how many times the source reconnected after a connection loss. */
+  public long reconnects() {
+    return reconnects.get();
+  }
+
+  /**
+   * Returns the progress figures of {@code SourceMetrics}, in its component order: pending
+   * transactions, pending events, transactions delivered, events handled, nanoseconds since start,
+   * transactions spilled on the current connection.
+   */
+  public long[] progress() {
+    ReplicationLoop l = loop;
+    return new long[] {
+      coordinator.pendingTransactions(),
+      coordinator.pendingEvents(),
+      transactionsDeliveredBefore + (l == null ? 0 : l.transactionsDelivered()),
+      eventsHandled.get(),
+      startNanos == 0 ? 0 : System.nanoTime() - startNanos,
+      l == null ? 0 : l.transactionsSpilled()
+    };
+  }
+
+  private void runHandler(CdcHandler handler, BlockingQueue<ChangeEvent> handoff) {
+    // loopDone only after the last reconnect attempt: the handler keeps polling meanwhile
+    ChangeEvent event = null;
+    try {
+      while (!stopping) {
+        event = handoff.poll(20, TimeUnit.MILLISECONDS);
+        if (event == null) {
+          if (loopDone) {
+            break;
+          }
+          continue;
+        }
+        if (stopping) {
+          break;
+        }
+        handler.handle(event, handle);
+        eventsHandled.incrementAndGet();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Throwable t) {
+      fail(
+          new CdcException(
+              "handler failed on event " + (event == null ? "?" : event.offset()) + ": " + t, t));
+    } finally {
+      handlerDone.countDown();
+      threadsDone.countDown();
+    }
+  }
+
+  /**
+   * Called by the replication loop after a stop request, before its final Standby Status Update:
+   * waits (up to the stop timeout) for the handler to finish its event, then stores the
+   * acknowledgements not stored yet (asynchronous ones, per-transaction mode's partial ones), so
+   * that the final update confirms everything acknowledged.
+   */
+  private void beforeFinalFeedback() {
+    try {
+      if (!handlerDone.await(config.stopTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+        return;
+      }
+      handle.persistIfChanged();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      // not a loss: those events are delivered again after a restart; awaitTermination retries
+      LOG.warn(
+          "slot {}: could not store the last acknowledgements before the final status update: {}",
+          config.slot(),
+          e.toString());
+    }
+  }
+
+  private void awaitTermination() {
+    try {
+      threadsDone.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    asyncAcks.shutdown();
+    try {
+      // acknowledged events of incomplete transactions: keep them from being delivered again
+      if (handle.persistIfChanged()) {
+        LOG.info("slot {}: stored the acknowledgements of incomplete transactions", config.slot());
+      }
+    } catch (RuntimeException e) {
+      // not a loss: those events are delivered again after a restart
+      LOG.warn(
+          "slot {}: could not store the last acknowledgements; their events will be delivered"
+              + " again: {}",
+          config.slot(),
+          e.toString());
+    }
+    Throwable t = failure.get();
+    if (t == null) {
+      termination.complete(null);
+    } else {
+      termination.completeExceptionally(t);
+    }
+  }
+
+  private void fail(Throwable t) {
+    if (failure.compareAndSet(null, t)) {
+      // reported to the application through the termination future
+      LOG.info("slot {}: source failed: {}", config.slot(), t.toString());
+    } else if (failure.get() != t) {
+      failure.get().addSuppressed(t);
+    }
+    stopping = true;
+    stopSignal.countDown();
+    if (loop != null) {
+      loop.requestStop();
+    }
+  }
+
+  private void wakeLoop() {
+    ReplicationLoop l = loop;
+    if (l != null) {
+      l.wakeUp();
+    }
+  }
+}

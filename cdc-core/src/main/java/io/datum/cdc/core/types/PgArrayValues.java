@@ -1,0 +1,170 @@
+package io.datum.cdc.core.types;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * Parses PostgreSQL's text output of arrays ({@code array_out}, src/backend/utils/adt/arrayfuncs.c;
+ * PostgreSQL docs, 8.15.6 Array Input and Output Syntax): {@code {1,2,NULL}}, {@code
+ * {{1,2},{3,4}}}, double-quoted elements with backslash escapes ({@code "NULL"} quoted is the
+ * string NULL, unquoted {@code NULL} is SQL NULL), and the optional dimension decoration {@code
+ * [0:1]={1,2}} (the bounds are dropped). The delimiter is the comma, which every type decoded here
+ * uses ({@code box} uses {@code ;} and is not decoded as an array).
+ *
+ * <p>The result is an unmodifiable {@link List} whose elements are decoded with {@link
+ * PgTextValues#decode(int, String)} by the element type, nested Lists for several dimensions, null
+ * for NULL elements.
+ */
+final class PgArrayValues {
+
+  private final String s;
+  private final int elementOid;
+  private int i;
+
+  private PgArrayValues(String s, int elementOid) {
+    this.s = s;
+    this.elementOid = elementOid;
+  }
+
+  /**
+   * Parses an array.
+   *
+   * @param text the array's text output
+   * @param elementOid the element type oid
+   * @return the elements, nested for several dimensions
+   * @throws IllegalArgumentException if the text is not an array or an element does not parse
+   */
+  static List<Object> parse(String text, int elementOid) {
+    PgArrayValues parser = new PgArrayValues(text, elementOid);
+    parser.skipDimensions();
+    List<Object> result = parser.level();
+    parser.skipSpace();
+    if (parser.i != text.length()) {
+      throw parser.bad("unexpected text after the array");
+    }
+    return result;
+  }
+
+  private IllegalArgumentException bad(String what) {
+    return new IllegalArgumentException(what + " at index " + i);
+  }
+
+  private void skipSpace() {
+    while (i < s.length() && Character.isWhitespace(s.charAt(i))) {
+      i++;
+    }
+  }
+
+  /** Skips {@code [lo:hi][lo:hi]=} if present. */
+  private void skipDimensions() {
+    skipSpace();
+    if (i >= s.length() || s.charAt(i) != '[') {
+      return;
+    }
+    while (i < s.length() && s.charAt(i) == '[') {
+      int close = s.indexOf(']', i);
+      if (close < 0) {
+        throw bad("unterminated dimension");
+      }
+      String bounds = s.substring(i + 1, close);
+      if (!bounds.matches("-?\\d+(:-?\\d+)?")) {
+        throw bad("bad dimension [" + bounds + "]");
+      }
+      i = close + 1;
+    }
+    if (i >= s.length() || s.charAt(i) != '=') {
+      throw bad("expected '=' after the dimensions");
+    }
+    i++;
+    skipSpace();
+  }
+
+  /** Parses {@code {...}} starting at the opening brace. */
+  private List<Object> level() {
+    if (i >= s.length() || s.charAt(i) != '{') {
+      throw bad("expected '{'");
+    }
+    i++;
+    List<Object> elements = new ArrayList<>();
+    skipSpace();
+    if (i < s.length() && s.charAt(i) == '}') {
+      i++;
+      return Collections.unmodifiableList(elements);
+    }
+    while (true) {
+      skipSpace();
+      if (i >= s.length()) {
+        throw bad("unterminated array");
+      }
+      char c = s.charAt(i);
+      if (c == '{') {
+        elements.add(level());
+      } else if (c == '"') {
+        elements.add(PgTextValues.decode(elementOid, quoted()));
+      } else {
+        String raw = unquoted();
+        elements.add(raw.equalsIgnoreCase("NULL") ? null : PgTextValues.decode(elementOid, raw));
+      }
+      skipSpace();
+      if (i >= s.length()) {
+        throw bad("unterminated array");
+      }
+      char next = s.charAt(i++);
+      if (next == '}') {
+        return Collections.unmodifiableList(elements);
+      } else if (next != ',') {
+        i--;
+        throw bad("expected ',' or '}'");
+      }
+    }
+  }
+
+  private String quoted() {
+    StringBuilder sb = new StringBuilder();
+    for (i++; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c == '"') {
+        i++;
+        return sb.toString();
+      }
+      if (c == '\\') {
+        if (++i >= s.length()) {
+          break;
+        }
+        c = s.charAt(i);
+      }
+      sb.append(c);
+    }
+    throw bad("unterminated quoted element");
+  }
+
+  private String unquoted() {
+    StringBuilder sb = new StringBuilder();
+    int lastSignificant = 0;
+    for (; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c == ',' || c == '}') {
+        break;
+      } else if (c == '{' || c == '"') {
+        throw bad("unexpected '" + c + "' in an unquoted element");
+      } else if (c == '\\') {
+        if (++i >= s.length()) {
+          throw bad("backslash at the end");
+        }
+        sb.append(s.charAt(i));
+        lastSignificant = sb.length();
+      } else {
+        sb.append(c);
+        if (!Character.isWhitespace(c)) {
+          lastSignificant = sb.length();
+        }
+      }
+    }
+    if (lastSignificant == 0) {
+      throw bad("empty unquoted element");
+    }
+    sb.setLength(lastSignificant);
+    return sb.toString();
+  }
+}

@@ -1,0 +1,30 @@
+package io.datum.cdc.core.types;
+
+/**
+ * Where {@code PgOutputDecoder} gets the binary codecs of column types its builtin decoder ({@link
+ * PgBinaryValues}) does not handle: user-defined types (enums, domains, composites, ranges,
+ * multiranges, their arrays) and the builtin ranges and multiranges. The type kinds are not in the
+ * pgoutput stream (the Type message carries only a namespace and a name), so an implementation asks
+ * the catalog; {@link PgTypeCatalog} is the one the source uses. Called at Relation time on the
+ * replication thread, never per row.
+ */
+public interface PgBinaryTypes {
+
+  /**
+   * Resolves the codecs of these type oids, with at most one catalog round trip for those not known
+   * yet.
+   *
+   * @param typeOids type oids of a relation's columns that {@link PgBinaryValues} does not handle
+   * @throws RuntimeException if the catalog cannot be queried
+   */
+  void prepare(int[] typeOids);
+
+  /**
+   * Returns the codec of a type oid, resolving it first if needed.
+   *
+   * @param typeOid a type oid
+   * @return the codec; one that fails on every value, naming the type and the reason, for a type
+   *     whose binary format is unknown or that no longer exists
+   */
+  PgBinaryCodec codec(int typeOid);
+}

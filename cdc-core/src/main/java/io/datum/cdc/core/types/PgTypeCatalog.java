@@ -1,0 +1,326 @@
+package io.datum.cdc.core.types;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.DateTimeException;
+import java.time.ZoneId;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.StringJoiner;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Resolves column types for binary decoding from the catalog, over an ordinary SQL connection (the
+ * source's admin connection), and builds a {@link PgBinaryCodec} per type oid. pgoutput does not
+ * say what kind a non-builtin type is (its Type message carries a namespace and a name only, and a
+ * domain comes under its base type's name but with its own oid: {@code logicalrep_write_typ},
+ * src/backend/replication/logical/proto.c), so this asks {@code pg_type}: {@code typtype} ({@code
+ * e} enum, {@code d} domain with {@code typbasetype}, {@code c} composite with the attributes of
+ * {@code typrelid}, {@code r} range with {@code pg_range.rngsubtype}, {@code m} multirange with the
+ * range whose {@code rngmultitypid} it is), {@code typelem} for arrays, {@code typdelim}. Every
+ * dependency (base, element, subtype, range, attribute types) is resolved in the same pass, one
+ * query per level of nesting.
+ *
+ * <p>When: {@link #preload} at start, for every column type of the published tables; then at a
+ * Relation message, {@link #prepare} for any of its column types not known yet (a type created
+ * while the source runs), with a connection opened for that one query. Each oid is queried once and
+ * cached for the life of the connection's decoder; nothing is queried per row, except that a
+ * composite value whose field type the cached attribute list does not hold (an attribute added by
+ * {@code ALTER TYPE} since) resolves that field type once.
+ *
+ * <p>Types stay undecodable, their codec failing with a message that names the type and why: base
+ * types outside PostgreSQL's builtins (extension types such as {@code hstore}, {@code citext} or
+ * PostGIS {@code geometry}: their send format is the extension's own), builtin types {@link
+ * PgBinaryOutput} does not render ({@code regclass} and the other {@code reg*} types, whose text is
+ * a catalog name the oid does not carry; {@code tsquery}, {@code pg_node_tree} ...), and types
+ * dropped before the catalog was asked. Used by the replication thread only (not thread-safe).
+ */
+public final class PgTypeCatalog implements PgBinaryTypes {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PgTypeCatalog.class);
+
+  /** Where the catalog's lazy queries get their connection, and how their failures are reported. */
+  public interface ConnectionSource {
+    /**
+     * Opens a connection for one lazy query; the catalog closes it after the query.
+     *
+     * @return an open connection to the source database
+     * @throws SQLException if connecting fails
+     */
+    Connection open() throws SQLException;
+
+    /**
+     * Turns a failed lazy query into the exception the decoder throws (the source maps it by
+     * SQLSTATE, so a lost connection is retried). By default an {@link IllegalStateException}.
+     *
+     * @param what what failed, for the message
+     * @param e the failure
+     * @return the exception to throw, not null
+     */
+    default RuntimeException failure(String what, SQLException e) {
+      return new IllegalStateException(what + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** One row per type oid; needs PostgreSQL 14 (typsubscript, rngmultitypid), as binary does. */
+  private static final String TYPE_QUERY =
+      "SELECT t.oid::int8, n.nspname, t.typname, t.typtype, t.typbasetype::int8,"
+          + " CASE WHEN t.typsubscript::oid = 'array_subscript_handler'::regproc::oid"
+          + " THEN t.typelem ELSE 0 END::int8, t.typdelim, t.typsend::oid <> 0,"
+          + " coalesce(r.rngsubtype, 0)::int8, coalesce(mr.rngtypid, 0)::int8,"
+          + " (SELECT string_agg(a.atttypid::text, ',' ORDER BY a.attnum) FROM pg_attribute a"
+          + "  WHERE a.attrelid = t.typrelid AND a.attnum > 0 AND NOT a.attisdropped)"
+          + " FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace"
+          + " LEFT JOIN pg_range r ON r.rngtypid = t.oid"
+          + " LEFT JOIN pg_range mr ON mr.rngmultitypid = t.oid"
+          + " WHERE t.oid = ANY (?::oid[])";
+
+  /** The column types of the tables a publication publishes. */
+  private static final String PUBLISHED_TYPES_QUERY =
+      "SELECT DISTINCT a.atttypid::int8 FROM pg_publication_tables p"
+          + " JOIN pg_namespace n ON n.nspname = p.schemaname"
+          + " JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = p.tablename"
+          + " JOIN pg_attribute a ON a.attrelid = c.oid"
+          + " WHERE p.pubname = ? AND a.attnum > 0 AND NOT a.attisdropped";
+
+  private final ConnectionSource connections;
+  private final Map<Integer, PgTypeInfo> infos = new HashMap<>();
+
+  /** Oids asked for that pg_type did not hold. */
+  private final Set<Integer> missing = new java.util.HashSet<>();
+
+  private final Map<Integer, PgBinaryCodec> codecs = new HashMap<>();
+  private ZoneId zone;
+  private String zoneName;
+  private long queries;
+
+  /**
+   * @param connections opens a connection for a lazy query (closed after it)
+   */
+  public PgTypeCatalog(ConnectionSource connections) {
+    this.connections = connections;
+  }
+
+  /**
+   * Sets the replication session's {@code TimeZone} ({@code timestamptz} text inside ranges,
+   * composites and arrays prints in it). Codecs built before are dropped.
+   *
+   * @param timeZone the session's TimeZone as PostgreSQL reports it, e.g. {@code Europe/Amsterdam};
+   *     null or a name the JVM does not know leaves timestamptz text unrenderable
+   */
+  public void timeZone(String timeZone) {
+    zoneName = timeZone;
+    zone = null;
+    if (timeZone != null) {
+      try {
+        zone = ZoneId.of(timeZone);
+      } catch (DateTimeException e) {
+        LOG.warn(
+            "replication session TimeZone {} is not a zone the JVM knows: timestamptz"
+                + " inside ranges, composites and arrays of user types cannot be decoded in binary"
+                + " mode",
+            timeZone);
+      }
+    }
+    codecs.clear();
+  }
+
+  /** Returns the number of catalog queries run so far (for tests). */
+  long queries() {
+    return queries;
+  }
+
+  /**
+   * Resolves every column type of the tables a publication publishes, with the given connection.
+   *
+   * @param connection an open SQL connection to the source database
+   * @param publication the publication name
+   * @throws SQLException if a query fails
+   */
+  public void preload(Connection connection, String publication) throws SQLException {
+    Set<Integer> oids = new LinkedHashSet<>();
+    try (PreparedStatement ps = connection.prepareStatement(PUBLISHED_TYPES_QUERY)) {
+      ps.setString(1, publication);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          int oid = (int) rs.getLong(1);
+          if (needsCatalog(oid)) {
+            oids.add(oid);
+          }
+        }
+      }
+    }
+    queries++;
+    load(connection, oids);
+  }
+
+  /** Returns true if a type oid needs the catalog: neither decoded nor rendered as a builtin. */
+  static boolean needsCatalog(int oid) {
+    return !PgBinaryOutput.renders(oid);
+  }
+
+  @Override
+  public void prepare(int[] typeOids) {
+    Set<Integer> unknown = new LinkedHashSet<>();
+    for (int oid : typeOids) {
+      if (needsCatalog(oid) && !infos.containsKey(oid) && !missing.contains(oid)) {
+        unknown.add(oid);
+      }
+    }
+    if (unknown.isEmpty()) {
+      return;
+    }
+    try (Connection connection = connections.open()) {
+      load(connection, unknown);
+    } catch (SQLException e) {
+      throw connections.failure("cannot look up type oids " + unknown + " in pg_type", e);
+    }
+  }
+
+  /**
+   * Queries the given oids and, level by level, every type they depend on that is not known yet.
+   */
+  void load(Connection connection, Set<Integer> oids) throws SQLException {
+    Set<Integer> pending = new LinkedHashSet<>(oids);
+    pending.removeIf(o -> !needsCatalog(o) || infos.containsKey(o) || missing.contains(o));
+    while (!pending.isEmpty()) {
+      StringJoiner array = new StringJoiner(",", "{", "}");
+      pending.forEach(o -> array.add(Integer.toUnsignedString(o)));
+      Set<Integer> found = new java.util.HashSet<>();
+      try (PreparedStatement ps = connection.prepareStatement(TYPE_QUERY)) {
+        ps.setString(1, array.toString());
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            PgTypeInfo info = row(rs);
+            infos.put(info.oid(), info);
+            found.add(info.oid());
+          }
+        }
+      }
+      queries++;
+      Set<Integer> next = new LinkedHashSet<>();
+      for (int oid : pending) {
+        PgTypeInfo info = infos.get(oid);
+        if (!found.contains(oid)) {
+          missing.add(oid);
+          continue;
+        }
+        for (int dependency : info.dependencies()) {
+          if (needsCatalog(dependency)
+              && !infos.containsKey(dependency)
+              && !missing.contains(dependency)) {
+            next.add(dependency);
+          }
+        }
+      }
+      LOG.debug("resolved type oids {} from pg_type", found);
+      pending = next;
+    }
+  }
+
+  private static PgTypeInfo row(ResultSet rs) throws SQLException {
+    String attributes = rs.getString(11);
+    int[] attributeTypes =
+        attributes == null || attributes.isEmpty()
+            ? new int[0]
+            : Arrays.stream(attributes.split(",")).mapToInt(Integer::parseUnsignedInt).toArray();
+    String kind = rs.getString(4);
+    String delimiter = rs.getString(7);
+    return new PgTypeInfo(
+        (int) rs.getLong(1),
+        rs.getString(2),
+        rs.getString(3),
+        kind == null || kind.isEmpty() ? '?' : kind.charAt(0),
+        (int) rs.getLong(5),
+        (int) rs.getLong(6),
+        delimiter == null || delimiter.isEmpty() ? ',' : delimiter.charAt(0),
+        rs.getBoolean(8),
+        (int) rs.getLong(9),
+        (int) rs.getLong(10),
+        attributeTypes);
+  }
+
+  @Override
+  public PgBinaryCodec codec(int typeOid) {
+    PgBinaryCodec codec = codecs.get(typeOid);
+    if (codec == null) {
+      if (needsCatalog(typeOid) && !infos.containsKey(typeOid) && !missing.contains(typeOid)) {
+        prepare(new int[] {typeOid});
+      }
+      codec = build(typeOid, 0);
+      codecs.put(typeOid, codec);
+    }
+    return codec;
+  }
+
+  private PgBinaryCodec cached(int oid, int depth) {
+    PgBinaryCodec codec = codecs.get(oid);
+    if (codec == null) {
+      codec = build(oid, depth);
+      codecs.put(oid, codec);
+    }
+    return codec;
+  }
+
+  private PgBinaryCodec build(int oid, int depth) {
+    if (!needsCatalog(oid)) {
+      return new PgBinaryCodec.Builtin(oid, "builtin type", zone);
+    }
+    PgTypeInfo info = infos.get(oid);
+    if (info == null) {
+      return new PgBinaryCodec.Unsupported(
+          oid, "type", "it is not in pg_type (dropped before the catalog was asked?)");
+    }
+    String name = info.qualifiedName();
+    if (depth > 32) { // the server limits nesting far below; guards against a corrupt catalog
+      return new PgBinaryCodec.Unsupported(oid, name, "types nested too deeply");
+    }
+    if (info.element() != 0) {
+      return new PgBinaryCodec.ArrayOf(oid, name, cached(info.element(), depth + 1));
+    }
+    switch (info.kind()) {
+      case 'e':
+        return new PgBinaryCodec.EnumType(oid, name);
+      case 'd':
+        return new PgBinaryCodec.Domain(oid, name, cached(info.baseType(), depth + 1));
+      case 'r':
+        return new PgBinaryCodec.Range(oid, name, cached(info.rangeSubtype(), depth + 1));
+      case 'm':
+        return new PgBinaryCodec.Multirange(oid, name, cached(info.multirangeOf(), depth + 1));
+      case 'c':
+        {
+          int[] fieldOids = info.attributeTypes();
+          PgBinaryCodec[] fields = new PgBinaryCodec[fieldOids.length];
+          for (int i = 0; i < fields.length; i++) {
+            fields[i] = cached(fieldOids[i], depth + 1);
+          }
+          return new PgBinaryCodec.Composite(oid, name, fieldOids, fields, this::codec);
+        }
+      case 'b':
+        return new PgBinaryCodec.Unsupported(
+            oid,
+            name,
+            "it is a base type whose binary format"
+                + (info.schema().equals("pg_catalog")
+                    ? " datum-cdc does not decode"
+                    : " is its extension's own (typsend "
+                        + (info.hasSend() ? "set" : "not set")
+                        + ")")
+                + "; stream with binary(false), where it arrives as its text output");
+      default:
+        return new PgBinaryCodec.Unsupported(
+            oid, name, "its kind (typtype '" + info.kind() + "') has no binary decoder");
+    }
+  }
+
+  /** Returns the replication session's TimeZone name as set, for messages. */
+  String timeZoneName() {
+    return zoneName;
+  }
+}
