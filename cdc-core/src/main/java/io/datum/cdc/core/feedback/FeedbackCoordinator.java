@@ -7,11 +7,8 @@ import io.datum.cdc.PgLsn;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.BitSet;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Tracks which events of which delivered transactions the application has acknowledged, and
@@ -59,34 +56,29 @@ import java.util.Map;
  * acknowledgement: O(1) for acknowledgements in commit order, whatever the number of transactions
  * delivered ahead.
  *
- * <p>Public only for the benchmarks module; not API.
+ * <h2>Parts</h2>
  *
- * <p>Fixes of the seed's defects (DESIGN.md): an acknowledgement never registers a transaction
- * (defect 5), and a transaction without events completes at once (defect 6).
+ * {@link PendingTransactions} is the ring of pending transactions and finds one by end LSN; {@link
+ * AckRing}, this class's base, holds the bit ring and its lock-free writes; {@link
+ * RestoredTransactions} holds what is known from before a restart or reconnect; {@link
+ * CheckpointCollector} turns the bits into a checkpoint's ranges. This class registers, records,
+ * and moves the watermark.
+ *
+ * <p>Unlike the checkpoint code this project ports, an acknowledgement never registers a
+ * transaction, and a transaction without events completes at once.
+ *
+ * <p>Public only for the benchmarks module; not API.
  */
-public final class FeedbackCoordinator {
-
-  /** Events per ring word; the word's top 16 bits are its tag. */
-  static final int EVENTS_PER_WORD = 48;
-
-  private static final long EVENT_BITS = (1L << EVENTS_PER_WORD) - 1;
-  private static final long TAG_BITS = 0xFFFF;
-
-  /** Written over every word of a replaced ring, so that a late compare-and-set on it fails. */
-  private static final long RETIRED = -1L;
+public final class FeedbackCoordinator extends AckRing {
 
   private static final int MIN_WORDS = 64;
   private static final int MIN_TRANSACTIONS = 64;
 
-  private static final VarHandle WORDS = MethodHandles.arrayElementVarHandle(long[].class);
-  private static final VarHandle MAX_ACKED_WORD;
   private static final VarHandle TAIL;
 
   static {
     try {
-      MethodHandles.Lookup lookup = MethodHandles.lookup();
-      MAX_ACKED_WORD = lookup.findVarHandle(FeedbackCoordinator.class, "maxAckedWord", long.class);
-      TAIL = lookup.findVarHandle(FeedbackCoordinator.class, "tail", long.class);
+      TAIL = MethodHandles.lookup().findVarHandle(FeedbackCoordinator.class, "tail", long.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -99,13 +91,13 @@ public final class FeedbackCoordinator {
    * pending ones at a reconnect) that were not registered again yet, with the events acknowledged
    * so far; acknowledgements of them keep counting here. Guarded by the monitor.
    */
-  private final Map<Long, Restored> restored = new HashMap<>();
+  private final RestoredTransactions restored = new RestoredTransactions();
 
   /** Whether {@link #restored} may be non-empty (read without the monitor). */
   private volatile boolean hasRestored;
 
   /** Pending transactions: sequence numbers [head, tail). Replaced when it grows or resets. */
-  private volatile Transactions transactions = new Transactions(MIN_TRANSACTIONS);
+  private volatile PendingTransactions transactions = new PendingTransactions(MIN_TRANSACTIONS);
 
   /** Oldest pending transaction; written under the monitor. */
   private volatile long head;
@@ -114,18 +106,8 @@ public final class FeedbackCoordinator {
   @SuppressWarnings("unused") // through TAIL
   private volatile long tail;
 
-  /** The acknowledgement bits; a power of two of words. Replaced when it grows or resets. */
-  private volatile long[] bits = newRing(MIN_WORDS);
-
   /** Incremented when pending transactions are forgotten at a reconnect (positions change). */
   private volatile int epoch;
-
-  /** The first event position not known to be acknowledged; written under the monitor. */
-  private volatile long prefix;
-
-  /** The newest word (position / 48) holding an acknowledgement; only grows. */
-  @SuppressWarnings("unused") // through MAX_ACKED_WORD
-  private volatile long maxAckedWord = -1;
 
   /** The position the next registered event gets; the registering thread's. */
   private long nextEvent;
@@ -149,7 +131,7 @@ public final class FeedbackCoordinator {
   private double transactionsPerLsn;
 
   /** Reused by every snapshot; under the monitor. */
-  private final Snapshot snapshotScratch = new Snapshot();
+  private final CheckpointCollector snapshotScratch = new CheckpointCollector();
 
   /** Calls of {@link #advance} that had pending transactions; under the monitor. */
   private int advances;
@@ -165,12 +147,13 @@ public final class FeedbackCoordinator {
    * @param checkpoint the stored checkpoint to resume from, or null to start at {@code 0/0}
    */
   public FeedbackCoordinator(String slot, CdcCheckpoint checkpoint) {
+    super(MIN_WORDS);
     this.slot = slot;
     this.watermark = checkpoint == null ? 0L : checkpoint.watermark().asLong();
     this.lastRegisteredEnd = watermark;
     if (checkpoint != null) {
       for (CdcCheckpoint.PartialTransaction tx : checkpoint.acknowledgedBeyond()) {
-        restored.put(tx.txEndLsn().asLong(), new Restored(tx.eventCount(), tx.acknowledged()));
+        restored.put(tx.txEndLsn().asLong(), tx.eventCount(), tx.acknowledged());
       }
       hasRestored = !restored.isEmpty();
     }
@@ -227,7 +210,7 @@ public final class FeedbackCoordinator {
       return false;
     }
     synchronized (this) {
-      return restored.containsKey(txEndLsn.asLong());
+      return restored.contains(txEndLsn.asLong());
     }
   }
 
@@ -288,7 +271,7 @@ public final class FeedbackCoordinator {
     BitSet alreadyAcknowledged = null;
     if (hasRestored) {
       synchronized (this) {
-        Restored before = restored.get(end);
+        RestoredTransactions.Restored before = restored.get(end);
         known = before != null;
         if (known && before.eventCount == eventCount && !before.acknowledged.isEmpty()) {
           alreadyAcknowledged = (BitSet) before.acknowledged.clone();
@@ -321,19 +304,19 @@ public final class FeedbackCoordinator {
         }
         long words = wordOf(last - 1) - wordOf(prefix) + 1;
         if (words > bits.length) {
-          growBits(words);
+          growBits(words, nextEvent);
         }
         transactionLimit = head + transactions.capacity();
         positionLimit = (wordOf(prefix) + bits.length) * EVENTS_PER_WORD;
       }
     }
-    Transactions txs = transactions;
+    PendingTransactions txs = transactions;
     if (last > nextWordStart) {
       // words whose first position is new start a lap: tag them, bits clear
       long[] ring = bits;
       long w = nextWordStart / EVENTS_PER_WORD;
       for (; w * EVENTS_PER_WORD < last; w++) {
-        WORDS.setRelease(ring, index(ring, w), tag(ring, w) << EVENTS_PER_WORD);
+        startLap(ring, w);
       }
       nextWordStart = w * EVENTS_PER_WORD;
     }
@@ -345,7 +328,7 @@ public final class FeedbackCoordinator {
         if (known) {
           // published: acknowledgements find it now; take over what restored recorded, including
           // acknowledgements that arrived since it was read above (those are delivered again)
-          Restored before = restored.remove(end);
+          RestoredTransactions.Restored before = restored.remove(end);
           hasRestored = !restored.isEmpty();
           if (before != null && before.eventCount == eventCount) {
             BitSet acknowledged = before.acknowledged;
@@ -428,7 +411,7 @@ public final class FeedbackCoordinator {
       // the common case, kept small enough to inline: the transaction is the one the last
       // acknowledgement found or the next one, the compare-and-set succeeds at once
       int e = epoch;
-      Transactions txs = transactions;
+      PendingTransactions txs = transactions;
       long end = offset.txEndLsn().asLong();
       long seq = hint;
       long hintEnd = txs.end(seq);
@@ -480,7 +463,7 @@ public final class FeedbackCoordinator {
     boolean marked = false;
     while (true) {
       int e = epoch;
-      Transactions txs = transactions;
+      PendingTransactions txs = transactions;
       long seq = locate(txs, end);
       if (seq < 0) {
         return markUnlocated(offset, wholeTransaction);
@@ -524,7 +507,7 @@ public final class FeedbackCoordinator {
     if (Long.compareUnsigned(end, watermark) <= 0) {
       return -1; // already behind the watermark: acknowledging again is harmless
     }
-    Transactions txs = transactions;
+    PendingTransactions txs = transactions;
     long seq = locate(txs, end);
     if (seq >= 0) {
       int registeredCount = txs.count(seq);
@@ -544,7 +527,7 @@ public final class FeedbackCoordinator {
       long position = first + offset.eventIndex();
       return setBit(position) ? position : -1;
     }
-    Restored known = restored.get(end);
+    RestoredTransactions.Restored known = restored.get(end);
     if (known != null && known.eventCount == offset.eventCount()) {
       if (wholeTransaction) {
         known.acknowledged.set(0, known.eventCount);
@@ -596,7 +579,7 @@ public final class FeedbackCoordinator {
     long h = head;
     long t = tail;
     if (h != t) {
-      Transactions txs = transactions;
+      PendingTransactions txs = transactions;
       long[] ring = bits;
       long z = prefix;
       long scanEnd = Math.min(limitOf(txs, h, t), ((long) maxAckedWord + 1) * EVENTS_PER_WORD);
@@ -607,7 +590,7 @@ public final class FeedbackCoordinator {
       }
       long runStart = headFirst < z ? headFirst : nextSet(ring, z, scanEnd);
       if (runStart < scanEnd) { // something acknowledged beyond the watermark
-        Snapshot collect = snapshotScratch.reset(txs, h, partial);
+        CheckpointCollector collect = snapshotScratch.reset(txs, h, partial);
         long runEnd = runStart < z ? z : nextClear(ring, runStart, scanEnd);
         while (true) {
           collect.run(runStart, runEnd);
@@ -618,20 +601,13 @@ public final class FeedbackCoordinator {
           runEnd = nextClear(ring, runStart, scanEnd);
         }
         collect.finish(t);
-        collect.reset(null, 0, null);
       }
     }
     // acknowledgements from before a restart or reconnect whose transactions were not delivered
     // again yet
-    for (Map.Entry<Long, Restored> tx : restored.entrySet()) {
-      if (Long.compareUnsigned(tx.getKey(), watermark) > 0
-          && !tx.getValue().acknowledged.isEmpty()
-          && locate(transactions, tx.getKey()) < 0) { // not registered again (listed above) yet
-        partial.add(
-            new CdcCheckpoint.PartialTransaction(
-                PgLsn.of(tx.getKey()), tx.getValue().eventCount, tx.getValue().acknowledged));
-      }
-    }
+    // (those registered again are listed above)
+    PendingTransactions txs = transactions;
+    restored.addTo(watermark, end -> locate(txs, end) >= 0, partial);
     return new CdcCheckpoint(slot, PgLsn.of(watermark), partial);
   }
 
@@ -646,39 +622,33 @@ public final class FeedbackCoordinator {
     advance();
     long h = head;
     long t = tail;
-    Transactions old = transactions;
+    PendingTransactions old = transactions;
     long[] oldBits = bits;
     long firstPending = h == t ? nextEvent : old.first(h);
     // new positions for whatever comes next. Order matters: a reader that sees the new epoch
     // must find only the fresh (empty) transaction ring, and one that sees the fresh bit ring
     // must see the new epoch at its check after the compare-and-set, and look again
-    Transactions fresh = new Transactions(old.capacity());
+    PendingTransactions fresh = new PendingTransactions(old.capacity());
     transactions = fresh;
     epoch++;
-    long[] freshBits = newRing(oldBits.length);
-    if (nextEvent % EVENTS_PER_WORD != 0) {
-      long w = wordOf(nextEvent);
-      freshBits[index(freshBits, w)] = tag(freshBits, w) << EVENTS_PER_WORD;
-    }
-    bits = freshBits;
+    long w = wordOf(nextEvent);
+    // the word of the next position is in its lap already if a registration started it
+    bits =
+        nextEvent % EVENTS_PER_WORD != 0 ? tagged(oldBits.length, w, w) : new long[oldBits.length];
     // retire the old words: a compare-and-set that lost the race fails and retries; what was set
     // before is in the value taken here
     long fromWord = wordOf(firstPending);
-    long[] captured = new long[(int) (h == t ? 0 : wordOf(nextEvent - 1) - fromWord + 1)];
-    for (int i = 0; i < captured.length; i++) {
-      captured[i] = (long) WORDS.getAndSet(oldBits, index(oldBits, fromWord + i), RETIRED);
-    }
+    int words = (int) (h == t ? 0 : wordOf(nextEvent - 1) - fromWord + 1);
+    long[] captured = retire(oldBits, fromWord, words);
     for (long seq = h; seq < t; seq++) {
       int count = old.count(seq);
       BitSet acknowledged = new BitSet(count);
       for (int i = 0; i < count; i++) {
-        long p = old.first(seq) + i;
-        long word = captured[(int) (wordOf(p) - fromWord)];
-        if ((word & (1L << bitOf(p))) != 0) {
+        if (isSetIn(captured, fromWord, old.first(seq) + i)) {
           acknowledged.set(i);
         }
       }
-      restored.put(old.end(seq), new Restored(count, acknowledged));
+      restored.put(old.end(seq), count, acknowledged);
     }
     hasRestored = !restored.isEmpty();
     head = t;
@@ -700,7 +670,7 @@ public final class FeedbackCoordinator {
     if (h == t) {
       return false;
     }
-    Transactions txs = transactions;
+    PendingTransactions txs = transactions;
     long limit = limitOf(txs, h, t);
     long[] ring = bits;
     long z = prefix;
@@ -723,22 +693,7 @@ public final class FeedbackCoordinator {
     if (txs.last(h) > z) {
       return false;
     }
-    // gallop from the head (usually only a few complete), then halve
-    long lo = h; // completes
-    long step = 1;
-    while (lo + step < t && txs.last(lo + step) <= z) {
-      lo += step;
-      step <<= 1;
-    }
-    long hi = Math.min(t, lo + step); // first that does not, or t
-    while (hi - lo > 1) {
-      long mid = (lo + hi) >>> 1;
-      if (txs.last(mid) <= z) {
-        lo = mid;
-      } else {
-        hi = mid;
-      }
-    }
+    long lo = txs.newestCompleteBefore(h, t, z);
     long wm = txs.end(lo);
     watermark = wm;
     head = lo + 1;
@@ -748,13 +703,13 @@ public final class FeedbackCoordinator {
 
   private void forgetRestoredUpTo(long end) {
     if (hasRestored) {
-      restored.keySet().removeIf(e -> Long.compareUnsigned(e, end) <= 0);
+      restored.forgetUpTo(end);
       hasRestored = !restored.isEmpty();
     }
   }
 
   /** The position after the last event of the transactions before {@code t}. */
-  private long limitOf(Transactions txs, long h, long t) {
+  private long limitOf(PendingTransactions txs, long h, long t) {
     if (t == h) {
       return prefix;
     }
@@ -762,361 +717,16 @@ public final class FeedbackCoordinator {
   }
 
   private void growTransactions() {
-    Transactions old = transactions;
-    Transactions grown = new Transactions(old.capacity() * 2);
-    for (long seq = head, t = tail; seq < t; seq++) {
-      grown.put(seq, old.end(seq), old.first(seq), old.count(seq));
-    }
-    transactions = grown; // the old one is never written again: late readers stay consistent
-  }
-
-  /** Replaces the bit ring with one of at least {@code words} words, keeping every bit set. */
-  private void growBits(long words) {
-    long[] old = bits;
-    int length = old.length;
-    while (length < words) {
-      length *= 2;
-    }
-    long[] grown = newRing(length);
-    long fromWord = wordOf(prefix);
-    long toWord = wordOf(Math.max(nextEvent, prefix + 1) - 1); // inclusive
-    for (long w = fromWord; w <= toWord; w++) {
-      grown[index(grown, w)] = tag(grown, w) << EVENTS_PER_WORD;
-    }
-    bits = grown;
-    for (long w = fromWord; w <= toWord; w++) {
-      long taken = (long) WORDS.getAndSet(old, index(old, w), RETIRED);
-      if ((taken >>> EVENTS_PER_WORD) == tag(old, w)) {
-        WORDS.getAndBitwiseOr(grown, index(grown, w), taken & EVENT_BITS);
-      }
-    }
+    // the old ring is never written again: late readers stay consistent
+    transactions = transactions.grown(head, tail);
   }
 
   // ---- lock-free -----------------------------------------------------------------------------
 
   /**
-   * Returns the sequence number of the pending transaction ending at {@code end}, or -1: the last
-   * one found and the one after it first (acknowledgements in commit order hit them), then an
-   * interpolation search of the ring, whose end LSNs ascend. A stale view (a ring replaced, an
-   * entry reused) at worst misses; the caller checks the entry it gets.
+   * Finds the pending transaction ending at {@code end} (see {@link PendingTransactions#locate}).
    */
-  private long locate(Transactions txs, long end) {
-    long h = head;
-    long t = (long) TAIL.getAcquire(this);
-    long s = hint;
-    if (s >= h && s < t) {
-      if (txs.end(s) == end) {
-        return s;
-      }
-      if (s + 1 < t && txs.end(s + 1) == end) {
-        return s + 1;
-      }
-    }
-    if (h == t) {
-      return -1;
-    }
-    if (txs.end(h) == end) {
-      return h;
-    }
-    // interpolation search: end LSNs of consecutive transactions grow roughly evenly, so the
-    // estimate lands on or next to the target; binary steps bound the worst case
-    long lo = h + 1;
-    long hi = Math.min(t, h + txs.capacity()) - 1;
-    boolean interpolate = true;
-    while (lo <= hi) {
-      long loEnd = txs.end(lo);
-      long hiEnd = txs.end(hi);
-      if (Long.compareUnsigned(end, loEnd) < 0 || Long.compareUnsigned(end, hiEnd) > 0) {
-        return -1;
-      }
-      long mid;
-      if (interpolate && hiEnd != loEnd) {
-        double fraction = (double) (end - loEnd) / (double) (hiEnd - loEnd); // spans < 2^63
-        mid = lo + (long) (fraction * (hi - lo));
-        mid = Math.max(lo, Math.min(hi, mid));
-      } else {
-        mid = (lo + hi) >>> 1;
-      }
-      interpolate = !interpolate; // alternate, so a skewed distribution still halves the range
-      int c = Long.compareUnsigned(txs.end(mid), end);
-      if (c < 0) {
-        lo = mid + 1;
-      } else if (c > 0) {
-        hi = mid - 1;
-      } else {
-        return mid;
-      }
-    }
-    return -1;
-  }
-
-  /**
-   * Sets the bit of event {@code position}: one compare-and-set, retried on the new ring if the
-   * ring was replaced meanwhile.
-   *
-   * @return true if this call set it; false if it was set before or the word holds a later lap (the
-   *     event was acknowledged and passed long ago)
-   */
-  boolean setBit(long position) {
-    long w = wordOf(position);
-    long bit = 1L << bitOf(position);
-    while (true) {
-      long[] ring = bits;
-      int i = index(ring, w);
-      long tag = tag(ring, w);
-      long word = (long) WORDS.getVolatile(ring, i);
-      if (position < prefix) {
-        // acknowledged and passed (the tag alone repeats after 65,536 laps of the ring): the
-        // prefix that let this word be tagged for a later lap is visible after reading the word
-        return false;
-      }
-      while ((word >>> EVENTS_PER_WORD) == tag && (word & bit) == 0) {
-        long witness = (long) WORDS.compareAndExchange(ring, i, word, word | bit);
-        if (witness == word) {
-          noteAcknowledged(w);
-          return true;
-        }
-        word = witness;
-      }
-      if (bits == ring) {
-        return false;
-      }
-    }
-  }
-
-  /** Sets the bits of events {@code [first, first + count)}; true if any was not set before. */
-  private boolean setBits(long first, int count) {
-    boolean any = false;
-    long p = first;
-    long last = first + count;
-    while (p < last) {
-      long w = wordOf(p);
-      int from = bitOf(p);
-      int to = (int) Math.min(EVENTS_PER_WORD, last - w * EVENTS_PER_WORD);
-      long mask = ((1L << to) - 1) & (-1L << from); // to <= 48
-      while (true) {
-        long[] ring = bits;
-        int i = index(ring, w);
-        long tag = tag(ring, w);
-        long word = (long) WORDS.getVolatile(ring, i);
-        boolean done = w * EVENTS_PER_WORD + to <= prefix; // passed: see setBit
-        while (!done && (word >>> EVENTS_PER_WORD) == tag) {
-          if ((word & mask) == mask) {
-            done = true;
-            break;
-          }
-          long witness = (long) WORDS.compareAndExchange(ring, i, word, word | mask);
-          if (witness == word) {
-            noteAcknowledged(w);
-            any = true;
-            done = true;
-            break;
-          }
-          word = witness;
-        }
-        if (done || bits == ring) {
-          break;
-        }
-      }
-      p = (w + 1) * EVENTS_PER_WORD;
-    }
-    return any;
-  }
-
-  private void noteAcknowledged(long word) {
-    long max = maxAckedWord;
-    while (word > max) {
-      long witness = (long) MAX_ACKED_WORD.compareAndExchange(this, max, word);
-      if (witness == max) {
-        return;
-      }
-      max = witness;
-    }
-  }
-
-  // ---- bit ring arithmetic -------------------------------------------------------------------
-
-  private static long[] newRing(int words) {
-    return new long[words];
-  }
-
-  private static long wordOf(long position) {
-    return position / EVENTS_PER_WORD;
-  }
-
-  private static int bitOf(long position) {
-    return (int) (position - wordOf(position) * EVENTS_PER_WORD);
-  }
-
-  private static int index(long[] ring, long word) {
-    return (int) word & (ring.length - 1);
-  }
-
-  /** The tag of a word: which lap of this ring it holds. */
-  private static long tag(long[] ring, long word) {
-    return (word >>> Integer.numberOfTrailingZeros(ring.length)) & TAG_BITS;
-  }
-
-  private static boolean isSet(long[] ring, long position) {
-    long word = (long) WORDS.getVolatile(ring, index(ring, wordOf(position)));
-    return (word & (1L << bitOf(position))) != 0;
-  }
-
-  /** Returns the first position in [from, limit) whose bit is clear, or limit. */
-  private static long nextClear(long[] ring, long from, long limit) {
-    long p = from;
-    while (p < limit) {
-      long w = wordOf(p);
-      long word = (long) WORDS.getVolatile(ring, index(ring, w));
-      long clear = ~word & EVENT_BITS & (-1L << bitOf(p));
-      if (clear != 0) {
-        return Math.min(limit, w * EVENTS_PER_WORD + Long.numberOfTrailingZeros(clear));
-      }
-      p = (w + 1) * EVENTS_PER_WORD;
-    }
-    return limit;
-  }
-
-  /** Returns the first position in [from, limit) whose bit is set, or limit. */
-  private static long nextSet(long[] ring, long from, long limit) {
-    long p = from;
-    while (p < limit) {
-      long w = wordOf(p);
-      long word = (long) WORDS.getVolatile(ring, index(ring, w));
-      long set = word & EVENT_BITS & (-1L << bitOf(p));
-      if (set != 0) {
-        return Math.min(limit, w * EVENTS_PER_WORD + Long.numberOfTrailingZeros(set));
-      }
-      p = (w + 1) * EVENTS_PER_WORD;
-    }
-    return limit;
-  }
-
-  // ---- types -----------------------------------------------------------------------------------
-
-  /**
-   * The pending transactions' ring: entries of three longs (end LSN, first event position, event
-   * count: 24 bytes, mostly on one cache line) indexed by sequence number modulo the capacity.
-   * Written by the registering thread only (an entry's end LSN first, then its position and count
-   * with release, so a reader that sees either new value sees the new end LSN too).
-   */
-  private static final class Transactions {
-    private static final int STRIDE = 3;
-    final long[] entries;
-    final int mask;
-
-    Transactions(int capacity) {
-      entries = new long[capacity * STRIDE];
-      mask = capacity - 1;
-    }
-
-    int capacity() {
-      return mask + 1;
-    }
-
-    private int at(long seq) {
-      return ((int) seq & mask) * STRIDE;
-    }
-
-    /** The end LSN (read with acquire: entries are reused). */
-    long end(long seq) {
-      return (long) WORDS.getAcquire(entries, at(seq));
-    }
-
-    long first(long seq) {
-      return (long) WORDS.getAcquire(entries, at(seq) + 1);
-    }
-
-    int count(long seq) {
-      return (int) (long) WORDS.getAcquire(entries, at(seq) + 2);
-    }
-
-    /** The position after the transaction's last event. */
-    long last(long seq) {
-      int i = at(seq);
-      return entries[i + 1] + entries[i + 2];
-    }
-
-    void put(long seq, long txEnd, long txFirst, int txCount) {
-      int i = at(seq);
-      entries[i] = txEnd;
-      WORDS.setRelease(entries, i + 1, txFirst);
-      WORDS.setRelease(entries, i + 2, (long) txCount);
-    }
-  }
-
-  /**
-   * Turns runs of acknowledged positions, in ascending order, into the acknowledged ranges of the
-   * pending transactions they fall in.
-   */
-  private static final class Snapshot {
-    private Transactions txs;
-    private List<CdcCheckpoint.PartialTransaction> partial;
-    private long seq;
-    private int[] ranges = new int[16];
-    private int n;
-
-    /** Starts collecting for one snapshot; the instance is reused (under the monitor). */
-    Snapshot reset(Transactions txs, long head, List<CdcCheckpoint.PartialTransaction> partial) {
-      this.txs = txs;
-      this.seq = head;
-      this.partial = partial;
-      this.n = 0;
-      return this;
-    }
-
-    /** Adds the acknowledged positions [from, to), split at transaction boundaries. */
-    void run(long from, long to) {
-      while (from < to) {
-        long txFirst = txs.first(seq);
-        long txLast = txs.last(seq);
-        if (txLast <= from) {
-          flush();
-          seq++;
-          continue;
-        }
-        long upTo = Math.min(to, txLast);
-        add((int) (from - txFirst), (int) (upTo - txFirst));
-        from = upTo;
-      }
-    }
-
-    void finish(long tail) {
-      if (seq < tail) {
-        flush();
-      }
-    }
-
-    private void add(int from, int to) {
-      if (n > 0 && ranges[n - 1] == from) {
-        ranges[n - 1] = to;
-        return;
-      }
-      if (n == ranges.length) {
-        ranges = Arrays.copyOf(ranges, n * 2);
-      }
-      ranges[n++] = from;
-      ranges[n++] = to;
-    }
-
-    private void flush() {
-      if (n > 0) {
-        partial.add(
-            CdcCheckpoint.PartialTransaction.ofRanges(
-                PgLsn.of(txs.end(seq)), txs.count(seq), Arrays.copyOf(ranges, n)));
-        n = 0;
-      }
-    }
-  }
-
-  /** A transaction known from before a restart or reconnect, not registered again yet. */
-  private static final class Restored {
-    final int eventCount;
-    final BitSet acknowledged;
-
-    Restored(int eventCount, BitSet acknowledged) {
-      this.eventCount = eventCount;
-      this.acknowledged = acknowledged;
-    }
+  private long locate(PendingTransactions txs, long end) {
+    return txs.locate(end, head, (long) TAIL.getAcquire(this), hint);
   }
 }
