@@ -6,6 +6,7 @@ import io.datum.cdc.PgLsn;
 import io.datum.cdc.core.types.PgBinaryCodec;
 import io.datum.cdc.core.types.PgBinaryTypes;
 import io.datum.cdc.core.types.PgBinaryValues;
+import io.datum.cdc.core.types.PgBuiltinType;
 import io.datum.cdc.core.types.PgTextValues;
 import io.datum.cdc.core.types.PgTypeCatalog;
 import io.datum.cdc.event.ColumnInfo;
@@ -546,8 +547,8 @@ public final class PgOutputDecoder {
   /** Maps a column type oid to the builtin type whose text decoder applies. */
   private int resolveType(int typeOid) {
     String[] sent = types.get(typeOid);
-    if (sent != null && !PgTextValues.isBuiltin(typeOid) && "pg_catalog".equals(sent[0])) {
-      int builtin = PgTextValues.builtinOid(sent[1]);
+    if (sent != null && !PgBuiltinType.decodesText(typeOid) && "pg_catalog".equals(sent[0])) {
+      int builtin = PgBuiltinType.oidNamed(sent[1]);
       if (builtin != 0) {
         return builtin;
       }

@@ -160,7 +160,7 @@ final class PgBinaryArrays {
    *     cannot be rendered
    */
   static String renderText(PgBinaryCursor c, int elementOid, char delimiter) {
-    return renderText(c, elementOid, delimiter, e -> PgBinaryText.render(elementOid, e));
+    return renderText(c, elementOid, delimiter, e -> PgBinaryOutput.text(elementOid, e, null));
   }
 
   /**

@@ -112,7 +112,8 @@ public abstract class PgBinaryCodec {
 
     @Override
     char delimiter() {
-      return PgBinaryText.delimiter(oid());
+      PgBuiltinType type = PgBuiltinType.of(oid());
+      return type == null ? ',' : type.delimiter();
     }
   }
 

@@ -45,33 +45,20 @@ final class PgBinaryOutput {
   private PgBinaryOutput() {}
 
   /**
-   * Returns whether {@link #text} can render a builtin type oid (arrays included).
+   * Returns whether {@link #text} can render a type oid: a {@link PgBuiltinType} or the array type
+   * of one.
    *
    * @param typeOid a type oid
-   * @return true for the types listed in the class description and their arrays
+   * @return true for the builtin types and their arrays
    */
   static boolean renders(int typeOid) {
-    return scalar(typeOid) || arrayElement(typeOid) != 0;
-  }
-
-  private static boolean scalar(int typeOid) {
-    return PgBinaryText.renders(typeOid)
-        || (PgTextValues.isBuiltin(typeOid) && PgTextValues.elementOid(typeOid) == 0);
-  }
-
-  /** The element type of a builtin array type whose elements this class renders, or 0. */
-  static int arrayElement(int typeOid) {
-    int element = PgTextValues.elementOid(typeOid);
-    if (element == 0) {
-      element = PgBinaryText.textArrayElement(typeOid);
-    }
-    return element != 0 && scalar(element) ? element : 0;
+    return PgBuiltinType.of(typeOid) != null || PgBuiltinType.elementOf(typeOid) != null;
   }
 
   /**
    * Renders one whole binary value as the type's output function prints it.
    *
-   * @param typeOid a builtin type oid for which {@link #renders} is true
+   * @param typeOid a type oid for which {@link #renders} is true
    * @param c the value; consumed entirely
    * @param zone the session time zone for {@code timestamptz}, or null if unknown
    * @return the text
@@ -79,93 +66,92 @@ final class PgBinaryOutput {
    *     {@code timestamptz} is to be printed without a zone
    */
   static String text(int typeOid, PgBinaryCursor c, ZoneId zone) {
-    int element = arrayElement(typeOid);
-    if (element != 0) {
+    PgBuiltinType element = PgBuiltinType.elementOf(typeOid);
+    if (element != null) {
       return PgBinaryArrays.renderText(
-          c, element, PgBinaryText.delimiter(element), e -> text(element, e, zone));
+          c, element.oid(), element.delimiter(), e -> text(element.oid(), e, zone));
     }
-    String text =
-        switch (typeOid) {
-          case PgTextValues.BOOL -> {
-            Object b = PgBinaryValues.decode(typeOid, c.array(), c.index(), c.remaining());
-            c.skip(c.remaining(), "bool");
-            yield ((Boolean) b) ? "t" : "f";
-          }
-          case PgTextValues.NUMERIC -> numeric(PgBinaryScalars.numeric(c));
-          case PgTextValues.FLOAT4 -> {
-            fixed(c, 4, "float4");
-            yield PgFloatOutput.format(Float.intBitsToFloat(c.i32("float4")));
-          }
-          case PgTextValues.FLOAT8 -> {
-            fixed(c, 8, "float8");
-            yield PgFloatOutput.format(c.f64("float8"));
-          }
-          case PgTextValues.BYTEA -> {
-            int at = c.skip(c.remaining(), "bytea");
-            yield "\\x" + HexFormat.of().formatHex(c.array(), at, c.index());
-          }
-          case PgTextValues.DATE -> {
-            fixed(c, 4, "date");
-            yield date(c.i32("date"));
-          }
-          case PgTextValues.TIME -> {
-            fixed(c, 8, "time");
-            yield time(c.i64("time"));
-          }
-          case PgTextValues.TIMETZ -> {
-            fixed(c, 12, "timetz");
-            long micros = c.i64("timetz time");
-            int zoneWest = c.i32("timetz zone");
-            yield time(micros) + zone(zoneWest);
-          }
-          case PgTextValues.TIMESTAMP -> {
-            fixed(c, 8, "timestamp");
-            yield timestamp(c.i64("timestamp"), null);
-          }
-          case PgTextValues.TIMESTAMPTZ -> {
-            fixed(c, 8, "timestamptz");
-            long micros = c.i64("timestamptz");
-            if (zone == null && micros != Long.MIN_VALUE && micros != Long.MAX_VALUE) {
-              throw new IllegalArgumentException(
-                  "timestamptz text depends on the replication session's TimeZone, which is"
-                      + " unknown or not a zone the JVM knows");
-            }
-            yield timestamp(micros, zone);
-          }
-          case PgTextValues.INTERVAL -> {
-            fixed(c, 16, "interval");
-            long micros = c.i64("interval time");
-            int days = c.i32("interval days");
-            int months = c.i32("interval months");
-            yield interval(months, days, micros);
-          }
-          default -> {
-            if (PgBinaryText.renders(typeOid)) {
-              yield PgBinaryText.render(typeOid, c);
-            }
-            if (!scalar(typeOid)) {
-              throw new IllegalArgumentException(
-                  "type oid "
-                      + Integer.toUnsignedString(typeOid)
-                      + " has no binary-to-text"
-                      + " conversion");
-            }
-            // int2/4/8, oid, the text types, "char", json, jsonb, uuid: their Java value's
-            // toString is the output text (uuid_out prints lower case, as UUID.toString does)
-            Object v = PgBinaryValues.decode(typeOid, c.array(), c.index(), c.remaining());
-            c.skip(c.remaining(), "value");
-            yield v instanceof io.datum.cdc.event.PgJson j ? j.text() : v.toString();
-          }
-        };
+    PgBuiltinType type = PgBuiltinType.of(typeOid);
+    if (type == null) {
+      throw new IllegalArgumentException(
+          "type oid " + Integer.toUnsignedString(typeOid) + " has no binary-to-text conversion");
+    }
+    String text = type.outputText(c, zone);
     c.expectEnd("binary value of type oid " + Integer.toUnsignedString(typeOid));
     return text;
   }
 
-  private static void fixed(PgBinaryCursor c, int size, String type) {
-    if (c.remaining() != size) {
+  /** {@code boolout} of {@code boolsend}'s byte. */
+  static String boolText(PgBinaryCursor c, ZoneId zone) {
+    return PgBinaryScalars.bool(c) ? "t" : "f";
+  }
+
+  /** {@code numeric_out} of {@code numeric_send}. */
+  static String numericText(PgBinaryCursor c, ZoneId zone) {
+    return numeric(PgBinaryScalars.numeric(c));
+  }
+
+  /** {@code float4out}: shortest round-trip digits. */
+  static String float4Text(PgBinaryCursor c, ZoneId zone) {
+    return PgFloatOutput.format(PgBinaryScalars.float4(c).floatValue());
+  }
+
+  /** {@code float8out}: shortest round-trip digits. */
+  static String float8Text(PgBinaryCursor c, ZoneId zone) {
+    return PgFloatOutput.format(PgBinaryScalars.float8(c).doubleValue());
+  }
+
+  /** {@code byteaout} with {@code bytea_output=hex}: {@code \x} and lower-case hex. */
+  static String byteaText(PgBinaryCursor c, ZoneId zone) {
+    int at = c.skip(c.remaining(), "bytea");
+    return "\\x" + HexFormat.of().formatHex(c.array(), at, c.index());
+  }
+
+  /** {@code date_out} of {@code date_send}. */
+  static String dateText(PgBinaryCursor c, ZoneId zone) {
+    PgBinaryScalars.fixed(c, 4, "date");
+    return date(c.i32("date"));
+  }
+
+  /** {@code time_out} of {@code time_send}. */
+  static String timeText(PgBinaryCursor c, ZoneId zone) {
+    PgBinaryScalars.fixed(c, 8, "time");
+    return time(c.i64("time"));
+  }
+
+  /** {@code timetz_out} of {@code timetz_send}. */
+  static String timeTzText(PgBinaryCursor c, ZoneId zone) {
+    PgBinaryScalars.fixed(c, 12, "timetz");
+    long micros = c.i64("timetz time");
+    int zoneWest = c.i32("timetz zone");
+    return time(micros) + zone(zoneWest);
+  }
+
+  /** {@code timestamp_out} of {@code timestamp_send}. */
+  static String timestampText(PgBinaryCursor c, ZoneId zone) {
+    PgBinaryScalars.fixed(c, 8, "timestamp");
+    return timestamp(c.i64("timestamp"), null);
+  }
+
+  /** {@code timestamptz_out} of {@code timestamptz_send}, in the session's TimeZone. */
+  static String timestampTzText(PgBinaryCursor c, ZoneId zone) {
+    PgBinaryScalars.fixed(c, 8, "timestamptz");
+    long micros = c.i64("timestamptz");
+    if (zone == null && micros != Long.MIN_VALUE && micros != Long.MAX_VALUE) {
       throw new IllegalArgumentException(
-          type + " binary value must be " + size + " bytes, got " + c.remaining());
+          "timestamptz text depends on the replication session's TimeZone, which is"
+              + " unknown or not a zone the JVM knows");
     }
+    return timestamp(micros, zone);
+  }
+
+  /** {@code interval_out} of {@code interval_send}. */
+  static String intervalText(PgBinaryCursor c, ZoneId zone) {
+    PgBinaryScalars.fixed(c, 16, "interval");
+    long micros = c.i64("interval time");
+    int days = c.i32("interval days");
+    int months = c.i32("interval months");
+    return interval(months, days, micros);
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.datum.cdc.core.types;
 
 import io.datum.cdc.event.PgInterval;
+import io.datum.cdc.event.PgJson;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.RoundingMode;
@@ -10,6 +11,8 @@ import java.time.LocalDateTime;
 import java.time.LocalTime;
 import java.time.OffsetTime;
 import java.time.ZoneOffset;
+import java.util.Arrays;
+import java.util.UUID;
 
 /**
  * Binary send formats of {@code numeric} and of the date/time types, decoded to the values {@link
@@ -110,8 +113,106 @@ final class PgBinaryScalars {
     return d;
   }
 
+  /** Checks that a fixed-size value has exactly its size. */
+  static void fixed(PgBinaryCursor c, int size, String type) {
+    if (c.remaining() != size) {
+      throw new IllegalArgumentException(
+          type + " binary value must be " + size + " bytes, got " + c.remaining());
+    }
+  }
+
+  /** {@code boolsend}: one byte, 1 or 0. */
+  static Boolean bool(PgBinaryCursor c) {
+    fixed(c, 1, "bool");
+    int b = c.u8("bool");
+    if (b > 1) {
+      throw new IllegalArgumentException("bool byte is " + b + "; 0 or 1 expected");
+    }
+    return b == 1;
+  }
+
+  /** {@code int2send}. */
+  static Short int2(PgBinaryCursor c) {
+    fixed(c, 2, "int2");
+    return c.i16("int2");
+  }
+
+  /** {@code int4send}. */
+  static Integer int4(PgBinaryCursor c) {
+    fixed(c, 4, "int4");
+    return c.i32("int4");
+  }
+
+  /** {@code int8send}. */
+  static Long int8(PgBinaryCursor c) {
+    fixed(c, 8, "int8");
+    return c.i64("int8");
+  }
+
+  /** {@code oidsend}: unsigned 32 bits, as a Long. */
+  static Long oid(PgBinaryCursor c) {
+    fixed(c, 4, "oid");
+    return Integer.toUnsignedLong(c.i32("oid"));
+  }
+
+  /** {@code float4send}. */
+  static Float float4(PgBinaryCursor c) {
+    fixed(c, 4, "float4");
+    return Float.intBitsToFloat(c.i32("float4"));
+  }
+
+  /** {@code float8send}. */
+  static Double float8(PgBinaryCursor c) {
+    fixed(c, 8, "float8");
+    return c.f64("float8");
+  }
+
+  /** {@code textsend}, {@code varcharsend}, {@code bpcharsend}, {@code namesend}: the text. */
+  static String text(PgBinaryCursor c) {
+    return c.restUtf8("text");
+  }
+
+  /**
+   * {@code charsend} sends the byte; {@code charout} (src/backend/utils/adt/char.c, PostgreSQL 15+)
+   * prints NUL as the empty string, ASCII as itself and a byte with the high bit set as {@code
+   * \ooo} (PostgreSQL 14 printed that byte raw, which is not valid UTF-8).
+   */
+  static String charValue(PgBinaryCursor c) {
+    fixed(c, 1, "\"char\"");
+    int b = c.u8("\"char\"");
+    if (b == 0) {
+      return "";
+    } else if (b < 0x80) {
+      return String.valueOf((char) b);
+    }
+    return "\\" + (b >> 6) + ((b >> 3) & 7) + (b & 7);
+  }
+
+  /** {@code byteasend}: the bytes themselves (a copy). */
+  static byte[] bytea(PgBinaryCursor c) {
+    int at = c.skip(c.remaining(), "bytea");
+    return Arrays.copyOfRange(c.array(), at, c.index());
+  }
+
+  /** {@code json_send}: the text as stored. */
+  static PgJson json(PgBinaryCursor c) {
+    return new PgJson(c.restUtf8("json"));
+  }
+
+  /** {@code jsonb_send}: format version 1, then {@code jsonb_out}'s text. */
+  static PgJson jsonb(PgBinaryCursor c) {
+    return new PgJson(PgBinaryText.versioned(c, "jsonb"));
+  }
+
+  /** {@code uuid_send}: 16 bytes, big-endian. */
+  static UUID uuid(PgBinaryCursor c) {
+    fixed(c, 16, "uuid");
+    return new UUID(c.i64("uuid"), c.i64("uuid"));
+  }
+
   /** {@code date_send}: int32 days since 2000-01-01; INT32_MIN/MAX are -infinity/infinity. */
   static LocalDate date(PgBinaryCursor c) {
+    fixed(c, 4, "date");
     int days = c.i32("date");
     if (days == Integer.MIN_VALUE) {
       return LocalDate.MIN;
@@ -123,6 +224,11 @@ final class PgBinaryScalars {
 
   /** {@code time_send}: int64 microseconds since midnight; 24:00:00 becomes LocalTime.MAX. */
   static LocalTime time(PgBinaryCursor c) {
+    fixed(c, 8, "time");
+    return timeOfDay(c);
+  }
+
+  private static LocalTime timeOfDay(PgBinaryCursor c) {
     long micros = c.i64("time");
     if (micros < 0 || micros > USECS_PER_DAY) {
       throw new IllegalArgumentException("time of " + micros + " microseconds is out of range");
@@ -135,7 +241,8 @@ final class PgBinaryScalars {
    * offset's negation, as {@code EncodeTimezone} in datetime.c prints it).
    */
   static OffsetTime timeTz(PgBinaryCursor c) {
-    LocalTime time = time(c);
+    fixed(c, 12, "timetz");
+    LocalTime time = timeOfDay(c);
     int zone = c.i32("timetz zone");
     if (zone < -TZDISP_LIMIT || zone > TZDISP_LIMIT) {
       throw new IllegalArgumentException("timetz zone of " + zone + " seconds is out of range");
@@ -145,6 +252,7 @@ final class PgBinaryScalars {
 
   /** {@code timestamp_send}: int64 microseconds since 2000-01-01; INT64_MIN/MAX are infinities. */
   static LocalDateTime timestamp(PgBinaryCursor c) {
+    fixed(c, 8, "timestamp");
     long micros = c.i64("timestamp");
     if (micros == Long.MIN_VALUE) {
       return LocalDateTime.MIN;
@@ -159,6 +267,7 @@ final class PgBinaryScalars {
 
   /** {@code timestamptz_send}: as timestamp, counted in UTC. */
   static Instant timestampTz(PgBinaryCursor c) {
+    fixed(c, 8, "timestamptz");
     long micros = c.i64("timestamptz");
     if (micros == Long.MIN_VALUE) {
       return Instant.MIN;
@@ -177,6 +286,7 @@ final class PgBinaryScalars {
    * PgInterval#NEGATIVE_INFINITY}, as their text does from {@link PgTemporalValues#parseInterval}.
    */
   static PgInterval interval(PgBinaryCursor c) {
+    fixed(c, 16, "interval");
     long micros = c.i64("interval time");
     int days = c.i32("interval days");
     int months = c.i32("interval months");

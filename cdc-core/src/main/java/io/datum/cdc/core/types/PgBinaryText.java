@@ -1,8 +1,5 @@
 package io.datum.cdc.core.types;
 
-import java.util.Map;
-import java.util.Set;
-
 /**
  * Turns the binary send format of the builtin types that {@link PgTextValues} keeps as their text
  * into exactly the text their output function prints, so that a column gives the same String in
@@ -29,149 +26,57 @@ import java.util.Set;
  */
 final class PgBinaryText {
 
-  static final int INT2VECTOR = 22;
-  static final int TID = 27;
-  static final int XID = 28;
-  static final int CID = 29;
-  static final int OIDVECTOR = 30;
-  static final int XML = 142;
-  static final int POINT = 600;
-  static final int LSEG = 601;
-  static final int PATH = 602;
-  static final int BOX = 603;
-  static final int POLYGON = 604;
-  static final int LINE = 628;
-  static final int CIDR = 650;
-  static final int UNKNOWN = 705;
-  static final int CIRCLE = 718;
-  static final int MACADDR8 = 774;
-  static final int MONEY = 790;
-  static final int MACADDR = 829;
-  static final int INET = 869;
-  static final int BIT = 1560;
-  static final int VARBIT = 1562;
-  static final int REFCURSOR = 1790;
-  static final int TXID_SNAPSHOT = 2970;
-  static final int PG_LSN = 3220;
-  static final int TSVECTOR = 3614;
-  static final int JSONPATH = 4072;
-  static final int PG_SNAPSHOT = 5038;
-  static final int XID8 = 5069;
-
-  private static final Set<Integer> RENDERED =
-      Set.of(
-          INT2VECTOR,
-          TID,
-          XID,
-          CID,
-          OIDVECTOR,
-          XML,
-          POINT,
-          LSEG,
-          PATH,
-          BOX,
-          POLYGON,
-          LINE,
-          CIDR,
-          UNKNOWN,
-          CIRCLE,
-          MACADDR8,
-          MONEY,
-          MACADDR,
-          INET,
-          BIT,
-          VARBIT,
-          REFCURSOR,
-          TXID_SNAPSHOT,
-          PG_LSN,
-          TSVECTOR,
-          JSONPATH,
-          PG_SNAPSHOT,
-          XID8);
-
-  /**
-   * Arrays of rendered types that {@link PgTextValues} does not list, so keeps as their {@code
-   * array_out} text: array oid to element oid (src/include/catalog/pg_type.dat).
-   */
-  private static final Map<Integer, Integer> TEXT_ARRAYS =
-      Map.ofEntries(
-          Map.entry(1006, INT2VECTOR),
-          Map.entry(1010, TID),
-          Map.entry(1011, XID),
-          Map.entry(1012, CID),
-          Map.entry(1013, OIDVECTOR),
-          Map.entry(1017, POINT),
-          Map.entry(1018, LSEG),
-          Map.entry(1019, PATH),
-          Map.entry(1020, BOX),
-          Map.entry(1027, POLYGON),
-          Map.entry(629, LINE),
-          Map.entry(719, CIRCLE),
-          Map.entry(775, MACADDR8),
-          Map.entry(2201, REFCURSOR),
-          Map.entry(2949, TXID_SNAPSHOT),
-          Map.entry(3643, TSVECTOR),
-          Map.entry(5039, PG_SNAPSHOT),
-          Map.entry(271, XID8));
-
   private PgBinaryText() {}
 
-  /** Returns whether {@link #render} handles this type oid. */
-  static boolean renders(int typeOid) {
-    return RENDERED.contains(typeOid);
+  /** {@code xml_send}, {@code textsend} ({@code refcursor}), {@code unknownsend}: the text. */
+  static String utf8(PgBinaryCursor c) {
+    return c.restUtf8("text");
+  }
+
+  /** {@code jsonpath_send}: format version 1, then the text. */
+  static String jsonpath(PgBinaryCursor c) {
+    return versioned(c, "jsonpath");
+  }
+
+  /** {@code cash_send} printed by {@code cash_out}, see {@link #money(long)}. */
+  static String cash(PgBinaryCursor c) {
+    return money(c.i64("money"));
+  }
+
+  /** {@code pg_lsn_send}: int64, printed by {@code pg_lsn_out}, see {@link #lsn}. */
+  static String pgLsn(PgBinaryCursor c) {
+    return lsn(c.i64("pg_lsn"));
   }
 
   /**
-   * Returns the element type of an array type whose value is kept as {@code array_out} text, or 0.
+   * {@code tidsend}: uint32 block, uint16 offset; {@code tidout}: {@code (block,offset)} (tid.c).
    */
-  static int textArrayElement(int arrayOid) {
-    Integer element = TEXT_ARRAYS.get(arrayOid);
-    return element == null ? 0 : element;
+  static String tid(PgBinaryCursor c) {
+    return "("
+        + Integer.toUnsignedString(c.i32("tid block"))
+        + ","
+        + (c.i16("tid offset") & 0xFFFF)
+        + ")";
   }
 
-  /** Returns the array delimiter ({@code typdelim}) of an element type: {@code ;} for box. */
-  static char delimiter(int elementOid) {
-    return elementOid == BOX ? ';' : ',';
+  /** {@code xidsend}/{@code cidsend}: uint32; {@code xidout}/{@code cidout}: decimal (xid.c). */
+  static String xid(PgBinaryCursor c) {
+    return Integer.toUnsignedString(c.i32("xid"));
   }
 
-  /**
-   * Renders a whole binary value as its type's output function prints it.
-   *
-   * @param typeOid one of the types {@link #renders} accepts
-   * @param c the value; consumed entirely
-   * @return the text
-   * @throws IllegalArgumentException if the value is malformed or the type is not rendered here
-   */
-  static String render(int typeOid, PgBinaryCursor c) {
-    String text =
-        switch (typeOid) {
-          case XML, REFCURSOR, UNKNOWN -> c.restUtf8("text"); // xml_send, textsend, unknownsend
-          case JSONPATH -> versioned(c, "jsonpath"); // jsonpath_send: version 1, then the text
-          case MONEY -> money(c.i64("money"));
-          case INET, CIDR -> PgNetworkText.inet(c, typeOid == CIDR);
-          case MACADDR -> PgNetworkText.macaddr(c, 6);
-          case MACADDR8 -> PgNetworkText.macaddr(c, 8);
-          case BIT, VARBIT -> bits(c);
-          case PG_LSN -> lsn(c.i64("pg_lsn"));
-          case TID ->
-              "("
-                  + Integer.toUnsignedString(c.i32("tid block"))
-                  + ","
-                  + (c.i16("tid offset") & 0xFFFF)
-                  + ")"; // tidsend / tidout, tid.c
-          case XID, CID -> Integer.toUnsignedString(c.i32("xid")); // xidsend, cidsend, xid.c
-          case XID8 -> Long.toUnsignedString(c.i64("xid8")); // xid8send, xid.c
-          case TXID_SNAPSHOT, PG_SNAPSHOT -> snapshot(c);
-          case INT2VECTOR -> vector(c, PgTextValues.INT2);
-          case OIDVECTOR -> vector(c, PgTextValues.OID);
-          case TSVECTOR -> tsvector(c);
-          case POINT, LSEG, PATH, BOX, POLYGON, LINE, CIRCLE -> PgGeometryText.render(typeOid, c);
-          default ->
-              throw new IllegalArgumentException(
-                  "type oid " + typeOid + " has no binary-to-text conversion");
-        };
-    c.expectEnd(Integer.toString(typeOid));
-    return text;
+  /** {@code xid8send}: uint64; {@code xid8out}: decimal (xid.c). */
+  static String xid8(PgBinaryCursor c) {
+    return Long.toUnsignedString(c.i64("xid8"));
+  }
+
+  /** {@code int2vectorsend}, printed by {@code int2vectorout}, see {@link #vector}. */
+  static String int2vector(PgBinaryCursor c) {
+    return vector(c, PgBuiltinType.INT2.oid());
+  }
+
+  /** {@code oidvectorsend}, printed by {@code oidvectorout}, see {@link #vector}. */
+  static String oidvector(PgBinaryCursor c) {
+    return vector(c, PgBuiltinType.OID.oid());
   }
 
   /** A one-byte format version (1) followed by UTF-8 text: jsonb_send, jsonpath_send. */
@@ -206,7 +111,7 @@ final class PgBinaryText {
   }
 
   /** {@code bit_send}/{@code varbit_send}: int32 bit count, then the bits, MSB first (varbit.c). */
-  private static String bits(PgBinaryCursor c) {
+  static String bits(PgBinaryCursor c) {
     int count = c.i32("bit length");
     if (count < 0) {
       throw new IllegalArgumentException("negative bit length " + count);
@@ -236,7 +141,7 @@ final class PgBinaryText {
    * {@code pg_snapshot_send}/{@code txid_snapshot_send}: int32 nxip, int64 xmin, int64 xmax, nxip
    * int64 xids; printed {@code xmin:xmax:xip,xip} (xid8funcs.c).
    */
-  private static String snapshot(PgBinaryCursor c) {
+  static String snapshot(PgBinaryCursor c) {
     int nxip = c.i32("snapshot xip count");
     if (nxip < 0 || nxip > c.remaining() / 8) {
       throw new IllegalArgumentException("snapshot xip count " + nxip + " does not fit the value");
@@ -282,7 +187,7 @@ final class PgBinaryText {
    * {@code 'lexeme':1A,2} separated by spaces, doubling {@code '} and {@code \} inside the quotes,
    * weights 3..1 as A..C and 0 (D) not at all (tsvector.c).
    */
-  private static String tsvector(PgBinaryCursor c) {
+  static String tsvector(PgBinaryCursor c) {
     int count = c.i32("tsvector lexeme count");
     if (count < 0 || count > c.remaining() / 3) {
       throw new IllegalArgumentException("tsvector lexeme count " + count + " does not fit");

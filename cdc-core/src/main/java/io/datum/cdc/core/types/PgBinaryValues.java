@@ -1,8 +1,6 @@
 package io.datum.cdc.core.types;
 
 import io.datum.cdc.event.PgJson;
-import java.util.Arrays;
-import java.util.UUID;
 
 /**
  * Decodes PostgreSQL's binary send format of a value, by type oid, to exactly the Java value that
@@ -88,138 +86,29 @@ public final class PgBinaryValues {
    * Returns whether {@link #decode} handles a type oid (whatever the bytes).
    *
    * @param typeOid a type oid
-   * @return true for the builtin types listed in the class description
+   * @return true for the {@link PgBuiltinType}s and their array types
    */
   public static boolean supports(int typeOid) {
-    return PgTextValues.isBuiltin(typeOid)
-        || PgBinaryText.renders(typeOid)
-        || PgBinaryText.textArrayElement(typeOid) != 0;
+    return PgBuiltinType.of(typeOid) != null || PgBuiltinType.elementOf(typeOid) != null;
   }
 
   private static Object read(int typeOid, PgBinaryCursor c) {
-    switch (typeOid) {
-      case PgTextValues.BOOL -> {
-        fixed(c, 1, "bool");
-        int b = c.u8("bool"); // boolsend: 1 or 0
-        if (b > 1) {
-          throw new IllegalArgumentException("bool byte is " + b + "; 0 or 1 expected");
-        }
-        return b == 1;
-      }
-      case PgTextValues.INT2 -> {
-        fixed(c, 2, "int2");
-        return c.i16("int2");
-      }
-      case PgTextValues.INT4 -> {
-        fixed(c, 4, "int4");
-        return c.i32("int4");
-      }
-      case PgTextValues.INT8 -> {
-        fixed(c, 8, "int8");
-        return c.i64("int8");
-      }
-      case PgTextValues.OID -> {
-        fixed(c, 4, "oid");
-        return Integer.toUnsignedLong(c.i32("oid"));
-      }
-      case PgTextValues.FLOAT4 -> {
-        fixed(c, 4, "float4");
-        return Float.intBitsToFloat(c.i32("float4"));
-      }
-      case PgTextValues.FLOAT8 -> {
-        fixed(c, 8, "float8");
-        return c.f64("float8");
-      }
-      case PgTextValues.NUMERIC -> {
-        return PgBinaryScalars.numeric(c);
-      }
-      case PgTextValues.TEXT, PgTextValues.VARCHAR, PgTextValues.BPCHAR, PgTextValues.NAME -> {
-        return c.restUtf8("text"); // textsend, varcharsend, bpcharsend, namesend: the text
-      }
-      case PgTextValues.CHAR -> {
-        fixed(c, 1, "\"char\"");
-        return charText(c.u8("\"char\""));
-      }
-      case PgTextValues.BYTEA -> {
-        int at = c.skip(c.remaining(), "bytea"); // byteasend: the bytes themselves
-        return Arrays.copyOfRange(c.array(), at, c.index());
-      }
-      case PgTextValues.JSON -> {
-        return new PgJson(c.restUtf8("json")); // json_send: the text as stored
-      }
-      case PgTextValues.JSONB -> {
-        return new PgJson(PgBinaryText.versioned(c, "jsonb")); // jsonb_send: 1, jsonb_out's text
-      }
-      case PgTextValues.UUID_OID -> {
-        fixed(c, 16, "uuid");
-        return new UUID(c.i64("uuid"), c.i64("uuid"));
-      }
-      case PgTextValues.DATE -> {
-        fixed(c, 4, "date");
-        return PgBinaryScalars.date(c);
-      }
-      case PgTextValues.TIME -> {
-        fixed(c, 8, "time");
-        return PgBinaryScalars.time(c);
-      }
-      case PgTextValues.TIMETZ -> {
-        fixed(c, 12, "timetz");
-        return PgBinaryScalars.timeTz(c);
-      }
-      case PgTextValues.TIMESTAMP -> {
-        fixed(c, 8, "timestamp");
-        return PgBinaryScalars.timestamp(c);
-      }
-      case PgTextValues.TIMESTAMPTZ -> {
-        fixed(c, 8, "timestamptz");
-        return PgBinaryScalars.timestampTz(c);
-      }
-      case PgTextValues.INTERVAL -> {
-        fixed(c, 16, "interval");
-        return PgBinaryScalars.interval(c);
-      }
-      default -> {
-        int element = PgTextValues.elementOid(typeOid);
-        if (element != 0) {
-          return PgBinaryArrays.decodeList(c, element);
-        }
-        if (PgBinaryText.renders(typeOid)) {
-          return PgBinaryText.render(typeOid, c);
-        }
-        int textElement = PgBinaryText.textArrayElement(typeOid);
-        if (textElement != 0) {
-          return PgBinaryArrays.renderText(c, textElement, PgBinaryText.delimiter(textElement));
-        }
-        throw new IllegalArgumentException(
-            "binary values of type oid "
-                + Integer.toUnsignedString(typeOid)
-                + " cannot be decoded: PgBinaryValues decodes the builtin types it lists; other"
-                + " types (user-defined ones, ranges) need codecs from the type catalog"
-                + " (PgTypeCatalog), which this decoder was not given");
-      }
+    PgBuiltinType type = PgBuiltinType.of(typeOid);
+    if (type != null) {
+      return type.decodeBinary(c);
     }
-  }
-
-  /** Checks that a fixed-size value has exactly its size. */
-  private static void fixed(PgBinaryCursor c, int size, String type) {
-    if (c.remaining() != size) {
-      throw new IllegalArgumentException(
-          type + " binary value must be " + size + " bytes, got " + c.remaining());
+    PgBuiltinType element = PgBuiltinType.elementOf(typeOid);
+    if (element != null) {
+      return element.arrays() == PgBuiltinType.ArrayForm.LIST
+          ? PgBinaryArrays.decodeList(c, element.oid())
+          : PgBinaryArrays.renderText(c, element.oid(), element.delimiter());
     }
-  }
-
-  /**
-   * {@code charsend} sends the byte; {@code charout} (src/backend/utils/adt/char.c, PostgreSQL 15+)
-   * prints NUL as the empty string, ASCII as itself and a byte with the high bit set as {@code
-   * \ooo} (PostgreSQL 14 printed that byte raw, which is not valid UTF-8).
-   */
-  private static String charText(int b) {
-    if (b == 0) {
-      return "";
-    } else if (b < 0x80) {
-      return String.valueOf((char) b);
-    }
-    return "\\" + (b >> 6) + ((b >> 3) & 7) + (b & 7);
+    throw new IllegalArgumentException(
+        "binary values of type oid "
+            + Integer.toUnsignedString(typeOid)
+            + " cannot be decoded: PgBinaryValues decodes the builtin types it lists; other"
+            + " types (user-defined ones, ranges) need codecs from the type catalog"
+            + " (PgTypeCatalog), which this decoder was not given");
   }
 
   /**

@@ -11,40 +11,52 @@ final class PgGeometryText {
 
   private PgGeometryText() {}
 
+  /** {@code point_send}: x, y; {@code point_out}: {@code (x,y)}. */
+  static String point(PgBinaryCursor c) {
+    return points(new StringBuilder(32), c, 1, ' ').toString();
+  }
+
+  /** {@code lseg_send}: two points; {@code lseg_out}: {@code [(x1,y1),(x2,y2)]}. */
+  static String lseg(PgBinaryCursor c) {
+    return points(new StringBuilder(64), c, 2, '[').toString();
+  }
+
+  /** {@code box_send}: high, low; {@code box_out}: {@code (high),(low)}. */
+  static String box(PgBinaryCursor c) {
+    return points(new StringBuilder(64), c, 2, ' ').toString();
+  }
+
   /**
-   * Renders a geometric value.
-   *
-   * @param typeOid point 600, lseg 601, path 602, box 603, polygon 604, line 628 or circle 718
-   * @param c the value
-   * @return for example {@code (1,2)}, {@code [(1,2),(3,4)]}, {@code ((0,0),(1,1))}, {@code
-   *     (3,4),(1,2)}, {@code {1,-1,0}}, {@code <(1,2),3>}
+   * {@code path_send}: closed flag, int32 count, points; {@code path_out}: {@code ((..),(..))}
+   * closed, {@code [(..),(..)]} open.
    */
-  static String render(int typeOid, PgBinaryCursor c) {
-    StringBuilder sb = new StringBuilder(64);
-    switch (typeOid) {
-      case PgBinaryText.POINT -> points(sb, c, 1, ' '); // "(x,y)"
-      case PgBinaryText.LSEG -> points(sb, c, 2, '['); // "[(x1,y1),(x2,y2)]"
-      case PgBinaryText.BOX -> points(sb, c, 2, ' '); // "(high),(low)"
-      case PgBinaryText.PATH -> {
-        int closed = c.u8("path closed flag");
-        if (closed > 1) {
-          throw new IllegalArgumentException("path closed flag is " + closed + "; 0 or 1 expected");
-        }
-        points(sb, c, count(c, "path"), closed == 1 ? '(' : '[');
-      }
-      case PgBinaryText.POLYGON -> points(sb, c, count(c, "polygon"), '(');
-      case PgBinaryText.LINE -> {
-        sb.append('{').append(PgFloatOutput.format(c.f64("line A"))).append(',');
-        sb.append(PgFloatOutput.format(c.f64("line B"))).append(',');
-        sb.append(PgFloatOutput.format(c.f64("line C"))).append('}');
-      }
-      case PgBinaryText.CIRCLE -> {
-        sb.append('<');
-        points(sb, c, 1, ' ');
-        sb.append(',').append(PgFloatOutput.format(c.f64("circle radius"))).append('>');
-      }
-      default -> throw new IllegalArgumentException("type oid " + typeOid + " is not geometric");
+  static String path(PgBinaryCursor c) {
+    int closed = c.u8("path closed flag");
+    if (closed > 1) {
+      throw new IllegalArgumentException("path closed flag is " + closed + "; 0 or 1 expected");
     }
+    return points(new StringBuilder(64), c, count(c, "path"), closed == 1 ? '(' : '[').toString();
+  }
+
+  /** {@code poly_send}: int32 count, points; {@code poly_out}: {@code ((x1,y1),...)}. */
+  static String polygon(PgBinaryCursor c) {
+    return points(new StringBuilder(64), c, count(c, "polygon"), '(').toString();
+  }
+
+  /** {@code line_send}: A, B, C; {@code line_out}: {@code {A,B,C}}. */
+  static String line(PgBinaryCursor c) {
+    StringBuilder sb = new StringBuilder(48);
+    sb.append('{').append(PgFloatOutput.format(c.f64("line A"))).append(',');
+    sb.append(PgFloatOutput.format(c.f64("line B"))).append(',');
+    sb.append(PgFloatOutput.format(c.f64("line C"))).append('}');
+    return sb.toString();
+  }
+
+  /** {@code circle_send}: center, radius; {@code circle_out}: {@code <(x,y),r>}. */
+  static String circle(PgBinaryCursor c) {
+    StringBuilder sb = new StringBuilder(48).append('<');
+    points(sb, c, 1, ' ');
+    sb.append(',').append(PgFloatOutput.format(c.f64("circle radius"))).append('>');
     return sb.toString();
   }
 
@@ -62,7 +74,7 @@ final class PgGeometryText {
    * {@code path_encode}: points as {@code (x,y)} joined by {@code ,}, enclosed in {@code (...)}
    * (closed), {@code [...]} (open) or nothing (delimiter {@code ' '}).
    */
-  private static void points(StringBuilder sb, PgBinaryCursor c, int n, char open) {
+  private static StringBuilder points(StringBuilder sb, PgBinaryCursor c, int n, char open) {
     if (open != ' ') {
       sb.append(open);
     }
@@ -78,5 +90,6 @@ final class PgGeometryText {
     } else if (open == '[') {
       sb.append(']');
     }
+    return sb;
   }
 }

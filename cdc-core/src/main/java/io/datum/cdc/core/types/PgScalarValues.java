@@ -1,6 +1,8 @@
 package io.datum.cdc.core.types;
 
+import io.datum.cdc.event.PgJson;
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.UUID;
 
@@ -13,6 +15,62 @@ import java.util.UUID;
 final class PgScalarValues {
 
   private PgScalarValues() {}
+
+  /** {@code boolout}: {@code t} or {@code f} (bool.c). */
+  static Boolean parseBool(String text) {
+    if (text.equals("t")) {
+      return Boolean.TRUE;
+    } else if (text.equals("f")) {
+      return Boolean.FALSE;
+    }
+    throw new IllegalArgumentException("boolean output is 't' or 'f'");
+  }
+
+  /** {@code int2out} from UTF-8 bytes. */
+  static Short parseInt2(byte[] b, int offset, int length) {
+    return (short) parseInteger(b, offset, length, Short.MIN_VALUE, Short.MAX_VALUE);
+  }
+
+  /** {@code int4out} from UTF-8 bytes. */
+  static Integer parseInt4(byte[] b, int offset, int length) {
+    return (int) parseInteger(b, offset, length, Integer.MIN_VALUE, Integer.MAX_VALUE);
+  }
+
+  /** {@code int8out} from UTF-8 bytes. */
+  static Long parseInt8(byte[] b, int offset, int length) {
+    return parseInteger(b, offset, length, Long.MIN_VALUE, Long.MAX_VALUE);
+  }
+
+  /** {@code oidout} (unsigned 32 bits) from UTF-8 bytes, as a Long. */
+  static Long parseOid(byte[] b, int offset, int length) {
+    return parseInteger(b, offset, length, 0, 0xFFFF_FFFFL);
+  }
+
+  /** {@code oidout} (unsigned 32 bits), as a Long. */
+  static Long parseOid(String text) {
+    return Integer.toUnsignedLong(Integer.parseUnsignedInt(text));
+  }
+
+  /** {@code float4out}. */
+  static Float parseFloat4(String text) {
+    return Float.parseFloat(checkFloat(text));
+  }
+
+  /** {@code float8out}. */
+  static Double parseFloat8(String text) {
+    return Double.parseDouble(checkFloat(text));
+  }
+
+  /** {@code byteaout} text (hex, or escape). */
+  static byte[] parseBytea(String text) {
+    byte[] raw = text.getBytes(StandardCharsets.UTF_8);
+    return parseBytea(raw, 0, raw.length);
+  }
+
+  /** {@code json_out}, {@code jsonb_out}: the text, kept as it is. */
+  static PgJson parseJson(String text) {
+    return new PgJson(text);
+  }
 
   /** Parses a decimal integer from bytes without building a String, checking its range. */
   static long parseInteger(byte[] b, int offset, int length, long min, long max) {

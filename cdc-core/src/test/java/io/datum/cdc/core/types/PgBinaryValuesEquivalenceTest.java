@@ -2,6 +2,7 @@ package io.datum.cdc.core.types;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
@@ -13,7 +14,9 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -412,7 +415,7 @@ class PgBinaryValuesEquivalenceTest {
       assertEquals('e', s.typtype());
       assertEquals(label, PgTextValues.decode(s.oid(), s.text()));
       // enum_send sends the label as textsend would: decodable as text by a caller that knows
-      assertEquals(label, PgBinaryValues.decode(PgTextValues.TEXT, s.binary()));
+      assertEquals(label, PgBinaryValues.decode(PgBuiltinType.TEXT.oid(), s.binary()));
       IllegalArgumentException e =
           assertThrows(
               IllegalArgumentException.class, () -> PgBinaryValues.decode(s.oid(), s.binary()));
@@ -467,69 +470,29 @@ class PgBinaryValuesEquivalenceTest {
     }
   }
 
-  private static final java.util.Map<String, Integer> RENDERED_BY_NAME =
-      java.util.Map.ofEntries(
-          java.util.Map.entry("int2vector", PgBinaryText.INT2VECTOR),
-          java.util.Map.entry("tid", PgBinaryText.TID),
-          java.util.Map.entry("xid", PgBinaryText.XID),
-          java.util.Map.entry("cid", PgBinaryText.CID),
-          java.util.Map.entry("oidvector", PgBinaryText.OIDVECTOR),
-          java.util.Map.entry("xml", PgBinaryText.XML),
-          java.util.Map.entry("point", PgBinaryText.POINT),
-          java.util.Map.entry("lseg", PgBinaryText.LSEG),
-          java.util.Map.entry("path", PgBinaryText.PATH),
-          java.util.Map.entry("box", PgBinaryText.BOX),
-          java.util.Map.entry("polygon", PgBinaryText.POLYGON),
-          java.util.Map.entry("line", PgBinaryText.LINE),
-          java.util.Map.entry("cidr", PgBinaryText.CIDR),
-          java.util.Map.entry("unknown", PgBinaryText.UNKNOWN),
-          java.util.Map.entry("circle", PgBinaryText.CIRCLE),
-          java.util.Map.entry("macaddr8", PgBinaryText.MACADDR8),
-          java.util.Map.entry("money", PgBinaryText.MONEY),
-          java.util.Map.entry("macaddr", PgBinaryText.MACADDR),
-          java.util.Map.entry("inet", PgBinaryText.INET),
-          java.util.Map.entry("bit", PgBinaryText.BIT),
-          java.util.Map.entry("varbit", PgBinaryText.VARBIT),
-          java.util.Map.entry("refcursor", PgBinaryText.REFCURSOR),
-          java.util.Map.entry("txid_snapshot", PgBinaryText.TXID_SNAPSHOT),
-          java.util.Map.entry("pg_lsn", PgBinaryText.PG_LSN),
-          java.util.Map.entry("tsvector", PgBinaryText.TSVECTOR),
-          java.util.Map.entry("jsonpath", PgBinaryText.JSONPATH),
-          java.util.Map.entry("pg_snapshot", PgBinaryText.PG_SNAPSHOT),
-          java.util.Map.entry("xid8", PgBinaryText.XID8));
-
-  /** The builtin oids this decoder hard-codes are the ones the server uses. */
+  /** Every row of the builtin type table holds the server's oid, array type and delimiter. */
   @Test
-  void hardCodedOidsMatchTheCatalog() throws SQLException {
+  void builtinTypeTableMatchesTheCatalog() throws SQLException {
+    Map<String, int[]> catalog = new HashMap<>();
     try (Statement s = connection.createStatement();
         ResultSet rs =
             s.executeQuery(
-                "SELECT t.oid, t.typname, t.typelem, t.typdelim FROM pg_type t"
-                    + " WHERE t.typnamespace = 'pg_catalog'::regnamespace AND t.typsend <> 0")) {
-      int checked = 0;
+                "SELECT t.typname, t.oid, t.typarray, ascii(t.typdelim::text) FROM pg_type t"
+                    + " WHERE t.typnamespace = 'pg_catalog'::regnamespace")) {
       while (rs.next()) {
-        int oid = rs.getInt(1);
-        String name = rs.getString(2);
-        int textElement = PgBinaryText.textArrayElement(oid);
-        if (textElement != 0) {
-          assertEquals(rs.getInt(3), textElement, name);
-          assertEquals(rs.getString(4).charAt(0), PgBinaryText.delimiter(textElement), name);
-          checked++;
-        }
-        int listElement = PgTextValues.elementOid(oid);
-        if (listElement != 0) {
-          assertEquals(rs.getInt(3), listElement, name);
-          assertEquals(",", rs.getString(4), name);
-          checked++;
-        }
-        Integer constant = RENDERED_BY_NAME.get(name);
-        if (constant != null) {
-          assertEquals(oid, constant, name);
-          assertTrue(PgBinaryText.renders(oid), name);
-          checked++;
-        }
+        catalog.put(rs.getString(1), new int[] {rs.getInt(2), rs.getInt(3), rs.getInt(4)});
       }
-      assertEquals(RENDERED_BY_NAME.size() + 18 + 32, checked);
+    }
+    for (PgBuiltinType type : PgBuiltinType.values()) {
+      int[] row = catalog.get(type.typname());
+      assertNotNull(row, type.typname() + " is not in pg_type");
+      assertEquals(row[0], type.oid(), type.typname() + " oid");
+      assertEquals(row[1], type.arrayOid(), type.typname() + " typarray");
+      assertEquals((char) row[2], type.delimiter(), type.typname() + " typdelim");
+      assertEquals(type, PgBuiltinType.of(type.oid()));
+      if (type.arrayOid() != 0) {
+        assertEquals(type, PgBuiltinType.elementOf(type.arrayOid()));
+      }
     }
   }
 

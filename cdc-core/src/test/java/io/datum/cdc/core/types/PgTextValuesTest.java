@@ -1,6 +1,8 @@
 package io.datum.cdc.core.types;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -312,13 +314,19 @@ class PgTextValuesTest {
 
   @Test
   void builtinNames() {
-    assertEquals(23, PgTextValues.builtinOid("int4"));
-    assertEquals(3807, PgTextValues.builtinOid("_jsonb"));
-    assertEquals(1043, PgTextValues.builtinOid("varchar"));
-    assertEquals(0, PgTextValues.builtinOid("mood"));
-    assertEquals(0, PgTextValues.builtinOid("inet"));
-    assertTrue(PgTextValues.isBuiltin(1184));
-    assertEquals(23, PgTextValues.elementOid(1007));
-    assertEquals(0, PgTextValues.elementOid(23));
+    assertEquals(23, PgBuiltinType.oidNamed("int4"));
+    assertEquals(3807, PgBuiltinType.oidNamed("_jsonb"));
+    assertEquals(1043, PgBuiltinType.oidNamed("varchar"));
+    assertEquals(1041, PgBuiltinType.oidNamed("_inet"));
+    assertEquals(0, PgBuiltinType.oidNamed("mood"));
+    assertEquals(0, PgBuiltinType.oidNamed("inet"));
+    assertEquals(0, PgBuiltinType.oidNamed("_point"));
+    assertTrue(PgBuiltinType.decodesText(1184));
+    assertTrue(PgBuiltinType.decodesText(1041));
+    assertFalse(PgBuiltinType.decodesText(869));
+    assertFalse(PgBuiltinType.decodesText(1017));
+    assertEquals(PgBuiltinType.INT4, PgBuiltinType.elementOf(1007));
+    assertNull(PgBuiltinType.elementOf(23));
+    assertEquals(PgBuiltinType.ArrayForm.TEXT, PgBuiltinType.elementOf(1017).arrays());
   }
 }

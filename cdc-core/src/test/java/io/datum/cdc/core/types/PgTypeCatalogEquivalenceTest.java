@@ -228,8 +228,8 @@ class PgTypeCatalogEquivalenceTest {
         if (!rs.getString(1).equals("d")) {
           if (base != oid
               && rs.getString(3).equals("pg_catalog")
-              && PgTextValues.builtinOid(rs.getString(4)) != 0) {
-            return PgTextValues.builtinOid(rs.getString(4));
+              && PgBuiltinType.oidNamed(rs.getString(4)) != 0) {
+            return PgBuiltinType.oidNamed(rs.getString(4));
           }
           return oid;
         }
