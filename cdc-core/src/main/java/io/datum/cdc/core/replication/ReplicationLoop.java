@@ -1,10 +1,10 @@
 package io.datum.cdc.core.replication;
 
 import io.datum.cdc.CdcException;
-import io.datum.cdc.CdcReplicationException;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.core.assembly.TransactionAssembler;
 import io.datum.cdc.core.assembly.TransactionBuffer;
+import io.datum.cdc.core.delivery.Handoff;
 import io.datum.cdc.core.feedback.FeedbackCoordinator;
 import io.datum.cdc.core.feedback.SourceCheckpointHandle;
 import io.datum.cdc.core.types.PgTypeCatalog;
@@ -14,7 +14,6 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.Properties;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.postgresql.PGConnection;
@@ -51,7 +50,7 @@ final class ReplicationLoop {
   private final SourceConfig config;
   private final SourceCheckpointHandle handle;
   private final FeedbackCoordinator coordinator;
-  private final BlockingQueue<ChangeEvent> handoff;
+  private final Handoff handoff;
 
   /** Created by {@link #open} once the protocol version is negotiated. */
   private volatile TransactionAssembler assembler;
@@ -78,7 +77,7 @@ final class ReplicationLoop {
       SourceConfig config,
       FeedbackCoordinator coordinator,
       SourceCheckpointHandle handle,
-      BlockingQueue<ChangeEvent> handoff,
+      Handoff handoff,
       Runnable beforeFinalFeedback) {
     this.beforeFinalFeedback = beforeFinalFeedback;
     this.config = config;
@@ -104,169 +103,10 @@ final class ReplicationLoop {
    */
   void open(boolean reconnecting) {
     String slot = config.slot();
-    try (Connection admin = DriverManager.getConnection(config.jdbcUrl(), adminProperties())) {
-      SlotAdmin slots = new SlotAdmin(admin);
-      protocol = PgOutputOptions.negotiate(config, slots.serverVersionNum());
-      if (!slots.publicationExists(config.publication())) {
-        if (!config.createPublication()) {
-          throw new CdcReplicationException(
-              "publication \""
-                  + config.publication()
-                  + "\" does not exist in "
-                  + PgErrors.redact(config.jdbcUrl())
-                  + "; create it (CREATE PUBLICATION ... FOR TABLE ...) or let the source create it"
-                  + " (createPublication(true), pgcdc --create-publication)");
-        }
-        try {
-          slots.createPublication(config.publication(), config.publicationTables());
-        } catch (SQLException e) {
-          throw PgErrors.map("cannot create publication \"" + config.publication() + '"', e);
-        }
-      }
-      if (config.binary()) {
-        // binary values of user-defined types need their kind, which pgoutput does not send
-        types =
-            new PgTypeCatalog(
-                new PgTypeCatalog.ConnectionSource() {
-                  @Override
-                  public Connection open() throws SQLException {
-                    return DriverManager.getConnection(config.jdbcUrl(), adminProperties());
-                  }
-
-                  @Override
-                  public RuntimeException failure(String what, SQLException e) {
-                    return PgErrors.map(what, e);
-                  }
-                });
-        types.preload(admin, config.publication());
-      }
-      SlotAdmin.SlotState state = slots.slot(slot);
-      if (state == null) {
-        if (!config.createSlot() || reconnecting) {
-          throw new CdcReplicationException(
-              "replication slot \""
-                  + slot
-                  + "\" does not exist; create it with"
-                  + " pg_create_logical_replication_slot('"
-                  + slot
-                  + "', 'pgoutput')"
-                  + " or let the source create it (createSlot(true), pgcdc --create-slot)"
-                  + (reconnecting ? " (it was dropped while the source was reconnecting)" : ""));
-        }
-        PgLsn stored = coordinator.watermark();
-        if (!stored.isZero() && !config.trustSlotPosition()) {
-          // creating a new slot now would silently skip every change since the stored watermark
-          throw new CdcReplicationException(
-              "replication slot \""
-                  + slot
-                  + "\" does not exist, but "
-                  + config.store().location()
-                  + " holds its watermark "
-                  + stored
-                  + ": the slot was dropped, and a new one would"
-                  + " start after the changes in between. Create it anyway only if that loss is"
-                  + " acceptable (trustSlotPosition(true), pgcdc --trust-slot-position)");
-        }
-        try {
-          slots.createSlot(slot);
-        } catch (SQLException e) {
-          throw PgErrors.map("cannot create replication slot \"" + slot + '"', e);
-        }
-      } else {
-        if ("lost".equals(state.walStatus())) {
-          // PostgreSQL docs, 53.19 pg_replication_slots: "lost" means required WAL was removed
-          throw new CdcReplicationException(
-              "replication slot \""
-                  + slot
-                  + "\" is invalidated: PostgreSQL removed WAL it still"
-                  + " needed (wal_status lost, e.g. max_slot_wal_keep_size exceeded); the changes"
-                  + " since its position are gone. Drop it and create a new one, knowing that"
-                  + " those changes cannot be delivered");
-        }
-        if (!"pgoutput".equals(state.plugin())) {
-          throw new CdcReplicationException(
-              "replication slot \""
-                  + slot
-                  + "\" uses plugin "
-                  + state.plugin()
-                  + " (type "
-                  + state.type()
-                  + "); datum-cdc needs a logical slot with pgoutput");
-        }
-        long waitUntil = System.nanoTime() + config.slotWait().toNanos();
-        while (state != null && state.active() && System.nanoTime() < waitUntil && !stopRequested) {
-          // another consumer holds the slot: wait for it to let go, as configured
-          LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(200));
-          state = slots.slot(slot);
-        }
-        if (state == null) {
-          throw new CdcReplicationException(
-              "replication slot \"" + slot + "\" was dropped while waiting for it");
-        }
-        if (state.active()) {
-          throw new CdcReplicationException(
-              "replication slot \""
-                  + slot
-                  + "\" is active for PID "
-                  + state.activePid()
-                  + "; another consumer is streaming from it");
-        }
-        PgLsn watermark = coordinator.watermark();
-        if (!watermark.isZero() && state.confirmedFlushLsn().isAfter(watermark)) {
-          // the source reports only stored watermarks, so someone else moved the slot (or dropped
-          // and recreated it): transactions between the two positions would be skipped silently
-          if (!config.trustSlotPosition()) {
-            throw new CdcReplicationException(
-                "replication slot \""
-                    + slot
-                    + "\" has confirmed_flush_lsn "
-                    + state.confirmedFlushLsn()
-                    + ", after the watermark "
-                    + watermark
-                    + " stored in "
-                    + config.store().location()
-                    + ": the slot was advanced, or"
-                    + " dropped and recreated, while this consumer was down, and the changes in"
-                    + " between cannot be delivered. Resume from the slot's position only if that"
-                    + " loss is acceptable (trustSlotPosition(true), pgcdc --trust-slot-position)");
-          }
-          LOG.warn(
-              "slot {}: confirmed_flush_lsn {} is after the stored watermark {}; trusting the"
-                  + " slot as configured: changes in between are not delivered",
-              slot,
-              state.confirmedFlushLsn(),
-              watermark);
-        }
-      }
-      PgLsn stored = coordinator.watermark();
-      PgLsn walEnd = slots.currentWalLsn();
-      if (stored.isAfter(walEnd)) {
-        // confirming it would make the server skip every change up to it, on this slot for good
-        throw new CdcReplicationException(
-            "the watermark "
-                + stored
-                + " stored in "
-                + config.store().location()
-                + " for slot \""
-                + slot
-                + "\" is after the server's current WAL position "
-                + walEnd
-                + ": the store"
-                + " belongs to another cluster, or the server was restored from an older backup."
-                + " Delete the slot's checkpoint from the store (for file:, the file "
-                + slot
-                + ".json in its directory) or use another store, to start from the slot's position");
-      }
-    } catch (SQLException e) {
-      throw PgErrors.map(
-          "cannot check slot \""
-              + slot
-              + "\" and publication \""
-              + config.publication()
-              + "\" at "
-              + PgErrors.redact(config.jdbcUrl()),
-          e);
-    }
+    SlotPreflight.Outcome checked =
+        SlotPreflight.run(config, coordinator, reconnecting, () -> stopRequested);
+    protocol = checked.protocol();
+    types = checked.types();
     try {
       connection = DriverManager.getConnection(config.jdbcUrl(), replicationProperties());
       PgLsn start = coordinator.watermark();
@@ -379,7 +219,7 @@ final class ReplicationLoop {
       return;
     }
     try {
-      if (handoff.offer(next, 50, TimeUnit.MILLISECONDS)) {
+      if (handoff.offer(next, 50)) {
         assembler.poll();
       }
     } catch (InterruptedException e) {
@@ -425,13 +265,6 @@ final class ReplicationLoop {
       lastSentFlush = flush;
       lastStatusNanos = now;
     }
-  }
-
-  private Properties adminProperties() {
-    Properties p = new Properties();
-    p.putAll(config.properties());
-    PGProperty.APPLICATION_NAME.set(p, "datum-cdc admin " + config.slot());
-    return p;
   }
 
   private Properties replicationProperties() {

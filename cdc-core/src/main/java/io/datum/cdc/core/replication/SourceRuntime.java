@@ -4,14 +4,13 @@ import io.datum.cdc.CdcCheckpoint;
 import io.datum.cdc.CdcConnectionException;
 import io.datum.cdc.CdcException;
 import io.datum.cdc.CdcHandler;
+import io.datum.cdc.core.delivery.HandlerThread;
+import io.datum.cdc.core.delivery.Handoff;
 import io.datum.cdc.core.feedback.FeedbackCoordinator;
 import io.datum.cdc.core.feedback.SourceCheckpointHandle;
-import io.datum.cdc.event.ChangeEvent;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -35,8 +34,6 @@ public final class SourceRuntime {
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
   private final java.util.concurrent.atomic.AtomicLong reconnects =
       new java.util.concurrent.atomic.AtomicLong();
-  private final java.util.concurrent.atomic.AtomicLong eventsHandled =
-      new java.util.concurrent.atomic.AtomicLong();
   private volatile long transactionsDeliveredBefore;
   private volatile long startNanos;
   private final CompletableFuture<Void> termination = new CompletableFuture<>();
@@ -49,7 +46,8 @@ public final class SourceRuntime {
   private final SourceCheckpointHandle handle;
   private volatile ReplicationLoop loop;
   private volatile Thread dispatcher;
-  private BlockingQueue<ChangeEvent> handoff;
+  private Handoff handoff;
+  private volatile HandlerThread handlerBody;
   private final CountDownLatch stopSignal = new CountDownLatch(1);
 
   /**
@@ -107,7 +105,7 @@ public final class SourceRuntime {
               + spill
               + " is not a writable directory (spillDirectory, pgcdc --spill-dir)");
     }
-    handoff = new ArrayBlockingQueue<>(config.handoffCapacity());
+    handoff = new Handoff(config.handoffCapacity());
     ReplicationLoop opened =
         new ReplicationLoop(config, coordinator, handle, handoff, this::beforeFinalFeedback);
     try {
@@ -119,8 +117,7 @@ public final class SourceRuntime {
     loop = opened; // from here on stop() waits for the threads
     startNanos = System.nanoTime();
     Thread reader = new Thread(this::runLoop, "datum-cdc-replication-" + config.slot());
-    dispatcher =
-        new Thread(() -> runHandler(handler, handoff), "datum-cdc-handler-" + config.slot());
+    dispatcher = new Thread(handlerBody(handler), "datum-cdc-handler-" + config.slot());
     reader.start();
     dispatcher.start();
     Thread waiter = new Thread(this::awaitTermination, "datum-cdc-termination-" + config.slot());
@@ -248,40 +245,27 @@ public final class SourceRuntime {
       coordinator.pendingTransactions(),
       coordinator.pendingEvents(),
       transactionsDeliveredBefore + (l == null ? 0 : l.transactionsDelivered()),
-      eventsHandled.get(),
+      handlerBody == null ? 0 : handlerBody.eventsHandled(),
       startNanos == 0 ? 0 : System.nanoTime() - startNanos,
       l == null ? 0 : l.transactionsSpilled()
     };
   }
 
-  private void runHandler(CdcHandler handler, BlockingQueue<ChangeEvent> handoff) {
+  private HandlerThread handlerBody(CdcHandler handler) {
     // loopDone only after the last reconnect attempt: the handler keeps polling meanwhile
-    ChangeEvent event = null;
-    try {
-      while (!stopping) {
-        event = handoff.poll(20, TimeUnit.MILLISECONDS);
-        if (event == null) {
-          if (loopDone) {
-            break;
-          }
-          continue;
-        }
-        if (stopping) {
-          break;
-        }
-        handler.handle(event, handle);
-        eventsHandled.incrementAndGet();
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (Throwable t) {
-      fail(
-          new CdcException(
-              "handler failed on event " + (event == null ? "?" : event.offset()) + ": " + t, t));
-    } finally {
-      handlerDone.countDown();
-      threadsDone.countDown();
-    }
+    handlerBody =
+        new HandlerThread(
+            handoff,
+            handler,
+            handle,
+            () -> stopping,
+            () -> loopDone,
+            this::fail,
+            () -> {
+              handlerDone.countDown();
+              threadsDone.countDown();
+            });
+    return handlerBody;
   }
 
   /**

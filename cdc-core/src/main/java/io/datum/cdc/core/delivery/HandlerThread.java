@@ -1,0 +1,91 @@
+package io.datum.cdc.core.delivery;
+
+import io.datum.cdc.CdcCheckpointHandle;
+import io.datum.cdc.CdcException;
+import io.datum.cdc.CdcHandler;
+import io.datum.cdc.event.ChangeEvent;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+
+/**
+ * The body of a source's handler thread: takes events from the {@link Handoff} in order and calls
+ * the application's {@link CdcHandler} with each, on this one thread, until the source stops or the
+ * replication thread is done and the hand-off is empty. A handler that throws fails the source (the
+ * event is not acknowledged, so it is delivered again after a restart).
+ */
+public final class HandlerThread implements Runnable {
+
+  /** How long one poll of the hand-off waits before the stop conditions are looked at again. */
+  private static final long POLL_MILLIS = 20;
+
+  private final Handoff handoff;
+  private final CdcHandler handler;
+  private final CdcCheckpointHandle handle;
+  private final BooleanSupplier stopping;
+  private final BooleanSupplier producerDone;
+  private final Consumer<Throwable> onFailure;
+  private final Runnable onExit;
+  private final AtomicLong eventsHandled = new AtomicLong();
+
+  /**
+   * @param handoff where the events come from
+   * @param handler the application's handler
+   * @param handle the checkpoint handle passed with every event
+   * @param stopping true once the source stops: the thread ends without taking more events
+   * @param producerDone true once the replication thread has ended for good (after its last
+   *     reconnect attempt): the thread ends when the hand-off is empty
+   * @param onFailure told about a handler failure (fails the source)
+   * @param onExit run when the thread ends, however it ends
+   */
+  public HandlerThread(
+      Handoff handoff,
+      CdcHandler handler,
+      CdcCheckpointHandle handle,
+      BooleanSupplier stopping,
+      BooleanSupplier producerDone,
+      Consumer<Throwable> onFailure,
+      Runnable onExit) {
+    this.handoff = handoff;
+    this.handler = handler;
+    this.handle = handle;
+    this.stopping = stopping;
+    this.producerDone = producerDone;
+    this.onFailure = onFailure;
+    this.onExit = onExit;
+  }
+
+  /** Returns the number of events the handler returned from. */
+  public long eventsHandled() {
+    return eventsHandled.get();
+  }
+
+  @Override
+  public void run() {
+    ChangeEvent event = null;
+    try {
+      while (!stopping.getAsBoolean()) {
+        event = handoff.poll(POLL_MILLIS);
+        if (event == null) {
+          if (producerDone.getAsBoolean()) {
+            break;
+          }
+          continue;
+        }
+        if (stopping.getAsBoolean()) {
+          break;
+        }
+        handler.handle(event, handle);
+        eventsHandled.incrementAndGet();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Throwable t) {
+      onFailure.accept(
+          new CdcException(
+              "handler failed on event " + (event == null ? "?" : event.offset()) + ": " + t, t));
+    } finally {
+      onExit.run();
+    }
+  }
+}

@@ -1,0 +1,234 @@
+package io.datum.cdc.core.replication;
+
+import io.datum.cdc.CdcReplicationException;
+import io.datum.cdc.PgLsn;
+import io.datum.cdc.core.feedback.FeedbackCoordinator;
+import io.datum.cdc.core.types.PgTypeCatalog;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import org.postgresql.PGProperty;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a source checks, over an ordinary SQL connection, before it starts streaming: the server's
+ * version (to negotiate pgoutput's options), the publication (created if configured), in binary
+ * mode the column types of the published tables, the slot (created if configured and safe: never
+ * when a stored watermark says changes would be skipped, never at a reconnect), that the slot uses
+ * pgoutput, is not invalidated ({@code wal_status lost}) and is not held by another consumer
+ * (waiting up to the configured slot wait), that its {@code confirmed_flush_lsn} is not after the
+ * stored watermark, and that the stored watermark is not after the server's WAL (a store of another
+ * cluster). PostgreSQL docs, 53.19 {@code pg_replication_slots}.
+ */
+final class SlotPreflight {
+
+  private static final Logger LOG = LoggerFactory.getLogger(SlotPreflight.class);
+
+  /** What the checks found: the negotiated pgoutput options and, in binary mode, the catalog. */
+  record Outcome(PgOutputOptions protocol, PgTypeCatalog types) {}
+
+  private SlotPreflight() {}
+
+  /**
+   * Runs the checks.
+   *
+   * @param config the source's settings
+   * @param coordinator the source's coordinator, for the stored watermark
+   * @param reconnecting true at a reconnect: a missing slot is then never created (it was dropped:
+   *     a new one would skip changes) and is reported as such
+   * @param stopRequested tells whether the source is stopping (ends the wait for a busy slot)
+   * @return the negotiated options and the type catalog (null in text mode)
+   * @throws io.datum.cdc.CdcException naming the slot, publication or server and the remedy, if a
+   *     check fails or the server cannot be reached
+   */
+  static Outcome run(
+      SourceConfig config,
+      FeedbackCoordinator coordinator,
+      boolean reconnecting,
+      BooleanSupplier stopRequested) {
+    String slot = config.slot();
+    PgOutputOptions protocol;
+    PgTypeCatalog types = null;
+    try (Connection admin =
+        DriverManager.getConnection(config.jdbcUrl(), adminProperties(config))) {
+      SlotAdmin slots = new SlotAdmin(admin);
+      protocol = PgOutputOptions.negotiate(config, slots.serverVersionNum());
+      if (!slots.publicationExists(config.publication())) {
+        if (!config.createPublication()) {
+          throw new CdcReplicationException(
+              "publication \""
+                  + config.publication()
+                  + "\" does not exist in "
+                  + PgErrors.redact(config.jdbcUrl())
+                  + "; create it (CREATE PUBLICATION ... FOR TABLE ...) or let the source create it"
+                  + " (createPublication(true), pgcdc --create-publication)");
+        }
+        try {
+          slots.createPublication(config.publication(), config.publicationTables());
+        } catch (SQLException e) {
+          throw PgErrors.map("cannot create publication \"" + config.publication() + '"', e);
+        }
+      }
+      if (config.binary()) {
+        // binary values of user-defined types need their kind, which pgoutput does not send
+        types =
+            new PgTypeCatalog(
+                new PgTypeCatalog.ConnectionSource() {
+                  @Override
+                  public Connection open() throws SQLException {
+                    return DriverManager.getConnection(config.jdbcUrl(), adminProperties(config));
+                  }
+
+                  @Override
+                  public RuntimeException failure(String what, SQLException e) {
+                    return PgErrors.map(what, e);
+                  }
+                });
+        types.preload(admin, config.publication());
+      }
+      SlotAdmin.SlotState state = slots.slot(slot);
+      if (state == null) {
+        if (!config.createSlot() || reconnecting) {
+          throw new CdcReplicationException(
+              "replication slot \""
+                  + slot
+                  + "\" does not exist; create it with"
+                  + " pg_create_logical_replication_slot('"
+                  + slot
+                  + "', 'pgoutput')"
+                  + " or let the source create it (createSlot(true), pgcdc --create-slot)"
+                  + (reconnecting ? " (it was dropped while the source was reconnecting)" : ""));
+        }
+        PgLsn stored = coordinator.watermark();
+        if (!stored.isZero() && !config.trustSlotPosition()) {
+          // creating a new slot now would silently skip every change since the stored watermark
+          throw new CdcReplicationException(
+              "replication slot \""
+                  + slot
+                  + "\" does not exist, but "
+                  + config.store().location()
+                  + " holds its watermark "
+                  + stored
+                  + ": the slot was dropped, and a new one would"
+                  + " start after the changes in between. Create it anyway only if that loss is"
+                  + " acceptable (trustSlotPosition(true), pgcdc --trust-slot-position)");
+        }
+        try {
+          slots.createSlot(slot);
+        } catch (SQLException e) {
+          throw PgErrors.map("cannot create replication slot \"" + slot + '"', e);
+        }
+      } else {
+        if ("lost".equals(state.walStatus())) {
+          // PostgreSQL docs, 53.19 pg_replication_slots: "lost" means required WAL was removed
+          throw new CdcReplicationException(
+              "replication slot \""
+                  + slot
+                  + "\" is invalidated: PostgreSQL removed WAL it still"
+                  + " needed (wal_status lost, e.g. max_slot_wal_keep_size exceeded); the changes"
+                  + " since its position are gone. Drop it and create a new one, knowing that"
+                  + " those changes cannot be delivered");
+        }
+        if (!"pgoutput".equals(state.plugin())) {
+          throw new CdcReplicationException(
+              "replication slot \""
+                  + slot
+                  + "\" uses plugin "
+                  + state.plugin()
+                  + " (type "
+                  + state.type()
+                  + "); datum-cdc needs a logical slot with pgoutput");
+        }
+        long waitUntil = System.nanoTime() + config.slotWait().toNanos();
+        while (state != null
+            && state.active()
+            && System.nanoTime() < waitUntil
+            && !stopRequested.getAsBoolean()) {
+          // another consumer holds the slot: wait for it to let go, as configured
+          LockSupport.parkNanos(SlotPreflight.class, TimeUnit.MILLISECONDS.toNanos(200));
+          state = slots.slot(slot);
+        }
+        if (state == null) {
+          throw new CdcReplicationException(
+              "replication slot \"" + slot + "\" was dropped while waiting for it");
+        }
+        if (state.active()) {
+          throw new CdcReplicationException(
+              "replication slot \""
+                  + slot
+                  + "\" is active for PID "
+                  + state.activePid()
+                  + "; another consumer is streaming from it");
+        }
+        PgLsn watermark = coordinator.watermark();
+        if (!watermark.isZero() && state.confirmedFlushLsn().isAfter(watermark)) {
+          // the source reports only stored watermarks, so someone else moved the slot (or dropped
+          // and recreated it): transactions between the two positions would be skipped silently
+          if (!config.trustSlotPosition()) {
+            throw new CdcReplicationException(
+                "replication slot \""
+                    + slot
+                    + "\" has confirmed_flush_lsn "
+                    + state.confirmedFlushLsn()
+                    + ", after the watermark "
+                    + watermark
+                    + " stored in "
+                    + config.store().location()
+                    + ": the slot was advanced, or"
+                    + " dropped and recreated, while this consumer was down, and the changes in"
+                    + " between cannot be delivered. Resume from the slot's position only if that"
+                    + " loss is acceptable (trustSlotPosition(true), pgcdc --trust-slot-position)");
+          }
+          LOG.warn(
+              "slot {}: confirmed_flush_lsn {} is after the stored watermark {}; trusting the"
+                  + " slot as configured: changes in between are not delivered",
+              slot,
+              state.confirmedFlushLsn(),
+              watermark);
+        }
+      }
+      PgLsn stored = coordinator.watermark();
+      PgLsn walEnd = slots.currentWalLsn();
+      if (stored.isAfter(walEnd)) {
+        // confirming it would make the server skip every change up to it, on this slot for good
+        throw new CdcReplicationException(
+            "the watermark "
+                + stored
+                + " stored in "
+                + config.store().location()
+                + " for slot \""
+                + slot
+                + "\" is after the server's current WAL position "
+                + walEnd
+                + ": the store"
+                + " belongs to another cluster, or the server was restored from an older backup."
+                + " Delete the slot's checkpoint from the store (for file:, the file "
+                + slot
+                + ".json in its directory) or use another store, to start from the slot's position");
+      }
+    } catch (SQLException e) {
+      throw PgErrors.map(
+          "cannot check slot \""
+              + slot
+              + "\" and publication \""
+              + config.publication()
+              + "\" at "
+              + PgErrors.redact(config.jdbcUrl()),
+          e);
+    }
+    return new Outcome(protocol, types);
+  }
+
+  /** The admin connection's properties: the source's, with its own application_name. */
+  static Properties adminProperties(SourceConfig config) {
+    Properties p = new Properties();
+    p.putAll(config.properties());
+    PGProperty.APPLICATION_NAME.set(p, "datum-cdc admin " + config.slot());
+    return p;
+  }
+}
