@@ -269,6 +269,7 @@ class PgCdcSourceTest {
           e.getMessage().contains("has confirmed_flush_lsn")
               && e.getMessage().contains("trustSlotPosition(true)"),
           e.getMessage());
+      assertEquals(CdcReplicationException.Reason.SLOT_AHEAD, e.reason());
 
       EventCollector trusted = new EventCollector(true);
       try (PgCdcSource source =
@@ -284,6 +285,7 @@ class PgCdcSourceTest {
               () -> source("moved", store).build().start(new EventCollector(true)));
       assertTrue(
           dropped.getMessage().contains("\"moved\" does not exist, but"), dropped.getMessage());
+      assertEquals(CdcReplicationException.Reason.SLOT_MISSING, dropped.reason());
       assertEquals(
           "0",
           pg.queryString("SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'moved'"),
@@ -451,6 +453,7 @@ class PgCdcSourceTest {
     assertTrue(
         missing.getMessage().contains("publication \"nopub\" does not exist"),
         missing.getMessage());
+    assertEquals(CdcReplicationException.Reason.PUBLICATION_MISSING, missing.reason());
 
     pg.execute("CREATE TABLE busy (id int)", "CREATE PUBLICATION busy FOR TABLE busy");
     try (PgCdcSource first = source("busy", new MemoryCheckpointStore()).build()) {
@@ -465,6 +468,7 @@ class PgCdcSourceTest {
       assertTrue(
           active.getMessage().matches(".*slot \"busy\" is active for PID \\d+.*"),
           active.getMessage());
+      assertEquals(CdcReplicationException.Reason.SLOT_ACTIVE, active.reason());
 
       // a second consumer that waits for the slot takes over once the first stops
       EventCollector events = new EventCollector(true);
@@ -539,6 +543,7 @@ class PgCdcSourceTest {
           e.getMessage().contains("watermark FF/0")
               && e.getMessage().contains("after the server's current WAL position"),
           e.getMessage());
+      assertEquals(CdcReplicationException.Reason.WATERMARK_AFTER_WAL, e.reason());
     }
     assertEquals(before, confirmedFlush("elsewhere"), "the slot was not moved");
     pg.execute("SELECT pg_drop_replication_slot('elsewhere')");

@@ -104,6 +104,9 @@ class ReconnectTest {
       assertTrue(
           e.getCause().getMessage().contains("\"dropped\" does not exist"),
           e.getCause().getMessage());
+      assertEquals(
+          CdcReplicationException.Reason.SLOT_MISSING,
+          ((CdcReplicationException) e.getCause()).reason());
     }
   }
 

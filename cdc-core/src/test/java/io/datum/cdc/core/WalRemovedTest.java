@@ -52,6 +52,7 @@ class WalRemovedTest {
                     .start(new EventCollector(true)));
     assertTrue(
         e.getMessage().contains("\"lost\"") && e.getMessage().contains("WAL"), e.getMessage());
+    assertEquals(CdcReplicationException.Reason.SLOT_INVALIDATED, e.reason());
     pg.execute("SELECT pg_drop_replication_slot('lost')");
   }
 }

@@ -3,6 +3,7 @@ package io.datum.cdc.core.replication;
 import io.datum.cdc.CdcConnectionException;
 import io.datum.cdc.CdcException;
 import io.datum.cdc.CdcReplicationException;
+import io.datum.cdc.CdcReplicationException.Reason;
 import java.sql.SQLException;
 
 /**
@@ -32,7 +33,15 @@ public final class PgErrors {
     if (state.startsWith("28")) {
       return new CdcConnectionException(message + " (authentication failed)", e);
     }
-    return new CdcReplicationException(message + " [SQLSTATE " + state + ']', e);
+    Reason reason =
+        switch (state) {
+          case "55006" -> Reason.SLOT_ACTIVE; // object_in_use: "replication slot ... is active"
+          case "42704" ->
+              Reason.SLOT_MISSING; // undefined_object: "replication slot ... does not exist"
+          case "42501" -> Reason.PERMISSION_DENIED; // insufficient_privilege
+          default -> Reason.SERVER_ERROR;
+        };
+    return new CdcReplicationException(reason, message + " [SQLSTATE " + state + ']', e);
   }
 
   /**

@@ -2,6 +2,7 @@ package io.datum.cdc.core.replication;
 
 import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.CdcReplicationException;
+import io.datum.cdc.CdcReplicationException.Reason;
 import io.datum.cdc.PgLsn;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -156,7 +157,8 @@ final class SlotAdmin {
     while (true) {
       SlotState state = slot(slot);
       if (state == null) {
-        throw new CdcReplicationException("replication slot \"" + slot + "\" does not exist");
+        throw new CdcReplicationException(
+            Reason.SLOT_MISSING, "replication slot \"" + slot + "\" does not exist");
       }
       if (state.active() && force && state.activePid() != null) {
         try (PreparedStatement ps = connection.prepareStatement("SELECT pg_terminate_backend(?)")) {
@@ -180,6 +182,7 @@ final class SlotAdmin {
       }
       if (System.nanoTime() > deadline) {
         throw new CdcReplicationException(
+            Reason.SLOT_ACTIVE,
             "replication slot \""
                 + slot
                 + "\" is still active for PID "
@@ -192,7 +195,8 @@ final class SlotAdmin {
         Thread.sleep(20); // polling the server's slot state; nothing local to wait on
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new CdcReplicationException("interrupted while dropping slot \"" + slot + '"');
+        throw new CdcReplicationException(
+            Reason.INTERRUPTED, "interrupted while dropping slot \"" + slot + '"');
       }
     }
   }

@@ -1,6 +1,7 @@
 package io.datum.cdc.core.replication;
 
 import io.datum.cdc.CdcReplicationException;
+import io.datum.cdc.CdcReplicationException.Reason;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.core.feedback.FeedbackCoordinator;
 import io.datum.cdc.core.types.PgTypeCatalog;
@@ -61,6 +62,7 @@ final class SlotPreflight {
       if (!slots.publicationExists(config.publication())) {
         if (!config.createPublication()) {
           throw new CdcReplicationException(
+              Reason.PUBLICATION_MISSING,
               "publication \""
                   + config.publication()
                   + "\" does not exist in "
@@ -95,6 +97,7 @@ final class SlotPreflight {
       if (state == null) {
         if (!config.createSlot() || reconnecting) {
           throw new CdcReplicationException(
+              Reason.SLOT_MISSING,
               "replication slot \""
                   + slot
                   + "\" does not exist; create it with"
@@ -108,6 +111,7 @@ final class SlotPreflight {
         if (!stored.isZero() && !config.trustSlotPosition()) {
           // creating a new slot now would silently skip every change since the stored watermark
           throw new CdcReplicationException(
+              Reason.SLOT_MISSING,
               "replication slot \""
                   + slot
                   + "\" does not exist, but "
@@ -127,6 +131,7 @@ final class SlotPreflight {
         if ("lost".equals(state.walStatus())) {
           // PostgreSQL docs, 53.19 pg_replication_slots: "lost" means required WAL was removed
           throw new CdcReplicationException(
+              Reason.SLOT_INVALIDATED,
               "replication slot \""
                   + slot
                   + "\" is invalidated: PostgreSQL removed WAL it still"
@@ -136,6 +141,7 @@ final class SlotPreflight {
         }
         if (!"pgoutput".equals(state.plugin())) {
           throw new CdcReplicationException(
+              Reason.SLOT_INCOMPATIBLE,
               "replication slot \""
                   + slot
                   + "\" uses plugin "
@@ -155,10 +161,12 @@ final class SlotPreflight {
         }
         if (state == null) {
           throw new CdcReplicationException(
+              Reason.SLOT_MISSING,
               "replication slot \"" + slot + "\" was dropped while waiting for it");
         }
         if (state.active()) {
           throw new CdcReplicationException(
+              Reason.SLOT_ACTIVE,
               "replication slot \""
                   + slot
                   + "\" is active for PID "
@@ -171,6 +179,7 @@ final class SlotPreflight {
           // and recreated it): transactions between the two positions would be skipped silently
           if (!config.trustSlotPosition()) {
             throw new CdcReplicationException(
+                Reason.SLOT_AHEAD,
                 "replication slot \""
                     + slot
                     + "\" has confirmed_flush_lsn "
@@ -197,6 +206,7 @@ final class SlotPreflight {
       if (stored.isAfter(walEnd)) {
         // confirming it would make the server skip every change up to it, on this slot for good
         throw new CdcReplicationException(
+            Reason.WATERMARK_AFTER_WAL,
             "the watermark "
                 + stored
                 + " stored in "

@@ -4,6 +4,7 @@ import io.datum.cdc.CdcCheckpoint;
 import io.datum.cdc.CdcConnectionException;
 import io.datum.cdc.CdcException;
 import io.datum.cdc.CdcHandler;
+import io.datum.cdc.CdcReplicationException;
 import io.datum.cdc.core.delivery.HandlerThread;
 import io.datum.cdc.core.delivery.Handoff;
 import io.datum.cdc.core.feedback.FeedbackCoordinator;
@@ -213,11 +214,12 @@ public final class SourceRuntime {
         reconnects.incrementAndGet();
         LOG.info("slot {}: reconnected after {} attempt(s)", config.slot(), attempt);
         return;
-      } catch (CdcConnectionException | io.datum.cdc.CdcReplicationException e) {
-        // a terminated walsender may still hold the slot for a moment: "active for PID" is retried
+      } catch (CdcConnectionException | CdcReplicationException e) {
+        // a terminated walsender may still hold the slot for a moment: a busy slot is retried
         boolean retryable =
             (e instanceof CdcConnectionException && !PgErrors.isAuthenticationFailure(e))
-                || String.valueOf(e.getMessage()).contains(" is active for PID ");
+                || (e instanceof CdcReplicationException r
+                    && r.reason() == CdcReplicationException.Reason.SLOT_ACTIVE);
         if (!retryable || attempt >= config.reconnectAttempts()) {
           e.addSuppressed(lost);
           throw e;
