@@ -6,6 +6,7 @@ import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.CdcHandler;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.SlotNames;
+import io.datum.cdc.core.replication.PgErrors;
 import io.datum.cdc.core.replication.SourceConfig;
 import io.datum.cdc.core.replication.SourceRuntime;
 import java.time.Duration;
@@ -15,6 +16,7 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
+import org.postgresql.Driver;
 
 /**
  * Streams the committed row changes of one PostgreSQL logical replication slot (plugin {@code
@@ -179,17 +181,17 @@ public final class PgCdcSource implements AutoCloseable {
     private Builder() {}
 
     /**
-     * @param jdbcUrl {@code jdbc:postgresql://host:port/database}; required
+     * @param jdbcUrl {@code jdbc:postgresql://host:port/database}, as pgjdbc reads it (host lists,
+     *     parameters); required
      * @return this builder
-     * @throws CdcConfigurationException if it does not start with {@code jdbc:postgresql:}
+     * @throws CdcConfigurationException if pgjdbc's parser ({@code Driver.parseURL}) does not take
+     *     it as a PostgreSQL URL; the message shows it with any password masked
      */
     public Builder jdbcUrl(String jdbcUrl) {
-      if (jdbcUrl == null || !jdbcUrl.startsWith("jdbc:postgresql:")) {
+      if (jdbcUrl == null || Driver.parseURL(jdbcUrl, null) == null) {
         throw new CdcConfigurationException(
-            "JDBC URL must start with jdbc:postgresql:, was "
-                + (jdbcUrl == null
-                    ? null
-                    : jdbcUrl.replaceAll("(?i)password=[^&]*", "password=***")));
+            "not a PostgreSQL JDBC URL (jdbc:postgresql://host[:port]/database[?...]): "
+                + (jdbcUrl == null ? null : PgErrors.redact(jdbcUrl)));
       }
       this.jdbcUrl = jdbcUrl;
       return this;
@@ -536,22 +538,6 @@ public final class PgCdcSource implements AutoCloseable {
       return this;
     }
 
-    /** Returns the URL-decoded value of a query parameter of a JDBC URL, or null. */
-    private static String urlParameter(String url, String name) {
-      int query = url.indexOf('?');
-      if (query < 0) {
-        return null;
-      }
-      for (String pair : url.substring(query + 1).split("&")) {
-        int eq = pair.indexOf('=');
-        if (eq > 0 && pair.substring(0, eq).equals(name)) {
-          return java.net.URLDecoder.decode(
-              pair.substring(eq + 1), java.nio.charset.StandardCharsets.UTF_8);
-        }
-      }
-      return null;
-    }
-
     /**
      * @return a source, not started
      * @throws CdcConfigurationException if the JDBC URL, slot, publication or store is missing, or
@@ -575,11 +561,13 @@ public final class PgCdcSource implements AutoCloseable {
       if (!missing.isEmpty()) {
         throw new CdcConfigurationException("PgCdcSource needs " + String.join(", ", missing));
       }
+      // pgjdbc's own parser: parameters decoded as the driver reads them
+      Properties inUrl = Driver.parseURL(jdbcUrl, null);
       for (String name : List.of("user", "password")) {
-        String inUrl = urlParameter(jdbcUrl, name);
-        if (inUrl != null
+        String given = inUrl.getProperty(name);
+        if (given != null
             && properties.containsKey(name)
-            && !inUrl.equals(properties.getProperty(name))) {
+            && !given.equals(properties.getProperty(name))) {
           // pgjdbc lets the URL's parameter win: refuse instead of silently ignoring the setter
           throw new CdcConfigurationException(
               "the JDBC URL's "

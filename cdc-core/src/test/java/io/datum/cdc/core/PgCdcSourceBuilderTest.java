@@ -54,6 +54,27 @@ class PgCdcSourceBuilderTest {
   }
 
   @Test
+  void theUrlIsReadByPgjdbcsParser() {
+    CdcConfigurationException e =
+        assertThrows(
+            CdcConfigurationException.class,
+            () -> PgCdcSource.builder().jdbcUrl("jdbc:mysql://h/db?password=secret"));
+    assertTrue(e.getMessage().contains("jdbc:mysql://h/db?password=***"), e.getMessage());
+    assertTrue(!e.getMessage().contains("secret"), "no password in it");
+    assertThrows(
+        CdcConfigurationException.class,
+        () -> PgCdcSource.builder().jdbcUrl("jdbc:postgresql://h:notaport/db"));
+    // host lists as pgjdbc reads them, and a user spelled with percent-encoding
+    complete("jdbc:postgresql://h1:5432,h2:5433/db?targetServerType=primary").build().close();
+    e =
+        assertThrows(
+            CdcConfigurationException.class,
+            () -> complete("jdbc:postgresql://h1,h2/db?user=c%64c").user("cdx").build());
+    assertTrue(e.getMessage().contains("user parameter differs"), e.getMessage());
+    complete("jdbc:postgresql://h1,h2/db?user=c%64c").user("cdc").build().close();
+  }
+
+  @Test
   void reconnectArgumentsAreChecked() {
     PgCdcSource.Builder builder = complete("jdbc:postgresql://h/db");
     assertThrows(

@@ -69,7 +69,7 @@ public final class PgErrors {
    * @param jdbcUrl a JDBC URL
    * @return the URL without its password
    */
-  static String redact(String jdbcUrl) {
+  public static String redact(String jdbcUrl) {
     return jdbcUrl.replaceAll("(?i)([?&]password=)[^&]*", "$1***");
   }
 
