@@ -1,6 +1,7 @@
 package io.datum.cdc;
 
 import java.util.Optional;
+import java.util.SortedSet;
 
 /**
  * Durable storage of {@link CdcCheckpoint}s, one per slot, so a source resumes after a restart
@@ -54,7 +55,7 @@ public interface CdcCheckpointStore extends AutoCloseable {
    * @throws UnsupportedOperationException if the store cannot list its slots
    * @throws CdcStoreException if the stored state cannot be read
    */
-  default java.util.SortedSet<String> slots() {
+  default SortedSet<String> slots() {
     throw new UnsupportedOperationException(
         getClass().getName() + " cannot list its slots; name a slot instead");
   }

@@ -2,9 +2,12 @@ package io.datum.cdc;
 
 import io.datum.cdc.spi.CheckpointStoreProvider;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
@@ -55,7 +58,7 @@ public final class CheckpointStores {
     String text = uri.matches("[A-Za-z][A-Za-z0-9+.-]*:") ? uri + "/" : uri;
     try {
       return open(new URI(text));
-    } catch (java.net.URISyntaxException e) {
+    } catch (URISyntaxException e) {
       throw new CdcConfigurationException(
           "invalid checkpoint store URI \"" + uri + "\": " + e.getMessage(), e);
     }
@@ -78,7 +81,7 @@ public final class CheckpointStores {
               + "\" has no scheme; use one of "
               + describe(providers(loader).values()));
     }
-    String scheme = uri.getScheme().toLowerCase(java.util.Locale.ROOT);
+    String scheme = uri.getScheme().toLowerCase(Locale.ROOT);
     Map<String, CheckpointStoreProvider> providers = providers(loader);
     CheckpointStoreProvider provider = providers.get(scheme);
     if (provider == null) {
@@ -137,7 +140,7 @@ public final class CheckpointStores {
     return Collections.unmodifiableMap(byScheme);
   }
 
-  private static String describe(java.util.Collection<CheckpointStoreProvider> providers) {
+  private static String describe(Collection<CheckpointStoreProvider> providers) {
     List<String> lines = new ArrayList<>();
     for (CheckpointStoreProvider p : providers) {
       lines.add(p.description());

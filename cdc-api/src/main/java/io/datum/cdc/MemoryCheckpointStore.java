@@ -1,6 +1,9 @@
 package io.datum.cdc;
 
+import java.util.Collections;
 import java.util.Optional;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
@@ -39,9 +42,8 @@ public final class MemoryCheckpointStore implements CdcCheckpointStore {
 
   /** {@inheritDoc} */
   @Override
-  public java.util.SortedSet<String> slots() {
-    return java.util.Collections.unmodifiableSortedSet(
-        new java.util.TreeSet<>(checkpoints.keySet()));
+  public SortedSet<String> slots() {
+    return Collections.unmodifiableSortedSet(new TreeSet<>(checkpoints.keySet()));
   }
 
   /** Returns {@code memory:}. */

@@ -1,5 +1,7 @@
 package io.datum.cdc;
 
+import java.util.Locale;
+
 /**
  * A PostgreSQL WAL position (log sequence number): an unsigned 64-bit byte offset into the
  * write-ahead log.
@@ -129,8 +131,8 @@ public final class PgLsn implements Comparable<PgLsn> {
   /** Returns the {@code X/X} form, upper-case hexadecimal, for example {@code 0/16B3748}. */
   @Override
   public String toString() {
-    return Long.toHexString(value >>> 32).toUpperCase(java.util.Locale.ROOT)
+    return Long.toHexString(value >>> 32).toUpperCase(Locale.ROOT)
         + '/'
-        + Long.toHexString(value & 0xFFFF_FFFFL).toUpperCase(java.util.Locale.ROOT);
+        + Long.toHexString(value & 0xFFFF_FFFFL).toUpperCase(Locale.ROOT);
   }
 }

@@ -10,6 +10,7 @@ import io.datum.cdc.CdcCheckpoint.PartialTransaction;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 class CdcCheckpointTest {
@@ -247,8 +248,7 @@ class CdcCheckpointTest {
         PartialTransaction.ofRanges(end, 10, new int[] {0, 2, 2, 3, 5, 6, 7, 10});
     assertEquals(fromBits, fromRanges, "adjacent ranges are merged");
     assertEquals(fromBits.hashCode(), fromRanges.hashCode());
-    org.junit.jupiter.api.Assertions.assertArrayEquals(
-        new int[] {0, 3, 5, 6, 7, 10}, fromRanges.acknowledgedRanges());
+    Assertions.assertArrayEquals(new int[] {0, 3, 5, 6, 7, 10}, fromRanges.acknowledgedRanges());
     assertEquals(bits, fromRanges.acknowledged());
     assertEquals(7, fromRanges.acknowledgedCount());
     for (int i = 0; i < 10; i++) {
@@ -266,8 +266,7 @@ class CdcCheckpointTest {
   void aLargeTransactionAcknowledgedInOrderIsOneRange() {
     PartialTransaction tx =
         PartialTransaction.ofRanges(PgLsn.of(0x100), 2_000_000, new int[] {0, 1_999_999});
-    org.junit.jupiter.api.Assertions.assertArrayEquals(
-        new int[] {0, 1_999_999}, tx.acknowledgedRanges());
+    Assertions.assertArrayEquals(new int[] {0, 1_999_999}, tx.acknowledgedRanges());
     assertTrue(tx.isAcknowledged(1_999_998));
     assertFalse(tx.isAcknowledged(1_999_999));
   }

@@ -10,6 +10,7 @@ import io.datum.cdc.spi.CheckpointStoreProvider;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
@@ -181,7 +182,7 @@ class CheckpointStoresTest {
         "invalid checkpoint store URI \"memory:/a b\": Illegal character in path at index 9:"
             + " memory:/a b",
         e.getMessage());
-    assertEquals(java.net.URISyntaxException.class, e.getCause().getClass());
+    assertEquals(URISyntaxException.class, e.getCause().getClass());
   }
 
   @Test

@@ -1,5 +1,7 @@
 package io.datum.cdc.event;
 
+import java.util.Locale;
+
 /** The kind of a change event; its lower-case name is the {@code op} of the JSON-lines format. */
 public enum ChangeKind {
   /** A row was inserted. */
@@ -15,6 +17,6 @@ public enum ChangeKind {
 
   /** Returns the name used in the JSON-lines format: {@code insert}, {@code update}, ... */
   public String jsonName() {
-    return name().toLowerCase(java.util.Locale.ROOT);
+    return name().toLowerCase(Locale.ROOT);
   }
 }

@@ -1,5 +1,7 @@
 package io.datum.cdc.event;
 
+import java.util.Locale;
+
 /**
  * A PostgreSQL {@code interval}: months, days and microseconds, kept separate as PostgreSQL keeps
  * them (a month is not a fixed number of days; PostgreSQL docs, 8.5.4 Interval Input).
@@ -75,7 +77,7 @@ public record PgInterval(int months, int days, long microseconds) {
         }
         sb.append(seconds);
         if (micros != 0) {
-          String fraction = String.format(java.util.Locale.ROOT, "%06d", micros);
+          String fraction = String.format(Locale.ROOT, "%06d", micros);
           int end = fraction.length();
           while (fraction.charAt(end - 1) == '0') {
             end--;

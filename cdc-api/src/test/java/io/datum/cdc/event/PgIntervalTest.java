@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.time.Duration;
 import java.time.Period;
+import java.time.temporal.ChronoUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -117,7 +118,7 @@ class PgIntervalTest {
     assertEquals("PT2562047788H54.775807S", new PgInterval(0, 0, Long.MAX_VALUE).toIso8601());
     assertEquals("PT-2562047788H-54.775808S", new PgInterval(0, 0, Long.MIN_VALUE).toIso8601());
     assertEquals(
-        Duration.of(Long.MIN_VALUE, java.time.temporal.ChronoUnit.MICROS),
+        Duration.of(Long.MIN_VALUE, ChronoUnit.MICROS),
         Duration.parse(new PgInterval(0, 0, Long.MIN_VALUE).toIso8601()));
   }
 

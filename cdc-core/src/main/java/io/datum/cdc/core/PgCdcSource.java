@@ -9,6 +9,7 @@ import io.datum.cdc.SlotNames;
 import io.datum.cdc.core.replication.PgErrors;
 import io.datum.cdc.core.replication.SourceConfig;
 import io.datum.cdc.core.replication.SourceRuntime;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -175,8 +176,7 @@ public final class PgCdcSource implements AutoCloseable {
     private boolean binary;
     private OriginFilter origin;
     private long memoryBudget = 64L << 20;
-    private java.nio.file.Path spillDirectory =
-        java.nio.file.Path.of(System.getProperty("java.io.tmpdir"));
+    private Path spillDirectory = Path.of(System.getProperty("java.io.tmpdir"));
 
     private Builder() {}
 
@@ -518,7 +518,7 @@ public final class PgCdcSource implements AutoCloseable {
      *     connection closes
      * @return this builder
      */
-    public Builder spillDirectory(java.nio.file.Path directory) {
+    public Builder spillDirectory(Path directory) {
       this.spillDirectory = Objects.requireNonNull(directory, "directory");
       return this;
     }

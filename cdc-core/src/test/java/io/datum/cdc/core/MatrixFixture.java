@@ -16,7 +16,9 @@ import io.datum.cdc.testkit.EmbeddedPostgresServer;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -210,8 +212,8 @@ final class MatrixFixture {
    * Returns a map of name, value pairs in order, to compare with {@link
    * io.datum.cdc.event.Row#toMap()}.
    */
-  static java.util.Map<String, Object> cols(Object... namesAndValues) {
-    java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+  static Map<String, Object> cols(Object... namesAndValues) {
+    Map<String, Object> m = new LinkedHashMap<>();
     for (int i = 0; i < namesAndValues.length; i += 2) {
       m.put((String) namesAndValues[i], namesAndValues[i + 1]);
     }

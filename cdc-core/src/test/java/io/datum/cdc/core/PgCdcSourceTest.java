@@ -9,7 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.datum.cdc.CdcCheckpoint;
 import io.datum.cdc.CdcCheckpointStore;
+import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.CdcConnectionException;
 import io.datum.cdc.CdcOffset;
 import io.datum.cdc.CdcReplicationException;
@@ -28,15 +30,20 @@ import io.datum.cdc.store.file.FileCheckpointStore;
 import io.datum.cdc.testkit.EmbeddedPostgresServer;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
+import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -107,7 +114,7 @@ class PgCdcSourceTest {
       assertEquals(new PgJson("{\"k\": [1, 2]}"), row.get("doc"));
       assertEquals(UUID.fromString("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"), row.get("uid"));
       assertArrayEquals(new byte[] {1, 2, (byte) 0xff}, (byte[]) row.get("raw"));
-      assertEquals(java.util.Arrays.asList("x", null, "y z"), row.get("tags"));
+      assertEquals(Arrays.asList("x", null, "y z"), row.get("tags"));
       assertEquals(1, first.key().get("id"));
       assertEquals(1, first.key().size());
 
@@ -409,8 +416,7 @@ class PgCdcSourceTest {
       MessageEvent inTransaction = (MessageEvent) got.get(1);
       assertTrue(inTransaction.transactional());
       assertEquals("outbox", inTransaction.prefix());
-      assertEquals(
-          "héllo", new String(inTransaction.content(), java.nio.charset.StandardCharsets.UTF_8));
+      assertEquals("héllo", new String(inTransaction.content(), StandardCharsets.UTF_8));
       assertEquals(got.get(0).offset().txEndLsn(), inTransaction.offset().txEndLsn());
       MessageEvent alone = (MessageEvent) got.get(2);
       assertFalse(alone.transactional());
@@ -498,12 +504,11 @@ class PgCdcSourceTest {
     pg.execute(
         "CREATE TABLE async_acks (id int PRIMARY KEY)",
         "CREATE PUBLICATION async_acks FOR TABLE async_acks");
-    List<CompletableFuture<Void>> acks = new java.util.concurrent.CopyOnWriteArrayList<>();
-    java.util.concurrent.CountDownLatch all = new java.util.concurrent.CountDownLatch(300);
+    List<CompletableFuture<Void>> acks = new CopyOnWriteArrayList<>();
+    CountDownLatch all = new CountDownLatch(300);
     try (FileCheckpointStore store = FileCheckpointStore.open(dir);
         PgCdcSource source = source("async_acks", store).build()) {
-      java.util.concurrent.atomic.AtomicReference<PgLsn> txEnd =
-          new java.util.concurrent.atomic.AtomicReference<>();
+      AtomicReference<PgLsn> txEnd = new AtomicReference<>();
       source.start(
           (event, checkpoints) -> {
             txEnd.set(event.offset().txEndLsn());
@@ -535,7 +540,7 @@ class PgCdcSourceTest {
         "SELECT pg_create_logical_replication_slot('elsewhere', 'pgoutput')");
     PgLsn before = confirmedFlush("elsewhere");
     MemoryCheckpointStore store = new MemoryCheckpointStore();
-    store.store(io.datum.cdc.CdcCheckpoint.atWatermark("elsewhere", PgLsn.parse("FF/0")));
+    store.store(CdcCheckpoint.atWatermark("elsewhere", PgLsn.parse("FF/0")));
     try (PgCdcSource source = source("elsewhere", store).build()) {
       CdcReplicationException e =
           assertThrows(CdcReplicationException.class, () -> source.start(new EventCollector(true)));
@@ -555,10 +560,9 @@ class PgCdcSourceTest {
     Path missing = dir.resolve("missing");
     try (PgCdcSource source =
         source("nospill", new MemoryCheckpointStore()).spillDirectory(missing).build()) {
-      io.datum.cdc.CdcConfigurationException e =
+      CdcConfigurationException e =
           assertThrows(
-              io.datum.cdc.CdcConfigurationException.class,
-              () -> source.start(new EventCollector(true)));
+              CdcConfigurationException.class, () -> source.start(new EventCollector(true)));
       assertTrue(e.getMessage().contains("spill directory " + missing), e.getMessage());
     }
   }

@@ -13,6 +13,7 @@ import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.InsertEvent;
 import io.datum.cdc.testkit.EmbeddedPostgresServer;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -94,7 +95,7 @@ class ReconnectTest {
                 try {
                   pg.execute("SELECT pg_drop_replication_slot('dropped')");
                   return true;
-                } catch (java.sql.SQLException stillActive) {
+                } catch (SQLException stillActive) {
                   return false;
                 }
               });

@@ -11,6 +11,7 @@ import io.datum.cdc.MemoryCheckpointStore;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.InsertEvent;
+import io.datum.cdc.event.UpdateEvent;
 import io.datum.cdc.testkit.EmbeddedPostgresServer;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
 import java.nio.file.Files;
@@ -191,9 +192,7 @@ class TransactionAssemblyTest {
           "INSERT INTO subxacts VALUES (1, 'next') ON CONFLICT (id) DO UPDATE SET filler = 'next'");
       assertEquals(
           "next",
-          events.take(1, WAIT).get(0) instanceof io.datum.cdc.event.UpdateEvent u
-              ? u.after().get("filler")
-              : null);
+          events.take(1, WAIT).get(0) instanceof UpdateEvent u ? u.after().get("filler") : null);
       assertTrue(streamedTransactions("subxacts") >= 1);
     }
     dropSlot("subxacts");

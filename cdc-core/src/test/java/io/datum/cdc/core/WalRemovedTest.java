@@ -8,6 +8,7 @@ import io.datum.cdc.CdcReplicationException;
 import io.datum.cdc.MemoryCheckpointStore;
 import io.datum.cdc.testkit.EmbeddedPostgresServer;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /** A slot whose WAL PostgreSQL removed (max_slot_wal_keep_size) is a clear, final error. */
@@ -47,7 +48,7 @@ class WalRemovedTest {
                     .slot("lost")
                     .publication("lost")
                     .checkpointStore(new MemoryCheckpointStore())
-                    .reconnect(5, java.time.Duration.ofMillis(50), java.time.Duration.ofMillis(100))
+                    .reconnect(5, Duration.ofMillis(50), Duration.ofMillis(100))
                     .build()
                     .start(new EventCollector(true)));
     assertTrue(

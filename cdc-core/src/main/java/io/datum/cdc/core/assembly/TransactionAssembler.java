@@ -10,12 +10,14 @@ import io.datum.cdc.core.pgoutput.PgOutputReader;
 import io.datum.cdc.core.pgoutput.RelationInfo;
 import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.MessageEvent;
+import io.datum.cdc.event.Row;
 import io.datum.cdc.event.TransactionInfo;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.BitSet;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -296,27 +298,22 @@ public final class TransactionAssembler implements PgOutputListener {
   // ---- decoded eagerly only by a decoder without deferChanges: not used here ------------------
 
   @Override
-  public void insert(RelationInfo relation, io.datum.cdc.event.Row newRow) {
+  public void insert(RelationInfo relation, Row newRow) {
     throw notDeferred("Insert ('I')");
   }
 
   @Override
-  public void update(
-      RelationInfo relation,
-      io.datum.cdc.event.Row oldRow,
-      boolean oldRowIsFull,
-      io.datum.cdc.event.Row newRow) {
+  public void update(RelationInfo relation, Row oldRow, boolean oldRowIsFull, Row newRow) {
     throw notDeferred("Update ('U')");
   }
 
   @Override
-  public void delete(RelationInfo relation, io.datum.cdc.event.Row oldRow, boolean oldRowIsFull) {
+  public void delete(RelationInfo relation, Row oldRow, boolean oldRowIsFull) {
     throw notDeferred("Delete ('D')");
   }
 
   @Override
-  public void truncate(
-      java.util.List<RelationInfo> relations, boolean cascade, boolean restartIdentity) {
+  public void truncate(List<RelationInfo> relations, boolean cascade, boolean restartIdentity) {
     throw notDeferred("Truncate ('T')");
   }
 

@@ -55,14 +55,14 @@ final class SlotAdmin {
    * Returns the server's current WAL position: {@code pg_current_wal_lsn()}, or on a standby {@code
    * pg_last_wal_replay_lsn()} (PostgreSQL docs, 9.28.4 Backup Control Functions).
    */
-  io.datum.cdc.PgLsn currentWalLsn() throws SQLException {
+  PgLsn currentWalLsn() throws SQLException {
     try (Statement st = connection.createStatement();
         ResultSet rs =
             st.executeQuery(
                 "SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn()"
                     + " ELSE pg_current_wal_lsn() END)::text")) {
       rs.next();
-      return io.datum.cdc.PgLsn.parse(rs.getString(1));
+      return PgLsn.parse(rs.getString(1));
     }
   }
 

@@ -1,6 +1,8 @@
 package io.datum.cdc.core.replication;
 
 import io.datum.cdc.CdcCheckpoint;
+import io.datum.cdc.CdcCheckpointHandle;
+import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.CdcConnectionException;
 import io.datum.cdc.CdcException;
 import io.datum.cdc.CdcHandler;
@@ -9,15 +11,21 @@ import io.datum.cdc.core.delivery.HandlerThread;
 import io.datum.cdc.core.delivery.Handoff;
 import io.datum.cdc.core.feedback.FeedbackCoordinator;
 import io.datum.cdc.core.feedback.SourceCheckpointHandle;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,8 +41,7 @@ public final class SourceRuntime {
   private final SourceConfig config;
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
-  private final java.util.concurrent.atomic.AtomicLong reconnects =
-      new java.util.concurrent.atomic.AtomicLong();
+  private final AtomicLong reconnects = new AtomicLong();
   private volatile long transactionsDeliveredBefore;
   private volatile long startNanos;
   private final CompletableFuture<Void> termination = new CompletableFuture<>();
@@ -83,7 +90,7 @@ public final class SourceRuntime {
   }
 
   /** The checkpoint handle given to the handler. */
-  public io.datum.cdc.CdcCheckpointHandle handle() {
+  public CdcCheckpointHandle handle() {
     return handle;
   }
 
@@ -98,10 +105,10 @@ public final class SourceRuntime {
     if (!started.compareAndSet(false, true)) {
       throw new IllegalStateException("source of slot " + config.slot() + " was already started");
     }
-    java.nio.file.Path spill = config.spillDirectory();
-    if (!java.nio.file.Files.isDirectory(spill) || !java.nio.file.Files.isWritable(spill)) {
+    Path spill = config.spillDirectory();
+    if (!Files.isDirectory(spill) || !Files.isWritable(spill)) {
       asyncAcks.shutdown();
-      throw new io.datum.cdc.CdcConfigurationException(
+      throw new CdcConfigurationException(
           "spill directory "
               + spill
               + " is not a writable directory (spillDirectory, pgcdc --spill-dir)");
@@ -143,9 +150,9 @@ public final class SourceRuntime {
       termination.get(config.stopTimeout().toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    } catch (java.util.concurrent.ExecutionException e) {
+    } catch (ExecutionException e) {
       // the failure is reported through the termination future
-    } catch (java.util.concurrent.TimeoutException e) {
+    } catch (TimeoutException e) {
       LOG.warn("slot {}: source did not stop within {}", config.slot(), config.stopTimeout());
     }
   }
@@ -200,8 +207,7 @@ public final class SourceRuntime {
     coordinator.resetPending();
     long backoff = config.reconnectInitialBackoff().toMillis();
     for (int attempt = 1; ; attempt++) {
-      long jittered =
-          backoff / 2 + java.util.concurrent.ThreadLocalRandom.current().nextLong(backoff / 2 + 1);
+      long jittered = backoff / 2 + ThreadLocalRandom.current().nextLong(backoff / 2 + 1);
       if (stopSignal.await(jittered, TimeUnit.MILLISECONDS) || stopping) {
         throw lost;
       }

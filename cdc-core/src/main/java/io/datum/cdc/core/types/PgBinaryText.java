@@ -1,5 +1,7 @@
 package io.datum.cdc.core.types;
 
+import java.util.Locale;
+
 /**
  * Turns the binary send format of the builtin types that {@link PgTextValues} keeps as their text
  * into exactly the text their output function prints, so that a column gives the same String in
@@ -132,9 +134,9 @@ final class PgBinaryText {
 
   /** {@code pg_lsn_out}: {@code %X/%X} of the high and low 32 bits (pg_lsn.c, up to 18). */
   static String lsn(long lsn) {
-    return Integer.toHexString((int) (lsn >>> 32)).toUpperCase(java.util.Locale.ROOT)
+    return Integer.toHexString((int) (lsn >>> 32)).toUpperCase(Locale.ROOT)
         + '/'
-        + Integer.toHexString((int) lsn).toUpperCase(java.util.Locale.ROOT);
+        + Integer.toHexString((int) lsn).toUpperCase(Locale.ROOT);
   }
 
   /**

@@ -8,6 +8,7 @@ import java.time.DateTimeException;
 import java.time.ZoneId;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
@@ -93,7 +94,7 @@ public final class PgTypeCatalog implements PgBinaryTypes {
   private final Map<Integer, PgTypeInfo> infos = new HashMap<>();
 
   /** Oids asked for that pg_type did not hold. */
-  private final Set<Integer> missing = new java.util.HashSet<>();
+  private final Set<Integer> missing = new HashSet<>();
 
   private final Map<Integer, PgBinaryCodec> codecs = new HashMap<>();
   private ZoneId zone;
@@ -192,7 +193,7 @@ public final class PgTypeCatalog implements PgBinaryTypes {
     while (!pending.isEmpty()) {
       StringJoiner array = new StringJoiner(",", "{", "}");
       pending.forEach(o -> array.add(Integer.toUnsignedString(o)));
-      Set<Integer> found = new java.util.HashSet<>();
+      Set<Integer> found = new HashSet<>();
       try (PreparedStatement ps = connection.prepareStatement(TYPE_QUERY)) {
         ps.setString(1, array.toString());
         try (ResultSet rs = ps.executeQuery()) {

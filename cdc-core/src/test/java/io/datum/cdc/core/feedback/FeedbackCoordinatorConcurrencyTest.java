@@ -8,6 +8,7 @@ import io.datum.cdc.CdcOffset;
 import io.datum.cdc.PgLsn;
 import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -140,7 +141,7 @@ class FeedbackCoordinatorConcurrencyTest {
         }
         burst.add(offset);
       }
-      java.util.Collections.shuffle(burst, random);
+      Collections.shuffle(burst, random);
       for (CdcOffset offset : burst) {
         begun.get(offset.txEndLsn().asLong()).set(offset.eventIndex(), 1);
         boolean checkAfter = random.nextInt(500) == 0;

@@ -2,9 +2,12 @@ package io.datum.cdc.core.feedback;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.datum.cdc.CdcCheckpoint;
 import io.datum.cdc.CdcOffset;
 import io.datum.cdc.PgLsn;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
@@ -64,7 +67,7 @@ class FeedbackCoordinatorPropertyTest {
     FeedbackCoordinator feedback = new FeedbackCoordinator("slot", null);
     long[] ends = new long[eventCounts.size()];
     int[] acknowledged = new int[eventCounts.size()];
-    java.util.BitSet[] acknowledgedIndexes = new java.util.BitSet[eventCounts.size()];
+    BitSet[] acknowledgedIndexes = new BitSet[eventCounts.size()];
     List<CdcOffset> inFlight = new ArrayList<>();
     long lsn = 0xFFFF_FFFF_0000_0000L; // crosses the signed boundary: LSN order is unsigned
     int registered = 0;
@@ -88,16 +91,15 @@ class FeedbackCoordinatorPropertyTest {
       int tx = (int) offset.xid();
       acknowledged[tx]++;
       if (acknowledgedIndexes[tx] == null) {
-        acknowledgedIndexes[tx] = new java.util.BitSet();
+        acknowledgedIndexes[tx] = new BitSet();
       }
       acknowledgedIndexes[tx].set(offset.eventIndex());
       assertEquals(
           PgLsn.of(expectedPrefix(eventCounts, acknowledged, ends, registered)),
           feedback.watermark());
       if (random.nextInt(50) == 0) { // the snapshot holds exactly the acknowledged events beyond
-        for (io.datum.cdc.CdcCheckpoint.PartialTransaction partial :
-            feedback.snapshot().acknowledgedBeyond()) {
-          int t = java.util.Arrays.binarySearch(ends, 0, registered, partial.txEndLsn().asLong());
+        for (CdcCheckpoint.PartialTransaction partial : feedback.snapshot().acknowledgedBeyond()) {
+          int t = Arrays.binarySearch(ends, 0, registered, partial.txEndLsn().asLong());
           assertEquals(acknowledgedIndexes[t], partial.acknowledged(), "transaction " + t);
         }
       }

@@ -10,8 +10,10 @@ import io.datum.cdc.CdcOffset;
 import io.datum.cdc.PgLsn;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -106,7 +108,7 @@ class FeedbackCoordinatorRaceTest {
         throw new AssertionError(failure.get());
       }
       CdcCheckpoint checkpoint = feedback.snapshot();
-      java.util.Set<Long> acked = new java.util.HashSet<>();
+      Set<Long> acked = new HashSet<>();
       for (CdcCheckpoint.PartialTransaction p : checkpoint.acknowledgedBeyond()) {
         if (p.isAcknowledged(0)) {
           acked.add(p.txEndLsn().asLong());

@@ -12,6 +12,7 @@ import io.datum.cdc.CdcOffset;
 import io.datum.cdc.PgLsn;
 import java.util.BitSet;
 import java.util.List;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 class FeedbackCoordinatorTest {
@@ -144,12 +145,11 @@ class FeedbackCoordinatorTest {
       if (i % 100_000 == 0 || i == n - 2) {
         CdcCheckpoint.PartialTransaction tx = feedback.snapshot().acknowledgedBeyond().get(0);
         int[] expected = i < 10 ? new int[] {0, i + 1} : new int[] {0, 10, 11, i + 1};
-        org.junit.jupiter.api.Assertions.assertArrayEquals(
-            expected, tx.acknowledgedRanges(), "after " + i);
+        Assertions.assertArrayEquals(expected, tx.acknowledgedRanges(), "after " + i);
       }
     }
     feedback.acknowledge(offset("slot", 10, 10, n));
-    org.junit.jupiter.api.Assertions.assertArrayEquals(
+    Assertions.assertArrayEquals(
         new int[] {0, n - 1}, feedback.snapshot().acknowledgedBeyond().get(0).acknowledgedRanges());
     assertTrue(feedback.acknowledge(offset("slot", 10, n - 1, n)));
     assertEquals(List.of(), feedback.snapshot().acknowledgedBeyond());

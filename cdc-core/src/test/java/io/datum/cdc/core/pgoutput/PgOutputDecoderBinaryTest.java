@@ -17,6 +17,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -195,7 +196,7 @@ class PgOutputDecoderBinaryTest {
     assertEquals(8, newRow.get("id"));
     assertTrue(newRow.isUnchangedToast(1));
     assertEquals(new BigDecimal("12.340"), newRow.get("amount"));
-    assertEquals(java.util.List.of("x"), newRow.get("tags"));
+    assertEquals(List.of("x"), newRow.get("tags"));
     assertEquals("ok", newRow.get("mood")); // an enum in text format stays its label
     assertEquals(4, newRow.get("qty"));
   }

@@ -17,6 +17,7 @@ import io.datum.cdc.event.Row;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -322,7 +323,7 @@ class PgOutputDecoderStreamingTest {
 
   /** Array equality with readable failures. */
   private static final class List2 {
-    static java.util.List<Object> of(Object... values) {
+    static List<Object> of(Object... values) {
       return Arrays.asList(values);
     }
   }

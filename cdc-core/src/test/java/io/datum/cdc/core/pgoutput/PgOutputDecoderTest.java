@@ -19,6 +19,7 @@ import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -439,7 +440,7 @@ public class PgOutputDecoderTest {
     orders();
     byte[] insert = message('I').i32(16390).i8('N').i16(3).text("42").text("é").nul().build();
     byte[] big = new byte[insert.length + 20];
-    java.util.Arrays.fill(big, (byte) 'X');
+    Arrays.fill(big, (byte) 'X');
     System.arraycopy(insert, 0, big, 7, insert.length);
 
     ByteBuffer positioned = ByteBuffer.wrap(big, 7, insert.length);
@@ -520,7 +521,7 @@ public class PgOutputDecoderTest {
                     .build())[2];
     assertEquals(12, row.get("positive"));
     assertEquals("happy", row.get("m"));
-    assertEquals(java.util.Arrays.asList(1L, null), row.get("ids"));
+    assertEquals(Arrays.asList(1L, null), row.get("ids"));
     assertEquals("(1,2)", row.get("never_sent"));
   }
 

@@ -14,6 +14,8 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -268,8 +270,7 @@ class PgBinaryCodecTest {
       } catch (IllegalArgumentException expected) {
         // malformed: the only acceptable failure
       } catch (RuntimeException e) {
-        throw new AssertionError(
-            codec.describe() + " on " + java.util.HexFormat.of().formatHex(b), e);
+        throw new AssertionError(codec.describe() + " on " + HexFormat.of().formatHex(b), e);
       }
     }
     assertTrue(decoded > 0, "some random values are valid");
@@ -324,7 +325,7 @@ class PgBinaryCodecTest {
     assertEquals(1, types.prepared.size());
     assertEquals(
         List.of(MOOD, INT4RANGE, PAIR, 60000),
-        java.util.Arrays.stream(types.prepared.get(0)).boxed().toList());
+        Arrays.stream(types.prepared.get(0)).boxed().toList());
     int calls = types.codecCalls;
     byte[] pair = SendBytes.of().i32(2).i32(23).i32(4).i32(1).i32(25).i32(1).text("x").build();
     for (int id = 1; id <= 3; id++) {

@@ -7,16 +7,21 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
+import io.datum.cdc.event.PgInterval;
 import io.datum.cdc.testkit.EmbeddedPostgresServer;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
 import java.math.BigDecimal;
+import java.nio.ByteBuffer;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -459,10 +464,8 @@ class PgBinaryValuesEquivalenceTest {
     for (String literal : List.of("infinity", "-infinity")) {
       Sample s = sample("interval", "'" + literal + "'");
       assertEquals(literal, s.text());
-      io.datum.cdc.event.PgInterval expected =
-          literal.startsWith("-")
-              ? io.datum.cdc.event.PgInterval.NEGATIVE_INFINITY
-              : io.datum.cdc.event.PgInterval.INFINITY;
+      PgInterval expected =
+          literal.startsWith("-") ? PgInterval.NEGATIVE_INFINITY : PgInterval.INFINITY;
       assertEquals(expected, PgTextValues.decode(s.oid(), s.text()));
       assertEquals(expected, PgBinaryValues.decode(s.oid(), s.binary()));
       assertEquals(literal, expected.toIso8601());
@@ -502,8 +505,8 @@ class PgBinaryValuesEquivalenceTest {
    */
   @Test
   void float8OutputMatchesTheServerForManyDoubles() throws SQLException {
-    java.util.Random random = new java.util.Random(20261130L);
-    java.util.List<Double> doubles = new java.util.ArrayList<>();
+    Random random = new Random(20261130L);
+    List<Double> doubles = new ArrayList<>();
     while (doubles.size() < 4000) {
       double d = Double.longBitsToDouble(random.nextLong());
       if (!Double.isNaN(d)) {
@@ -528,14 +531,14 @@ class PgBinaryValuesEquivalenceTest {
     doubles.add(Double.MAX_VALUE);
     doubles.add(Double.MIN_VALUE);
     doubles.add(Double.MIN_NORMAL);
-    try (java.sql.PreparedStatement ps =
+    try (PreparedStatement ps =
         connection.prepareStatement(
             "SELECT float8send(x), textin(float8out(x)) FROM unnest(?::float8[]) x")) {
       ps.setArray(1, connection.createArrayOf("float8", doubles.toArray()));
       int checked = 0;
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          double d = java.nio.ByteBuffer.wrap(rs.getBytes(1)).getDouble();
+          double d = ByteBuffer.wrap(rs.getBytes(1)).getDouble();
           assertEquals(rs.getString(2), PgFloatOutput.format(d), Double.toString(d));
           checked++;
         }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
+import io.datum.cdc.event.PgInterval;
 import java.math.BigDecimal;
 import java.util.Arrays;
 import java.util.List;
@@ -270,10 +271,7 @@ class PgBinaryValuesMalformedTest {
             1700,
             SendBytes.of().i16(2).i16(0).i16(0).i16(3).i16(12).i16(3400).build(),
             new BigDecimal("12.340")),
-        arguments(
-            1186,
-            SendBytes.of().i64(-1).i32(2).i32(-3).build(),
-            new io.datum.cdc.event.PgInterval(-3, 2, -1)),
+        arguments(1186, SendBytes.of().i64(-1).i32(2).i32(-3).build(), new PgInterval(-3, 2, -1)),
         arguments(
             869,
             SendBytes.of()

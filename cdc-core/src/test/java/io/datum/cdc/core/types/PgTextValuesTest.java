@@ -13,6 +13,7 @@ import io.datum.cdc.event.PgInterval;
 import io.datum.cdc.event.PgJson;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
+import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -292,7 +293,7 @@ class PgTextValuesTest {
         assertThrows(RuntimeException.class, () -> PgTextValues.decode(oid, text), text);
     assertTrue(
         e instanceof IllegalArgumentException
-            || e instanceof java.time.DateTimeException
+            || e instanceof DateTimeException
             || e instanceof ArithmeticException,
         e.toString());
     byte[] b = text.getBytes(StandardCharsets.UTF_8);
