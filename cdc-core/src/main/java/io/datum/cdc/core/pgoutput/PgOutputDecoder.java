@@ -6,7 +6,6 @@ import io.datum.cdc.PgLsn;
 import io.datum.cdc.core.types.PgBinaryCodec;
 import io.datum.cdc.core.types.PgBinaryTypes;
 import io.datum.cdc.core.types.PgBinaryValues;
-import io.datum.cdc.core.types.PgBuiltinType;
 import io.datum.cdc.core.types.PgTextValues;
 import io.datum.cdc.core.types.PgTypeCatalog;
 import io.datum.cdc.event.ColumnInfo;
@@ -15,11 +14,8 @@ import io.datum.cdc.event.TableId;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Decodes pgoutput messages (the payload of XLogData) and calls a {@link PgOutputListener}, keeping
@@ -49,9 +45,6 @@ public final class PgOutputDecoder {
   private final boolean abortInfo;
   private final boolean deferChanges;
 
-  /** Codecs of column types PgBinaryValues does not decode; null unless streaming in binary. */
-  private final PgBinaryTypes binaryTypes;
-
   /** True between Stream Start and Stream Stop (protocol 2+); always false in version 1. */
   private boolean inStreamBlock;
 
@@ -63,10 +56,9 @@ public final class PgOutputDecoder {
 
   private int replayNext;
 
-  /** Relation cache: each entry a one-element array, handed out as is to deferred changes. */
-  private final Map<Integer, RelationInfo[]> relations = new HashMap<>();
+  /** The Relation and Type messages received on this connection. */
+  private final RelationCache cache;
 
-  private final Map<Integer, String[]> types = new HashMap<>();
   private final PgOutputReader in = new PgOutputReader();
   private final PgTupleReader tuples = new PgTupleReader(in);
 
@@ -129,7 +121,7 @@ public final class PgOutputDecoder {
     this.protocolVersion = protocolVersion;
     this.abortInfo = abortInfo;
     this.deferChanges = deferChanges;
-    this.binaryTypes = binaryTypes;
+    this.cache = new RelationCache(binaryTypes);
   }
 
   /** Returns the protocol version this decoder reads. */
@@ -161,7 +153,7 @@ public final class PgOutputDecoder {
    * @return the last Relation message's description, or null if none was received
    */
   public RelationInfo relation(int oid) {
-    RelationInfo[] cached = relations.get(oid);
+    RelationInfo[] cached = cache.get(oid);
     return cached == null ? null : cached[0];
   }
 
@@ -495,43 +487,13 @@ public final class PgOutputDecoder {
       int typeOid = in.readInt32();
       int typeModifier = in.readInt32();
       columns.add(new ColumnInfo(column, typeOid, typeModifier, (flags & 1) != 0));
-      valueTypes[i] = resolveType(typeOid);
+      valueTypes[i] = cache.valueType(typeOid);
     }
     in.expectEnd();
     RelationInfo relation =
         RelationInfo.of(oid, new TableId(namespace, name), identity, columns, valueTypes);
-    if (binaryTypes != null) {
-      relation = withBinaryCodecs(relation);
-    }
-    relations.put(oid, new RelationInfo[] {relation});
-    listener.relation(relation);
-  }
-
-  /**
-   * Resolves, once per Relation message and with at most one catalog query for types not seen
-   * before, the codecs of the columns whose binary values {@link PgBinaryValues} cannot decode.
-   */
-  private RelationInfo withBinaryCodecs(RelationInfo relation) {
-    List<ColumnInfo> columns = relation.columns();
-    int[] valueTypes = relation.valueTypeOids();
-    int[] needed = new int[columns.size()];
-    int n = 0;
-    for (int i = 0; i < needed.length; i++) {
-      if (!PgBinaryValues.supports(valueTypes[i])) {
-        needed[n++] = columns.get(i).typeOid();
-      }
-    }
-    if (n == 0) {
-      return relation;
-    }
-    PgBinaryCodec[] codecs = new PgBinaryCodec[columns.size()];
     try {
-      binaryTypes.prepare(Arrays.copyOf(needed, n));
-      for (int i = 0; i < codecs.length; i++) {
-        if (!PgBinaryValues.supports(valueTypes[i])) {
-          codecs[i] = binaryTypes.codec(columns.get(i).typeOid());
-        }
-      }
+      relation = cache.add(relation);
     } catch (RuntimeException e) {
       throw in.error(
           0,
@@ -541,19 +503,7 @@ public final class PgOutputDecoder {
               + e.getMessage(),
           e);
     }
-    return relation.withBinaryCodecs(codecs);
-  }
-
-  /** Maps a column type oid to the builtin type whose text decoder applies. */
-  private int resolveType(int typeOid) {
-    String[] sent = types.get(typeOid);
-    if (sent != null && !PgBuiltinType.decodesText(typeOid) && "pg_catalog".equals(sent[0])) {
-      int builtin = PgBuiltinType.oidNamed(sent[1]);
-      if (builtin != 0) {
-        return builtin;
-      }
-    }
-    return typeOid;
+    listener.relation(relation);
   }
 
   private void type(PgOutputListener listener) {
@@ -562,7 +512,7 @@ public final class PgOutputDecoder {
     String namespace = namespace(in.readString());
     String name = in.readString();
     in.expectEnd();
-    types.put(oid, new String[] {namespace, name});
+    cache.addType(oid, namespace, name);
     listener.type(oid, namespace, name);
   }
 
@@ -584,7 +534,7 @@ public final class PgOutputDecoder {
       }
       return new RelationInfo[] {replayRelations[replayNext++]};
     }
-    RelationInfo[] cached = relations.get(oid);
+    RelationInfo[] cached = cache.get(oid);
     if (cached == null) {
       throw in.error(
           at,
