@@ -13,7 +13,7 @@ import java.util.NoSuchElementException;
  * send; PostgreSQL docs, 55.9 Logical Replication Message Formats, "TupleData", kind {@code u}).
  * These three states stay distinct: {@link #get} returns null only for SQL NULL.
  *
- * <p>Java types of values (DESIGN.md, "Values"): {@code smallint} Short, {@code integer} Integer,
+ * <p>Java types of values (docs/pgoutput.md, "Types"): {@code smallint} Short, {@code integer} Integer,
  * {@code bigint} Long, {@code oid} Long, {@code real} Float, {@code double precision} Double,
  * {@code numeric} {@link java.math.BigDecimal} (or Double NaN / ±Infinity for PostgreSQL's special
  * values), {@code boolean} Boolean, text types String, {@code bytea} byte[], {@code uuid} UUID,

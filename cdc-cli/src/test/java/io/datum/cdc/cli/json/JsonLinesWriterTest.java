@@ -138,8 +138,7 @@ class JsonLinesWriterTest {
 
   @Test
   void designExampleInsertIsReproducedByteForByte() {
-    // DESIGN.md, "JSON lines (format 1)"; the document breaks the line in four for reading and
-    // indents the continuation lines by one space: the real line has neither.
+    // the example line of the format's original design (JSON lines, format 1), as printed
     List<ColumnInfo> columns = List.of(col("id", INT4, true), col("note", TEXT, false));
     InsertEvent insert = new InsertEvent(offset(0), TX, ORDERS, row(columns, 1, "x"));
     String expected =

@@ -21,7 +21,7 @@ class FeedbackCoordinatorTest {
     return new CdcOffset(slot, PgLsn.of(tx), PgLsn.of(tx - 1), 7, index, count);
   }
 
-  /** The seed's test: feedback waits for complete contiguous transactions. */
+  /** Feedback waits for complete contiguous transactions (the first test of the ported code). */
   @Test
   void watermarkWaitsForCompleteContiguousTransactions() {
     FeedbackCoordinator feedback = new FeedbackCoordinator("slot", null);
