@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.datum.cdc.PgLsn;
-import io.datum.cdc.testkit.EmbeddedPostgresServer;
+import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

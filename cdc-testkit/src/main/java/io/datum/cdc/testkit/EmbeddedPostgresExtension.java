@@ -1,5 +1,6 @@
 package io.datum.cdc.testkit;
 
+import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import java.lang.reflect.AnnotatedElement;
 import java.time.Duration;
 import java.util.LinkedHashSet;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
+import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
@@ -15,6 +16,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.UniqueId;
@@ -31,6 +33,7 @@ import org.junit.platform.launcher.listeners.TestExecutionSummary;
  * order, on a server of its own, closed before the next one, with binaries unpacked to a directory
  * of its own.
  */
+@Tag("postgres")
 class PostgresVersionsTest {
 
   /** How long each version's invocation took, start to close, by display name. */
@@ -69,7 +72,12 @@ class PostgresVersionsTest {
       assertTrue(
           binaries.add(seen.binaries),
           "PostgreSQL " + version + " shares binaries " + seen.binaries);
-      assertTrue(seen.binaries.getFileName().toString().startsWith("PG-"), seen.binaries::toString);
+      assertTrue(
+          seen.binaries
+              .getFileName()
+              .toString()
+              .matches("postgres-.*-" + version + "-[0-9a-f]{16}"),
+          seen.binaries::toString);
       // closed, its data deleted, once its invocation was done
       assertFalse(seen.server.isRunning(), seen.server::toString);
       assertFalse(
@@ -105,7 +113,8 @@ class PostgresVersionsTest {
     Throwable failure = summary.getFailures().get(0).getException();
     assertTrue(failure.getMessage().contains("no PostgreSQL 13 binaries"), failure::getMessage);
     assertTrue(
-        failure.getMessage().contains(PostgresBinaries.PACKAGED_ARTIFACT), failure::getMessage);
+        failure.getMessage().contains("io.datum.cdc:cdc-testkit-postgres-binaries"),
+        failure::getMessage);
   }
 
   @Test

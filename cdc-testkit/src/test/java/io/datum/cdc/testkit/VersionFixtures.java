@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -219,7 +220,10 @@ final class VersionFixtures {
       return new String(bytes, StandardCharsets.UTF_8);
     }
 
-    /** The directory the postmaster's binary was unpacked to: embedded-pg/PG-hash. */
+    /**
+     * The directory the postmaster's binary was unpacked to:
+     * datum-cdc-postgres-binaries/NAME-VERSION-HASH.
+     */
     private static Path binariesDirectory(EmbeddedPostgresServer pg) throws Exception {
       List<String> pid = Files.readAllLines(pg.dataDirectory().resolve("postmaster.pid"));
       String command =
