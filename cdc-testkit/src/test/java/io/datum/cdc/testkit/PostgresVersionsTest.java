@@ -106,6 +106,49 @@ class PostgresVersionsTest {
   }
 
   @Test
+  void theVersionsPropertyNarrowsWhatEachClassRunsOn() {
+    String property = EmbeddedPostgresExtension.VERSIONS_PROPERTY;
+    String before = System.getProperty(property);
+    try {
+      System.setProperty(property, "18, 16");
+      List<String> invocations = new CopyOnWriteArrayList<>();
+      TestExecutionSummary matrix = run(VersionFixtures.Smoke.class, invocations);
+      assertEquals(0, matrix.getTotalFailureCount(), () -> failures(matrix));
+      assertEquals(List.of("PostgreSQL 16", "PostgreSQL 18"), invocations, "in the class's order");
+
+      VersionFixtures.ORDER.clear();
+      TestExecutionSummary plain = run(VersionFixtures.Plain.class, new CopyOnWriteArrayList<>());
+      assertEquals(0, plain.getTotalFailureCount(), () -> failures(plain));
+      assertEquals(List.of(18), VersionFixtures.ORDER, "17 is not listed: the first listed");
+
+      System.setProperty(property, "17");
+      VersionFixtures.ORDER.clear();
+      TestExecutionSummary kept = run(VersionFixtures.Plain.class, new CopyOnWriteArrayList<>());
+      assertEquals(0, kept.getTotalFailureCount(), () -> failures(kept));
+      assertEquals(List.of(17), VersionFixtures.ORDER);
+
+      System.setProperty(property, "15");
+      VersionFixtures.ORDER.clear();
+      TestExecutionSummary none = run(VersionFixtures.OnlyOn17.class, new CopyOnWriteArrayList<>());
+      assertEquals(0, none.getTotalFailureCount(), () -> failures(none));
+      assertEquals(0, none.getTestsStartedCount());
+
+      System.setProperty(property, "16,x");
+      TestExecutionSummary bad = run(VersionFixtures.OnlyOn17.class, new CopyOnWriteArrayList<>());
+      assertEquals(1, bad.getTotalFailureCount(), () -> failures(bad));
+      assertTrue(
+          bad.getFailures().get(0).getException().getMessage().contains("\"x\" is not"),
+          () -> failures(bad));
+    } finally {
+      if (before == null) {
+        System.clearProperty(property);
+      } else {
+        System.setProperty(property, before);
+      }
+    }
+  }
+
+  @Test
   void aVersionWithoutBinariesFailsNamingTheDependencyToAdd() {
     TestExecutionSummary summary =
         run(VersionFixtures.NoBinaries.class, new CopyOnWriteArrayList<>());

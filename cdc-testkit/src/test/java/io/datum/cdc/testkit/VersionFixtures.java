@@ -237,6 +237,24 @@ final class VersionFixtures {
     }
   }
 
+  /** A class on the default version: records the version it got. */
+  @EmbeddedPostgresTest
+  static class Plain {
+    @Test
+    void recordsItsVersion(EmbeddedPostgresServer pg) {
+      ORDER.add(pg.majorVersion());
+    }
+  }
+
+  /** A version class on 17 only: records the versions it ran on. */
+  @EmbeddedPostgresVersions(17)
+  static class OnlyOn17 {
+    @Test
+    void recordsItsVersion(EmbeddedPostgresServer pg) {
+      ORDER.add(pg.majorVersion());
+    }
+  }
+
   /** Lists a version twice. */
   @EmbeddedPostgresVersions({16, 16})
   static class DuplicateVersions {
