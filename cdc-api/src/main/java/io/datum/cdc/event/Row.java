@@ -13,13 +13,13 @@ import java.util.NoSuchElementException;
  * send; PostgreSQL docs, 55.9 Logical Replication Message Formats, "TupleData", kind {@code u}).
  * These three states stay distinct: {@link #get} returns null only for SQL NULL.
  *
- * <p>Java types of values (docs/pgoutput.md, "Types"): {@code smallint} Short, {@code integer} Integer,
- * {@code bigint} Long, {@code oid} Long, {@code real} Float, {@code double precision} Double,
- * {@code numeric} {@link java.math.BigDecimal} (or Double NaN / ±Infinity for PostgreSQL's special
- * values), {@code boolean} Boolean, text types String, {@code bytea} byte[], {@code uuid} UUID,
- * {@code json}/{@code jsonb} {@link PgJson}, {@code date} LocalDate, {@code time} LocalTime, {@code
- * timetz} OffsetTime (PostgreSQL's {@code 24:00:00} as {@link java.time.LocalTime#MAX}, which no
- * PostgreSQL time can otherwise be, since it has microseconds only), {@code timestamp}
+ * <p>Java types of values (docs/pgoutput.md, "Types"): {@code smallint} Short, {@code integer}
+ * Integer, {@code bigint} Long, {@code oid} Long, {@code real} Float, {@code double precision}
+ * Double, {@code numeric} {@link java.math.BigDecimal} (or Double NaN / ±Infinity for PostgreSQL's
+ * special values), {@code boolean} Boolean, text types String, {@code bytea} byte[], {@code uuid}
+ * UUID, {@code json}/{@code jsonb} {@link PgJson}, {@code date} LocalDate, {@code time} LocalTime,
+ * {@code timetz} OffsetTime (PostgreSQL's {@code 24:00:00} as {@link java.time.LocalTime#MAX},
+ * which no PostgreSQL time can otherwise be, since it has microseconds only), {@code timestamp}
  * LocalDateTime, {@code timestamptz} Instant ({@code infinity}/{@code -infinity} as the type's
  * MAX/MIN), {@code interval} {@link PgInterval}, every other type its PostgreSQL text output as a
  * String.

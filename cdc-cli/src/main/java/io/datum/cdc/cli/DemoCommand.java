@@ -2,7 +2,7 @@ package io.datum.cdc.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.datum.cdc.testkit.EmbeddedPostgresServer;
+import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;

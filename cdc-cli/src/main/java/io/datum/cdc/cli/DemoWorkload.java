@@ -1,6 +1,6 @@
 package io.datum.cdc.cli;
 
-import io.datum.cdc.testkit.EmbeddedPostgresServer;
+import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import java.sql.SQLException;
 
 /** The demo's schema and scripted changes. */

@@ -16,10 +16,12 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code pgcdc demo} as a child process: exit 0, JSON lines on stdout, a true summary. */
+@Tag("postgres")
 class DemoCommandTest {
 
   @Test

@@ -1,6 +1,6 @@
 package io.datum.cdc.core;
 
-import io.datum.cdc.testkit.EmbeddedPostgresServer;
+import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
 import io.datum.cdc.testkit.EmbeddedPostgresVersions;
 import java.util.concurrent.TimeUnit;

@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.DeleteEvent;
 import io.datum.cdc.event.InsertEvent;
@@ -21,7 +22,6 @@ import io.datum.cdc.event.Row;
 import io.datum.cdc.event.RowChange;
 import io.datum.cdc.event.TableId;
 import io.datum.cdc.event.UpdateEvent;
-import io.datum.cdc.testkit.EmbeddedPostgresServer;
 import java.math.BigDecimal;
 import java.sql.SQLException;
 import java.time.Instant;

@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.datum.cdc.MemoryCheckpointStore;
+import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.ChangeKind;
 import io.datum.cdc.event.ColumnInfo;
@@ -22,7 +23,6 @@ import io.datum.cdc.event.RowChange;
 import io.datum.cdc.event.TableId;
 import io.datum.cdc.event.TruncateEvent;
 import io.datum.cdc.event.UpdateEvent;
-import io.datum.cdc.testkit.EmbeddedPostgresServer;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;

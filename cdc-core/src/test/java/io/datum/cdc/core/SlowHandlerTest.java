@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.datum.cdc.MemoryCheckpointStore;
 import io.datum.cdc.PgLsn;
+import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.InsertEvent;
-import io.datum.cdc.testkit.EmbeddedPostgresServer;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
 import java.time.Duration;
 import java.util.List;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.datum.cdc.CdcReplicationException;
 import io.datum.cdc.MemoryCheckpointStore;
-import io.datum.cdc.testkit.EmbeddedPostgresServer;
+import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

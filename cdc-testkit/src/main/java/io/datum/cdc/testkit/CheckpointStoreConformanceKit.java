@@ -33,6 +33,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -86,8 +87,13 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>Tests that need state to outlive the store (reopen, locking, crash and corruption tests) are
  * skipped when {@link #uri} returns null.
+ *
+ * <p>The kit is tagged {@code postgres} (JUnit's {@link Tag}, inherited by every subclass), the tag
+ * of the slow tests that start PostgreSQL or child JVMs: this project's build runs them in {@code
+ * ./mvnw verify}, not in the unit tests of {@code ./mvnw test}.
  */
 @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+@Tag("postgres")
 public abstract class CheckpointStoreConformanceKit {
 
   /** Names PostgreSQL would refuse as slot names. */

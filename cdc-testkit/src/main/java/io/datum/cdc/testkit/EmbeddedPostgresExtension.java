@@ -1,5 +1,6 @@
 package io.datum.cdc.testkit;
 
+import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import java.lang.reflect.AnnotatedElement;
 import java.time.Duration;
 import java.util.LinkedHashSet;
@@ -64,6 +65,15 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * this extension is then also the {@link ClassTemplateInvocationContextProvider} of the class, with
  * one invocation per version, and each invocation has its own server of its version.
  *
+ * <p><b>Choosing versions from the command line.</b> The system property {@value
+ * #VERSIONS_PROPERTY}, a comma-separated list of major versions such as {@code 16} or {@code
+ * 14,18}, narrows what runs: an {@link EmbeddedPostgresVersions} class runs on those of its
+ * versions that are listed, in its own order (on none if it lists none of them); a class configured
+ * by {@link EmbeddedPostgresTest} (or the defaults) runs on its own version if that is listed, else
+ * on the first listed one; one that registers the extension with a builder runs as the builder
+ * says. Unset, every class runs as its annotations say. For example {@code ./mvnw verify -pl
+ * cdc-core -am -Dit.test=PgVersionMatrixTest -Ddatum.cdc.postgres.versions=16}.
+ *
  * <p>Other extensions can get the server with {@link #server(ExtensionContext)}.
  */
 public final class EmbeddedPostgresExtension
@@ -71,6 +81,12 @@ public final class EmbeddedPostgresExtension
         ClassTemplateInvocationContextProvider,
         BeforeClassTemplateInvocationCallback,
         AfterClassTemplateInvocationCallback {
+
+  /**
+   * The system property that narrows the PostgreSQL versions test classes run on; see the class
+   * description.
+   */
+  public static final String VERSIONS_PROPERTY = "datum.cdc.postgres.versions";
 
   private static final Namespace NAMESPACE = Namespace.create(EmbeddedPostgresExtension.class);
   private static final String KEY = "server";
@@ -187,7 +203,55 @@ public final class EmbeddedPostgresExtension
                 () ->
                     new ExtensionConfigurationException(
                         "no @EmbeddedPostgresVersions on " + testClass.getName()));
-    return versions(annotation, testClass).stream().map(VersionInvocation::new);
+    List<Integer> chosen = chosenVersions();
+    return versions(annotation, testClass).stream()
+        .filter(version -> chosen.isEmpty() || chosen.contains(version))
+        .map(VersionInvocation::new);
+  }
+
+  /**
+   * Allows a class no invocation when {@value #VERSIONS_PROPERTY} lists none of its versions.
+   *
+   * @param context the class template's context; not {@code null}
+   * @return {@code true} if {@value #VERSIONS_PROPERTY} is set
+   */
+  @Override
+  public boolean mayReturnZeroClassTemplateInvocationContexts(ExtensionContext context) {
+    return !chosenVersions().isEmpty();
+  }
+
+  /**
+   * The versions {@value #VERSIONS_PROPERTY} lists.
+   *
+   * @return the versions in the property's order; empty if it is unset or blank
+   * @throws ExtensionConfigurationException if an entry is not a major version of 10..99
+   */
+  static List<Integer> chosenVersions() {
+    String property = System.getProperty(VERSIONS_PROPERTY, "").trim();
+    if (property.isEmpty()) {
+      return List.of();
+    }
+    Set<Integer> versions = new LinkedHashSet<>();
+    for (String entry : property.split(",")) {
+      try {
+        int version = Integer.parseInt(entry.trim());
+        if (version < 10 || version > 99) {
+          throw new NumberFormatException("out of 10..99");
+        }
+        versions.add(version);
+      } catch (NumberFormatException e) {
+        throw new ExtensionConfigurationException(
+            "-D"
+                + VERSIONS_PROPERTY
+                + "="
+                + property
+                + ": \""
+                + entry.trim()
+                + "\" is not a PostgreSQL major version with pgoutput (10..99)",
+            e);
+      }
+    }
+    return List.copyOf(versions);
   }
 
   /**
@@ -293,6 +357,11 @@ public final class EmbeddedPostgresExtension
     EmbeddedPostgresServer.Builder configuration = fromAnnotation(testClass);
     if (invocationVersion != null) {
       configuration.majorVersion(invocationVersion);
+    } else {
+      List<Integer> chosen = chosenVersions();
+      if (!chosen.isEmpty() && !chosen.contains(configuration.build().majorVersion())) {
+        configuration.majorVersion(chosen.get(0));
+      }
     }
     return configuration.start();
   }

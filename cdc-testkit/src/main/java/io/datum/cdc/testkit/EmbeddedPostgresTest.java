@@ -1,11 +1,13 @@
 package io.datum.cdc.testkit;
 
+import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Inherited;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -53,6 +55,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * and the parameter's resolution fails with a message that says so. Settings must exist in every
  * version the class runs on.
  *
+ * <p>The class is tagged {@code postgres} (JUnit's {@link Tag}, inherited), so that a build can run
+ * the classes that start PostgreSQL apart from its unit tests: this project's build leaves them out
+ * of {@code ./mvnw test} (surefire's {@code excludedGroups}) and runs them in {@code ./mvnw verify}
+ * (failsafe's {@code groups}).
+ *
  * <p>It may also be used as a meta-annotation on an annotation of your own.
  *
  * @see EmbeddedPostgresExtension
@@ -62,6 +69,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 @Inherited
+@Tag("postgres")
 @ExtendWith(EmbeddedPostgresExtension.class)
 public @interface EmbeddedPostgresTest {
 

@@ -1,5 +1,6 @@
 package io.datum.cdc.testkit;
 
+import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Inherited;
@@ -7,6 +8,7 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 import org.junit.jupiter.api.ClassTemplate;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -66,6 +68,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * running a whole suite on every version multiplies its time: keep multi-version classes to what
  * differs between versions.
  *
+ * <p>Like {@link EmbeddedPostgresTest}, it tags the class {@code postgres}.
+ *
  * @see EmbeddedPostgresTest
  * @see EmbeddedPostgresServer#SUPPORTED_MAJOR_VERSIONS
  */
@@ -73,6 +77,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 @Inherited
+@Tag("postgres")
 @ClassTemplate
 @ExtendWith(EmbeddedPostgresExtension.class)
 public @interface EmbeddedPostgresVersions {

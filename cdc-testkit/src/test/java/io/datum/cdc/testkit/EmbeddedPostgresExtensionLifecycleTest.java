@@ -8,9 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
+import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ParameterResolutionException;
 import org.junit.platform.launcher.LauncherDiscoveryRequest;
@@ -20,6 +22,7 @@ import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
 import org.junit.platform.launcher.listeners.TestExecutionSummary;
 
 /** Runs the fixtures in {@link ExtensionLifecycleFixtures} and checks what the extension did. */
+@Tag("postgres")
 class EmbeddedPostgresExtensionLifecycleTest {
 
   @BeforeEach

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.ResultSet;

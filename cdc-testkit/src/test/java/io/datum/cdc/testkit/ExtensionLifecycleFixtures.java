@@ -3,6 +3,7 @@ package io.datum.cdc.testkit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
+import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

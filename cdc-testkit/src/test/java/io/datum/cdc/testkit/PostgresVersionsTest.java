@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
+import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
@@ -15,6 +16,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.UniqueId;
@@ -31,6 +33,7 @@ import org.junit.platform.launcher.listeners.TestExecutionSummary;
  * order, on a server of its own, closed before the next one, with binaries unpacked to a directory
  * of its own.
  */
+@Tag("postgres")
 class PostgresVersionsTest {
 
   /** How long each version's invocation took, start to close, by display name. */
@@ -69,7 +72,12 @@ class PostgresVersionsTest {
       assertTrue(
           binaries.add(seen.binaries),
           "PostgreSQL " + version + " shares binaries " + seen.binaries);
-      assertTrue(seen.binaries.getFileName().toString().startsWith("PG-"), seen.binaries::toString);
+      assertTrue(
+          seen.binaries
+              .getFileName()
+              .toString()
+              .matches("postgres-.*-" + version + "-[0-9a-f]{16}"),
+          seen.binaries::toString);
       // closed, its data deleted, once its invocation was done
       assertFalse(seen.server.isRunning(), seen.server::toString);
       assertFalse(
@@ -98,6 +106,49 @@ class PostgresVersionsTest {
   }
 
   @Test
+  void theVersionsPropertyNarrowsWhatEachClassRunsOn() {
+    String property = EmbeddedPostgresExtension.VERSIONS_PROPERTY;
+    String before = System.getProperty(property);
+    try {
+      System.setProperty(property, "18, 16");
+      List<String> invocations = new CopyOnWriteArrayList<>();
+      TestExecutionSummary matrix = run(VersionFixtures.Smoke.class, invocations);
+      assertEquals(0, matrix.getTotalFailureCount(), () -> failures(matrix));
+      assertEquals(List.of("PostgreSQL 16", "PostgreSQL 18"), invocations, "in the class's order");
+
+      VersionFixtures.ORDER.clear();
+      TestExecutionSummary plain = run(VersionFixtures.Plain.class, new CopyOnWriteArrayList<>());
+      assertEquals(0, plain.getTotalFailureCount(), () -> failures(plain));
+      assertEquals(List.of(18), VersionFixtures.ORDER, "17 is not listed: the first listed");
+
+      System.setProperty(property, "17");
+      VersionFixtures.ORDER.clear();
+      TestExecutionSummary kept = run(VersionFixtures.Plain.class, new CopyOnWriteArrayList<>());
+      assertEquals(0, kept.getTotalFailureCount(), () -> failures(kept));
+      assertEquals(List.of(17), VersionFixtures.ORDER);
+
+      System.setProperty(property, "15");
+      VersionFixtures.ORDER.clear();
+      TestExecutionSummary none = run(VersionFixtures.OnlyOn17.class, new CopyOnWriteArrayList<>());
+      assertEquals(0, none.getTotalFailureCount(), () -> failures(none));
+      assertEquals(0, none.getTestsStartedCount());
+
+      System.setProperty(property, "16,x");
+      TestExecutionSummary bad = run(VersionFixtures.OnlyOn17.class, new CopyOnWriteArrayList<>());
+      assertEquals(1, bad.getTotalFailureCount(), () -> failures(bad));
+      assertTrue(
+          bad.getFailures().get(0).getException().getMessage().contains("\"x\" is not"),
+          () -> failures(bad));
+    } finally {
+      if (before == null) {
+        System.clearProperty(property);
+      } else {
+        System.setProperty(property, before);
+      }
+    }
+  }
+
+  @Test
   void aVersionWithoutBinariesFailsNamingTheDependencyToAdd() {
     TestExecutionSummary summary =
         run(VersionFixtures.NoBinaries.class, new CopyOnWriteArrayList<>());
@@ -105,7 +156,8 @@ class PostgresVersionsTest {
     Throwable failure = summary.getFailures().get(0).getException();
     assertTrue(failure.getMessage().contains("no PostgreSQL 13 binaries"), failure::getMessage);
     assertTrue(
-        failure.getMessage().contains(PostgresBinaries.PACKAGED_ARTIFACT), failure::getMessage);
+        failure.getMessage().contains("io.datum.cdc:cdc-testkit-postgres-binaries"),
+        failure::getMessage);
   }
 
   @Test

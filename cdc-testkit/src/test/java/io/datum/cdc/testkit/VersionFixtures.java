@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -219,7 +220,10 @@ final class VersionFixtures {
       return new String(bytes, StandardCharsets.UTF_8);
     }
 
-    /** The directory the postmaster's binary was unpacked to: embedded-pg/PG-hash. */
+    /**
+     * The directory the postmaster's binary was unpacked to:
+     * datum-cdc-postgres-binaries/NAME-VERSION-HASH.
+     */
     private static Path binariesDirectory(EmbeddedPostgresServer pg) throws Exception {
       List<String> pid = Files.readAllLines(pg.dataDirectory().resolve("postmaster.pid"));
       String command =
@@ -230,6 +234,24 @@ final class VersionFixtures {
       Path binary = Path.of(command);
       assertNotNull(binary.getParent());
       return binary.getParent().getParent(); // .../PG-hash/bin/postgres
+    }
+  }
+
+  /** A class on the default version: records the version it got. */
+  @EmbeddedPostgresTest
+  static class Plain {
+    @Test
+    void recordsItsVersion(EmbeddedPostgresServer pg) {
+      ORDER.add(pg.majorVersion());
+    }
+  }
+
+  /** A version class on 17 only: records the versions it ran on. */
+  @EmbeddedPostgresVersions(17)
+  static class OnlyOn17 {
+    @Test
+    void recordsItsVersion(EmbeddedPostgresServer pg) {
+      ORDER.add(pg.majorVersion());
     }
   }
 

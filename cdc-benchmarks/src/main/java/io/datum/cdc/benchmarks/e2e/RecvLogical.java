@@ -1,6 +1,6 @@
 package io.datum.cdc.benchmarks.e2e;
 
-import io.datum.cdc.testkit.EmbeddedPostgresServer;
+import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

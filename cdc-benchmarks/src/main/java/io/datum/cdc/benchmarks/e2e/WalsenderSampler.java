@@ -1,6 +1,6 @@
 package io.datum.cdc.benchmarks.e2e;
 
-import io.datum.cdc.testkit.EmbeddedPostgresServer;
+import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

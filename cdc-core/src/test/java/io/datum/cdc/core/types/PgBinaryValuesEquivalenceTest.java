@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
+import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.event.PgInterval;
-import io.datum.cdc.testkit.EmbeddedPostgresServer;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;

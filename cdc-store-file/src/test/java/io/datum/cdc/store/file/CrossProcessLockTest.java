@@ -13,6 +13,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.Timeout.ThreadMode;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The directory lock against other processes, and against other stores of this JVM. */
 @Timeout(value = 120, threadMode = ThreadMode.SEPARATE_THREAD)
+@Tag("postgres") // a child JVM: run with the integration tests
 class CrossProcessLockTest {
 
   @TempDir Path dir;

@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.Timeout.ThreadMode;
@@ -27,6 +28,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * and the previous one before; the other slots are untouched.
  */
 @Timeout(value = 120, threadMode = ThreadMode.SEPARATE_THREAD)
+@Tag("postgres") // a child JVM: run with the integration tests
 class CrashRecoveryTest {
 
   @TempDir Path dir;

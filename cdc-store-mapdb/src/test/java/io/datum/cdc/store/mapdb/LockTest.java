@@ -12,6 +12,7 @@ import java.io.BufferedReader;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.Timeout.ThreadMode;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Exclusive use of a store file: against stores of this JVM and against other processes. */
 @Timeout(value = 120, threadMode = ThreadMode.SEPARATE_THREAD)
+@Tag("postgres") // a child JVM: run with the integration tests
 class LockTest {
 
   private static final String IN_USE = "is in use by another process or store: ";

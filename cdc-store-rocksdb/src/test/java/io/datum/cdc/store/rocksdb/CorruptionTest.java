@@ -21,6 +21,7 @@ import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.rocksdb.FlushOptions;
@@ -32,6 +33,7 @@ import org.rocksdb.RocksDBException;
  * Damaged values and damaged database files are reported, never read as empty or as another
  * checkpoint.
  */
+@Tag("postgres") // a child JVM: run with the integration tests
 class CorruptionTest {
 
   @TempDir Path dir;

@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.Timeout.ThreadMode;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * RocksDB's LOCK file against other processes, and the registry against other stores of this JVM.
  */
 @Timeout(value = 120, threadMode = ThreadMode.SEPARATE_THREAD)
+@Tag("postgres") // a child JVM: run with the integration tests
 class LockTest {
 
   private static final String IN_USE = "is in use by another process or store: ";

