@@ -31,19 +31,19 @@ public interface CdcCheckpointHandle {
    * @throws CdcStoreException if the store failed; the acknowledgement is then not durable and the
    *     source stops
    */
-  void checkpoint(CdcOffset offset);
+  void acknowledge(CdcOffset offset);
 
   /**
    * Acknowledges every event of the transaction {@code offset} belongs to, for handlers that
    * process a transaction at once: one call (and at most one store write) instead of one per event.
    * Events of the transaction already acknowledged stay acknowledged; durability as for {@link
-   * #checkpoint}.
+   * #acknowledge}.
    *
    * @param offset the offset of any event of the transaction, not null
-   * @throws CdcCheckpointException as {@link #checkpoint}
+   * @throws CdcCheckpointException as {@link #acknowledge}
    * @throws CdcStoreException if the store failed
    */
-  void checkpointTransaction(CdcOffset offset);
+  void acknowledgeTransaction(CdcOffset offset);
 
   /**
    * Acknowledges one event without blocking the caller on the store: the acknowledgement is
@@ -53,10 +53,10 @@ public interface CdcCheckpointHandle {
    *
    * @param offset the offset of a delivered event, not null
    * @return a future completed when a stored checkpoint includes the acknowledgement (with
-   *     per-transaction durability: when {@link #checkpoint} would have returned), or completed
-   *     exceptionally with the exceptions {@link #checkpoint} would throw
+   *     per-transaction durability: when {@link #acknowledge} would have returned), or completed
+   *     exceptionally with the exceptions {@link #acknowledge} would throw
    */
-  CompletableFuture<Void> checkpointAsync(CdcOffset offset);
+  CompletableFuture<Void> acknowledgeAsync(CdcOffset offset);
 
   /**
    * Returns the current watermark: the end LSN of the newest transaction such that it and every

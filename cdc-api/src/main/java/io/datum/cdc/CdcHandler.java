@@ -6,7 +6,7 @@ import io.datum.cdc.event.ChangeEvent;
  * The application's code that receives change events, one at a time, in commit order, on a thread
  * of the source that is not the one reading from PostgreSQL.
  *
- * <p>Acknowledge each event with {@code checkpoints.checkpoint(event.offset())} once it is durably
+ * <p>Acknowledge each event with {@code checkpoints.acknowledge(event.offset())} once it is durably
  * processed, now or later, from any thread. Events not acknowledged when the process dies are
  * delivered again after a restart.
  */

@@ -4,7 +4,7 @@ import java.util.Objects;
 
 /**
  * The position of one delivered event: which transaction of which slot, and which event of it. The
- * application hands it back to {@link CdcCheckpointHandle#checkpoint(CdcOffset)} once it has
+ * application hands it back to {@link CdcCheckpointHandle#acknowledge(CdcOffset)} once it has
  * durably processed the event.
  *
  * <p>A transaction is identified by its {@code txEndLsn}, the end LSN of its Commit message, which

@@ -4,7 +4,7 @@ import io.datum.cdc.CdcOffset;
 
 /**
  * One committed change, delivered to the application's handler in commit order. Acknowledge it with
- * {@link io.datum.cdc.CdcCheckpointHandle#checkpoint(CdcOffset)} passing {@link #offset()}.
+ * {@link io.datum.cdc.CdcCheckpointHandle#acknowledge(CdcOffset)} passing {@link #offset()}.
  *
  * <p>The kinds are {@link InsertEvent}, {@link UpdateEvent}, {@link DeleteEvent}, {@link
  * TruncateEvent} and {@link MessageEvent}; switch on {@link #kind()} or use pattern matching.

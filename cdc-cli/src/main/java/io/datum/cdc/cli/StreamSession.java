@@ -77,7 +77,7 @@ final class StreamSession {
     out.write(event); // an UncheckedIOException stops the source; the event stays unacknowledged
     out.flush();
     // a failed store stops the source, which ends run() with that failure
-    checkpoints.checkpointAsync(event.offset());
+    checkpoints.acknowledgeAsync(event.offset());
     lastEventNanos = System.nanoTime();
     if (events.incrementAndGet() >= maxEvents) {
       limitReached.countDown();

@@ -14,7 +14,7 @@ public enum AcknowledgementDurability {
   TRANSACTION,
   /**
    * Every acknowledgement returns only after a stored checkpoint includes it, so no event whose
-   * {@code checkpoint()} returned is delivered again after a crash. Concurrent acknowledgements
+   * {@code acknowledge()} returned is delivered again after a crash. Concurrent acknowledgements
    * share one store write (group commit); a single thread acknowledging event by event pays one
    * store write (an fsync for durable stores) per event, so prefer {@code checkpointTransaction}
    * for large transactions. The default.

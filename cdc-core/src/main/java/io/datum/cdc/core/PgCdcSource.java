@@ -34,7 +34,7 @@ import org.postgresql.Driver;
  *         .build()) {
  *   source.start((event, checkpoints) -> {
  *     process(event);
- *     checkpoints.checkpoint(event.offset());
+ *     checkpoints.acknowledge(event.offset());
  *   }).join(); // until stop() or a failure
  * }
  * }</pre>
@@ -391,7 +391,7 @@ public final class PgCdcSource implements AutoCloseable {
 
     /**
      * @param durability when an acknowledgement is stored (default {@link
-     *     AcknowledgementDurability#EVENT}: no event whose {@code checkpoint()} returned is
+     *     AcknowledgementDurability#EVENT}: no event whose {@code acknowledge()} returned is
      *     delivered again after a crash; {@link AcknowledgementDurability#TRANSACTION} trades that
      *     for one store write per transaction instead of one per acknowledging call)
      * @return this builder

@@ -22,7 +22,7 @@ final class EventCollector implements CdcHandler {
   public void handle(ChangeEvent event, CdcCheckpointHandle checkpoints) {
     events.add(event);
     if (acknowledge) {
-      checkpoints.checkpoint(event.offset());
+      checkpoints.acknowledge(event.offset());
     }
   }
 

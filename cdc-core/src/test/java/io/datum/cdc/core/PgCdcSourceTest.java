@@ -171,13 +171,13 @@ class PgCdcSourceTest {
       PgLsn tx2 = got.get(2).offset().txEndLsn();
       PgLsn tx3 = got.get(3).offset().txEndLsn();
 
-      source.checkpoints().checkpoint(got.get(3).offset()); // tx 3
-      source.checkpoints().checkpoint(got.get(1).offset()); // half of tx 1
+      source.checkpoints().acknowledge(got.get(3).offset()); // tx 3
+      source.checkpoints().acknowledge(got.get(1).offset()); // half of tx 1
       assertEquals(before, source.watermark());
-      source.checkpoints().checkpoint(got.get(0).offset()); // tx 1 complete
+      source.checkpoints().acknowledge(got.get(0).offset()); // tx 1 complete
       assertEquals(tx1, source.watermark());
       await().atMost(WAIT).until(() -> confirmedFlush("ooo").equals(tx1));
-      source.checkpoints().checkpoint(got.get(2).offset()); // tx 2: 1..3 complete
+      source.checkpoints().acknowledge(got.get(2).offset()); // tx 2: 1..3 complete
       assertEquals(tx3, source.watermark());
       await().atMost(WAIT).until(() -> confirmedFlush("ooo").equals(tx3));
       assertTrue(tx2.isBefore(tx3));
@@ -200,9 +200,9 @@ class PgCdcSourceTest {
             "INSERT INTO resume VALUES (3), (4), (5)", // B
             "INSERT INTO resume VALUES (6)"); // C
         first = events.take(6, WAIT);
-        source.checkpoints().checkpoint(first.get(2).offset()); // B#0, beyond the watermark
-        source.checkpoints().checkpoint(first.get(0).offset());
-        source.checkpoints().checkpoint(first.get(1).offset()); // A complete: watermark moves
+        source.checkpoints().acknowledge(first.get(2).offset()); // B#0, beyond the watermark
+        source.checkpoints().acknowledge(first.get(0).offset());
+        source.checkpoints().acknowledge(first.get(1).offset()); // A complete: watermark moves
         assertEquals(first.get(0).offset().txEndLsn(), source.watermark());
       }
     }
@@ -237,7 +237,7 @@ class PgCdcSourceTest {
         pg.execute("INSERT INTO partial SELECT generate_series(1, 5)");
         List<ChangeEvent> got = events.take(5, WAIT);
         for (int i : new int[] {0, 1, 3}) {
-          source.checkpoints().checkpoint(got.get(i).offset());
+          source.checkpoints().acknowledge(got.get(i).offset());
         }
         assertTrue(
             source.watermark().isBefore(got.get(0).offset().txEndLsn()),
@@ -313,8 +313,8 @@ class PgCdcSourceTest {
       CompletableFuture<Void> done = source.start(events);
       pg.execute("INSERT INTO again VALUES (1), (2), (3)");
       List<ChangeEvent> before = events.take(3, WAIT);
-      source.checkpoints().checkpoint(before.get(0).offset());
-      source.checkpoints().checkpoint(before.get(2).offset());
+      source.checkpoints().acknowledge(before.get(0).offset());
+      source.checkpoints().acknowledge(before.get(2).offset());
       pg.execute(
           "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = 'again'");
       await().atMost(WAIT).until(() -> source.reconnects() == 1);
@@ -326,8 +326,8 @@ class PgCdcSourceTest {
       assertTrue(after.get(0).transaction().redelivered(), "delivered before the loss");
       assertFalse(after.get(1).transaction().redelivered(), "new after the loss");
       assertFalse(before.get(0).transaction().redelivered());
-      source.checkpoints().checkpointTransaction(after.get(0).offset());
-      source.checkpoints().checkpoint(after.get(1).offset());
+      source.checkpoints().acknowledgeTransaction(after.get(0).offset());
+      source.checkpoints().acknowledge(after.get(1).offset());
       PgLsn end = after.get(1).offset().txEndLsn();
       await().atMost(WAIT).until(() -> confirmedFlush("again").equals(end));
       assertFalse(done.isDone());
@@ -512,7 +512,7 @@ class PgCdcSourceTest {
       source.start(
           (event, checkpoints) -> {
             txEnd.set(event.offset().txEndLsn());
-            acks.add(checkpoints.checkpointAsync(event.offset()));
+            acks.add(checkpoints.acknowledgeAsync(event.offset()));
             all.countDown();
           });
       pg.execute("INSERT INTO async_acks SELECT generate_series(1, 300)");
@@ -524,7 +524,7 @@ class PgCdcSourceTest {
       assertTrue(store.load("async_acks").orElseThrow().acknowledgedBeyond().isEmpty());
       assertEquals(end, source.watermark());
       CdcOffset foreign = new CdcOffset("other", end, end, 1, 0, 1);
-      CompletableFuture<Void> refused = source.checkpoints().checkpointAsync(foreign);
+      CompletableFuture<Void> refused = source.checkpoints().acknowledgeAsync(foreign);
       ExecutionException e =
           assertThrows(ExecutionException.class, () -> refused.get(10, TimeUnit.SECONDS));
       assertTrue(e.getCause().getMessage().contains("other"), e.getCause().getMessage());

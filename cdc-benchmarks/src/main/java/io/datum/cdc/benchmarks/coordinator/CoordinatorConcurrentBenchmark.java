@@ -264,7 +264,7 @@ public class CoordinatorConcurrentBenchmark {
         } else if (path == 1) {
           coordinator.acknowledge(offset);
         } else {
-          handle.checkpoint(offset);
+          handle.acknowledge(offset);
         }
       }
       // DRAIN_EVERY = CHUNK: the committable position once per chunk

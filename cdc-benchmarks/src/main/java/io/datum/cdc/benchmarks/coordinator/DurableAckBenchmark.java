@@ -23,7 +23,7 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The acknowledgement path an application's handler pays with datum-cdc's default per-event
- * durability: {@code CdcCheckpointHandle.checkpoint(offset)} on one thread, which records the
+ * durability: {@code CdcCheckpointHandle.acknowledge(offset)} on one thread, which records the
  * acknowledgement, takes a snapshot of the coordinator (watermark plus the acknowledged ranges of
  * incomplete transactions) and stores it, here in a {@link MemoryCheckpointStore} so that the
  * store's own cost (an fsync for file:) does not hide the source's. Events are acknowledged in
@@ -88,10 +88,10 @@ public class DurableAckBenchmark {
   /** Acknowledges the batch event by event, each durably (stored) before the next. */
   @Benchmark
   @OperationsPerInvocation(BATCH)
-  public void checkpointEachEvent(Handle h) {
+  public void acknowledgeEachEvent(Handle h) {
     SourceCheckpointHandle handle = h.handle;
     for (CdcOffset offset : h.offsets) {
-      handle.checkpoint(offset);
+      handle.acknowledge(offset);
     }
   }
 }

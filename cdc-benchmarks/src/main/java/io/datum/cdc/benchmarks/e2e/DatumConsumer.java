@@ -40,7 +40,7 @@ public final class DatumConsumer {
             if (event instanceof InsertEvent || event instanceof UpdateEvent) {
               probe.event();
             }
-            checkpoints.checkpoint(event.offset());
+            checkpoints.acknowledge(event.offset());
           });
       probe.await(timeoutSeconds);
       probe.report();

@@ -62,7 +62,7 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
   /**
    * @param coordinator the source's coordinator
    * @param store where checkpoints go
-   * @param asyncExecutor runs the stores of {@link #checkpointAsync}
+   * @param asyncExecutor runs the stores of {@link #acknowledgeAsync}
    * @param onStoreFailure told about a failed store before it is thrown (stops the source)
    * @param onWatermarkMoved told after a store moved the durable watermark (wakes the loop)
    * @param durableEachAcknowledgement per-event durability: every acknowledgement is stored before
@@ -86,7 +86,7 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
   }
 
   @Override
-  public void checkpoint(CdcOffset offset) {
+  public void acknowledge(CdcOffset offset) {
     if (record(offset)) {
       persistAfter(storesBegun);
     }
@@ -108,14 +108,14 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
   }
 
   @Override
-  public void checkpointTransaction(CdcOffset offset) {
+  public void acknowledgeTransaction(CdcOffset offset) {
     if (coordinator.acknowledgeTransaction(offset) || durableEachAcknowledgement) {
       persistAfter(storesBegun);
     }
   }
 
   @Override
-  public CompletableFuture<Void> checkpointAsync(CdcOffset offset) {
+  public CompletableFuture<Void> acknowledgeAsync(CdcOffset offset) {
     try {
       if (!record(offset)) {
         return CompletableFuture.completedFuture(null);

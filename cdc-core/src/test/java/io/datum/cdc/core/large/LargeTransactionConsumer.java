@@ -58,7 +58,7 @@ public final class LargeTransactionConsumer {
             if ((id & 0xFFFF) == 0) {
               maxUsed.accumulateAndGet(rt.totalMemory() - rt.freeMemory(), Math::max);
             }
-            checkpoints.checkpoint(event.offset()); // per event, durable (the default)
+            checkpoints.acknowledge(event.offset()); // per event, durable (the default)
             done.countDown();
           });
       if (!done.await(20, TimeUnit.MINUTES)) {
