@@ -582,7 +582,7 @@ public final class FeedbackCoordinator extends AckRing {
       PendingTransactions txs = transactions;
       long[] ring = bits;
       long z = prefix;
-      long scanEnd = Math.min(limitOf(txs, h, t), ((long) maxAckedWord + 1) * EVENTS_PER_WORD);
+      long scanEnd = Math.min(limitOf(txs, h, t), (maxAckedWord + 1) * EVENTS_PER_WORD);
       // the events before the prefix are acknowledged without looking
       long headFirst = txs.first(h);
       if (headFirst < z) {
