@@ -8,6 +8,7 @@ import static io.datum.cdc.testkit.internal.CheckpointStoreWriter.isWellFormed;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -21,6 +22,7 @@ import io.datum.cdc.PgLsn;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -29,6 +31,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
 import java.util.SortedSet;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -677,12 +680,19 @@ public abstract class CheckpointStoreConformanceKit {
     }
 
     @Test
+    @Timeout(value = 1, unit = TimeUnit.DAYS) // bounded below by the number of rounds
     void sigkillAtRandomMomentsNeverLeavesATornCheckpoint() throws Exception {
       String uri = childUri();
+      int rounds = crashRounds();
+      assertTimeoutPreemptively(
+          Duration.ofSeconds(30 + 10L * rounds), () -> killAtRandom(uri, rounds));
+    }
+
+    private void killAtRandom(String uri, int rounds) throws Exception {
       long seed = Long.getLong("datum.cdc.testkit.seed", System.nanoTime());
       Random random = new Random(seed);
       long baseline = 0;
-      for (int round = 1; round <= crashRounds(); round++) {
+      for (int round = 1; round <= rounds; round++) {
         int lines = random.nextInt(301);
         StoreChild child = startChild("write", uri, SLOT);
         long last = child.readStored(lines, baseline);
