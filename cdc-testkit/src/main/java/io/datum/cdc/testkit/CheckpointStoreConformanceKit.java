@@ -698,16 +698,19 @@ public abstract class CheckpointStoreConformanceKit {
         long last = child.readStored(lines, baseline);
         child.kill();
         last = child.drainStored(last);
-        baseline =
-            assertHolds(
-                last,
-                "round "
-                    + round
-                    + " (seed "
-                    + seed
-                    + ", -Ddatum.cdc.testkit.seed to repeat), SIGKILL after "
-                    + lines
-                    + " lines");
+        String when =
+            "round "
+                + round
+                + " (seed "
+                + seed
+                + ", -Ddatum.cdc.testkit.seed to repeat), SIGKILL after "
+                + lines
+                + " lines";
+        try {
+          baseline = assertHolds(last, when);
+        } catch (RuntimeException e) {
+          throw new AssertionError(when + ": " + e, e);
+        }
       }
     }
 
