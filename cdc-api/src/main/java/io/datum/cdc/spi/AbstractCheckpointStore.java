@@ -48,6 +48,8 @@ public abstract class AbstractCheckpointStore implements CdcCheckpointStore {
   private boolean closed; // guarded by lifecycle
 
   /**
+   * Creates the base of an open store; the subclass's storage must be open when it calls this.
+   *
    * @param name the store for messages, such as {@code "file checkpoint store /var/lib/cdc"}; it
    *     should name the path or URI, since errors must
    * @param lock the lock this store holds until close, or null if the storage locks itself
@@ -202,11 +204,6 @@ public abstract class AbstractCheckpointStore implements CdcCheckpointStore {
     } finally {
       exclusive.unlock();
     }
-  }
-
-  /** Returns how many batches were written (or attempted) so far, at most the stores. */
-  protected final long batches() {
-    return groupCommit.batches();
   }
 
   /** Returns the store's name for messages. */
