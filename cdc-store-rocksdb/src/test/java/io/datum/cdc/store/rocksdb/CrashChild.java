@@ -18,7 +18,7 @@ public final class CrashChild {
   private CrashChild() {}
 
   /**
-   * Starts {@code LockProbe mode dir} in a child JVM with this JVM's class path. Its {@code
+   * Starts {@code CrashChild hold dir} in a child JVM with this JVM's class path. Its {@code
    * java.io.tmpdir} is {@code nativeTmp}, so the copy of RocksDB's native library the child
    * extracts, which a SIGKILL leaves behind, is deleted with the test's temporary directory.
    */
