@@ -2,7 +2,10 @@ package io.datum.cdc.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.datum.cdc.CdcCheckpoint;
+import io.datum.cdc.embedded.ChildJvm;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
+import io.datum.cdc.spi.CheckpointCodec;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
@@ -180,7 +183,7 @@ final class DemoCommand implements Callable<Integer> {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
+    command.add(ChildJvm.classPath());
     command.add(Pgcdc.class.getName());
     command.addAll(args);
     if (verbose) {
@@ -207,14 +210,13 @@ final class DemoCommand implements Callable<Integer> {
    * its background stores have caught up with everything it printed.
    */
   private void awaitStoredAcknowledgementsBeyondWatermark(Path storeDir) throws Exception {
-    Path file = storeDir.resolve(SLOT + ".json");
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     String last = null;
     int unchanged = 0;
     while (System.nanoTime() < deadline && unchanged < 3) {
-      String now = Files.exists(file) ? storedWatermark(storeDir) : null;
-      boolean beyond =
-          now != null && json.readTree(file.toFile()).path("acknowledged_beyond").size() > 0;
+      CdcCheckpoint stored = stored(storeDir);
+      String now = stored == null ? null : describe(stored);
+      boolean beyond = stored != null && !stored.acknowledgedBeyond().isEmpty();
       unchanged = beyond && now.equals(last) ? unchanged + 1 : 0;
       last = now;
       Thread.sleep(100); // polling a file another process writes; nothing to wait on
@@ -222,18 +224,28 @@ final class DemoCommand implements Callable<Integer> {
   }
 
   private String storedWatermark(Path storeDir) throws Exception {
-    Path file = storeDir.resolve(SLOT + ".json");
+    CdcCheckpoint stored = stored(storeDir);
+    return stored == null ? "none" : describe(stored);
+  }
+
+  /**
+   * Reads the slot's checkpoint file of the {@code file:} store, which the consumer process holds
+   * open (and locked), so it is decoded here rather than opened as a store.
+   */
+  private static CdcCheckpoint stored(Path storeDir) throws Exception {
+    Path file = storeDir.resolve(SLOT + ".checkpoint");
     if (!Files.exists(file)) {
-      return "none";
+      return null;
     }
-    var stored = json.readTree(file.toFile());
+    return CheckpointCodec.decode(Files.readAllBytes(file), SLOT, file.toString());
+  }
+
+  private static String describe(CdcCheckpoint stored) {
     int beyond = 0;
-    for (var tx : stored.path("acknowledged_beyond")) {
-      for (var range : tx.path("acknowledged")) {
-        beyond += range.get(1).asInt() - range.get(0).asInt() + 1;
-      }
+    for (CdcCheckpoint.PartialTransaction tx : stored.acknowledgedBeyond()) {
+      beyond += tx.acknowledgedCount();
     }
-    return stored.get("watermark").asText() + " and " + beyond + " acknowledged events after it";
+    return stored.watermark() + " and " + beyond + " acknowledged events after it";
   }
 
   private static void deleteTree(Path dir) throws Exception {

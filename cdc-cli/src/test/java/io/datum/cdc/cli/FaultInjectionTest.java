@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.datum.cdc.CdcCheckpoint;
 import io.datum.cdc.PgLsn;
+import io.datum.cdc.embedded.ChildJvm;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.store.file.FileCheckpointStore;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
@@ -224,7 +225,7 @@ class FaultInjectionTest {
             List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp",
-                System.getProperty("java.class.path"),
+                ChildJvm.classPath(),
                 Pgcdc.class.getName(),
                 "stream",
                 "--url",

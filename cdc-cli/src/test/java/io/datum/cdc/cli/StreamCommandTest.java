@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.datum.cdc.PgLsn;
+import io.datum.cdc.embedded.ChildJvm;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
 import java.nio.charset.StandardCharsets;
@@ -38,7 +39,7 @@ class StreamCommandTest {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
+    command.add(ChildJvm.classPath());
     command.add(Pgcdc.class.getName());
     command.addAll(List.of(args));
     Path out = workDir.resolve("stdout-" + System.nanoTime());
@@ -221,7 +222,7 @@ class StreamCommandTest {
             List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp",
-                System.getProperty("java.class.path"),
+                ChildJvm.classPath(),
                 Pgcdc.class.getName()));
     command.addAll(List.of(stream(dir.resolve("store"), "sig")));
     Path out = dir.resolve("out");

@@ -8,6 +8,7 @@ import static io.datum.cdc.testkit.internal.CheckpointStoreWriter.isWellFormed;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -21,6 +22,7 @@ import io.datum.cdc.PgLsn;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -29,6 +31,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
 import java.util.SortedSet;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -62,6 +65,17 @@ import org.junit.jupiter.api.io.TempDir;
  * }
  * }</pre>
  *
+ * <p>What a test needs decides whether it runs; a test that cannot run reports skipped (a JUnit
+ * assumption), with the reason, and never passes without checking:
+ *
+ * <ul>
+ *   <li>reopening, exclusivity in this JVM and corruption need a store that {@link #outlivesClose()
+ *       outlives close} (every store but an in-memory one);
+ *   <li>the tests with a child JVM (locking across processes, SIGKILL) need a {@link #uri} the
+ *       child opens with {@link CheckpointStores#open(String)}, so the store's provider must be on
+ *       the class path.
+ * </ul>
+ *
  * <p>The kit gives each test a fresh empty directory and closes every store it opened. The child
  * JVMs run {@code java} from {@code java.home} with this JVM's {@code java.class.path}, so the
  * store's provider must be registered for {@link java.util.ServiceLoader} on the test class path.
@@ -75,8 +89,8 @@ import org.junit.jupiter.api.io.TempDir;
  *       never reach the disk; edge-case valid names work.
  *   <li>{@link Lifecycle}: store after close throws {@link IllegalStateException}; close is
  *       idempotent; data survives close and reopen, also through {@link CheckpointStores#open}; a
- *       second open of a held directory, in this JVM or in a child JVM, fails with {@link
- *       CdcStoreException}.
+ *       second open of a held store, in this JVM or in a child JVM, fails with {@link
+ *       CdcStoreException}, and so does this JVM's open while a child holds the store.
  *   <li>{@link Concurrency}: 16 threads storing to shared and own slots while others load: no torn
  *       or lost value; close while storing.
  *   <li>{@link Durability}: a child JVM killed with SIGKILL keeps every checkpoint whose {@code
@@ -84,9 +98,6 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>{@link Corruption}: after {@link #corrupt}, open or load throws {@link CdcStoreException}
  *       naming the location; never empty, never a wrong value.
  * </ul>
- *
- * <p>Tests that need state to outlive the store (reopen, locking, crash and corruption tests) are
- * skipped when {@link #uri} returns null.
  *
  * <p>The kit is tagged {@code postgres} (JUnit's {@link Tag}, inherited by every subclass), the tag
  * of the slow tests that start PostgreSQL or child JVMs: this project's build runs them in {@code
@@ -117,6 +128,7 @@ public abstract class CheckpointStoreConformanceKit {
   @TempDir Path root;
 
   private Path directory;
+  private String location; // of the first store opened in the test
   private final List<CdcCheckpointStore> stores = Collections.synchronizedList(new ArrayList<>());
   private final List<StoreChild> children = new ArrayList<>();
 
@@ -133,14 +145,26 @@ public abstract class CheckpointStoreConformanceKit {
   protected abstract CdcCheckpointStore open(Path directory);
 
   /**
-   * The URI that CheckpointStores.open(...) in a child JVM uses to open the store kept in
-   * directory; null if the store does not outlive its process (memory:), which skips reopen, crash
-   * and corruption tests.
+   * The URI that {@link CheckpointStores#open(String)} in a child JVM uses to open the store kept
+   * in {@code directory}; null if the store has none (no provider on the class path, or state that
+   * a child cannot reach), which skips the tests that need a child JVM: locking across processes
+   * and SIGKILL.
    *
    * @param directory the test's directory
    * @return a URI string, or null
    */
   protected abstract String uri(Path directory);
+
+  /**
+   * Whether a store opened again on the same directory sees what an earlier one stored, so it has
+   * state to keep exclusive and to damage. Default true; an in-memory store returns false, which
+   * skips the reopen, exclusivity and corruption tests.
+   *
+   * @return true if the stored state outlives {@link CdcCheckpointStore#close()}
+   */
+  protected boolean outlivesClose() {
+    return true;
+  }
 
   /**
    * Damages the stored state so that a store opened afterwards must throw CdcStoreException on open
@@ -190,14 +214,28 @@ public abstract class CheckpointStoreConformanceKit {
     CdcCheckpointStore store =
         Objects.requireNonNull(open(directory), "open(directory) returned null");
     stores.add(store);
+    if (location == null) {
+      location = store.location();
+    }
     return store;
   }
 
-  /** Returns {@link #uri}, or skips the test if the store does not outlive its process. */
-  final String persistentUri() {
+  /** Returns {@link #uri}, or skips the test if there is none. */
+  final String childUri() {
     String uri = uri(directory);
-    assumeTrue(uri != null, "uri(directory) is null: the store does not outlive its process");
+    assumeTrue(
+        uri != null, "uri(directory) is null: the store has no URI a child JVM could open it by");
     return uri;
+  }
+
+  /** Skips the test if the store keeps nothing past close. */
+  final void assumeOutlivesClose() {
+    assumeTrue(outlivesClose(), "outlivesClose() is false: the store keeps nothing past close");
+  }
+
+  /** The number of rounds of the random-SIGKILL test, {@code -Ddatum.cdc.testkit.crashRounds}. */
+  static int crashRounds() {
+    return Integer.getInteger("datum.cdc.testkit.crashRounds", 5);
   }
 
   final StoreChild startChild(String... args) throws IOException {
@@ -206,9 +244,15 @@ public abstract class CheckpointStoreConformanceKit {
     return child;
   }
 
-  /** Asserts that the exception's message names the test directory or a path under it. */
+  /**
+   * Asserts that the exception's message names the store: the test directory, a path under it, or
+   * the {@link CdcCheckpointStore#location()} of the first store the test opened (for a store kept
+   * elsewhere, such as in a database table).
+   */
   final void assertNamesDirectory(Throwable e) {
-    KitFixtures.assertNames(directory, e);
+    if (location == null || !String.valueOf(e.getMessage()).contains(location)) {
+      KitFixtures.assertNames(directory, e);
+    }
   }
 
   final String listing() throws IOException {
@@ -332,13 +376,6 @@ public abstract class CheckpointStoreConformanceKit {
         store.store(at(slot, "0/10"));
       }
       assertEquals(List.of("a", "a_1", "b", "c"), List.copyOf(store.slots()));
-      if (uri(directory) != null) {
-        store.close();
-        assertEquals(
-            List.of("a", "a_1", "b", "c"),
-            List.copyOf(openStore().slots()),
-            "slots() after reopen");
-      }
     }
 
     @Test
@@ -401,7 +438,6 @@ public abstract class CheckpointStoreConformanceKit {
 
     @Test
     void invalidNamesNeverReachTheDisk() throws IOException {
-      persistentUri();
       CdcCheckpointStore store = openStore();
       store.store(at("valid", "0/10"));
       for (String name : INVALID_SLOT_NAMES) {
@@ -470,11 +506,19 @@ public abstract class CheckpointStoreConformanceKit {
       store.close();
       assertThrows(IllegalStateException.class, () -> store.store(at("s", "0/20")));
       assertThrows(IllegalStateException.class, () -> store.store(at("other", "0/20")));
-      if (uri(directory) != null) {
-        CdcCheckpointStore reopened = openStore();
-        assertLoads(reopened, at("s", "0/10"));
-        assertEquals(Optional.empty(), reopened.load("other"));
-      }
+    }
+
+    @Test
+    void storeAfterCloseChangesNothing() {
+      assumeOutlivesClose();
+      CdcCheckpointStore store = openStore();
+      store.store(at("s", "0/10"));
+      store.close();
+      assertThrows(IllegalStateException.class, () -> store.store(at("s", "0/20")));
+      assertThrows(IllegalStateException.class, () -> store.store(at("other", "0/20")));
+      CdcCheckpointStore reopened = openStore();
+      assertLoads(reopened, at("s", "0/10"));
+      assertEquals(Optional.empty(), reopened.load("other"));
     }
 
     @Test
@@ -490,7 +534,7 @@ public abstract class CheckpointStoreConformanceKit {
 
     @Test
     void reopenAfterCloseSeesTheData() {
-      String uri = persistentUri();
+      assumeOutlivesClose();
       CdcCheckpointStore first = openStore();
       first.store(at("a", "0/10", tx("0/20", 3, 1)));
       first.store(at("b", "0/30"));
@@ -500,17 +544,26 @@ public abstract class CheckpointStoreConformanceKit {
       assertLoads(second, at("a", "0/10", tx("0/20", 3, 1)));
       assertLoads(second, at("b", "1/30"));
       second.store(at("a", "0/20"));
+      assertEquals(List.of("a", "b"), List.copyOf(second.slots()), "slots() after reopen");
       second.close();
+      assertLoads(openStore(), at("a", "0/20"));
+    }
+
+    @Test
+    void openingByUriSeesTheData() {
+      String uri = childUri();
+      CdcCheckpointStore first = openStore();
+      first.store(at("a", "0/20", tx("0/30", 2, 1)));
+      first.close();
       try (CdcCheckpointStore byUri = CheckpointStores.open(uri)) {
-        assertLoads(byUri, at("a", "0/20"));
-        assertLoads(byUri, at("b", "1/30"));
+        assertLoads(byUri, at("a", "0/20", tx("0/30", 2, 1)));
         assertEquals(Optional.empty(), byUri.load("c"));
       }
     }
 
     @Test
     void secondOpenInThisJvmFailsWhileTheFirstIsOpen() {
-      persistentUri();
+      assumeOutlivesClose();
       CdcCheckpointStore first = openStore();
       first.store(at("s", "0/10"));
       CdcStoreException e =
@@ -522,9 +575,11 @@ public abstract class CheckpointStoreConformanceKit {
 
     @Test
     void childJvmCannotOpenWhileThisOneHoldsTheStore() throws Exception {
-      String uri = persistentUri();
+      String uri = childUri();
       CdcCheckpointStore held = openStore();
       held.store(at("s", "0/10"));
+      // a failed second open in this JVM must not release the hold other processes see
+      assertThrows(CdcStoreException.class, CheckpointStoreConformanceKit.this::openStore);
       StoreChild child = startChild("open", uri);
       String line = child.readLine();
       int status = child.waitForExit();
@@ -535,7 +590,9 @@ public abstract class CheckpointStoreConformanceKit {
               + " while this JVM holds it must fail with CdcStoreException, printed: "
               + line
               + child.stderr());
-      KitFixtures.assertNames(directory, "the child's error", line, null);
+      if (!line.contains(location)) {
+        KitFixtures.assertNames(directory, "the child's error", line, null);
+      }
       assertEquals(1, status, "exit status of the child");
       held.store(at("s", "0/20")); // the child's failed open did not release this store's hold
       assertThrows(CdcStoreException.class, CheckpointStoreConformanceKit.this::openStore);
@@ -546,6 +603,21 @@ public abstract class CheckpointStoreConformanceKit {
           after.readLine(),
           "a child JVM opening " + uri + " after close" + after.stderr());
       assertEquals(0, after.waitForExit());
+    }
+
+    @Test
+    void thisJvmCannotOpenWhileAChildHoldsTheStore() throws Exception {
+      String uri = childUri();
+      StoreChild child = startChild("write", uri, "held");
+      child.readStored(1, 0); // the child has the store open and keeps storing
+      CdcStoreException e =
+          assertThrows(
+              CdcStoreException.class,
+              CheckpointStoreConformanceKit.this::openStore,
+              "open while a child JVM holds " + uri);
+      assertNamesDirectory(e);
+      child.kill();
+      assertTrue(openStore().load("held").isPresent(), "the child's checkpoints after its death");
     }
   }
 
@@ -567,9 +639,15 @@ public abstract class CheckpointStoreConformanceKit {
 
     @Test
     void closeWhileStoringLetsEachStoreFinishOrRefuse() throws Exception {
+      ConcurrentWorkload.storeUntilClosed(openStore(), 4);
+    }
+
+    @Test
+    void closeWhileStoringKeepsEveryStoreThatReturned() throws Exception {
+      assumeOutlivesClose();
       CdcCheckpointStore store = openStore();
       long[] lastReturned = ConcurrentWorkload.storeUntilClosed(store, 4);
-      if (uri(directory) != null) {
+      {
         CdcCheckpointStore reopened = openStore();
         for (int t = 0; t < lastReturned.length; t++) {
           String slot = "closing_" + t;
@@ -599,7 +677,7 @@ public abstract class CheckpointStoreConformanceKit {
 
     @Test
     void everyCheckpointWhoseStoreReturnedSurvivesSigkill() throws Exception {
-      String uri = persistentUri();
+      String uri = childUri();
       StoreChild child = startChild("write", uri, SLOT);
       long last = child.readStored(200, 0);
       child.kill();
@@ -608,27 +686,37 @@ public abstract class CheckpointStoreConformanceKit {
     }
 
     @Test
+    @Timeout(value = 1, unit = TimeUnit.DAYS) // bounded below by the number of rounds
     void sigkillAtRandomMomentsNeverLeavesATornCheckpoint() throws Exception {
-      String uri = persistentUri();
+      String uri = childUri();
+      int rounds = crashRounds();
+      assertTimeoutPreemptively(
+          Duration.ofSeconds(30 + 10L * rounds), () -> killAtRandom(uri, rounds));
+    }
+
+    private void killAtRandom(String uri, int rounds) throws Exception {
       long seed = Long.getLong("datum.cdc.testkit.seed", System.nanoTime());
       Random random = new Random(seed);
       long baseline = 0;
-      for (int round = 1; round <= 5; round++) {
+      for (int round = 1; round <= rounds; round++) {
         int lines = random.nextInt(301);
         StoreChild child = startChild("write", uri, SLOT);
         long last = child.readStored(lines, baseline);
         child.kill();
         last = child.drainStored(last);
-        baseline =
-            assertHolds(
-                last,
-                "round "
-                    + round
-                    + " (seed "
-                    + seed
-                    + ", -Ddatum.cdc.testkit.seed to repeat), SIGKILL after "
-                    + lines
-                    + " lines");
+        String when =
+            "round "
+                + round
+                + " (seed "
+                + seed
+                + ", -Ddatum.cdc.testkit.seed to repeat), SIGKILL after "
+                + lines
+                + " lines";
+        try {
+          baseline = assertHolds(last, when);
+        } catch (RuntimeException e) {
+          throw new AssertionError(when + ": " + e, e);
+        }
       }
     }
 
@@ -682,7 +770,7 @@ public abstract class CheckpointStoreConformanceKit {
 
     @Test
     void corruptStateThrowsCdcStoreExceptionNamingThePath() throws IOException {
-      persistentUri();
+      assumeOutlivesClose();
       List<CdcCheckpoint> stored =
           List.of(
               at("first", "0/16B3748", tx("0/16B37A0", 3, 1)),

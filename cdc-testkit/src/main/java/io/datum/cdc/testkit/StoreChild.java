@@ -1,5 +1,6 @@
 package io.datum.cdc.testkit;
 
+import io.datum.cdc.embedded.ChildJvm;
 import io.datum.cdc.testkit.internal.CheckpointStoreWriter;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -40,7 +41,7 @@ final class StoreChild implements AutoCloseable {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
+    command.add(ChildJvm.classPath());
     // a killed child cannot delete what it unpacked (e.g. RocksDB's native library): keep such
     // files beside the stderr file, in the test's temporary directory
     Path tmp = stderr.toAbsolutePath().getParent().resolve("child-tmp");

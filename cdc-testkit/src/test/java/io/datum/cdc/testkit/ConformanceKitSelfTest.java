@@ -31,6 +31,7 @@ class ConformanceKitSelfTest {
   private static final String CONCURRENT = "concurrentStoresAndLoadsNeverTearOrLose";
   private static final String SECOND_OPEN = "secondOpenInThisJvmFailsWhileTheFirstIsOpen";
   private static final String CHILD_OPEN = "childJvmCannotOpenWhileThisOneHoldsTheStore";
+  private static final String CHILD_HOLDS = "thisJvmCannotOpenWhileAChildHoldsTheStore";
   private static final String CORRUPT = "corruptStateThrowsCdcStoreExceptionNamingThePath";
   private static final String AFTER_CLOSE = "storeAfterCloseThrowsIllegalStateException";
   private static final String BAD_NAMES = "invalidNamesAreRefusedOnLoad";
@@ -50,12 +51,14 @@ class ConformanceKitSelfTest {
             Lifecycle.class,
             CHILD_OPEN,
             Lifecycle.class,
+            CHILD_HOLDS,
+            Lifecycle.class,
             AFTER_CLOSE,
             Corruption.class,
             CORRUPT,
             Slots.class,
             BAD_NAMES);
-    assertEquals(6, results.size(), results::toString);
+    assertEquals(7, results.size(), results::toString);
     results.forEach(
         (test, result) ->
             assertEquals(
@@ -86,11 +89,8 @@ class ConformanceKitSelfTest {
   @Test
   void aStoreWithoutALockIsOpenedTwice() {
     assertFails(FlawedStoreKits.NoLock.class, Lifecycle.class, SECOND_OPEN, "CdcStoreException");
-    assertFails(
-        FlawedStoreKits.NoLock.class,
-        Lifecycle.class,
-        CHILD_OPEN,
-        "must fail with CdcStoreException");
+    assertFails(FlawedStoreKits.NoLock.class, Lifecycle.class, CHILD_OPEN, "CdcStoreException");
+    assertFails(FlawedStoreKits.NoLock.class, Lifecycle.class, CHILD_HOLDS, "CdcStoreException");
   }
 
   @Test

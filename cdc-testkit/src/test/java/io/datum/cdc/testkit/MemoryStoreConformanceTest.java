@@ -16,4 +16,9 @@ class MemoryStoreConformanceTest extends CheckpointStoreConformanceKit {
   protected String uri(Path directory) {
     return null;
   }
+
+  @Override
+  protected boolean outlivesClose() {
+    return false;
+  }
 }

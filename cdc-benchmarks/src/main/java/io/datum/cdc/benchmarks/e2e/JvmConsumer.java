@@ -1,5 +1,6 @@
 package io.datum.cdc.benchmarks.e2e;
 
+import io.datum.cdc.embedded.ChildJvm;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.InputStreamReader;
@@ -25,7 +26,7 @@ final class JvmConsumer {
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.addAll(o.childJvmArgs);
     cmd.add("-cp");
-    cmd.add(classPathPrefix + System.getProperty("java.class.path"));
+    cmd.add(classPathPrefix + ChildJvm.classPath());
     cmd.addAll(mainAndArgs.stream().map(a -> a.equals("-") ? "" : a).toList());
     long launched = System.nanoTime();
     Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();

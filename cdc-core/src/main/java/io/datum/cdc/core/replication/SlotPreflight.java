@@ -219,7 +219,7 @@ final class SlotPreflight {
                 + " belongs to another cluster, or the server was restored from an older backup."
                 + " Delete the slot's checkpoint from the store (for file:, the file "
                 + slot
-                + ".json in its directory) or use another store, to start from the slot's position");
+                + ".checkpoint in its directory) or use another store, to start from the slot's position");
       }
     } catch (SQLException e) {
       throw PgErrors.map(

@@ -3,6 +3,7 @@ package io.datum.cdc.core.large;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.datum.cdc.embedded.ChildJvm;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
 import java.nio.charset.StandardCharsets;
@@ -45,7 +46,7 @@ class LargeTransactionTest {
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m",
                 "-cp",
-                System.getProperty("java.class.path"),
+                ChildJvm.classPath(),
                 LargeTransactionConsumer.class.getName(),
                 pg.jdbcUrl(),
                 "big",

@@ -1,67 +1,70 @@
 package io.datum.cdc.store.file;
 
-import io.datum.cdc.CdcCheckpoint;
 import io.datum.cdc.CdcCheckpointStore;
-import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.CdcStoreException;
 import io.datum.cdc.SlotNames;
-import io.datum.cdc.spi.GroupCommit;
+import io.datum.cdc.spi.AbstractCheckpointStore;
+import io.datum.cdc.spi.CheckpointCodec;
 import io.datum.cdc.spi.StoreFiles;
+import io.datum.cdc.spi.StoreLock;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.util.Collection;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Pattern;
 
 /**
- * A {@link CdcCheckpointStore} that keeps one JSON file per slot, {@code <dir>/<slot>.json}, in a
+ * A {@link CdcCheckpointStore} that keeps one file per slot, {@code <dir>/<slot>.checkpoint}, in a
  * directory it locks for its own exclusive use. URI: {@code file:/var/lib/app/cdc}.
  *
+ * <p><b>Format.</b> Each file holds one checkpoint in the binary form of {@link CheckpointCodec}
+ * (magic number, format version, CRC32C). A file that does not decode makes {@link #load} throw a
+ * {@link CdcStoreException} naming it. Versions before 0.2 wrote {@code <slot>.json} files instead;
+ * {@link #open} refuses a directory holding one, naming it and saying how to migrate, rather than
+ * ignore it.
+ *
  * <p><b>Durability.</b> {@link #store} writes the checkpoint to a new temporary file in the same
- * directory, fsyncs it, renames it atomically over {@code <slot>.json} and fsyncs the directory.
- * When {@code store} returns, the file's data, the rename and the directory entry are on stable
- * storage, so the checkpoint survives a process crash and a power loss. A crash at any point leaves
- * either the previous or the new file, never a mix; stray temporary files are ignored by {@link
- * #load} and deleted by the next {@link #open}.
+ * directory, fsyncs it, renames it atomically over {@code <slot>.checkpoint} and fsyncs the
+ * directory. When {@code store} returns, the file's data, the rename and the directory entry are on
+ * stable storage, so the checkpoint survives a process crash and a power loss. A crash at any point
+ * leaves either the previous or the new file, never a mix; temporary files a crash left are ignored
+ * by {@link #load} and deleted by the next {@link #open}.
  *
- * <p><b>Cost.</b> Concurrent stores are group-committed ({@link GroupCommit}): one batch writes
- * each slot's newest checkpoint (a file of a few hundred bytes and one fsync per slot in the batch)
- * and then fsyncs the directory once. A lone caller pays one write and two fsyncs per {@code
- * store}, a few milliseconds on a disk without a battery-backed cache; {@code n} callers storing
- * the same slot at once share about one such batch.
+ * <p><b>Cost.</b> Concurrent stores are group-committed: one batch writes each slot's newest
+ * checkpoint (a file of a few dozen bytes and one fsync per slot in the batch) and then fsyncs the
+ * directory once. A lone caller pays one write and two fsyncs per {@code store}.
  *
- * <p><b>Exclusivity.</b> The directory is locked through {@code <dir>/.lock} (an OS file lock,
- * released by the OS if the process dies) until {@link #close}: a second store on the same
- * directory, in another process or in this JVM, fails to open. The {@code .lock} file itself stays.
+ * <p><b>Exclusivity.</b> The directory is locked through {@code <dir>/.lock} ({@link StoreLock})
+ * until {@link #close}: a second store on the same directory, in another process or in this JVM,
+ * fails to open. The {@code .lock} file itself stays.
  *
  * <p>Safe for concurrent use by several threads.
  */
-public final class FileCheckpointStore implements CdcCheckpointStore {
+public final class FileCheckpointStore extends AbstractCheckpointStore {
 
-  private static final String SUFFIX = ".json";
+  private static final String SUFFIX = ".checkpoint";
+  private static final String LEGACY_SUFFIX = ".json";
+  private static final Pattern TEMP =
+      Pattern.compile("[a-z0-9_]{1,63}\\.checkpoint\\.[0-9a-f-]+\\.tmp");
 
   private final Path directory;
-  private final DirectoryLock directoryLock;
-  private final TempFiles tempFiles;
+  private final String run = Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 1);
+  private final AtomicLong temps = new AtomicLong();
 
-  /** Stores hold the read lock, close the write lock: close waits for stores in flight. */
-  private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
-
-  private final GroupCommit groupCommit;
-  private boolean closed; // guarded by lifecycle
-
-  private FileCheckpointStore(Path directory, DirectoryLock directoryLock, TempFiles tempFiles) {
+  private FileCheckpointStore(Path directory, StoreLock lock) {
+    super("file checkpoint store " + directory, lock);
     this.directory = directory;
-    this.directoryLock = directoryLock;
-    this.tempFiles = tempFiles;
-    this.groupCommit = new GroupCommit(directory.toString(), this::writeBatch);
   }
 
   /**
@@ -73,26 +76,50 @@ public final class FileCheckpointStore implements CdcCheckpointStore {
    *     against the working directory
    * @return the open store; the caller closes it
    * @throws NullPointerException if {@code directory} is null
-   * @throws CdcStoreException if the directory is in use by another process or another open store
-   *     of this JVM (the message names it), exists but is not a directory, or cannot be created,
-   *     read or locked
+   * @throws CdcStoreException naming the directory if it is in use by another process or another
+   *     open store of this JVM, exists but is not a directory, cannot be created, read or locked,
+   *     or holds checkpoint files of the JSON format of versions before 0.2
    */
   public static FileCheckpointStore open(Path directory) {
     Path dir = Objects.requireNonNull(directory, "directory").toAbsolutePath();
     StoreFiles.createDirectories(dir, "file checkpoint store");
-    DirectoryLock lock = DirectoryLock.acquire(dir);
-    TempFiles tempFiles = new TempFiles(dir);
+    StoreLock lock = StoreLock.acquire(dir.resolve(".lock"), "file checkpoint store " + dir);
     try {
-      tempFiles.deleteLeftovers();
-    } catch (RuntimeException e) {
+      List<Path> legacy = new ArrayList<>();
+      try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
+        for (Path entry : entries) {
+          String name = entry.getFileName().toString();
+          if (TEMP.matcher(name).matches()) {
+            Files.deleteIfExists(entry);
+          } else if (name.endsWith(LEGACY_SUFFIX)
+              && SlotNames.isValid(slotOf(name, LEGACY_SUFFIX))) {
+            legacy.add(entry);
+          }
+        }
+      }
+      if (!legacy.isEmpty()) {
+        throw new CdcStoreException(
+            "file checkpoint store "
+                + dir
+                + " holds checkpoint files in the JSON format of datum-cdc before 0.2, which this"
+                + " version does not read: "
+                + legacy
+                + ". To migrate, stop the consumer and delete these files: each slot then resumes"
+                + " from the position its replication slot confirmed to the server, and events"
+                + " acknowledged after that position are delivered again");
+      }
+      return new FileCheckpointStore(dir, lock);
+    } catch (IOException | RuntimeException e) {
       try {
         lock.release();
       } catch (IOException suppressed) {
         e.addSuppressed(suppressed);
       }
-      throw e;
+      if (e instanceof IOException) {
+        throw new CdcStoreException("cannot list checkpoint directory " + dir + ": " + e, e);
+      }
+      throw (RuntimeException) e;
     }
-    return new FileCheckpointStore(dir, lock, tempFiles);
   }
 
   /**
@@ -104,63 +131,56 @@ public final class FileCheckpointStore implements CdcCheckpointStore {
     return directory;
   }
 
-  /**
-   * Reads {@code <dir>/<slot>.json}. Reading does not need the store to be open: it sees the last
-   * completely written file (renames are atomic), also after {@link #close}.
-   *
-   * @param slot a valid slot name; checked before any file is touched
-   * @return the stored checkpoint, or empty if the slot's file does not exist
-   * @throws CdcConfigurationException if the slot name is invalid
-   * @throws CdcStoreException naming the file if it cannot be read or is empty, truncated, not
-   *     JSON, of another format version, of another slot, or otherwise not a valid checkpoint
-   */
+  /** Reads {@code <dir>/<slot>.checkpoint}; null if it does not exist. */
   @Override
-  public Optional<CdcCheckpoint> load(String slot) {
-    SlotNames.requireValid(slot);
-    Path file = fileOf(slot);
-    byte[] bytes;
+  protected byte[] read(String slot) throws IOException {
     try {
-      bytes = Files.readAllBytes(file);
+      return Files.readAllBytes(fileOf(slot));
     } catch (NoSuchFileException e) {
-      return Optional.empty();
-    } catch (IOException e) {
-      throw new CdcStoreException("cannot read checkpoint file " + file + ": " + e, e);
+      return null;
     }
-    return Optional.of(CheckpointJson.decode(bytes, slot, file));
   }
 
   /**
-   * Replaces {@code <dir>/<slot>.json}; durable when this method returns (file data, rename and
-   * directory entry fsynced, see the class description). Concurrent calls are group-committed
-   * ({@link GroupCommit}): they share one directory fsync, and calls for the same slot collapse to
-   * the newest checkpoint.
-   *
-   * @param checkpoint the checkpoint, not null
-   * @throws NullPointerException if {@code checkpoint} is null
-   * @throws CdcStoreException naming the file if writing, fsyncing or renaming fails; a later
-   *     {@link #load} returns the previous or the new checkpoint, never a mix
-   * @throws IllegalStateException if the store is closed
+   * Replaces each slot's file atomically (temporary file, fsync, rename), then fsyncs the
+   * directory.
    */
   @Override
-  public void store(CdcCheckpoint checkpoint) {
-    Objects.requireNonNull(checkpoint, "checkpoint");
-    SlotNames.requireValid(checkpoint.slot());
-    ReentrantReadWriteLock.ReadLock open = lifecycle.readLock();
-    open.lock();
-    try {
-      if (closed) {
-        throw new IllegalStateException("file checkpoint store " + directory + " is closed");
+  protected void write(Map<String, byte[]> batch) throws IOException {
+    for (Map.Entry<String, byte[]> entry : batch.entrySet()) {
+      Path target = fileOf(entry.getKey());
+      Path temp =
+          directory.resolve(
+              entry.getKey()
+                  + SUFFIX
+                  + '.'
+                  + run
+                  + '-'
+                  + Long.toHexString(temps.incrementAndGet())
+                  + ".tmp");
+      try {
+        try (FileChannel channel =
+            FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+          ByteBuffer buffer = ByteBuffer.wrap(entry.getValue());
+          while (buffer.hasRemaining()) {
+            channel.write(buffer);
+          }
+          channel.force(true);
+        }
+        Files.move(
+            temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      } catch (IOException e) {
+        CdcStoreException failure =
+            new CdcStoreException(
+                "cannot write checkpoint file " + target + " (the previous one is unchanged): " + e,
+                e);
+        try {
+          Files.deleteIfExists(temp);
+        } catch (IOException suppressed) {
+          failure.addSuppressed(suppressed);
+        }
+        throw failure;
       }
-      groupCommit.store(checkpoint);
-    } finally {
-      open.unlock();
-    }
-  }
-
-  /** Writes one batch: each slot's file replaced atomically, then one directory fsync. */
-  private void writeBatch(Collection<CdcCheckpoint> batch) {
-    for (CdcCheckpoint checkpoint : batch) {
-      write(checkpoint.slot(), CheckpointJson.encode(checkpoint));
     }
     try {
       StoreFiles.forceDirectory(directory);
@@ -168,65 +188,41 @@ public final class FileCheckpointStore implements CdcCheckpointStore {
       throw new CdcStoreException(
           "checkpoint files in "
               + directory
-              + " were replaced, but fsyncing the directory failed,"
-              + " so the new checkpoints may not survive a power loss: "
+              + " were replaced, but fsyncing the directory failed, so they may not survive a"
+              + " power loss: "
               + e,
           e);
     }
   }
 
-  private void write(String slot, byte[] content) {
-    Path target = fileOf(slot);
-    Path temp = tempFiles.next(slot);
-    try {
-      try (FileChannel channel =
-          FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-        ByteBuffer buffer = ByteBuffer.wrap(content);
-        while (buffer.hasRemaining()) {
-          channel.write(buffer);
-        }
-        channel.force(true);
-      }
-      Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    } catch (IOException e) {
-      CdcStoreException failure =
-          new CdcStoreException(
-              "cannot write checkpoint file " + target + " (the previous one is unchanged): " + e,
-              e);
-      tempFiles.deleteQuietly(temp, failure);
-      throw failure;
-    }
-  }
-
-  /**
-   * Lists the slots with a checkpoint file ({@code <slot>.json} with a valid slot name).
-   *
-   * @return the slot names, sorted
-   * @throws CdcStoreException if the directory cannot be listed
-   */
+  /** Lists the slots with a {@code <slot>.checkpoint} file. */
   @Override
-  public java.util.SortedSet<String> slots() {
-    java.util.SortedSet<String> slots = new java.util.TreeSet<>();
-    try (java.util.stream.Stream<Path> files = Files.list(directory)) {
-      files.forEach(
-          f -> {
-            String name = f.getFileName().toString();
-            if (name.endsWith(SUFFIX)) {
-              String slot = name.substring(0, name.length() - SUFFIX.length());
-              if (SlotNames.isValid(slot)) {
-                slots.add(slot);
-              }
-            }
-          });
-    } catch (IOException e) {
-      throw new CdcStoreException("cannot list checkpoint directory " + directory + ": " + e, e);
+  protected List<String> list() throws IOException {
+    List<String> slots = new ArrayList<>();
+    try (DirectoryStream<Path> entries = Files.newDirectoryStream(directory, "*" + SUFFIX)) {
+      for (Path entry : entries) {
+        String slot = slotOf(entry.getFileName().toString(), SUFFIX);
+        if (SlotNames.isValid(slot)) {
+          slots.add(slot);
+        }
+      }
     }
-    return java.util.Collections.unmodifiableSortedSet(slots);
+    return slots;
+  }
+
+  /** Nothing to release but the lock, which the base releases. */
+  @Override
+  protected void release() {}
+
+  /** Returns the slot's file. */
+  @Override
+  protected String where(String slot) {
+    return "checkpoint file " + fileOf(slot);
   }
 
   /**
-   * Returns this store's URI, such as {@code file:///var/lib/app/cdc/}; opening it with {@link
-   * io.datum.cdc.CheckpointStores#open(java.net.URI)} opens this directory again.
+   * Returns this store's URI, such as {@code file:///var/lib/app/cdc/}; {@link
+   * io.datum.cdc.CheckpointStores#open(java.net.URI)} opens this directory again with it.
    *
    * @return the directory as a {@code file:} URI
    */
@@ -235,42 +231,11 @@ public final class FileCheckpointStore implements CdcCheckpointStore {
     return directory.toUri().toString();
   }
 
-  /**
-   * Waits for stores in progress, then releases the directory lock. Idempotent; afterwards {@link
-   * #store} throws {@link IllegalStateException} and another store may open the directory.
-   *
-   * @throws CdcStoreException if the lock could not be released
-   */
-  @Override
-  public void close() {
-    ReentrantReadWriteLock.WriteLock exclusive = lifecycle.writeLock();
-    exclusive.lock();
-    try {
-      if (closed) {
-        return;
-      }
-      closed = true;
-      directoryLock.release();
-    } catch (IOException e) {
-      throw new CdcStoreException(
-          "cannot release the lock of checkpoint directory " + directory + ": " + e, e);
-    } finally {
-      exclusive.unlock();
-    }
-  }
-
-  /** Returns how many batches were written: at most the number of {@link #store} calls. */
-  long batches() {
-    return groupCommit.batches();
-  }
-
-  /** Returns a description naming the directory. */
-  @Override
-  public String toString() {
-    return "FileCheckpointStore[" + directory + "]";
-  }
-
   private Path fileOf(String validSlot) {
     return directory.resolve(validSlot + SUFFIX);
+  }
+
+  private static String slotOf(String fileName, String suffix) {
+    return fileName.substring(0, fileName.length() - suffix.length());
   }
 }

@@ -1,11 +1,11 @@
 package io.datum.cdc.store.rocksdb;
 
-import io.datum.cdc.CdcCheckpoint;
 import io.datum.cdc.CdcCheckpointStore;
-import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.CdcStoreException;
 import io.datum.cdc.SlotNames;
-import io.datum.cdc.spi.GroupCommit;
+import io.datum.cdc.spi.AbstractCheckpointStore;
+import io.datum.cdc.spi.StoreFiles;
+import io.datum.cdc.spi.StoreLock;
 import java.io.File;
 import java.io.IOException;
 import java.net.URI;
@@ -14,14 +14,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
-import java.util.Collection;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -29,6 +25,7 @@ import org.rocksdb.FlushOptions;
 import org.rocksdb.InfoLogLevel;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
 import org.rocksdb.Status;
 import org.rocksdb.WALRecoveryMode;
 import org.rocksdb.WriteBatch;
@@ -40,23 +37,22 @@ import org.rocksdb.WriteOptions;
  * io.datum.cdc.CheckpointStores}.
  *
  * <p><b>Layout.</b> The key is the slot name (ASCII, validated with {@link SlotNames#requireValid}
- * before any access); the value is a compact, versioned binary encoding of the {@link
- * CdcCheckpoint} ending in a CRC32C checksum: 18 bytes plus the slot name for a checkpoint at a
- * watermark, 16 more bytes per partially acknowledged transaction and 8 per run of acknowledged
- * events. A value that does not decode or whose checksum does not match is reported by {@link
- * #load} as a {@link CdcStoreException} naming the database directory and the slot.
+ * before any access); the value is the checkpoint in the binary form of {@link
+ * io.datum.cdc.spi.CheckpointCodec} (magic number, format version, CRC32C). A value that does not
+ * decode is reported by {@link #load} as a {@link CdcStoreException} naming the database directory
+ * and the slot.
  *
- * <p><b>Durability.</b> {@link #store} goes through a {@link GroupCommit}: checkpoints submitted
- * concurrently by several threads are written together as one atomic {@link WriteBatch}. With
- * {@link Options#syncWrites()} {@code true} (the default) each batch is appended to RocksDB's
- * write-ahead log and the log is fsynced ({@code fdatasync}) before any of its callers returns, so
- * a returned {@code store} survives a process crash and a power loss. With {@code false} the batch
- * is written to the log (handed to the operating system) without an fsync: a returned {@code store}
- * survives a crash of the process, but the last stores before a power loss or a kernel crash may be
- * lost (the database then recovers to an older, consistent state). {@link #close} flushes the
- * memory table to a table file and fsyncs it, so what was stored before a clean close is durable
- * either way. A batch is atomic: after any crash each slot holds its previous or its new
- * checkpoint, never a mix.
+ * <p><b>Durability.</b> {@link #store} goes through a {@link io.datum.cdc.spi.GroupCommit}:
+ * checkpoints submitted concurrently by several threads are written together as one atomic {@link
+ * WriteBatch}. With {@link Options#syncWrites()} {@code true} (the default) each batch is appended
+ * to RocksDB's write-ahead log and the log is fsynced ({@code fdatasync}) before any of its callers
+ * returns, so a returned {@code store} survives a process crash and a power loss. With {@code
+ * false} the batch is written to the log (handed to the operating system) without an fsync: a
+ * returned {@code store} survives a crash of the process, but the last stores before a power loss
+ * or a kernel crash may be lost (the database then recovers to an older, consistent state). {@link
+ * #close} flushes the memory table to a table file and fsyncs it, so what was stored before a clean
+ * close is durable either way. A batch is atomic: after any crash each slot holds its previous or
+ * its new checkpoint, never a mix.
  *
  * <p><b>Cost.</b> One batch costs one write-ahead-log append of a few dozen bytes per checkpoint
  * plus, with {@code syncWrites}, one fsync of the log: on a disk without a battery-backed cache the
@@ -84,9 +80,10 @@ import org.rocksdb.WriteOptions;
  * cannot be told apart from a crash during that write, so the checkpoints of that log, stored after
  * the last open and not yet flushed, are lost without an error.
  *
- * <p><b>Exclusivity.</b> RocksDB's {@code LOCK} file (an OS lock released if the process dies)
- * makes a second open of the same directory, by this or another process, fail with a {@link
- * CdcStoreException} until {@link #close}.
+ * <p><b>Exclusivity.</b> The directory is locked through {@code <dir>/.lock} ({@link StoreLock}, an
+ * OS lock released if the process dies) and RocksDB's own {@code LOCK} file: a second open of the
+ * same directory, by this or another process, fails with a {@link CdcStoreException} until {@link
+ * #close}.
  *
  * <p><b>Native library.</b> The first {@code open} in a JVM loads RocksDB's native library: unless
  * it is on {@code java.library.path}, rocksdbjni copies it (about 15 MB) into {@code
@@ -95,7 +92,7 @@ import org.rocksdb.WriteOptions;
  *
  * <p>Safe for concurrent use by several threads.
  */
-public final class RocksDbCheckpointStore implements CdcCheckpointStore {
+public final class RocksDbCheckpointStore extends AbstractCheckpointStore {
 
   /**
    * How a {@link RocksDbCheckpointStore} writes. Immutable.
@@ -139,38 +136,27 @@ public final class RocksDbCheckpointStore implements CdcCheckpointStore {
   /** RocksDB's write-ahead log, table and blob files. */
   private static final Pattern DATA_FILE = Pattern.compile("[0-9]+\\.(log|sst|blob)");
 
-  /** Directories (by file key, else real path) held by stores of this JVM. */
-  private static final Set<Object> HELD = ConcurrentHashMap.newKeySet();
-
   private static boolean libraryLoaded; // guarded by RocksDbCheckpointStore.class
 
   private final Path directory;
   private final Options options;
-  private final Object heldKey;
   private final org.rocksdb.Options dbOptions;
   private final WriteOptions writeOptions;
   private final RocksDB db;
-  private final GroupCommit groupCommit;
-
-  /** Stores and loads hold the read lock, close the write lock: close waits for them. */
-  private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
-
-  private boolean closed; // guarded by lifecycle
 
   private RocksDbCheckpointStore(
       Path directory,
       Options options,
-      Object heldKey,
+      StoreLock lock,
       org.rocksdb.Options dbOptions,
       WriteOptions writeOptions,
       RocksDB db) {
+    super("rocksdb checkpoint store " + directory, lock);
     this.directory = directory;
     this.options = options;
-    this.heldKey = heldKey;
     this.dbOptions = dbOptions;
     this.writeOptions = writeOptions;
     this.db = db;
-    this.groupCommit = new GroupCommit(directory.toString(), this::writeBatch);
   }
 
   /**
@@ -206,49 +192,28 @@ public final class RocksDbCheckpointStore implements CdcCheckpointStore {
     Objects.requireNonNull(directory, "directory");
     Objects.requireNonNull(options, "options");
     Path dir = directory.toAbsolutePath().normalize();
-    io.datum.cdc.spi.StoreFiles.createDirectories(dir, "rocksdb checkpoint store");
-    Path real;
-    Object key;
-    try {
-      real = dir.toRealPath();
-      Object fileKey = Files.readAttributes(real, BasicFileAttributes.class).fileKey();
-      key = fileKey != null ? fileKey : real;
-    } catch (IOException e) {
-      throw new CdcStoreException(
-          "cannot read rocksdb checkpoint store directory " + dir + ": " + e, e);
-    }
+    StoreFiles.createDirectories(dir, "rocksdb checkpoint store");
     loadLibrary(dir);
-    if (!HELD.add(key)) {
-      throw new CdcStoreException(
-          "rocksdb checkpoint store "
-              + dir
-              + " is in use by another process or store: another"
-              + " RocksDbCheckpointStore of this JVM (pid "
-              + ProcessHandle.current().pid()
-              + ") has it open");
-    }
+    StoreLock lock = StoreLock.acquire(dir.resolve(".lock"), "rocksdb checkpoint store " + dir);
     org.rocksdb.Options dbOptions = null;
     WriteOptions writeOptions = null;
     RocksDB db = null;
     try {
+      Path real = dir.toRealPath();
       refuseDataWithoutCurrent(dir, real);
       dbOptions = dbOptions(options);
       writeOptions = new WriteOptions().setSync(options.syncWrites());
       db = RocksDB.open(dbOptions, real.toString());
       db.verifyChecksum();
-      return new RocksDbCheckpointStore(dir, options, key, dbOptions, writeOptions, db);
-    } catch (RocksDBException e) {
-      release(db, writeOptions, dbOptions, key);
-      throw openFailure(dir, e);
-    } catch (RuntimeException | Error e) {
-      release(db, writeOptions, dbOptions, key);
-      throw e;
-    }
-  }
-
-  private static void release(
-      RocksDB db, WriteOptions writeOptions, org.rocksdb.Options dbOptions, Object key) {
-    try {
+      return new RocksDbCheckpointStore(dir, options, lock, dbOptions, writeOptions, db);
+    } catch (RocksDBException | IOException | RuntimeException | Error e) {
+      CdcStoreException failure =
+          e instanceof RocksDBException r
+              ? openFailure(dir, r)
+              : e instanceof CdcStoreException c
+                  ? c
+                  : new CdcStoreException(
+                      "cannot open rocksdb checkpoint store " + dir + ": " + e, e);
       if (db != null) {
         db.close();
       }
@@ -258,8 +223,12 @@ public final class RocksDbCheckpointStore implements CdcCheckpointStore {
       if (dbOptions != null) {
         dbOptions.close();
       }
-    } finally {
-      HELD.remove(key);
+      try {
+        lock.release();
+      } catch (IOException suppressed) {
+        failure.addSuppressed(suppressed);
+      }
+      throw failure;
     }
   }
 
@@ -281,107 +250,18 @@ public final class RocksDbCheckpointStore implements CdcCheckpointStore {
     return options;
   }
 
-  /**
-   * Reads the checkpoint of {@code slot} from the database (memory table or block cache; no disk
-   * access for a recently stored checkpoint). Does not wait for stores in progress: it returns the
-   * checkpoint of the last batch that completed.
-   *
-   * @param slot a valid slot name; checked before the database is touched
-   * @return the stored checkpoint, or empty if none was ever stored for this slot
-   * @throws CdcConfigurationException if the slot name is invalid
-   * @throws CdcStoreException naming the directory and the slot if RocksDB cannot read the value
-   *     (I/O error, checksum failure of a table block) or the value is not a valid checkpoint of
-   *     this slot (wrong checksum, unknown format, truncated, another slot's)
-   * @throws IllegalStateException if the store is closed
-   */
+  /** Reads from the memory table or block cache; does not wait for a batch being written. */
   @Override
-  public Optional<CdcCheckpoint> load(String slot) {
-    SlotNames.requireValid(slot);
-    byte[] value;
-    ReentrantReadWriteLock.ReadLock open = lifecycle.readLock();
-    open.lock();
-    try {
-      requireOpen();
-      value = db.get(key(slot));
-    } catch (RocksDBException e) {
-      throw new CdcStoreException(
-          "cannot read the checkpoint of slot \""
-              + slot
-              + "\" from rocksdb checkpoint store "
-              + directory
-              + ": "
-              + describe(e),
-          e);
-    } finally {
-      open.unlock();
-    }
-    if (value == null) {
-      return Optional.empty();
-    }
-    return Optional.of(CheckpointCodec.decode(value, slot, directory.toString()));
+  protected byte[] read(String slot) throws RocksDBException {
+    return db.get(key(slot));
   }
 
-  /**
-   * Lists the slots that have a checkpoint (every key of the database that is a valid slot name).
-   *
-   * @return the slot names, sorted
-   * @throws IllegalStateException if the store is closed
-   */
+  /** Writes the batch as one atomic {@link WriteBatch}, fsynced with {@code syncWrites}. */
   @Override
-  public java.util.SortedSet<String> slots() {
-    java.util.SortedSet<String> slots = new java.util.TreeSet<>();
-    ReentrantReadWriteLock.ReadLock open = lifecycle.readLock();
-    open.lock();
-    try (org.rocksdb.RocksIterator keys = (requireOpenAndGet()).newIterator()) {
-      for (keys.seekToFirst(); keys.isValid(); keys.next()) {
-        String slot = new String(keys.key(), java.nio.charset.StandardCharsets.US_ASCII);
-        if (io.datum.cdc.SlotNames.isValid(slot)) {
-          slots.add(slot);
-        }
-      }
-    } finally {
-      open.unlock();
-    }
-    return java.util.Collections.unmodifiableSortedSet(slots);
-  }
-
-  private RocksDB requireOpenAndGet() {
-    requireOpen();
-    return db;
-  }
-
-  /**
-   * Replaces the checkpoint of {@code checkpoint.slot()}; durable as {@link Options#syncWrites()}
-   * promises when this method returns (see the class description). Concurrent calls share one
-   * write-ahead-log append and, with {@code syncWrites}, one fsync; a caller may wait for the batch
-   * in progress before its own is written.
-   *
-   * @param checkpoint the checkpoint, not null
-   * @throws NullPointerException if {@code checkpoint} is null
-   * @throws CdcStoreException naming the directory if the batch holding the checkpoint could not be
-   *     written or synced (a later {@link #load} returns the previous checkpoint or this one, never
-   *     a mix), or the thread was interrupted while waiting for the batch
-   * @throws IllegalStateException if the store is closed
-   */
-  @Override
-  public void store(CdcCheckpoint checkpoint) {
-    Objects.requireNonNull(checkpoint, "checkpoint");
-    SlotNames.requireValid(checkpoint.slot());
-    ReentrantReadWriteLock.ReadLock open = lifecycle.readLock();
-    open.lock();
-    try {
-      requireOpen();
-      groupCommit.store(checkpoint);
-    } finally {
-      open.unlock();
-    }
-  }
-
-  /** Called by the group commit on the leading thread, with the store open. */
-  private void writeBatch(Collection<CdcCheckpoint> batch) {
+  protected void write(Map<String, byte[]> batch) throws RocksDBException {
     try (WriteBatch writes = new WriteBatch()) {
-      for (CdcCheckpoint checkpoint : batch) {
-        writes.put(key(checkpoint.slot()), CheckpointCodec.encode(checkpoint));
+      for (Map.Entry<String, byte[]> entry : batch.entrySet()) {
+        writes.put(key(entry.getKey()), entry.getValue());
       }
       db.write(writeOptions, writes);
     } catch (RocksDBException e) {
@@ -390,13 +270,56 @@ public final class RocksDbCheckpointStore implements CdcCheckpointStore {
               + directory
               + " failed to write"
               + (options.syncWrites() ? " and sync" : "")
-              + " a batch of "
-              + batch.size()
-              + " checkpoint(s) (slots "
-              + batch.stream().map(CdcCheckpoint::slot).collect(Collectors.joining(", "))
-              + "); their previous checkpoints may still be the stored ones: "
+              + " the checkpoints of slots "
+              + batch.keySet()
+              + "; their previous checkpoints may still be the stored ones: "
               + describe(e),
           e);
+    }
+  }
+
+  /** Lists every key of the database that is a valid slot name. */
+  @Override
+  protected List<String> list() {
+    List<String> slots = new ArrayList<>();
+    try (RocksIterator keys = db.newIterator()) {
+      for (keys.seekToFirst(); keys.isValid(); keys.next()) {
+        String slot = new String(keys.key(), StandardCharsets.US_ASCII);
+        if (SlotNames.isValid(slot)) {
+          slots.add(slot);
+        }
+      }
+    }
+    return slots;
+  }
+
+  /**
+   * Flushes the memory table to a table file (fsynced, so also with {@link Options#syncWrites()}
+   * off everything stored so far is durable), closes the database and frees its native memory.
+   */
+  @Override
+  protected void release() throws RocksDBException {
+    RocksDBException failure = null;
+    try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
+      db.flush(flush);
+    } catch (RocksDBException e) {
+      failure = e;
+    }
+    try {
+      db.closeE();
+    } catch (RocksDBException e) {
+      if (failure == null) {
+        failure = e;
+      } else {
+        failure.addSuppressed(e);
+      }
+    } finally {
+      db.close(); // frees the native handle if closeE failed; no-op otherwise
+      writeOptions.close();
+      dbOptions.close();
+    }
+    if (failure != null) {
+      throw failure;
     }
   }
 
@@ -410,82 +333,6 @@ public final class RocksDbCheckpointStore implements CdcCheckpointStore {
   @Override
   public String location() {
     return uri(directory, options);
-  }
-
-  /**
-   * Waits for stores and loads in progress, flushes the memory table to a table file (fsynced, so
-   * also with {@link Options#syncWrites()} off everything stored so far is durable), closes the
-   * database and releases its lock, options and native memory. Idempotent; afterwards {@link
-   * #store} and {@link #load} throw {@link IllegalStateException} and another store may open the
-   * directory.
-   *
-   * @throws CdcStoreException naming the directory if the final flush or closing the database
-   *     failed; the store is closed and its resources released anyway
-   */
-  @Override
-  public void close() {
-    ReentrantReadWriteLock.WriteLock exclusive = lifecycle.writeLock();
-    exclusive.lock();
-    try {
-      if (closed) {
-        return;
-      }
-      closed = true;
-      CdcStoreException failure = null;
-      try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
-        db.flush(flush);
-      } catch (RocksDBException e) {
-        failure =
-            new CdcStoreException(
-                "cannot flush rocksdb checkpoint store "
-                    + directory
-                    + " on close"
-                    + (options.syncWrites()
-                        ? " (the checkpoints stored are durable in its write-ahead log)"
-                        : "; the last checkpoints may not survive a power loss")
-                    + ": "
-                    + describe(e),
-                e);
-      }
-      try {
-        db.closeE();
-      } catch (RocksDBException e) {
-        CdcStoreException closing =
-            new CdcStoreException(
-                "cannot close rocksdb checkpoint store " + directory + ": " + describe(e), e);
-        if (failure == null) {
-          failure = closing;
-        } else {
-          failure.addSuppressed(closing);
-        }
-      } finally {
-        db.close(); // frees the native handle if closeE failed; no-op otherwise
-        writeOptions.close();
-        dbOptions.close();
-        HELD.remove(heldKey);
-      }
-      if (failure != null) {
-        throw failure;
-      }
-    } finally {
-      exclusive.unlock();
-    }
-  }
-
-  /** Returns a description naming the directory. */
-  @Override
-  public String toString() {
-    return "RocksDbCheckpointStore[" + directory + ", syncWrites=" + options.syncWrites() + "]";
-  }
-
-  /** Returns how many batches the group commit wrote (or attempted); for tests. */
-  long batches() {
-    return groupCommit.batches();
-  }
-
-  /** Returns how many checkpoints were submitted to the group commit; for tests. */
-  long checkpointsSubmitted() {
-    return groupCommit.checkpoints();
   }
 
   /**
@@ -505,12 +352,6 @@ public final class RocksDbCheckpointStore implements CdcCheckpointStore {
       return new URI("rocksdb", null, path, "sync=" + options.syncWrites(), null).toString();
     } catch (URISyntaxException e) {
       throw new IllegalStateException("cannot build the URI of " + directory, e);
-    }
-  }
-
-  private void requireOpen() {
-    if (closed) {
-      throw new IllegalStateException("rocksdb checkpoint store " + directory + " is closed");
     }
   }
 

@@ -1,88 +1,108 @@
 package io.datum.cdc.testkit.example;
 
-import io.datum.cdc.*;
-import java.sql.*;
-import java.util.*;
+import io.datum.cdc.CdcStoreException;
+import io.datum.cdc.spi.AbstractCheckpointStore;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 
-/** The README's custom store: checkpoints in a PostgreSQL table, one row per slot. */
-public final class PgTableCheckpointStore implements CdcCheckpointStore {
-  private final String url, table; // table: a trusted identifier chosen by the application
-  private volatile boolean closed;
+/**
+ * The custom store of docs/stores.md: one row per slot in a PostgreSQL table, the checkpoint in the
+ * SPI's binary form. The store's connection holds an advisory lock on the table's name for the life
+ * of the store, so a second store on the same table, in this process or another, is refused;
+ * PostgreSQL drops the lock when the connection ends, also when the process dies.
+ */
+public final class PgTableCheckpointStore extends AbstractCheckpointStore {
+  private final Connection db; // one statement at a time: the methods below are synchronized
+  private final String table; // a trusted identifier chosen by the application
 
-  public PgTableCheckpointStore(String url, String table) {
-    this.url = url;
+  private PgTableCheckpointStore(String location, Connection db, String table) {
+    super(location, null); // no StoreLock: the advisory lock excludes other stores
+    this.db = db;
     this.table = table;
-    try (Connection c = DriverManager.getConnection(url)) {
-      c.createStatement()
-          .execute(
-              "CREATE TABLE IF NOT EXISTS "
-                  + table
-                  + " (slot text PRIMARY KEY,"
-                  + " watermark text NOT NULL, tx_ends text[], counts int[], acked bytea[])");
+  }
+
+  /** Opens the store on {@code table} (created if missing), or throws if another store has it. */
+  public static PgTableCheckpointStore open(String url, String table) {
+    String location = "checkpoint table " + table + " at " + url.replaceAll("password=[^&]*", "");
+    try {
+      Connection db = DriverManager.getConnection(url);
+      try (PreparedStatement lock =
+          db.prepareStatement("SELECT pg_try_advisory_lock(hashtext(?))")) {
+        lock.setString(1, table);
+        ResultSet locked = lock.executeQuery();
+        if (!locked.next() || !locked.getBoolean(1)) {
+          db.close();
+          throw new CdcStoreException(location + " is in use by another process or store");
+        }
+        db.createStatement()
+            .execute(
+                "CREATE TABLE IF NOT EXISTS " + table + " (slot text PRIMARY KEY, value bytea)");
+        return new PgTableCheckpointStore(location, db, table);
+      } catch (SQLException | RuntimeException e) {
+        db.close();
+        throw e;
+      }
     } catch (SQLException e) {
-      throw new CdcStoreException("cannot create checkpoint table " + table + ": " + e, e);
+      throw new CdcStoreException("cannot open " + location + ": " + e, e);
     }
   }
 
   @Override
-  public Optional<CdcCheckpoint> load(String slot) {
-    SlotNames.requireValid(slot);
-    try (Connection c = DriverManager.getConnection(url);
-        PreparedStatement ps =
-            c.prepareStatement(
-                "SELECT watermark, tx_ends, counts, acked FROM " + table + " WHERE slot = ?")) {
+  protected synchronized byte[] read(String slot) throws SQLException {
+    try (PreparedStatement ps =
+        db.prepareStatement("SELECT value FROM " + table + " WHERE slot = ?")) {
       ps.setString(1, slot);
       ResultSet rs = ps.executeQuery();
-      if (!rs.next()) return Optional.empty();
-      String[] ends = (String[]) rs.getArray(2).getArray();
-      Integer[] counts = (Integer[]) rs.getArray(3).getArray();
-      byte[][] acked = (byte[][]) rs.getArray(4).getArray();
-      List<CdcCheckpoint.PartialTransaction> beyond = new ArrayList<>();
-      for (int i = 0; i < ends.length; i++) {
-        beyond.add(
-            new CdcCheckpoint.PartialTransaction(
-                PgLsn.parse(ends[i]), counts[i], BitSet.valueOf(acked[i])));
-      }
-      return Optional.of(new CdcCheckpoint(slot, PgLsn.parse(rs.getString(1)), beyond));
-    } catch (SQLException | RuntimeException e) {
-      throw new CdcStoreException(
-          "cannot load slot " + slot + " from table " + table + ": " + e, e);
+      return rs.next() ? rs.getBytes(1) : null;
     }
   }
 
   @Override
-  public void store(CdcCheckpoint cp) {
-    if (closed) throw new IllegalStateException("store closed: " + location());
-    List<CdcCheckpoint.PartialTransaction> txs = cp.acknowledgedBeyond();
-    try (Connection c = DriverManager.getConnection(url);
-        PreparedStatement ps =
-            c.prepareStatement(
-                "INSERT INTO "
-                    + table
-                    + " VALUES (?, ?, ?, ?, ?) ON CONFLICT (slot) DO UPDATE SET"
-                    + " watermark = EXCLUDED.watermark, tx_ends = EXCLUDED.tx_ends, counts = EXCLUDED.counts,"
-                    + " acked = EXCLUDED.acked")) { // autocommit: durable when it returns
-      // (synchronous_commit=on)
-      ps.setString(1, cp.slot());
-      ps.setString(2, cp.watermark().toString());
-      ps.setArray(
-          3, c.createArrayOf("text", txs.stream().map(t -> t.txEndLsn().toString()).toArray()));
-      ps.setArray(4, c.createArrayOf("int4", txs.stream().map(t -> t.eventCount()).toArray()));
-      ps.setObject(5, txs.stream().map(t -> t.acknowledged().toByteArray()).toArray(byte[][]::new));
-      ps.executeUpdate();
+  protected synchronized void write(Map<String, byte[]> batch) throws SQLException {
+    db.setAutoCommit(false); // one transaction per batch, durable at commit (synchronous_commit)
+    try (PreparedStatement ps =
+        db.prepareStatement(
+            "INSERT INTO "
+                + table
+                + " VALUES (?, ?) ON CONFLICT (slot) DO UPDATE SET value = EXCLUDED.value")) {
+      for (Map.Entry<String, byte[]> e : batch.entrySet()) {
+        ps.setString(1, e.getKey());
+        ps.setBytes(2, e.getValue());
+        ps.addBatch();
+      }
+      ps.executeBatch();
+      db.commit();
     } catch (SQLException e) {
-      throw new CdcStoreException(
-          "cannot store slot " + cp.slot() + " in table " + table + ": " + e, e);
+      db.rollback();
+      throw e;
+    } finally {
+      db.setAutoCommit(true);
     }
+  }
+
+  @Override
+  protected synchronized List<String> list() throws SQLException {
+    List<String> slots = new ArrayList<>();
+    ResultSet rs = db.createStatement().executeQuery("SELECT slot FROM " + table);
+    while (rs.next()) {
+      slots.add(rs.getString(1));
+    }
+    return slots;
+  }
+
+  @Override
+  protected void release() throws SQLException {
+    db.close(); // ends the session, which releases the advisory lock
   }
 
   @Override
   public String location() {
-    return "table " + table + " at " + url.replaceAll("password=[^&]*", "password=***");
-  }
-
-  @Override
-  public void close() {
-    closed = true;
+    return toString(); // the name given to the base: table and URL without the password
   }
 }

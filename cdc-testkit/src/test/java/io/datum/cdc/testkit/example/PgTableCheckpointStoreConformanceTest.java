@@ -5,8 +5,11 @@ import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.testkit.CheckpointStoreConformanceKit;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
 
-/** The README's example: the conformance kit run against a store kept in a PostgreSQL table. */
+/** docs/stores.md's example: the conformance kit run against a store kept in a PostgreSQL table. */
 @EmbeddedPostgresTest
 class PgTableCheckpointStoreConformanceTest extends CheckpointStoreConformanceKit {
   private final EmbeddedPostgresServer pg;
@@ -17,14 +20,29 @@ class PgTableCheckpointStoreConformanceTest extends CheckpointStoreConformanceKi
 
   @Override
   protected CdcCheckpointStore open(Path directory) {
-    // one table per directory: the same directory again reopens the same table
-    return new PgTableCheckpointStore(
-        pg.jdbcUrl(), "checkpoints_" + Integer.toHexString(directory.hashCode()));
+    return PgTableCheckpointStore.open(
+        pg.jdbcUrl(), table(directory)); // same directory, same table
   }
 
   @Override
   protected String uri(Path directory) {
-    return null; // not opened by URI in a child JVM: the kit skips reopen, crash and corruption
-    // tests
+    return null; // no CheckpointStoreProvider registered: the kit skips the child-JVM tests
+  }
+
+  @Override
+  protected void corrupt(Path directory) {
+    try (Connection c = DriverManager.getConnection(pg.jdbcUrl())) {
+      c.createStatement()
+          .execute(
+              "UPDATE "
+                  + table(directory)
+                  + " SET value = overlay(value placing '\\x5a5a' from 8)");
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static String table(Path directory) {
+    return "checkpoints_" + Integer.toHexString(directory.hashCode());
   }
 }

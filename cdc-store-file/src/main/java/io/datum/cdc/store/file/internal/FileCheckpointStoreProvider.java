@@ -28,7 +28,7 @@ public final class FileCheckpointStoreProvider implements CheckpointStoreProvide
   /** Returns a one-line description of the URI form. */
   @Override
   public String description() {
-    return "file:/dir - one JSON file per slot, fsynced on every store (cdc-store-file)";
+    return "file:/dir - one binary file per slot, fsynced on every store (cdc-store-file)";
   }
 
   /**

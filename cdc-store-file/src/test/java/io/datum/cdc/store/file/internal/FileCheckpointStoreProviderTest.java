@@ -33,7 +33,7 @@ class FileCheckpointStoreProviderTest {
       store.store(CdcCheckpoint.atWatermark("s", PgLsn.of(42)));
       assertEquals(dir.toUri().toString(), store.location());
     }
-    assertTrue(Files.isRegularFile(dir.resolve("s.json")));
+    assertTrue(Files.isRegularFile(dir.resolve("s.checkpoint")));
   }
 
   @Test
@@ -70,7 +70,7 @@ class FileCheckpointStoreProviderTest {
     try (CdcCheckpointStore store = CheckpointStores.open("file:" + relative)) {
       store.store(CdcCheckpoint.atWatermark("s", PgLsn.of(1)));
     }
-    assertTrue(Files.isRegularFile(dir.resolve("rel/s.json")));
+    assertTrue(Files.isRegularFile(dir.resolve("rel/s.checkpoint")));
   }
 
   @ParameterizedTest

@@ -42,7 +42,7 @@ public final class MapDbCheckpointStoreProvider implements CheckpointStoreProvid
   /** Returns a one-line description of the URI form. */
   @Override
   public String description() {
-    return "mapdb:/path/file.mapdb[?transactions=true|false&mmap=true|false] - every slot in one MapDB file,"
+    return "mapdb:/path/file.mapdb[?transactions=true|false&mmap=true|false] - every slot in MapDB files,"
         + " crash-safe with transactions=true (the default) (cdc-store-mapdb)";
   }
 

@@ -1,0 +1,237 @@
+package io.datum.cdc.spi;
+
+import io.datum.cdc.CdcCheckpoint;
+import io.datum.cdc.CdcCheckpoint.PartialTransaction;
+import io.datum.cdc.CdcStoreException;
+import io.datum.cdc.PgLsn;
+import io.datum.cdc.SlotNames;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.zip.CRC32C;
+
+/**
+ * The one binary form of a {@link CdcCheckpoint}, used by every checkpoint store shipped with
+ * datum-cdc and open to plugins: a store keeps these bytes per slot and needs no format of its own.
+ *
+ * <p>Format version 1; integers big-endian, LSNs unsigned 64-bit:
+ *
+ * <pre>
+ * u32   magic               0x44434B50, "DCKP"
+ * u16   format version      1
+ * u8    slot length         1..63
+ * bytes slot                ASCII [a-z0-9_], the slot the value is stored for
+ * u64   watermark
+ * u32   transaction count n
+ * n times:
+ *   u64 txEndLsn            strictly ascending, after the watermark
+ *   u32 eventCount          at least 1
+ *   u32 range count r
+ *   r times: u32 from, u32 to   acknowledged event indexes [from, to), half-open; ascending,
+ *                                disjoint, not adjacent, within [0, eventCount)
+ * u32   CRC32C              of every byte before it
+ * </pre>
+ *
+ * <p>A checkpoint at a watermark only takes {@code 23 + slot length} bytes; each partially
+ * acknowledged transaction adds 16 bytes and each run of acknowledged events 8. Decoding is strict:
+ * a wrong magic, an unknown format version, a checksum mismatch, a truncated or over-long value, a
+ * value of another slot or fields a {@link CdcCheckpoint} refuses are reported as a {@link
+ * CdcStoreException} naming the location and the slot, never returned. A later format version will
+ * add fields after the transactions; this class then reads both.
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class CheckpointCodec {
+
+  /** The first four bytes of every encoded checkpoint, ASCII {@code DCKP}. */
+  public static final int MAGIC = 0x44434B50;
+
+  /** The format version this class writes; it reads this one only. */
+  public static final int FORMAT_VERSION = 1;
+
+  /** magic, version, slot length, watermark, transaction count, checksum (plus the slot). */
+  private static final int FIXED_BYTES = 4 + 2 + 1 + 8 + 4 + 4;
+
+  private static final int TX_BYTES = 8 + 4 + 4;
+  private static final int RANGE_BYTES = 4 + 4;
+
+  private CheckpointCodec() {}
+
+  /**
+   * Encodes a checkpoint.
+   *
+   * @param checkpoint the checkpoint, not null
+   * @return a new array holding the encoded checkpoint
+   * @throws NullPointerException if {@code checkpoint} is null
+   * @throws IllegalArgumentException if the encoding would exceed 2 GiB (hundreds of millions of
+   *     acknowledged ranges)
+   */
+  public static byte[] encode(CdcCheckpoint checkpoint) {
+    Objects.requireNonNull(checkpoint, "checkpoint");
+    byte[] slot = checkpoint.slot().getBytes(StandardCharsets.US_ASCII);
+    List<PartialTransaction> txs = checkpoint.acknowledgedBeyond();
+    List<int[]> ranges = new ArrayList<>(txs.size());
+    long size = FIXED_BYTES + slot.length;
+    for (PartialTransaction tx : txs) {
+      int[] r = tx.acknowledgedRanges();
+      ranges.add(r);
+      size += TX_BYTES + (long) RANGE_BYTES / 2 * r.length;
+    }
+    if (size > Integer.MAX_VALUE - 16) {
+      throw new IllegalArgumentException(
+          "the checkpoint of slot " + checkpoint.slot() + " would take " + size + " bytes");
+    }
+    ByteBuffer out = ByteBuffer.allocate((int) size);
+    out.putInt(MAGIC).putShort((short) FORMAT_VERSION).put((byte) slot.length).put(slot);
+    out.putLong(checkpoint.watermark().asLong()).putInt(txs.size());
+    for (int i = 0; i < txs.size(); i++) {
+      PartialTransaction tx = txs.get(i);
+      int[] r = ranges.get(i);
+      out.putLong(tx.txEndLsn().asLong()).putInt(tx.eventCount()).putInt(r.length / 2);
+      for (int bound : r) {
+        out.putInt(bound);
+      }
+    }
+    out.putInt(crc(out.array(), out.position()));
+    return out.array();
+  }
+
+  /**
+   * Decodes what {@link #encode} wrote.
+   *
+   * @param value the stored bytes, not null
+   * @param slot the slot the value was stored for (its key or file name)
+   * @param location where the value was read from, such as a file or a store URI; named in errors
+   * @return the checkpoint, whose {@link CdcCheckpoint#slot()} is {@code slot}
+   * @throws CdcStoreException naming {@code location} and {@code slot} if the value is not exactly
+   *     a format-1 checkpoint of {@code slot} with a matching checksum
+   */
+  public static CdcCheckpoint decode(byte[] value, String slot, String location) {
+    if (value.length < FIXED_BYTES + 1) {
+      throw corrupt(location, slot, value.length + " bytes, shorter than any checkpoint", null);
+    }
+    ByteBuffer in = ByteBuffer.wrap(value);
+    int magic = in.getInt();
+    if (magic != MAGIC) {
+      throw corrupt(
+          location,
+          slot,
+          String.format("it does not start with the magic number 0x%08X (\"DCKP\")", MAGIC)
+              + (value[0] == '{' ? "; it looks like JSON, not a binary checkpoint" : ""),
+          null);
+    }
+    int body = value.length - 4;
+    int stored = ByteBuffer.wrap(value, body, 4).getInt();
+    int computed = crc(value, body);
+    if (stored != computed) {
+      throw corrupt(
+          location,
+          slot,
+          String.format(
+              "CRC32C mismatch (stored 0x%08X, computed 0x%08X over %d bytes): the value is damaged",
+              stored, computed, body),
+          null);
+    }
+    int version = in.getShort() & 0xFFFF;
+    if (version != FORMAT_VERSION) {
+      throw corrupt(
+          location,
+          slot,
+          "format version " + version + "; this version of datum-cdc reads " + FORMAT_VERSION,
+          null);
+    }
+    ByteBuffer fields = ByteBuffer.wrap(value, in.position(), body - in.position()).slice();
+    try {
+      return fields(fields, slot, location);
+    } catch (BufferUnderflowException e) {
+      throw corrupt(location, slot, "it ends in the middle of a field", e);
+    }
+  }
+
+  private static CdcCheckpoint fields(ByteBuffer in, String slot, String location) {
+    int slotLength = in.get() & 0xFF;
+    if (slotLength < 1 || slotLength > SlotNames.MAX_LENGTH) {
+      throw corrupt(location, slot, "slot name length " + slotLength + " is out of range", null);
+    }
+    byte[] slotBytes = new byte[slotLength];
+    in.get(slotBytes);
+    String storedSlot = new String(slotBytes, StandardCharsets.ISO_8859_1);
+    if (!storedSlot.equals(slot)) {
+      throw corrupt(
+          location, slot, "it is the checkpoint of slot \"" + printable(storedSlot) + '"', null);
+    }
+    PgLsn watermark = PgLsn.of(in.getLong());
+    int count = in.getInt();
+    if (count < 0 || count > in.remaining() / TX_BYTES) {
+      throw corrupt(
+          location,
+          slot,
+          "transaction count " + Integer.toUnsignedString(count) + " is too large",
+          null);
+    }
+    List<PartialTransaction> txs = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      PgLsn end = PgLsn.of(in.getLong());
+      int eventCount = in.getInt();
+      int rangeCount = in.getInt();
+      if (rangeCount < 0 || rangeCount > in.remaining() / RANGE_BYTES) {
+        throw corrupt(
+            location,
+            slot,
+            "transaction "
+                + end
+                + ": range count "
+                + Integer.toUnsignedString(rangeCount)
+                + " is too large",
+            null);
+      }
+      int[] ranges = new int[rangeCount * 2];
+      for (int r = 0; r < ranges.length; r++) {
+        ranges[r] = in.getInt();
+      }
+      try {
+        PartialTransaction tx = PartialTransaction.ofRanges(end, eventCount, ranges);
+        if (tx.acknowledgedRanges().length != ranges.length) {
+          throw new IllegalArgumentException("adjacent acknowledged ranges of transaction " + end);
+        }
+        txs.add(tx);
+      } catch (IllegalArgumentException e) {
+        throw corrupt(location, slot, e.getMessage(), e);
+      }
+    }
+    if (in.hasRemaining()) {
+      throw corrupt(location, slot, in.remaining() + " bytes after the last transaction", null);
+    }
+    try {
+      return new CdcCheckpoint(slot, watermark, txs);
+    } catch (IllegalArgumentException e) {
+      throw corrupt(location, slot, e.getMessage(), e);
+    }
+  }
+
+  private static int crc(byte[] bytes, int length) {
+    CRC32C crc = new CRC32C();
+    crc.update(bytes, 0, length);
+    return (int) crc.getValue();
+  }
+
+  private static String printable(String text) {
+    StringBuilder out = new StringBuilder();
+    for (char c : text.toCharArray()) {
+      out.append(
+          c >= 0x20 && c < 0x7F && c != '"'
+              ? String.valueOf(c)
+              : String.format("\\x%02X", (int) c));
+    }
+    return out.toString();
+  }
+
+  private static CdcStoreException corrupt(
+      String location, String slot, String what, Throwable cause) {
+    return new CdcStoreException(
+        "corrupt checkpoint of slot \"" + slot + "\" in " + location + ": " + what, cause);
+  }
+}

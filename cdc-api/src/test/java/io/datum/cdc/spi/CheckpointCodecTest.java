@@ -1,0 +1,109 @@
+package io.datum.cdc.spi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.datum.cdc.CdcCheckpoint;
+import io.datum.cdc.CdcCheckpoint.PartialTransaction;
+import io.datum.cdc.CdcStoreException;
+import io.datum.cdc.PgLsn;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.api.Test;
+
+class CheckpointCodecTest {
+
+  private static final String WHERE = "test location /x";
+
+  private static final CdcCheckpoint PARTIAL =
+      new CdcCheckpoint(
+          "s",
+          PgLsn.parse("0/16B3748"),
+          List.of(
+              PartialTransaction.ofRanges(PgLsn.parse("0/16B37A0"), 3, new int[] {1, 2}),
+              PartialTransaction.ofRanges(
+                  PgLsn.parse("FFFFFFFF/FFFFFFFF"), 9, new int[] {0, 2, 4, 9})));
+
+  @Test
+  void writesTheDocumentedLayout() {
+    byte[] bytes = CheckpointCodec.encode(CdcCheckpoint.atWatermark("ab", PgLsn.parse("1/2")));
+    assertEquals(
+        "44434b50" + "0001" + "02" + "6162" + "0000000100000002" + "00000000",
+        HexFormat.of().formatHex(bytes, 0, bytes.length - 4));
+    assertEquals(23 + 2, bytes.length);
+    CRC32C crc = new CRC32C();
+    crc.update(bytes, 0, bytes.length - 4);
+    assertEquals((int) crc.getValue(), ByteBuffer.wrap(bytes, bytes.length - 4, 4).getInt());
+  }
+
+  @Test
+  void decodesWhatItEncodes() {
+    for (CdcCheckpoint c :
+        List.of(PARTIAL, CdcCheckpoint.atWatermark("z".repeat(63), PgLsn.ZERO))) {
+      assertEquals(c, CheckpointCodec.decode(CheckpointCodec.encode(c), c.slot(), WHERE));
+    }
+    assertEquals(23 + 1 + 2 * 16 + 3 * 8, CheckpointCodec.encode(PARTIAL).length);
+  }
+
+  @Test
+  void everyTruncationAndEveryFlippedBitIsAnErrorNamingTheLocationAndSlot() {
+    byte[] good = CheckpointCodec.encode(PARTIAL);
+    for (int length = 0; length < good.length; length++) {
+      assertCorrupt(Arrays.copyOf(good, length), "");
+    }
+    for (int bit = 0; bit < good.length * 8; bit++) {
+      byte[] bad = good.clone();
+      bad[bit / 8] ^= (byte) (1 << (bit % 8));
+      assertCorrupt(bad, "");
+    }
+    byte[] longer = Arrays.copyOf(good, good.length + 1);
+    assertCorrupt(longer, "");
+  }
+
+  @Test
+  void anotherVersionAnotherSlotAndJsonAreNamedAsSuch() {
+    assertCorrupt(withCrc(patch(CheckpointCodec.encode(PARTIAL), 5, (byte) 2)), "format version 2");
+    assertCorrupt(CheckpointCodec.encode(CdcCheckpoint.atWatermark("t", PgLsn.ZERO)), "slot \"t\"");
+    assertCorrupt(
+        "{\"format\":1,\"slot\":\"s\",\"watermark\":\"0/1\"}".getBytes(StandardCharsets.UTF_8),
+        "looks like JSON");
+  }
+
+  @Test
+  void fieldsACheckpointRefusesAreErrorsEvenWithAGoodChecksum() {
+    // the range [1, 2) of the first transaction widened to [1, 4), beyond its 3 events
+    byte[] bytes = CheckpointCodec.encode(PARTIAL);
+    int firstRangeEnd = 4 + 2 + 1 + 1 + 8 + 4 + 8 + 4 + 4 + 4;
+    ByteBuffer.wrap(bytes).putInt(firstRangeEnd, 4);
+    assertCorrupt(withCrc(bytes), "outside [0, 3)");
+  }
+
+  private static void assertCorrupt(byte[] value, String reason) {
+    CdcStoreException e =
+        assertThrows(
+            CdcStoreException.class,
+            () -> CheckpointCodec.decode(value, "s", WHERE),
+            () -> "decoding " + HexFormat.of().formatHex(value));
+    assertTrue(
+        e.getMessage().startsWith("corrupt checkpoint of slot \"s\" in " + WHERE + ": ")
+            && e.getMessage().contains(reason),
+        e.getMessage());
+  }
+
+  private static byte[] patch(byte[] bytes, int at, byte value) {
+    bytes[at] = value;
+    return bytes;
+  }
+
+  private static byte[] withCrc(byte[] bytes) {
+    CRC32C crc = new CRC32C();
+    crc.update(bytes, 0, bytes.length - 4);
+    ByteBuffer.wrap(bytes).putInt(bytes.length - 4, (int) crc.getValue());
+    return bytes;
+  }
+}

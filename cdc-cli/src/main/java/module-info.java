@@ -1,0 +1,19 @@
+/**
+ * The {@code pgcdc} command ({@code io.datum.cdc.cli.Pgcdc}): {@code stream}, {@code demo}, {@code
+ * status} and {@code checkpoint show}, JSON lines on stdout. An application, not a library: it
+ * exports nothing. The checkpoint stores it opens by URI are found by service binding.
+ */
+module io.datum.cdc.cli {
+  requires io.datum.cdc.core;
+  requires io.datum.cdc.embedded;
+  requires io.datum.cdc.store.file;
+  requires io.datum.cdc.store.rocksdb;
+  requires io.datum.cdc.store.mapdb;
+  requires info.picocli;
+  requires com.fasterxml.jackson.databind;
+  requires java.sql;
+
+  // picocli reads and writes the annotated option fields of the commands reflectively
+  opens io.datum.cdc.cli to
+      info.picocli;
+}
