@@ -2,7 +2,6 @@ package io.datum.cdc;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.BitSet;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
@@ -86,31 +85,6 @@ public record CdcCheckpoint(
     }
 
     /**
-     * @param txEndLsn the transaction's end LSN (its identity, see {@link CdcOffset#txEndLsn()})
-     * @param eventCount how many events the transaction has, at least 1
-     * @param acknowledged which event indexes in {@code [0, eventCount)} were acknowledged; read,
-     *     not kept
-     * @throws NullPointerException if {@code txEndLsn} or {@code acknowledged} is null
-     * @throws IllegalArgumentException if {@code eventCount < 1} or a set bit is at or beyond
-     *     {@code eventCount}
-     */
-    public PartialTransaction(PgLsn txEndLsn, int eventCount, BitSet acknowledged) {
-      this(
-          Objects.requireNonNull(txEndLsn, "txEndLsn"),
-          checkCount(eventCount),
-          toRanges(acknowledged));
-      if (acknowledged.length() > eventCount) {
-        throw new IllegalArgumentException(
-            "acknowledged event index "
-                + (acknowledged.length() - 1)
-                + " outside [0, "
-                + eventCount
-                + ") of transaction "
-                + txEndLsn);
-      }
-    }
-
-    /**
      * Builds a partial transaction from ranges of acknowledged event indexes, in time proportional
      * to the number of ranges.
      *
@@ -175,21 +149,6 @@ public record CdcCheckpoint(
       return eventCount;
     }
 
-    private static int[] toRanges(BitSet bits) {
-      int[] ranges = new int[8];
-      int n = 0;
-      for (int from = bits.nextSetBit(0); from >= 0; ) {
-        int to = bits.nextClearBit(from);
-        if (n == ranges.length) {
-          ranges = Arrays.copyOf(ranges, n * 2);
-        }
-        ranges[n++] = from;
-        ranges[n++] = to;
-        from = bits.nextSetBit(to);
-      }
-      return Arrays.copyOf(ranges, n);
-    }
-
     /** Returns the transaction's end LSN, its identity. */
     public PgLsn txEndLsn() {
       return txEndLsn;
@@ -198,18 +157,6 @@ public record CdcCheckpoint(
     /** Returns how many events the transaction has, at least 1. */
     public int eventCount() {
       return eventCount;
-    }
-
-    /**
-     * Returns the acknowledged event indexes as a new bit set (time and memory proportional to the
-     * highest one; prefer {@link #acknowledgedRanges()} for encoding).
-     */
-    public BitSet acknowledged() {
-      BitSet bits = new BitSet();
-      for (int i = 0; i < ranges.length; i += 2) {
-        bits.set(ranges[i], ranges[i + 1]);
-      }
-      return bits;
     }
 
     /**

@@ -48,17 +48,12 @@ public interface CdcCheckpointStore extends AutoCloseable {
 
   /**
    * Lists the slots that have a stored checkpoint, for operators ({@code pgcdc checkpoint show}).
-   * The default implementation throws, so that stores written before this method existed keep
-   * compiling; every store shipped with datum-cdc implements it.
    *
    * @return the slot names, sorted; empty if nothing was stored
-   * @throws UnsupportedOperationException if the store cannot list its slots
    * @throws CdcStoreException if the stored state cannot be read
+   * @throws IllegalStateException if the store is closed
    */
-  default SortedSet<String> slots() {
-    throw new UnsupportedOperationException(
-        getClass().getName() + " cannot list its slots; name a slot instead");
-  }
+  SortedSet<String> slots();
 
   /**
    * Returns a description of where this store keeps its data, for logs and errors, such as the URI

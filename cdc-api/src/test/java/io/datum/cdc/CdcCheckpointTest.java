@@ -8,23 +8,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.datum.cdc.CdcCheckpoint.PartialTransaction;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.List;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 class CdcCheckpointTest {
 
-  static BitSet bits(int... indexes) {
-    BitSet bits = new BitSet();
-    for (int i : indexes) {
-      bits.set(i);
-    }
-    return bits;
-  }
-
+  /** One range per index, adjacent ones merged by ofRanges; an index out of range is rejected. */
   static PartialTransaction tx(String endLsn, int count, int... acknowledged) {
-    return new PartialTransaction(PgLsn.parse(endLsn), count, bits(acknowledged));
+    int[] ranges = new int[acknowledged.length * 2];
+    for (int i = 0; i < acknowledged.length; i++) {
+      ranges[2 * i] = acknowledged[i];
+      ranges[2 * i + 1] = acknowledged[i] + 1;
+    }
+    return PartialTransaction.ofRanges(PgLsn.parse(endLsn), count, ranges);
   }
 
   @Test
@@ -147,7 +144,7 @@ class CdcCheckpointTest {
     PartialTransaction t = tx("0/20", 5, 0, 2, 4);
     assertEquals(PgLsn.parse("0/20"), t.txEndLsn());
     assertEquals(5, t.eventCount());
-    assertEquals(bits(0, 2, 4), t.acknowledged());
+    Assertions.assertArrayEquals(new int[] {0, 1, 2, 3, 4, 5}, t.acknowledgedRanges());
     assertEquals(3, t.acknowledgedCount());
     assertTrue(t.isAcknowledged(0));
     assertFalse(t.isAcknowledged(1));
@@ -160,43 +157,18 @@ class CdcCheckpointTest {
   void emptyAndFullAcknowledgementsAreAllowed() {
     PartialTransaction none = tx("0/20", 3);
     assertEquals(0, none.acknowledgedCount());
-    assertEquals(new BitSet(), none.acknowledged());
+    Assertions.assertArrayEquals(new int[0], none.acknowledgedRanges());
     PartialTransaction all = tx("0/20", 3, 0, 1, 2);
     assertEquals(3, all.acknowledgedCount());
-    assertEquals(bits(0, 1, 2), all.acknowledged());
-  }
-
-  @Test
-  void mutatingTheInputBitSetDoesNotChangeTheRecord() {
-    BitSet input = bits(0, 1);
-    PartialTransaction t = new PartialTransaction(PgLsn.parse("0/20"), 4, input);
-    input.set(3);
-    input.clear(0);
-    assertEquals(bits(0, 1), t.acknowledged());
-    assertTrue(t.isAcknowledged(0));
-    assertFalse(t.isAcknowledged(3));
-    assertEquals(2, t.acknowledgedCount());
-  }
-
-  @Test
-  void mutatingTheReturnedBitSetDoesNotChangeTheRecord() {
-    PartialTransaction t = tx("0/20", 4, 1);
-    BitSet returned = t.acknowledged();
-    returned.set(0);
-    returned.set(100);
-    returned.clear(1);
-    assertEquals(bits(1), t.acknowledged());
-    assertFalse(t.isAcknowledged(0));
-    assertTrue(t.isAcknowledged(1));
-    assertEquals(1, t.acknowledgedCount());
-    assertEquals(tx("0/20", 4, 1), t);
+    Assertions.assertArrayEquals(new int[] {0, 3}, all.acknowledgedRanges());
   }
 
   @Test
   void bitAtEventCountIsRejected() {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> tx("0/20", 3, 0, 3));
-    assertEquals("acknowledged event index 3 outside [0, 3) of transaction 0/20", e.getMessage());
+    assertEquals(
+        "acknowledged range [3, 4) is empty or outside [0, 3) of transaction 0/20", e.getMessage());
   }
 
   @Test
@@ -204,7 +176,8 @@ class CdcCheckpointTest {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> tx("0/20", 1, 1000));
     assertEquals(
-        "acknowledged event index 1000 outside [0, 1) of transaction 0/20", e.getMessage());
+        "acknowledged range [1000, 1001) is empty or outside [0, 1) of transaction 0/20",
+        e.getMessage());
   }
 
   @Test
@@ -221,10 +194,10 @@ class CdcCheckpointTest {
   void partialTransactionNullsAreRejected() {
     NullPointerException lsn =
         assertThrows(
-            NullPointerException.class, () -> new PartialTransaction(null, 1, new BitSet()));
+            NullPointerException.class, () -> PartialTransaction.ofRanges(null, 1, new int[0]));
     assertEquals("txEndLsn", lsn.getMessage());
     assertThrows(
-        NullPointerException.class, () -> new PartialTransaction(PgLsn.parse("0/1"), 1, null));
+        NullPointerException.class, () -> PartialTransaction.ofRanges(PgLsn.parse("0/1"), 1, null));
   }
 
   @Test
@@ -237,22 +210,22 @@ class CdcCheckpointTest {
   }
 
   @Test
-  void rangesAndBitSetsDescribeTheSameTransaction() {
+  void adjacentRangesAreMergedAndAccessorsAgree() {
     PgLsn end = PgLsn.of(0x100);
-    BitSet bits = new BitSet();
-    bits.set(0, 3);
-    bits.set(5);
-    bits.set(7, 10);
-    PartialTransaction fromBits = new PartialTransaction(end, 10, bits);
+    boolean[] bits = new boolean[10];
+    for (int i : new int[] {0, 1, 2, 5, 7, 8, 9}) {
+      bits[i] = true;
+    }
+    PartialTransaction fromBits =
+        PartialTransaction.ofRanges(end, 10, new int[] {0, 3, 5, 6, 7, 10});
     PartialTransaction fromRanges =
         PartialTransaction.ofRanges(end, 10, new int[] {0, 2, 2, 3, 5, 6, 7, 10});
     assertEquals(fromBits, fromRanges, "adjacent ranges are merged");
     assertEquals(fromBits.hashCode(), fromRanges.hashCode());
     Assertions.assertArrayEquals(new int[] {0, 3, 5, 6, 7, 10}, fromRanges.acknowledgedRanges());
-    assertEquals(bits, fromRanges.acknowledged());
     assertEquals(7, fromRanges.acknowledgedCount());
     for (int i = 0; i < 10; i++) {
-      assertEquals(bits.get(i), fromRanges.isAcknowledged(i), "index " + i);
+      assertEquals(bits[i], fromRanges.isAcknowledged(i), "index " + i);
     }
     assertFalse(fromRanges.isAcknowledged(-1));
     assertFalse(fromRanges.isAcknowledged(10));

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.datum.cdc.CdcCheckpoint.PartialTransaction;
-import java.util.BitSet;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -26,13 +25,11 @@ class MemoryCheckpointStoreTest {
   @Test
   void storeThenLoad() {
     MemoryCheckpointStore store = new MemoryCheckpointStore();
-    BitSet acked = new BitSet();
-    acked.set(1);
     CdcCheckpoint c =
         new CdcCheckpoint(
             "s",
             PgLsn.parse("0/10"),
-            List.of(new PartialTransaction(PgLsn.parse("0/20"), 3, acked)));
+            List.of(PartialTransaction.ofRanges(PgLsn.parse("0/20"), 3, new int[] {1, 2})));
     store.store(c);
     assertEquals(Optional.of(c), store.load("s"));
     assertEquals(Optional.empty(), store.load("other"));

@@ -1,5 +1,6 @@
 package io.datum.cdc.benchmarks;
 
+import com.sun.management.ThreadMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -18,8 +19,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class AckAllocation {
 
-  private static final com.sun.management.ThreadMXBean THREADS =
-      (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+  private static final ThreadMXBean THREADS = (ThreadMXBean) ManagementFactory.getThreadMXBean();
 
   static final LongAdder BYTES = new LongAdder();
   static final LongAdder OPERATIONS = new LongAdder();

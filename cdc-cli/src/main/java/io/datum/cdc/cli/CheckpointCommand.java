@@ -6,9 +6,15 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import io.datum.cdc.CdcCheckpoint;
 import io.datum.cdc.CdcCheckpointStore;
 import io.datum.cdc.CdcConfigurationException;
+import io.datum.cdc.CdcException;
+import io.datum.cdc.CdcStoreException;
 import io.datum.cdc.CheckpointStores;
 import io.datum.cdc.SlotNames;
 import java.io.PrintStream;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -54,10 +60,10 @@ final class CheckpointCommand {
      * empty store.
      */
     private static void requireExistingPath(String uri) {
-      java.net.URI parsed;
+      URI parsed;
       try {
-        parsed = new java.net.URI(uri);
-      } catch (java.net.URISyntaxException e) {
+        parsed = new URI(uri);
+      } catch (URISyntaxException e) {
         return; // CheckpointStores.open reports it
       }
       if (parsed.getScheme() == null
@@ -73,8 +79,8 @@ final class CheckpointCommand {
       if (!parsed.getScheme().equals("memory")
           && path != null
           && !path.isEmpty()
-          && !java.nio.file.Files.exists(java.nio.file.Path.of(path))) {
-        throw new io.datum.cdc.CdcStoreException(
+          && !Files.exists(Path.of(path))) {
+        throw new CdcStoreException(
             "no checkpoint store at " + uri + ": " + path + " does not exist");
       }
     }
@@ -103,7 +109,7 @@ final class CheckpointCommand {
           checkpoint.ifPresent(c -> found.add(describe(c)));
         }
         if (slot != null && found.isEmpty()) {
-          throw new io.datum.cdc.CdcException(
+          throw new CdcException(
               "the store "
                   + checkpoints.location()
                   + " holds no checkpoint for slot \""

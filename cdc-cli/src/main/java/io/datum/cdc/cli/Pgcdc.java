@@ -1,6 +1,7 @@
 package io.datum.cdc.cli;
 
 import io.datum.cdc.CdcConfigurationException;
+import java.util.Arrays;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -36,7 +37,7 @@ public final class Pgcdc {
     if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
       System.setProperty(
           "org.slf4j.simpleLogger.defaultLogLevel",
-          java.util.Arrays.asList(args).contains("--verbose") ? "info" : "warn");
+          Arrays.asList(args).contains("--verbose") ? "info" : "warn");
     }
     System.exit(run(args));
   }

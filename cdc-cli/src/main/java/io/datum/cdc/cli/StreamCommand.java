@@ -4,10 +4,12 @@ import io.datum.cdc.CdcCheckpointStore;
 import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.CheckpointStores;
 import io.datum.cdc.cli.json.JsonLinesWriter;
+import io.datum.cdc.core.AcknowledgementDurability;
 import io.datum.cdc.core.PgCdcSource;
 import java.io.BufferedOutputStream;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -152,10 +154,10 @@ final class StreamCommand implements Callable<Integer> {
             "environment variable " + passwordEnv + " (--password-env) is not set");
       }
     }
-    io.datum.cdc.core.AcknowledgementDurability durability =
+    AcknowledgementDurability durability =
         switch (durableAcks) {
-          case "transaction" -> io.datum.cdc.core.AcknowledgementDurability.TRANSACTION;
-          case "event" -> io.datum.cdc.core.AcknowledgementDurability.EVENT;
+          case "transaction" -> AcknowledgementDurability.TRANSACTION;
+          case "event" -> AcknowledgementDurability.EVENT;
           default ->
               throw new CdcConfigurationException(
                   "--durable-acks must be transaction or event, was \"" + durableAcks + '"');
@@ -188,11 +190,8 @@ final class StreamCommand implements Callable<Integer> {
               .trustSlotPosition(trustSlotPosition)
               .acknowledgementDurability(durability)
               .messages(messages)
-              .waitForSlot(java.time.Duration.ofMillis((long) (waitForSlotSeconds * 1000)))
-              .reconnect(
-                  reconnectAttempts,
-                  java.time.Duration.ofMillis(200),
-                  java.time.Duration.ofSeconds(30))
+              .waitForSlot(Duration.ofMillis((long) (waitForSlotSeconds * 1000)))
+              .reconnect(reconnectAttempts, Duration.ofMillis(200), Duration.ofSeconds(30))
               .createPublication(createPublication, tables.toArray(new String[0]));
       if (user != null) {
         builder.user(user);

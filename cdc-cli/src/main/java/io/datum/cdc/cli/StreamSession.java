@@ -5,6 +5,7 @@ import io.datum.cdc.cli.json.JsonLinesWriter;
 import io.datum.cdc.core.PgCdcSource;
 import io.datum.cdc.event.ChangeEvent;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -59,7 +60,7 @@ final class StreamSession {
       }
       source.stop();
       termination.join();
-    } catch (java.util.concurrent.CompletionException e) {
+    } catch (CompletionException e) {
       throw e.getCause() instanceof Exception ? (Exception) e.getCause() : e;
     } finally {
       try {

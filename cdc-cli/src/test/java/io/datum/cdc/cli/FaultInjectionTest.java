@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.datum.cdc.CdcCheckpoint;
@@ -137,7 +138,7 @@ class FaultInjectionTest {
       JsonNode event = null;
       try {
         event = line.isBlank() ? null : json.readTree(line);
-      } catch (com.fasterxml.jackson.core.JacksonException torn) {
+      } catch (JacksonException torn) {
         // the last line of a consumer killed while writing it
       }
       lines.add(event);

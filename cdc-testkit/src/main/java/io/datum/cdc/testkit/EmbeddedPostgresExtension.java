@@ -1,6 +1,7 @@
 package io.datum.cdc.testkit;
 
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
+import java.lang.annotation.Annotation;
 import java.lang.reflect.AnnotatedElement;
 import java.time.Duration;
 import java.util.LinkedHashSet;
@@ -398,7 +399,7 @@ public final class EmbeddedPostgresExtension
     return findEnclosing(testClass, EmbeddedPostgresVersions.class);
   }
 
-  private static <A extends java.lang.annotation.Annotation> Optional<A> findEnclosing(
+  private static <A extends Annotation> Optional<A> findEnclosing(
       Class<?> testClass, Class<A> type) {
     for (Class<?> c = testClass; c != null; c = c.getEnclosingClass()) {
       AnnotatedElement element = c;

@@ -15,7 +15,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.BitSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Collectors;
@@ -28,11 +27,7 @@ final class KitFixtures {
 
   /** A partial transaction at {@code txEndLsn} ({@code X/X}) with the given events acknowledged. */
   static PartialTransaction tx(String txEndLsn, int eventCount, int... acknowledged) {
-    BitSet bits = new BitSet();
-    for (int i : acknowledged) {
-      bits.set(i);
-    }
-    return new PartialTransaction(PgLsn.parse(txEndLsn), eventCount, bits);
+    return Checkpoints.partial(PgLsn.parse(txEndLsn), eventCount, acknowledged);
   }
 
   /** A checkpoint of {@code slot} at {@code watermark} ({@code X/X}). */

@@ -5,6 +5,7 @@ import io.datum.cdc.testkit.internal.CheckpointStoreWriter;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.InterruptedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,7 +46,7 @@ final class StoreChild implements AutoCloseable {
     // a killed child cannot delete what it unpacked (e.g. RocksDB's native library): keep such
     // files beside the stderr file, in the test's temporary directory
     Path tmp = stderr.toAbsolutePath().getParent().resolve("child-tmp");
-    java.nio.file.Files.createDirectories(tmp);
+    Files.createDirectories(tmp);
     command.add("-Djava.io.tmpdir=" + tmp);
     command.add(CheckpointStoreWriter.class.getName());
     command.addAll(List.of(args));
@@ -150,8 +151,7 @@ final class StoreChild implements AutoCloseable {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new java.io.InterruptedIOException(
-          "interrupted while killing child JVM " + process.pid());
+      throw new InterruptedIOException("interrupted while killing child JVM " + process.pid());
     } finally {
       process.getOutputStream().close();
       stdout.close();

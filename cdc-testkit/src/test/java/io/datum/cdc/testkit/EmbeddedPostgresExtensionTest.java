@@ -18,6 +18,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.postgresql.Driver;
 import org.postgresql.PGConnection;
 import org.postgresql.PGProperty;
 import org.postgresql.replication.LogSequenceNumber;
@@ -96,7 +97,7 @@ class EmbeddedPostgresExtensionTest {
     Properties properties = new Properties();
     properties.setProperty("user", server.user());
     properties.setProperty("password", server.password());
-    try (Connection connection = new org.postgresql.Driver().connect(server.jdbcUrl(), properties);
+    try (Connection connection = new Driver().connect(server.jdbcUrl(), properties);
         Statement statement = connection.createStatement();
         ResultSet rows = statement.executeQuery("SELECT current_database()")) {
       rows.next();
@@ -146,7 +147,7 @@ class EmbeddedPostgresExtensionTest {
     PGProperty.REPLICATION.set(properties, "database");
     PGProperty.PREFER_QUERY_MODE.set(properties, "simple");
     PGProperty.ASSUME_MIN_SERVER_VERSION.set(properties, "10");
-    try (Connection connection = new org.postgresql.Driver().connect(server.jdbcUrl(), properties);
+    try (Connection connection = new Driver().connect(server.jdbcUrl(), properties);
         Statement statement = connection.createStatement();
         ResultSet rows = statement.executeQuery("IDENTIFY_SYSTEM")) {
       assertTrue(rows.next());

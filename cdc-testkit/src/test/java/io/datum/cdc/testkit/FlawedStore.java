@@ -8,7 +8,9 @@ import io.datum.cdc.PgLsn;
 import io.datum.cdc.SlotNames;
 import io.datum.cdc.spi.CheckpointStoreProvider;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
@@ -19,15 +21,18 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Base64;
-import java.util.BitSet;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * A one-file-per-slot store with one deliberate flaw, so that {@link ConformanceKitSelfTest} can
@@ -115,6 +120,19 @@ final class FlawedStore implements CdcCheckpointStore {
   }
 
   @Override
+  public SortedSet<String> slots() {
+    try (Stream<Path> files = Files.list(dir)) {
+      return files
+          .map(f -> f.getFileName().toString())
+          .filter(n -> n.endsWith(".cp"))
+          .map(n -> n.substring(0, n.length() - 3))
+          .collect(Collectors.toCollection(TreeSet::new));
+    } catch (IOException e) {
+      throw new CdcStoreException("cannot list " + dir, e);
+    }
+  }
+
+  @Override
   public Optional<CdcCheckpoint> load(String slot) {
     if (flaw != Flaw.UNCHECKED_NAMES) {
       SlotNames.requireValid(slot);
@@ -150,7 +168,10 @@ final class FlawedStore implements CdcCheckpointStore {
           .append(' ')
           .append(tx.eventCount())
           .append(' ')
-          .append(Base64.getEncoder().encodeToString(tx.acknowledged().toByteArray()))
+          .append(
+              Arrays.stream(tx.acknowledgedRanges())
+                  .mapToObj(Integer::toString)
+                  .collect(Collectors.joining(",")))
           .append('\n');
     }
     txs.append("END\n");
@@ -162,7 +183,7 @@ final class FlawedStore implements CdcCheckpointStore {
                   try {
                     replace(dir.resolve(slot + ".cp"), watermark.toString() + txs);
                   } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                    throw new UncheckedIOException(e);
                   }
                 });
         case IN_PLACE_WRITE -> {
@@ -174,7 +195,7 @@ final class FlawedStore implements CdcCheckpointStore {
                   StandardOpenOption.WRITE,
                   StandardOpenOption.TRUNCATE_EXISTING)) {
             Thread.yield(); // widens the window in which the file is empty
-            channel.write(java.nio.ByteBuffer.wrap(bytes));
+            channel.write(ByteBuffer.wrap(bytes));
           }
         }
         case SPLIT_FILES -> {
@@ -204,10 +225,12 @@ final class FlawedStore implements CdcCheckpointStore {
     for (int i = 1; i < lines.length - 2; i++) {
       String[] f = lines[i].split(" ", -1);
       txs.add(
-          new PartialTransaction(
+          PartialTransaction.ofRanges(
               PgLsn.of(Long.parseLong(f[1])),
               Integer.parseInt(f[2]),
-              BitSet.valueOf(Base64.getDecoder().decode(f.length > 3 ? f[3] : ""))));
+              f.length < 4 || f[3].isEmpty()
+                  ? new int[0]
+                  : Arrays.stream(f[3].split(",")).mapToInt(Integer::parseInt).toArray()));
     }
     return new CdcCheckpoint(slot, PgLsn.of(Long.parseLong(lines[0].substring(2))), txs);
   }

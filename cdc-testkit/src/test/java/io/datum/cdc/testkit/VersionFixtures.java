@@ -15,8 +15,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.BeforeClassTemplateInvocationCallback;
@@ -53,7 +55,7 @@ final class VersionFixtures {
   /** Keyed by major version, in the order the invocations ran. */
   static final Map<Integer, Observation> SEEN = new ConcurrentHashMap<>();
 
-  static final List<Integer> ORDER = new java.util.concurrent.CopyOnWriteArrayList<>();
+  static final List<Integer> ORDER = new CopyOnWriteArrayList<>();
 
   /**
    * The smoke test: on each version, a server of that version set up for logical replication, whose
@@ -276,7 +278,7 @@ final class VersionFixtures {
   /** Asks for the server in a @BeforeAll, which runs once for all versions. */
   @EmbeddedPostgresVersions(17)
   static class ServerInBeforeAll {
-    @org.junit.jupiter.api.BeforeAll
+    @BeforeAll
     static void tooEarly(EmbeddedPostgresServer pg) {
       throw new AssertionError("got " + pg);
     }

@@ -1,5 +1,6 @@
 package io.datum.cdc.benchmarks.charts;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
@@ -9,6 +10,7 @@ import java.awt.geom.Rectangle2D;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.text.DecimalFormat;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -20,6 +22,7 @@ import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.CategoryAxis;
 import org.jfree.chart.axis.NumberAxis;
+import org.jfree.chart.axis.ValueAxis;
 import org.jfree.chart.labels.ItemLabelAnchor;
 import org.jfree.chart.labels.ItemLabelPosition;
 import org.jfree.chart.labels.StandardCategoryItemLabelGenerator;
@@ -54,8 +57,7 @@ import org.jfree.data.category.DefaultCategoryDataset;
  */
 public final class BenchmarkCharts {
 
-  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
-      new com.fasterxml.jackson.databind.ObjectMapper();
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private static final int WIDTH = 1100;
   private static final int HEIGHT = 620;
@@ -323,7 +325,7 @@ public final class BenchmarkCharts {
         new ItemLabelPosition(ItemLabelAnchor.INSIDE6, TextAnchor.BOTTOM_CENTER));
     renderer.setDefaultItemLabelGenerator(
         new StandardCategoryItemLabelGenerator(
-            "{2}", new java.text.DecimalFormat(decimalPattern(labelFormat))));
+            "{2}", new DecimalFormat(decimalPattern(labelFormat))));
     renderer.setDefaultItemLabelsVisible(true);
     renderer.setDefaultItemLabelFont(new Font(Font.SANS_SERIF, Font.BOLD, 13));
     renderer.setItemLabelAnchorOffset(4);
@@ -376,7 +378,7 @@ public final class BenchmarkCharts {
         Rectangle2D dataArea,
         CategoryPlot plot,
         CategoryAxis domainAxis,
-        org.jfree.chart.axis.ValueAxis rangeAxis,
+        ValueAxis rangeAxis,
         CategoryDataset dataset,
         int row,
         int column,

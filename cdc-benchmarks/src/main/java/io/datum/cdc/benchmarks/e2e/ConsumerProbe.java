@@ -1,6 +1,7 @@
 package io.datum.cdc.benchmarks.e2e;
 
 import com.sun.management.GarbageCollectionNotificationInfo;
+import com.sun.management.OperatingSystemMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.management.NotificationEmitter;
 import javax.management.openmbean.CompositeData;
@@ -89,7 +91,7 @@ final class ConsumerProbe {
   }
 
   void await(long timeoutSeconds) throws InterruptedException {
-    if (!done.await(timeoutSeconds, java.util.concurrent.TimeUnit.SECONDS)) {
+    if (!done.await(timeoutSeconds, TimeUnit.SECONDS)) {
       System.err.println(
           "timed out after "
               + timeoutSeconds
@@ -102,7 +104,7 @@ final class ConsumerProbe {
   }
 
   static long processCpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+    return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
         .getProcessCpuTime();
   }
 

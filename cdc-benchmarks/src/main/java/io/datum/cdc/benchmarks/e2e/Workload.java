@@ -3,6 +3,7 @@ package io.datum.cdc.benchmarks.e2e;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Locale;
 
 /**
  * The three workloads, each written to a fresh table {@code t} before the consumer starts, so the
@@ -110,7 +111,7 @@ enum Workload {
   }
 
   static Workload of(String name) {
-    return valueOf(name.trim().toUpperCase(java.util.Locale.ROOT));
+    return valueOf(name.trim().toUpperCase(Locale.ROOT));
   }
 
   static void run(Connection c, String sql) throws SQLException {

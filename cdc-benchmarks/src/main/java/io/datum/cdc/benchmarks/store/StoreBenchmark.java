@@ -11,7 +11,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.BitSet;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -165,11 +164,7 @@ public class StoreBenchmark {
           throw new IllegalArgumentException(
               "slots must be perCaller or shared, was " + store.slots);
       }
-      BitSet acknowledged = new BitSet(100);
-      acknowledged.set(1, 11);
-      acknowledged.set(20, 30);
-      acknowledged.set(50, 60);
-      acknowledged.set(90, 100);
+      int[] acknowledged = {1, 11, 20, 30, 50, 60, 90, 100};
       for (int i = 0; i < RING; i++) {
         long watermark = 0x1_0000_0000L + (i + 1) * 0x1000L;
         checkpoints[i] =
@@ -177,7 +172,7 @@ public class StoreBenchmark {
                 slot,
                 PgLsn.of(watermark),
                 List.of(
-                    new CdcCheckpoint.PartialTransaction(
+                    CdcCheckpoint.PartialTransaction.ofRanges(
                         PgLsn.of(watermark + 0x800), 100, acknowledged)));
       }
     }

@@ -38,6 +38,7 @@ import java.time.OffsetTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedList;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -547,7 +548,7 @@ class JsonLinesWriterTest {
         "[\"12.340\",\"NaN\",null]",
         NUMERIC_ARRAY,
         Arrays.asList(new BigDecimal("12.340"), Double.NaN, null));
-    List<Object> linked = new java.util.LinkedList<>(List.of(1.5d, Double.NEGATIVE_INFINITY));
+    List<Object> linked = new LinkedList<>(List.of(1.5d, Double.NEGATIVE_INFINITY));
     assertValue("[1.5,\"-Infinity\"]", 1022, linked);
     List<Object> dates = new ArrayList<>(List.of(LocalDate.of(2026, 1, 2), LocalDate.MAX));
     assertValue("[\"2026-01-02\",\"infinity\"]", 1182, dates);

@@ -153,7 +153,7 @@ public final class FeedbackCoordinator extends AckRing {
     this.lastRegisteredEnd = watermark;
     if (checkpoint != null) {
       for (CdcCheckpoint.PartialTransaction tx : checkpoint.acknowledgedBeyond()) {
-        restored.put(tx.txEndLsn().asLong(), tx.eventCount(), tx.acknowledged());
+        restored.put(tx.txEndLsn().asLong(), tx.eventCount(), RestoredTransactions.bits(tx));
       }
       hasRestored = !restored.isEmpty();
     }

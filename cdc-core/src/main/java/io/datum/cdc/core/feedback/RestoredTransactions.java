@@ -2,6 +2,7 @@ package io.datum.cdc.core.feedback;
 
 import io.datum.cdc.CdcCheckpoint;
 import io.datum.cdc.PgLsn;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
@@ -28,6 +29,29 @@ final class RestoredTransactions {
   }
 
   private final Map<Long, Restored> byEnd = new HashMap<>();
+
+  /** Returns the acknowledged event indexes of a stored partial transaction as a new bit set. */
+  static BitSet bits(CdcCheckpoint.PartialTransaction tx) {
+    BitSet bits = new BitSet();
+    int[] ranges = tx.acknowledgedRanges();
+    for (int i = 0; i < ranges.length; i += 2) {
+      bits.set(ranges[i], ranges[i + 1]);
+    }
+    return bits;
+  }
+
+  /** Returns the runs of set bits as {@code from0, to0, from1, to1, ...}, half-open. */
+  private static int[] ranges(BitSet bits) {
+    int[] ranges = new int[2 * bits.cardinality()];
+    int n = 0;
+    for (int from = bits.nextSetBit(0); from >= 0; ) {
+      int to = bits.nextClearBit(from);
+      ranges[n++] = from;
+      ranges[n++] = to;
+      from = bits.nextSetBit(to);
+    }
+    return Arrays.copyOf(ranges, n);
+  }
 
   /** Returns whether no transaction is held. */
   boolean isEmpty() {
@@ -77,7 +101,8 @@ final class RestoredTransactions {
           && !r.acknowledged.isEmpty()
           && !registered.test(end)) {
         partial.add(
-            new CdcCheckpoint.PartialTransaction(PgLsn.of(end), r.eventCount, r.acknowledged));
+            CdcCheckpoint.PartialTransaction.ofRanges(
+                PgLsn.of(end), r.eventCount, ranges(r.acknowledged)));
       }
     }
   }

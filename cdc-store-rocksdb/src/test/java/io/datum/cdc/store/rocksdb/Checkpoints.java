@@ -3,7 +3,6 @@ package io.datum.cdc.store.rocksdb;
 import io.datum.cdc.CdcCheckpoint;
 import io.datum.cdc.CdcCheckpoint.PartialTransaction;
 import io.datum.cdc.PgLsn;
-import java.util.BitSet;
 import java.util.List;
 
 /** Test helpers. */
@@ -12,11 +11,7 @@ final class Checkpoints {
   private Checkpoints() {}
 
   static PartialTransaction tx(String endLsn, int count, int... acknowledged) {
-    BitSet bits = new BitSet();
-    for (int i : acknowledged) {
-      bits.set(i);
-    }
-    return new PartialTransaction(PgLsn.parse(endLsn), count, bits);
+    return io.datum.cdc.testkit.Checkpoints.partial(PgLsn.parse(endLsn), count, acknowledged);
   }
 
   static CdcCheckpoint checkpoint(String slot, String watermark, PartialTransaction... txs) {
@@ -25,10 +20,6 @@ final class Checkpoints {
 
   /** A checkpoint with partial transactions, including the largest LSN. */
   static CdcCheckpoint rich(String slot) {
-    BitSet many = new BitSet();
-    many.set(0, 1000);
-    many.set(1500, 70_000);
-    many.set(99_999);
     return new CdcCheckpoint(
         slot,
         PgLsn.parse("16/B374D848"),
@@ -36,7 +27,10 @@ final class Checkpoints {
             tx("16/B374D900", 5, 0, 2, 3),
             tx("16/B3750000", 1, 0),
             tx("17/0", 3),
-            new PartialTransaction(PgLsn.parse("7FFFFFFF/FFFFFFFF"), 100_000, many),
+            PartialTransaction.ofRanges(
+                PgLsn.parse("7FFFFFFF/FFFFFFFF"),
+                100_000,
+                new int[] {0, 1000, 1500, 70_000, 99_999, 100_000}),
             tx("FFFFFFFF/FFFFFFFF", Integer.MAX_VALUE, 0, 1_000_000, 1_000_001)));
   }
 }

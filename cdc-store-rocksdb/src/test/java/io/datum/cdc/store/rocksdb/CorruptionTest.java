@@ -14,6 +14,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -198,7 +199,7 @@ class CorruptionTest {
   }
 
   private static List<Path> nonEmpty(List<Path> files) throws IOException {
-    List<Path> result = new java.util.ArrayList<>();
+    List<Path> result = new ArrayList<>();
     for (Path file : files) {
       if (Files.size(file) > 0) {
         result.add(file);

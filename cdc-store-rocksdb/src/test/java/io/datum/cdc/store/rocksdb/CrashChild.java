@@ -4,6 +4,7 @@ import io.datum.cdc.CdcCheckpoint;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.embedded.ChildJvm;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -23,7 +24,7 @@ public final class CrashChild {
    * java.io.tmpdir} is {@code nativeTmp}, so the copy of RocksDB's native library the child
    * extracts, which a SIGKILL leaves behind, is deleted with the test's temporary directory.
    */
-  static Process start(String mode, Path dir, Path nativeTmp) throws java.io.IOException {
+  static Process start(String mode, Path dir, Path nativeTmp) throws IOException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     return new ProcessBuilder(
             java,

@@ -10,7 +10,7 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.BitSet;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 
@@ -46,17 +46,24 @@ public final class CheckpointStoreWriter {
    */
   public static CdcCheckpoint checkpoint(String slot, long n) {
     int eventCount = (int) (n % 7) + 1;
-    BitSet acknowledged = new BitSet();
-    acknowledged.set(0);
-    for (int i = 1; i < eventCount; i++) {
-      if (((n / 7) >>> i & 1) == 1) {
-        acknowledged.set(i);
+    // event 0, and event i where bit i of n / 7 is set: as runs of consecutive indexes
+    int[] ranges = new int[2 * eventCount];
+    int k = 0;
+    for (int i = 0; i < eventCount; i++) {
+      if (i == 0 || ((n / 7) >>> i & 1) == 1) {
+        if (k > 0 && ranges[k - 1] == i) {
+          ranges[k - 1] = i + 1;
+        } else {
+          ranges[k++] = i;
+          ranges[k++] = i + 1;
+        }
       }
     }
     return new CdcCheckpoint(
         slot,
         PgLsn.of(n),
-        List.of(new PartialTransaction(PgLsn.of(n + 1), eventCount, acknowledged)));
+        List.of(
+            PartialTransaction.ofRanges(PgLsn.of(n + 1), eventCount, Arrays.copyOf(ranges, k))));
   }
 
   /**
