@@ -4,16 +4,12 @@ import com.google.auto.service.AutoService;
 import io.datum.cdc.CdcCheckpointStore;
 import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.spi.CheckpointStoreProvider;
+import io.datum.cdc.spi.StoreUri;
 import io.datum.cdc.store.mapdb.MapDbCheckpointStore;
 import io.datum.cdc.store.mapdb.MapDbCheckpointStore.Options;
 import java.net.URI;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
-import java.util.HashSet;
-import java.util.Locale;
-import java.util.Set;
+import java.util.Map;
 
 /**
  * Provides {@code mapdb:} stores. The URI names the MapDB <em>file</em> that holds every slot:
@@ -73,88 +69,12 @@ public final class MapDbCheckpointStoreProvider implements CheckpointStoreProvid
    * @throws CdcConfigurationException if the URI is malformed for this store
    */
   static Parsed parse(URI uri) {
-    if (uri == null || uri.getScheme() == null || !uri.getScheme().equalsIgnoreCase("mapdb")) {
-      throw invalid(uri, "the scheme must be mapdb");
-    }
-    if (uri.getRawFragment() != null) {
-      throw invalid(uri, "a fragment is not allowed");
-    }
-    String path;
-    String query;
-    if (uri.isOpaque()) { // mapdb:relative/file?query: java.net.URI keeps the query in the part
-      String part = uri.getRawSchemeSpecificPart();
-      int q = part.indexOf('?');
-      path = decode(uri, q < 0 ? part : part.substring(0, q));
-      query = q < 0 ? null : part.substring(q + 1);
-    } else {
-      if (uri.getRawAuthority() != null) {
-        throw invalid(
-            uri,
-            "a host is not allowed; use mapdb:/absolute/file.mapdb or mapdb:relative/file.mapdb");
-      }
-      path = uri.getPath();
-      query = uri.getRawQuery();
-    }
-    if (path == null || path.isEmpty() || path.endsWith("/")) {
-      throw invalid(
-          uri, "it names no file; use mapdb:/absolute/file.mapdb or mapdb:relative/file.mapdb");
-    }
-    Options options = Options.DEFAULTS;
-    if (query != null) {
-      Set<String> seen = new HashSet<>();
-      for (String parameter : query.split("&", -1)) {
-        int eq = parameter.indexOf('=');
-        String name = decode(uri, eq < 0 ? parameter : parameter.substring(0, eq));
-        String value = eq < 0 ? null : decode(uri, parameter.substring(eq + 1));
-        if (!name.equals("transactions") && !name.equals("mmap")) {
-          throw invalid(uri, "unknown parameter \"" + name + "\"; " + KNOWN);
-        }
-        if (!seen.add(name)) {
-          throw invalid(uri, "parameter \"" + name + "\" is given twice; " + KNOWN);
-        }
-        boolean flag = bool(uri, name, value);
-        options =
-            name.equals("transactions")
-                ? options.withTransactions(flag)
-                : options.withMemoryMapped(flag);
-      }
-    }
-    try {
-      return new Parsed(Path.of(path), options);
-    } catch (InvalidPathException e) {
-      throw new CdcConfigurationException(
-          "invalid mapdb checkpoint store URI \"" + uri + "\": " + e.getMessage(), e);
-    }
-  }
-
-  private static boolean bool(URI uri, String name, String value) {
-    String v = value == null ? "" : value.toLowerCase(Locale.ROOT);
-    if (v.equals("true")) {
-      return true;
-    }
-    if (v.equals("false")) {
-      return false;
-    }
-    throw invalid(
-        uri,
-        "parameter \""
-            + name
-            + "\" must be true or false, was "
-            + (value == null ? "missing" : '"' + value + '"')
-            + "; "
-            + KNOWN);
-  }
-
-  private static String decode(URI uri, String text) {
-    try {
-      return URLDecoder.decode(text.replace("+", "%2B"), StandardCharsets.UTF_8);
-    } catch (IllegalArgumentException e) {
-      throw invalid(uri, "bad percent-encoding in \"" + text + "\"");
-    }
-  }
-
-  private static CdcConfigurationException invalid(URI uri, String why) {
-    return new CdcConfigurationException(
-        "invalid mapdb checkpoint store URI \"" + uri + "\": " + why);
+    StoreUri parsed =
+        StoreUri.parse(uri, "mapdb", "file", Map.of("transactions", true, "mmap", false), KNOWN);
+    return new Parsed(
+        parsed.path(),
+        Options.DEFAULTS
+            .withTransactions(parsed.flag("transactions"))
+            .withMemoryMapped(parsed.flag("mmap")));
   }
 }

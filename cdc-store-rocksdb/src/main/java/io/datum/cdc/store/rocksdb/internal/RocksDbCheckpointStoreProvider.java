@@ -4,15 +4,11 @@ import com.google.auto.service.AutoService;
 import io.datum.cdc.CdcCheckpointStore;
 import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.spi.CheckpointStoreProvider;
+import io.datum.cdc.spi.StoreUri;
 import io.datum.cdc.store.rocksdb.RocksDbCheckpointStore;
 import java.net.URI;
-import java.net.URISyntaxException;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.HashSet;
-import java.util.Locale;
-import java.util.Set;
+import java.util.Map;
 
 /**
  * Provides {@code rocksdb:} stores: {@code rocksdb:/var/lib/app/cdc-rocks} (absolute), {@code
@@ -74,105 +70,10 @@ public final class RocksDbCheckpointStoreProvider implements CheckpointStoreProv
    * @throws CdcConfigurationException if the URI is not a valid {@code rocksdb:} store URI
    */
   static Target parse(URI uri) {
-    if (uri == null) {
-      throw new CdcConfigurationException("rocksdb checkpoint store URI must not be null");
-    }
-    if (uri.getScheme() == null || !uri.getScheme().equalsIgnoreCase("rocksdb")) {
-      throw invalid(uri, "the scheme must be rocksdb");
-    }
-    if (uri.getRawFragment() != null) {
-      throw invalid(uri, "a fragment is not allowed");
-    }
-    String rawQuery;
-    Path directory;
-    try {
-      if (uri.isOpaque()) { // rocksdb:rel/dir?sync=false; URI keeps the query in the opaque part
-        String ssp = uri.getRawSchemeSpecificPart();
-        int question = ssp.indexOf('?');
-        rawQuery = question < 0 ? null : ssp.substring(question + 1);
-        String path = decode(uri, question < 0 ? ssp : ssp.substring(0, question));
-        if (path.isEmpty()) {
-          throw invalid(
-              uri, "it names no directory; use rocksdb:/absolute/dir or rocksdb:relative/dir");
-        }
-        directory = Path.of(path);
-      } else {
-        if (uri.getRawAuthority() != null) {
-          throw invalid(
-              uri, "a host is not allowed; use rocksdb:/absolute/dir or rocksdb:relative/dir");
-        }
-        rawQuery = uri.getRawQuery();
-        String path = uri.getPath();
-        if (path == null || path.isEmpty() || path.equals("/")) {
-          throw invalid(
-              uri, "it names no directory; use rocksdb:/absolute/dir or rocksdb:relative/dir");
-        }
-        // through a file: URI, so that /C:/dir becomes C:\dir on Windows
-        directory = Path.of(new URI("file", null, path, null));
-      }
-    } catch (URISyntaxException | IllegalArgumentException e) { // also InvalidPathException
-      throw new CdcConfigurationException(
-          "invalid rocksdb checkpoint store URI \"" + uri + "\": " + e.getMessage(), e);
-    }
-    return new Target(directory, options(uri, rawQuery));
-  }
-
-  private static RocksDbCheckpointStore.Options options(URI uri, String rawQuery) {
-    RocksDbCheckpointStore.Options options = RocksDbCheckpointStore.Options.defaults();
-    if (rawQuery == null || rawQuery.isEmpty()) {
-      return options;
-    }
-    Set<String> seen = new HashSet<>();
-    for (String parameter : rawQuery.split("&", -1)) {
-      int equals = parameter.indexOf('=');
-      String name = decode(uri, equals < 0 ? parameter : parameter.substring(0, equals));
-      if (name.isEmpty()) {
-        throw invalid(uri, "empty parameter in the query; " + KNOWN_PARAMETERS);
-      }
-      if (!seen.add(name)) {
-        throw invalid(uri, "parameter \"" + name + "\" is given twice; " + KNOWN_PARAMETERS);
-      }
-      if (!name.equals("sync")) {
-        throw invalid(uri, "unknown parameter \"" + name + "\"; " + KNOWN_PARAMETERS);
-      }
-      if (equals < 0) {
-        throw invalid(uri, "parameter \"sync\" needs a value, true or false; " + KNOWN_PARAMETERS);
-      }
-      String value = decode(uri, parameter.substring(equals + 1));
-      switch (value.toLowerCase(Locale.ROOT)) {
-        case "true":
-          options = options.withSyncWrites(true);
-          break;
-        case "false":
-          options = options.withSyncWrites(false);
-          break;
-        default:
-          throw invalid(
-              uri,
-              "parameter \"sync\" must be true or false, was \""
-                  + value
-                  + "\"; "
-                  + KNOWN_PARAMETERS);
-      }
-    }
-    return options;
-  }
-
-  /** Decodes percent-escapes (UTF-8), as {@link URI#getPath()} does. */
-  private static String decode(URI uri, String raw) {
-    if (raw.indexOf('%') < 0) {
-      return raw;
-    }
-    try {
-      // '+' is not a space in a URI
-      return URLDecoder.decode(raw.replace("+", "%2B"), StandardCharsets.UTF_8);
-    } catch (IllegalArgumentException e) {
-      throw invalid(uri, "bad percent-escape in \"" + raw + "\"");
-    }
-  }
-
-  private static CdcConfigurationException invalid(URI uri, String why) {
-    return new CdcConfigurationException(
-        "invalid rocksdb checkpoint store URI \"" + uri + "\": " + why);
+    StoreUri parsed =
+        StoreUri.parse(uri, "rocksdb", "directory", Map.of("sync", true), KNOWN_PARAMETERS);
+    return new Target(
+        parsed.path(),
+        RocksDbCheckpointStore.Options.defaults().withSyncWrites(parsed.flag("sync")));
   }
 }
