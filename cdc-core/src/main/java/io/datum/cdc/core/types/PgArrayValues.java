@@ -51,9 +51,19 @@ final class PgArrayValues {
   }
 
   private void skipSpace() {
-    while (i < s.length() && Character.isWhitespace(s.charAt(i))) {
+    while (i < s.length() && isArraySpace(s.charAt(i))) {
       i++;
     }
+  }
+
+  /**
+   * The whitespace of PostgreSQL's array parser, {@code array_isspace} in arrayfuncs.c: space,
+   * {@code \t}, {@code \n}, {@code \r}, {@code \v} and {@code \f} only. Java's {@link
+   * Character#isWhitespace} also takes U+001C to U+001F and the Unicode separators, which {@code
+   * array_out} does not quote: they are part of an element's text.
+   */
+  static boolean isArraySpace(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\013' || c == '\f';
   }
 
   /** Skips {@code [lo:hi][lo:hi]=} if present. */
@@ -156,7 +166,7 @@ final class PgArrayValues {
         lastSignificant = sb.length();
       } else {
         sb.append(c);
-        if (!Character.isWhitespace(c)) {
+        if (!isArraySpace(c)) {
           lastSignificant = sb.length();
         }
       }

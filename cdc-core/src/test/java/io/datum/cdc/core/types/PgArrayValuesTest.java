@@ -83,6 +83,24 @@ class PgArrayValuesTest {
     assertDeepEquals(expected, PgTextValues.decode(oid, text));
   }
 
+  /**
+   * Only array_isspace's six characters are whitespace (arrayfuncs.c): U+2028, U+001F and the like
+   * are element text, which array_out does not quote ({@code ARRAY[U&'\2028x', E'\x1fz']} prints
+   * them raw).
+   */
+  @Test
+  void onlyPostgresArrayWhitespaceIsTrimmed() {
+    String lineSeparator = String.valueOf((char) 0x2028);
+    String unitSeparator = String.valueOf((char) 0x1F);
+    assertDeepEquals(
+        List.of(lineSeparator + "x", unitSeparator + "z"),
+        PgArrayValues.parse("{" + lineSeparator + "x," + unitSeparator + "z}", 25));
+    assertDeepEquals(
+        List.of(lineSeparator, "a"), PgArrayValues.parse("{" + lineSeparator + ",a}", 25));
+    assertDeepEquals(List.of("a", "b"), PgArrayValues.parse("{ \t\n\r\013\fa \013, b\f}", 25));
+    assertThrows(IllegalArgumentException.class, () -> PgArrayValues.parse("{ ,a}", 25));
+  }
+
   @Test
   void resultIsUnmodifiable() {
     @SuppressWarnings("unchecked")
