@@ -7,32 +7,43 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * What a {@link CdcCheckpointStore} keeps for one slot: the watermark, and which events of later
- * transactions were already acknowledged.
+ * What a {@link CdcCheckpointStore} keeps for one slot: the watermark, which events of later
+ * transactions were already acknowledged, and which cluster the positions belong to.
  *
  * <p>The watermark is the {@code txEndLsn} of the newest transaction such that it and every earlier
  * transaction of the slot have all their events acknowledged; a restarted source resumes streaming
- * there and drops any transaction whose end LSN is at or before it. {@link #acknowledgedBeyond()}
- * lists transactions after the watermark of which some, but not all, events (or all events, when an
- * earlier transaction is still incomplete) were acknowledged, so a restarted source does not
- * deliver those events again.
+ * there and drops any transaction whose end LSN is at or before it. Beyond the watermark, {@link
+ * #acknowledgedRuns()} names stretches of consecutive transactions that were fully acknowledged
+ * (while an earlier one was not), and {@link #acknowledgedBeyond()} lists single transactions of
+ * which some events were acknowledged, so a restarted source delivers none of those events again. A
+ * checkpoint's size therefore grows with the number of gaps in what was acknowledged, not with how
+ * far acknowledgements ran ahead of the watermark.
  *
  * @param slot the slot this checkpoint belongs to; a valid slot name
  * @param watermark the end LSN of the contiguous fully-acknowledged prefix; {@link PgLsn#ZERO} if
  *     nothing was acknowledged yet
  * @param acknowledgedBeyond transactions after the watermark with acknowledged events, in ascending
- *     {@code txEndLsn} order, each at most once; copied, never null
+ *     {@code txEndLsn} order, each at most once, none inside a run; copied, never null
+ * @param acknowledgedRuns runs of fully acknowledged transactions after the watermark, ascending
+ *     and disjoint; copied, never null
+ * @param cluster the cluster, timeline and database the positions belong to; null if unknown (a
+ *     checkpoint written before datum-cdc recorded it, or one built by hand)
  */
 public record CdcCheckpoint(
-    String slot, PgLsn watermark, List<PartialTransaction> acknowledgedBeyond) {
+    String slot,
+    PgLsn watermark,
+    List<PartialTransaction> acknowledgedBeyond,
+    List<AcknowledgedRun> acknowledgedRuns,
+    ClusterIdentity cluster) {
 
   /**
    * Validates and copies the fields.
    *
    * @throws CdcConfigurationException if the slot name is invalid
-   * @throws NullPointerException if {@code watermark} or {@code acknowledgedBeyond} is null
-   * @throws IllegalArgumentException if a transaction in {@code acknowledgedBeyond} is at or before
-   *     the watermark, or two share an end LSN
+   * @throws NullPointerException if {@code watermark}, {@code acknowledgedBeyond} or {@code
+   *     acknowledgedRuns} is null
+   * @throws IllegalArgumentException if a transaction or run is at or before the watermark, two
+   *     transactions share an end LSN, runs overlap, or a transaction lies inside a run
    */
   public CdcCheckpoint {
     SlotNames.requireValid(slot);
@@ -52,6 +63,43 @@ public record CdcCheckpoint(
       previous = tx.txEndLsn();
     }
     acknowledgedBeyond = List.copyOf(sorted);
+    List<AcknowledgedRun> runs = new ArrayList<>(acknowledgedRuns);
+    runs.sort(Comparator.comparing(AcknowledgedRun::firstTxEndLsn));
+    previous = watermark;
+    int t = 0;
+    for (AcknowledgedRun run : runs) {
+      if (!run.firstTxEndLsn().isAfter(previous)) {
+        throw new IllegalArgumentException(
+            "acknowledged run "
+                + run
+                + " does not start after "
+                + (previous == watermark ? "the watermark " : "the run ending at ")
+                + previous);
+      }
+      while (t < sorted.size() && sorted.get(t).txEndLsn().compareTo(run.firstTxEndLsn()) < 0) {
+        t++;
+      }
+      if (t < sorted.size() && run.contains(sorted.get(t).txEndLsn())) {
+        throw new IllegalArgumentException(
+            "acknowledged transaction at " + sorted.get(t).txEndLsn() + " lies inside run " + run);
+      }
+      previous = run.lastTxEndLsn();
+    }
+    acknowledgedRuns = List.copyOf(runs);
+  }
+
+  /**
+   * A checkpoint without runs and without a cluster identity.
+   *
+   * @param slot a valid slot name
+   * @param watermark the watermark, not null
+   * @param acknowledgedBeyond transactions after the watermark with acknowledged events
+   * @throws CdcConfigurationException if the slot name is invalid
+   * @throws NullPointerException if {@code watermark} or {@code acknowledgedBeyond} is null
+   * @throws IllegalArgumentException as the canonical constructor
+   */
+  public CdcCheckpoint(String slot, PgLsn watermark, List<PartialTransaction> acknowledgedBeyond) {
+    this(slot, watermark, acknowledgedBeyond, List.of(), null);
   }
 
   /**
@@ -59,10 +107,124 @@ public record CdcCheckpoint(
    *
    * @param slot a valid slot name
    * @param watermark the watermark, not null
-   * @return a checkpoint with no acknowledged events beyond the watermark
+   * @return a checkpoint with no acknowledged events beyond the watermark and no cluster identity
    */
   public static CdcCheckpoint atWatermark(String slot, PgLsn watermark) {
     return new CdcCheckpoint(slot, watermark, List.of());
+  }
+
+  /**
+   * Returns this checkpoint with another cluster identity.
+   *
+   * @param identity the identity, or null for unknown
+   * @return a new checkpoint with the same positions
+   */
+  public CdcCheckpoint withCluster(ClusterIdentity identity) {
+    return new CdcCheckpoint(slot, watermark, acknowledgedBeyond, acknowledgedRuns, identity);
+  }
+
+  /**
+   * Returns whether every event of the transaction ending at {@code txEndLsn} is acknowledged
+   * according to the positions alone: at or before the watermark, or inside a run. (A transaction
+   * of {@link #acknowledgedBeyond()} may be fully acknowledged too; compare its count.) O(log
+   * runs).
+   *
+   * @param txEndLsn a transaction's end LSN, not null
+   * @return true if it is at or before the watermark or inside a run
+   */
+  public boolean coversTransaction(PgLsn txEndLsn) {
+    if (!txEndLsn.isAfter(watermark)) {
+      return true;
+    }
+    int lo = 0;
+    int hi = acknowledgedRuns.size() - 1;
+    while (lo <= hi) {
+      int mid = (lo + hi) >>> 1;
+      AcknowledgedRun run = acknowledgedRuns.get(mid);
+      if (txEndLsn.compareTo(run.firstTxEndLsn()) < 0) {
+        hi = mid - 1;
+      } else if (txEndLsn.compareTo(run.lastTxEndLsn()) > 0) {
+        lo = mid + 1;
+      } else {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Returns whether this checkpoint says that event {@code eventIndex} of the transaction ending at
+   * {@code txEndLsn} was acknowledged: the transaction is at or before the watermark, inside a run,
+   * or listed with the index acknowledged. O(log runs + log transactions).
+   *
+   * @param txEndLsn the transaction's end LSN, not null
+   * @param eventIndex the event's index in its transaction, from 0
+   * @return true if a source resuming from this checkpoint does not deliver the event again
+   */
+  public boolean isAcknowledged(PgLsn txEndLsn, int eventIndex) {
+    if (coversTransaction(txEndLsn)) {
+      return true;
+    }
+    int lo = 0;
+    int hi = acknowledgedBeyond.size() - 1;
+    while (lo <= hi) {
+      int mid = (lo + hi) >>> 1;
+      PartialTransaction tx = acknowledgedBeyond.get(mid);
+      int c = txEndLsn.compareTo(tx.txEndLsn());
+      if (c < 0) {
+        hi = mid - 1;
+      } else if (c > 0) {
+        lo = mid + 1;
+      } else {
+        return tx.isAcknowledged(eventIndex);
+      }
+    }
+    return false;
+  }
+
+  /**
+   * A run of consecutive transactions of the slot's stream, all of whose events were acknowledged:
+   * every transaction whose end LSN lies in {@code [firstTxEndLsn, lastTxEndLsn]} is fully
+   * acknowledged. The walsender sends a slot's transactions in commit order, the same order after a
+   * restart from an earlier position (PostgreSQL source, reorderbuffer.c: transactions are replayed
+   * in the order of their commit records), so the end LSNs of the first and last transaction of the
+   * run name exactly the transactions between them.
+   *
+   * @param firstTxEndLsn the end LSN of the run's first transaction
+   * @param lastTxEndLsn the end LSN of its last transaction; equal to the first for a run of one
+   */
+  public record AcknowledgedRun(PgLsn firstTxEndLsn, PgLsn lastTxEndLsn) {
+
+    /**
+     * Validates the bounds.
+     *
+     * @throws NullPointerException if a bound is null
+     * @throws IllegalArgumentException if {@code lastTxEndLsn} is before {@code firstTxEndLsn}
+     */
+    public AcknowledgedRun {
+      Objects.requireNonNull(firstTxEndLsn, "firstTxEndLsn");
+      Objects.requireNonNull(lastTxEndLsn, "lastTxEndLsn");
+      if (lastTxEndLsn.compareTo(firstTxEndLsn) < 0) {
+        throw new IllegalArgumentException(
+            "acknowledged run ends at " + lastTxEndLsn + " before it starts at " + firstTxEndLsn);
+      }
+    }
+
+    /**
+     * Returns whether a transaction ending at {@code txEndLsn} is inside this run.
+     *
+     * @param txEndLsn an end LSN, not null
+     * @return true if {@code firstTxEndLsn <= txEndLsn <= lastTxEndLsn}
+     */
+    public boolean contains(PgLsn txEndLsn) {
+      return txEndLsn.compareTo(firstTxEndLsn) >= 0 && txEndLsn.compareTo(lastTxEndLsn) <= 0;
+    }
+
+    /** Returns {@code [first..last]}. */
+    @Override
+    public String toString() {
+      return "[" + firstTxEndLsn + ".." + lastTxEndLsn + ']';
+    }
   }
 
   /**

@@ -1,8 +1,10 @@
 package io.datum.cdc.spi;
 
 import io.datum.cdc.CdcCheckpoint;
+import io.datum.cdc.CdcCheckpoint.AcknowledgedRun;
 import io.datum.cdc.CdcCheckpoint.PartialTransaction;
 import io.datum.cdc.CdcStoreException;
+import io.datum.cdc.ClusterIdentity;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.SlotNames;
 import java.nio.BufferUnderflowException;
@@ -17,11 +19,11 @@ import java.util.zip.CRC32C;
  * The one binary form of a {@link CdcCheckpoint}, used by every checkpoint store shipped with
  * datum-cdc and open to plugins: a store keeps these bytes per slot and needs no format of its own.
  *
- * <p>Format version 1; integers big-endian, LSNs unsigned 64-bit:
+ * <p>Format version 2; integers big-endian, LSNs unsigned 64-bit:
  *
  * <pre>
  * u32   magic               0x44434B50, "DCKP"
- * u16   format version      1
+ * u16   format version      2 (1 is read too: it ends after the transactions)
  * u8    slot length         1..63
  * bytes slot                ASCII [a-z0-9_], the slot the value is stored for
  * u64   watermark
@@ -32,15 +34,25 @@ import java.util.zip.CRC32C;
  *   u32 range count r
  *   r times: u32 from, u32 to   acknowledged event indexes [from, to), half-open; ascending,
  *                                disjoint, not adjacent, within [0, eventCount)
+ * u32   run count m         (version 2)
+ * m times:
+ *   u64 first txEndLsn, u64 last txEndLsn   a run of fully acknowledged transactions; ascending,
+ *                                disjoint, after the watermark, no transaction above inside one
+ * u8    cluster flag        0: unknown; 1: the next three fields follow
+ *   u64 system identifier   IDENTIFY_SYSTEM's systemid
+ *   u32 timeline            at least 1
+ *   u8  database length     1..63, then the database name's UTF-8 bytes
  * u32   CRC32C              of every byte before it
  * </pre>
  *
- * <p>A checkpoint at a watermark only takes {@code 23 + slot length} bytes; each partially
- * acknowledged transaction adds 16 bytes and each run of acknowledged events 8. Decoding is strict:
- * a wrong magic, an unknown format version, a checksum mismatch, a truncated or over-long value, a
- * value of another slot or fields a {@link CdcCheckpoint} refuses are reported as a {@link
- * CdcStoreException} naming the location and the slot, never returned. A later format version will
- * add fields after the transactions; this class then reads both.
+ * <p>A checkpoint at a watermark only takes {@code 28 + slot length} bytes, plus {@code 14 +
+ * database length} with a cluster identity; each partially acknowledged transaction adds 16 bytes,
+ * each run of acknowledged events 8, each run of fully acknowledged transactions 16. Decoding is
+ * strict: a wrong magic, an unknown format version, a checksum mismatch, a truncated or over-long
+ * value, a value of another slot or fields a {@link CdcCheckpoint} refuses are reported as a {@link
+ * CdcStoreException} naming the location and the slot, never returned. Format 1 (datum-cdc before
+ * cluster identities and runs) decodes to a checkpoint without either; the next store writes format
+ * 2, which earlier versions refuse with a message naming the version.
  *
  * <p>Stateless and thread-safe.
  */
@@ -49,11 +61,20 @@ public final class CheckpointCodec {
   /** The first four bytes of every encoded checkpoint, ASCII {@code DCKP}. */
   public static final int MAGIC = 0x44434B50;
 
-  /** The format version this class writes; it reads this one only. */
-  public static final int FORMAT_VERSION = 1;
+  /** The format version this class writes; it reads this one and version 1. */
+  public static final int FORMAT_VERSION = 2;
+
+  /** The first format version, still read: no runs, no cluster identity. */
+  public static final int FORMAT_VERSION_1 = 1;
 
   /** magic, version, slot length, watermark, transaction count, checksum (plus the slot). */
   private static final int FIXED_BYTES = 4 + 2 + 1 + 8 + 4 + 4;
+
+  /** run count, cluster flag. */
+  private static final int V2_FIXED_BYTES = 4 + 1;
+
+  private static final int RUN_BYTES = 8 + 8;
+  private static final int CLUSTER_BYTES = 8 + 4 + 1;
 
   private static final int TX_BYTES = 8 + 4 + 4;
   private static final int RANGE_BYTES = 4 + 4;
@@ -73,8 +94,16 @@ public final class CheckpointCodec {
     Objects.requireNonNull(checkpoint, "checkpoint");
     byte[] slot = checkpoint.slot().getBytes(StandardCharsets.US_ASCII);
     List<PartialTransaction> txs = checkpoint.acknowledgedBeyond();
+    List<AcknowledgedRun> runs = checkpoint.acknowledgedRuns();
+    ClusterIdentity cluster = checkpoint.cluster();
+    byte[] database = cluster == null ? null : cluster.database().getBytes(StandardCharsets.UTF_8);
     List<int[]> ranges = new ArrayList<>(txs.size());
-    long size = FIXED_BYTES + slot.length;
+    long size =
+        FIXED_BYTES
+            + slot.length
+            + V2_FIXED_BYTES
+            + (long) RUN_BYTES * runs.size()
+            + (cluster == null ? 0 : CLUSTER_BYTES + database.length);
     for (PartialTransaction tx : txs) {
       int[] r = tx.acknowledgedRanges();
       ranges.add(r);
@@ -95,6 +124,16 @@ public final class CheckpointCodec {
         out.putInt(bound);
       }
     }
+    out.putInt(runs.size());
+    for (AcknowledgedRun run : runs) {
+      out.putLong(run.firstTxEndLsn().asLong()).putLong(run.lastTxEndLsn().asLong());
+    }
+    if (cluster == null) {
+      out.put((byte) 0);
+    } else {
+      out.put((byte) 1).putLong(cluster.systemIdentifier()).putInt(cluster.timeline());
+      out.put((byte) database.length).put(database);
+    }
     out.putInt(crc(out.array(), out.position()));
     return out.array();
   }
@@ -107,7 +146,7 @@ public final class CheckpointCodec {
    * @param location where the value was read from, such as a file or a store URI; named in errors
    * @return the checkpoint, whose {@link CdcCheckpoint#slot()} is {@code slot}
    * @throws CdcStoreException naming {@code location} and {@code slot} if the value is not exactly
-   *     a format-1 checkpoint of {@code slot} with a matching checksum
+   *     a format-2 or format-1 checkpoint of {@code slot} with a matching checksum
    */
   public static CdcCheckpoint decode(byte[] value, String slot, String location) {
     if (value.length < FIXED_BYTES + 1) {
@@ -136,22 +175,29 @@ public final class CheckpointCodec {
           null);
     }
     int version = in.getShort() & 0xFFFF;
-    if (version != FORMAT_VERSION) {
+    if (version != FORMAT_VERSION && version != FORMAT_VERSION_1) {
       throw corrupt(
           location,
           slot,
-          "format version " + version + "; this version of datum-cdc reads " + FORMAT_VERSION,
+          "format version "
+              + version
+              + "; this version of datum-cdc reads "
+              + FORMAT_VERSION_1
+              + " and "
+              + FORMAT_VERSION
+              + " (a newer datum-cdc wrote it: run that one, or delete the checkpoint and"
+              + " create a new slot)",
           null);
     }
     ByteBuffer fields = ByteBuffer.wrap(value, in.position(), body - in.position()).slice();
     try {
-      return fields(fields, slot, location);
+      return fields(fields, slot, location, version);
     } catch (BufferUnderflowException e) {
       throw corrupt(location, slot, "it ends in the middle of a field", e);
     }
   }
 
-  private static CdcCheckpoint fields(ByteBuffer in, String slot, String location) {
+  private static CdcCheckpoint fields(ByteBuffer in, String slot, String location, int version) {
     int slotLength = in.get() & 0xFF;
     if (slotLength < 1 || slotLength > SlotNames.MAX_LENGTH) {
       throw corrupt(location, slot, "slot name length " + slotLength + " is out of range", null);
@@ -202,11 +248,48 @@ public final class CheckpointCodec {
         throw corrupt(location, slot, e.getMessage(), e);
       }
     }
+    List<AcknowledgedRun> runs = new ArrayList<>();
+    ClusterIdentity cluster = null;
+    if (version >= FORMAT_VERSION) {
+      int runCount = in.getInt();
+      if (runCount < 0 || runCount > in.remaining() / RUN_BYTES) {
+        throw corrupt(
+            location,
+            slot,
+            "run count " + Integer.toUnsignedString(runCount) + " is too large",
+            null);
+      }
+      for (int i = 0; i < runCount; i++) {
+        PgLsn first = PgLsn.of(in.getLong());
+        PgLsn last = PgLsn.of(in.getLong());
+        try {
+          runs.add(new AcknowledgedRun(first, last));
+        } catch (IllegalArgumentException e) {
+          throw corrupt(location, slot, e.getMessage(), e);
+        }
+      }
+      int flag = in.get();
+      if (flag == 1) {
+        long systemIdentifier = in.getLong();
+        int timeline = in.getInt();
+        byte[] database = new byte[in.get() & 0xFF];
+        in.get(database);
+        try {
+          cluster =
+              new ClusterIdentity(
+                  systemIdentifier, timeline, new String(database, StandardCharsets.UTF_8));
+        } catch (IllegalArgumentException e) {
+          throw corrupt(location, slot, "cluster identity: " + e.getMessage(), e);
+        }
+      } else if (flag != 0) {
+        throw corrupt(location, slot, "cluster flag " + flag + " is neither 0 nor 1", null);
+      }
+    }
     if (in.hasRemaining()) {
-      throw corrupt(location, slot, in.remaining() + " bytes after the last transaction", null);
+      throw corrupt(location, slot, in.remaining() + " bytes after the last field", null);
     }
     try {
-      return new CdcCheckpoint(slot, watermark, txs);
+      return new CdcCheckpoint(slot, watermark, txs, runs, cluster);
     } catch (IllegalArgumentException e) {
       throw corrupt(location, slot, e.getMessage(), e);
     }

@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.datum.cdc.CdcCheckpoint;
+import io.datum.cdc.CdcCheckpoint.AcknowledgedRun;
 import io.datum.cdc.CdcCheckpoint.PartialTransaction;
 import io.datum.cdc.CdcStoreException;
+import io.datum.cdc.ClusterIdentity;
 import io.datum.cdc.PgLsn;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -29,30 +31,72 @@ class CheckpointCodecTest {
               PartialTransaction.ofRanges(
                   PgLsn.parse("FFFFFFFF/FFFFFFFF"), 9, new int[] {0, 2, 4, 9})));
 
+  /** Partial transactions around two runs of fully acknowledged ones, with a cluster identity. */
+  private static final CdcCheckpoint RUNS =
+      new CdcCheckpoint(
+          "s",
+          PgLsn.parse("0/100"),
+          List.of(
+              PartialTransaction.ofRanges(PgLsn.parse("0/200"), 3, new int[] {1, 2}),
+              PartialTransaction.ofRanges(PgLsn.parse("0/900"), 2, new int[] {0, 1})),
+          List.of(
+              new AcknowledgedRun(PgLsn.parse("0/300"), PgLsn.parse("0/800")),
+              new AcknowledgedRun(PgLsn.parse("1/0"), PgLsn.parse("1/0"))),
+          new ClusterIdentity(-2L, 3, "démo"));
+
   @Test
   void writesTheDocumentedLayout() {
     byte[] bytes = CheckpointCodec.encode(CdcCheckpoint.atWatermark("ab", PgLsn.parse("1/2")));
     assertEquals(
-        "44434b50" + "0001" + "02" + "6162" + "0000000100000002" + "00000000",
+        "44434b50" + "0002" + "02" + "6162" + "0000000100000002" + "00000000" + "00000000" + "00",
         HexFormat.of().formatHex(bytes, 0, bytes.length - 4));
-    assertEquals(23 + 2, bytes.length);
+    assertEquals(28 + 2, bytes.length);
     CRC32C crc = new CRC32C();
     crc.update(bytes, 0, bytes.length - 4);
     assertEquals((int) crc.getValue(), ByteBuffer.wrap(bytes, bytes.length - 4, 4).getInt());
+
+    byte[] identified =
+        CheckpointCodec.encode(
+            CdcCheckpoint.atWatermark("ab", PgLsn.parse("1/2"))
+                .withCluster(new ClusterIdentity(0x0102030405060708L, 9, "db")));
+    assertEquals(
+        "00000000" + "01" + "0102030405060708" + "00000009" + "02" + "6462",
+        HexFormat.of().formatHex(identified, 21, identified.length - 4));
+  }
+
+  @Test
+  void readsFormatOneAsACheckpointWithoutRunsOrCluster() {
+    // written by datum-cdc before format 2: atWatermark("ab", 1/2), and PARTIAL
+    byte[] v1 = HexFormat.of().parseHex("44434b50000102616200000001000000020000000082d9ab17");
+    assertEquals(
+        CdcCheckpoint.atWatermark("ab", PgLsn.parse("1/2")),
+        CheckpointCodec.decode(withCrc(v1), "ab", WHERE));
+    byte[] partialV1 = CheckpointCodec.encode(PARTIAL);
+    partialV1 = Arrays.copyOf(partialV1, partialV1.length - 5); // no run count, no cluster flag
+    partialV1[5] = 1;
+    assertEquals(PARTIAL, CheckpointCodec.decode(withCrc(partialV1), "s", WHERE));
+    assertCorrupt(withCrc(patch(CheckpointCodec.encode(RUNS), 5, (byte) 1)), "after the last");
+  }
+
+  @Test
+  void runsAndTheClusterIdentityRoundTrip() {
+    byte[] bytes = CheckpointCodec.encode(RUNS);
+    assertEquals(RUNS, CheckpointCodec.decode(bytes, "s", WHERE));
+    assertEquals(28 + 1 + 2 * 16 + 2 * 8 + 2 * 16 + 13 + 5, bytes.length);
   }
 
   @Test
   void decodesWhatItEncodes() {
     for (CdcCheckpoint c :
-        List.of(PARTIAL, CdcCheckpoint.atWatermark("z".repeat(63), PgLsn.ZERO))) {
+        List.of(PARTIAL, RUNS, CdcCheckpoint.atWatermark("z".repeat(63), PgLsn.ZERO))) {
       assertEquals(c, CheckpointCodec.decode(CheckpointCodec.encode(c), c.slot(), WHERE));
     }
-    assertEquals(23 + 1 + 2 * 16 + 3 * 8, CheckpointCodec.encode(PARTIAL).length);
+    assertEquals(28 + 1 + 2 * 16 + 3 * 8, CheckpointCodec.encode(PARTIAL).length);
   }
 
   @Test
   void everyTruncationAndEveryFlippedBitIsAnErrorNamingTheLocationAndSlot() {
-    byte[] good = CheckpointCodec.encode(PARTIAL);
+    byte[] good = CheckpointCodec.encode(RUNS);
     for (int length = 0; length < good.length; length++) {
       assertCorrupt(Arrays.copyOf(good, length), "");
     }
@@ -67,7 +111,8 @@ class CheckpointCodecTest {
 
   @Test
   void anotherVersionAnotherSlotAndJsonAreNamedAsSuch() {
-    assertCorrupt(withCrc(patch(CheckpointCodec.encode(PARTIAL), 5, (byte) 2)), "format version 2");
+    assertCorrupt(withCrc(patch(CheckpointCodec.encode(PARTIAL), 5, (byte) 3)), "format version 3");
+    assertCorrupt(withCrc(patch(CheckpointCodec.encode(PARTIAL), 5, (byte) 0)), "format version 0");
     assertCorrupt(CheckpointCodec.encode(CdcCheckpoint.atWatermark("t", PgLsn.ZERO)), "slot \"t\"");
     assertCorrupt(
         "{\"format\":1,\"slot\":\"s\",\"watermark\":\"0/1\"}".getBytes(StandardCharsets.UTF_8),
@@ -81,6 +126,14 @@ class CheckpointCodecTest {
     int firstRangeEnd = 4 + 2 + 1 + 1 + 8 + 4 + 8 + 4 + 4 + 4;
     ByteBuffer.wrap(bytes).putInt(firstRangeEnd, 4);
     assertCorrupt(withCrc(bytes), "outside [0, 3)");
+    // a run moved over the partial transaction at 0/200
+    byte[] overlapping = CheckpointCodec.encode(RUNS);
+    int firstRun = 4 + 2 + 1 + 1 + 8 + 4 + (8 + 4 + 4 + 8) * 2 + 4;
+    ByteBuffer.wrap(overlapping).putLong(firstRun, PgLsn.parse("0/180").asLong());
+    assertCorrupt(withCrc(overlapping), "lies inside run");
+    byte[] flag = CheckpointCodec.encode(RUNS);
+    flag[firstRun + 2 * 16] = 2;
+    assertCorrupt(withCrc(flag), "cluster flag 2");
   }
 
   private static void assertCorrupt(byte[] value, String reason) {

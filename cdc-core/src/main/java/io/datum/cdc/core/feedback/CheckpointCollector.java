@@ -6,16 +6,29 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Turns runs of acknowledged event positions, in ascending order, into the acknowledged ranges of
- * the pending transactions they fall in, for a {@link CdcCheckpoint}. One instance is reused by
- * every snapshot of a coordinator (under its monitor), so a snapshot allocates only what it
- * returns.
+ * Turns runs of acknowledged event positions, in ascending order, into a {@link CdcCheckpoint}'s
+ * lists: a stretch of transactions whose events all lie inside one run of positions becomes one
+ * {@link CdcCheckpoint.AcknowledgedRun}, found by galloping searches over the pending transactions'
+ * positions; a transaction a run of positions starts or ends inside gets the acknowledged ranges of
+ * a {@link CdcCheckpoint.PartialTransaction}. So a snapshot costs O(runs of positions &times; log
+ * transactions), not O(transactions), and its size grows with the gaps in what was acknowledged.
+ * One instance is reused by every snapshot of a coordinator (under its monitor), so a snapshot
+ * allocates only what it returns.
  */
 final class CheckpointCollector {
 
   private PendingTransactions txs;
   private List<CdcCheckpoint.PartialTransaction> partial;
+  private List<CdcCheckpoint.AcknowledgedRun> runs;
+
+  /** Transactions before this one are done with. */
   private long seq;
+
+  private long tail;
+
+  /** The transaction whose ranges are being collected, or -1. */
+  private long current = -1;
+
   private int[] ranges = new int[16];
   private int n;
 
@@ -24,41 +37,110 @@ final class CheckpointCollector {
    *
    * @param txs the pending transactions
    * @param head the oldest pending sequence number: runs start at or after its first event
-   * @param partial where each transaction with acknowledged events is added
+   * @param tail one past the newest
+   * @param partial where each transaction with some acknowledged events is added
+   * @param runs where each stretch of fully acknowledged transactions is added
    * @return this
    */
   CheckpointCollector reset(
-      PendingTransactions txs, long head, List<CdcCheckpoint.PartialTransaction> partial) {
+      PendingTransactions txs,
+      long head,
+      long tail,
+      List<CdcCheckpoint.PartialTransaction> partial,
+      List<CdcCheckpoint.AcknowledgedRun> runs) {
     this.txs = txs;
     this.seq = head;
+    this.tail = tail;
     this.partial = partial;
+    this.runs = runs;
+    this.current = -1;
     this.n = 0;
     return this;
   }
 
-  /** Adds the acknowledged positions [from, to), split at transaction boundaries. */
+  /** Adds the acknowledged positions [from, to), ascending and after those added before. */
   void run(long from, long to) {
     while (from < to) {
-      long txFirst = txs.first(seq);
-      long txLast = txs.last(seq);
-      if (txLast <= from) {
+      long s = firstEndingAfter(from);
+      if (s >= tail) {
+        return;
+      }
+      if (s != current) {
         flush();
-        seq++;
+        current = s;
+      }
+      long first = txs.first(s);
+      long last = txs.last(s);
+      if (first == from && last <= to && n == 0) {
+        // s and the transactions after it whose events all lie before `to` are acknowledged
+        long e = lastEndingBy(to, s);
+        runs.add(new CdcCheckpoint.AcknowledgedRun(PgLsn.of(txs.end(s)), PgLsn.of(txs.end(e))));
+        current = -1;
+        seq = e + 1;
+        from = txs.last(e);
         continue;
       }
-      long upTo = Math.min(to, txLast);
-      add((int) (from - txFirst), (int) (upTo - txFirst));
+      long upTo = Math.min(to, last);
+      add((int) (from - first), (int) (upTo - first));
+      seq = s;
       from = upTo;
     }
   }
 
-  /** Adds the last transaction's ranges and lets go of the ring and the list. */
-  void finish(long tail) {
-    if (seq < tail) {
-      flush();
-    }
+  /** Adds the last transaction's ranges and lets go of the ring and the lists. */
+  void finish() {
+    flush();
     txs = null;
     partial = null;
+    runs = null;
+  }
+
+  /**
+   * The first transaction from {@link #seq} whose events end after {@code position}: the one
+   * holding it (transactions without events hold none). Gallops, then halves.
+   */
+  private long firstEndingAfter(long position) {
+    long lo = seq;
+    if (lo >= tail || txs.last(lo) > position) {
+      return lo;
+    }
+    long step = 1;
+    while (lo + step < tail && txs.last(lo + step) <= position) {
+      lo += step;
+      step <<= 1;
+    }
+    long hi = Math.min(tail, lo + step); // last(lo) <= position < last(hi), or hi == tail
+    while (hi - lo > 1) {
+      long mid = (lo + hi) >>> 1;
+      if (txs.last(mid) <= position) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+    return hi;
+  }
+
+  /**
+   * The newest transaction from {@code s} (which qualifies) whose events all lie before {@code to}.
+   */
+  private long lastEndingBy(long to, long s) {
+    long lo = s;
+    long step = 1;
+    while (lo + step < tail && txs.last(lo + step) <= to) {
+      lo += step;
+      step <<= 1;
+    }
+    long hi = Math.min(tail, lo + step);
+    while (hi - lo > 1) {
+      long mid = (lo + hi) >>> 1;
+      if (txs.last(mid) <= to) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
   }
 
   private void add(int from, int to) {
@@ -77,8 +159,9 @@ final class CheckpointCollector {
     if (n > 0) {
       partial.add(
           CdcCheckpoint.PartialTransaction.ofRanges(
-              PgLsn.of(txs.end(seq)), txs.count(seq), Arrays.copyOf(ranges, n)));
+              PgLsn.of(txs.end(current)), txs.count(current), Arrays.copyOf(ranges, n)));
       n = 0;
     }
+    current = -1;
   }
 }

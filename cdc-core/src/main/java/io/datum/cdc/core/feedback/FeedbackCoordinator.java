@@ -3,12 +3,14 @@ package io.datum.cdc.core.feedback;
 import io.datum.cdc.CdcCheckpoint;
 import io.datum.cdc.CdcCheckpointException;
 import io.datum.cdc.CdcOffset;
+import io.datum.cdc.ClusterIdentity;
 import io.datum.cdc.PgLsn;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Tracks which events of which delivered transactions the application has acknowledged, and
@@ -86,6 +88,9 @@ public final class FeedbackCoordinator extends AckRing {
 
   private final String slot;
 
+  /** The cluster the positions belong to, carried by every snapshot; null while unknown. */
+  private volatile ClusterIdentity cluster;
+
   /**
    * Transactions known from before a restart or reconnect (the store's partial transactions, or the
    * pending ones at a reconnect) that were not registered again yet, with the events acknowledged
@@ -155,8 +160,32 @@ public final class FeedbackCoordinator extends AckRing {
       for (CdcCheckpoint.PartialTransaction tx : checkpoint.acknowledgedBeyond()) {
         restored.put(tx.txEndLsn().asLong(), tx.eventCount(), RestoredTransactions.bits(tx));
       }
+      for (CdcCheckpoint.AcknowledgedRun run : checkpoint.acknowledgedRuns()) {
+        restored.putRun(run.firstTxEndLsn().asLong(), run.lastTxEndLsn().asLong());
+      }
       hasRestored = !restored.isEmpty();
+      cluster = checkpoint.cluster();
     }
+  }
+
+  /**
+   * Returns the cluster identity snapshots carry: the stored checkpoint's until {@link
+   * #cluster(ClusterIdentity)} sets the server's.
+   *
+   * @return the identity, or null if unknown
+   */
+  public ClusterIdentity cluster() {
+    return cluster;
+  }
+
+  /**
+   * Sets the cluster identity every later snapshot carries, once the server was identified and
+   * found to match (or accepted as a change).
+   *
+   * @param identity the server's identity, not null
+   */
+  public void cluster(ClusterIdentity identity) {
+    this.cluster = Objects.requireNonNull(identity, "identity");
   }
 
   /** Returns the current watermark, moving it over the transactions acknowledged since. */
@@ -273,8 +302,8 @@ public final class FeedbackCoordinator extends AckRing {
       synchronized (this) {
         RestoredTransactions.Restored before = restored.get(end);
         known = before != null;
-        if (known && before.eventCount == eventCount && !before.acknowledged.isEmpty()) {
-          alreadyAcknowledged = (BitSet) before.acknowledged.clone();
+        if (known && before.matches(eventCount) && !before.noneAcknowledged() && eventCount > 0) {
+          alreadyAcknowledged = before.copy(eventCount);
         }
       }
     }
@@ -327,15 +356,9 @@ public final class FeedbackCoordinator extends AckRing {
       synchronized (this) {
         if (known) {
           // published: acknowledgements find it now; take over what restored recorded, including
-          // acknowledgements that arrived since it was read above (those are delivered again)
-          RestoredTransactions.Restored before = restored.remove(end);
-          hasRestored = !restored.isEmpty();
-          if (before != null && before.eventCount == eventCount) {
-            BitSet acknowledged = before.acknowledged;
-            for (int i = acknowledged.nextSetBit(0); i >= 0; i = acknowledged.nextSetBit(i + 1)) {
-              setBit(first + i);
-            }
-          }
+          // acknowledgements that arrived since it was read above (those are delivered again),
+          // unless a snapshot did so already
+          takeOver(txs, seq);
         }
         advance();
       }
@@ -528,7 +551,10 @@ public final class FeedbackCoordinator extends AckRing {
       return setBit(position) ? position : -1;
     }
     RestoredTransactions.Restored known = restored.get(end);
-    if (known != null && known.eventCount == offset.eventCount()) {
+    if (known != null && known.matches(offset.eventCount())) {
+      if (known == RestoredTransactions.Restored.FULL) {
+        return -1; // in a run of fully acknowledged transactions
+      }
       if (wholeTransaction) {
         known.acknowledged.set(0, known.eventCount);
       } else {
@@ -576,10 +602,20 @@ public final class FeedbackCoordinator extends AckRing {
   public synchronized CdcCheckpoint snapshot() {
     advance();
     List<CdcCheckpoint.PartialTransaction> partial = new ArrayList<>();
+    List<CdcCheckpoint.AcknowledgedRun> runs = new ArrayList<>();
     long h = head;
     long t = tail;
+    // restored entries ending at or before this were registered again (listed from the rings) or
+    // not sent again (and will not be)
+    long bound = watermark;
     if (h != t) {
       PendingTransactions txs = transactions;
+      if (hasRestored) {
+        // the newest registration may be published without its restored acknowledgements taken
+        // over yet: take them over now, so that they are listed from the rings
+        takeOver(txs, t - 1);
+      }
+      bound = txs.end(t - 1);
       long[] ring = bits;
       long z = prefix;
       long scanEnd = Math.min(limitOf(txs, h, t), (maxAckedWord + 1) * EVENTS_PER_WORD);
@@ -590,7 +626,7 @@ public final class FeedbackCoordinator extends AckRing {
       }
       long runStart = headFirst < z ? headFirst : nextSet(ring, z, scanEnd);
       if (runStart < scanEnd) { // something acknowledged beyond the watermark
-        CheckpointCollector collect = snapshotScratch.reset(txs, h, partial);
+        CheckpointCollector collect = snapshotScratch.reset(txs, h, t, partial, runs);
         long runEnd = runStart < z ? z : nextClear(ring, runStart, scanEnd);
         while (true) {
           collect.run(runStart, runEnd);
@@ -600,15 +636,41 @@ public final class FeedbackCoordinator extends AckRing {
           }
           runEnd = nextClear(ring, runStart, scanEnd);
         }
-        collect.finish(t);
+        collect.finish();
       }
     }
     // acknowledgements from before a restart or reconnect whose transactions were not delivered
     // again yet
-    // (those registered again are listed above)
-    PendingTransactions txs = transactions;
-    restored.addTo(watermark, end -> locate(txs, end) >= 0, partial);
-    return new CdcCheckpoint(slot, PgLsn.of(watermark), partial);
+    if (hasRestored) {
+      restored.addTo(bound, partial, runs);
+    }
+    return new CdcCheckpoint(slot, PgLsn.of(watermark), partial, runs, cluster);
+  }
+
+  /**
+   * Under the monitor: moves what {@link #restored} recorded for the registered transaction {@code
+   * seq} into the bit ring, if it still holds it.
+   */
+  private void takeOver(PendingTransactions txs, long seq) {
+    long end = txs.end(seq);
+    RestoredTransactions.Restored before = restored.remove(end);
+    if (before == null) {
+      return;
+    }
+    hasRestored = !restored.isEmpty();
+    int count = txs.count(seq);
+    if (!before.matches(count) || count == 0) {
+      return;
+    }
+    long first = txs.first(seq);
+    if (before == RestoredTransactions.Restored.FULL) {
+      setBits(first, count);
+      return;
+    }
+    BitSet acknowledged = before.acknowledged;
+    for (int i = acknowledged.nextSetBit(0); i >= 0; i = acknowledged.nextSetBit(i + 1)) {
+      setBit(first + i);
+    }
   }
 
   /**
@@ -640,6 +702,9 @@ public final class FeedbackCoordinator extends AckRing {
     long fromWord = wordOf(firstPending);
     int words = (int) (h == t ? 0 : wordOf(nextEvent - 1) - fromWord + 1);
     long[] captured = retire(oldBits, fromWord, words);
+    // consecutive fully acknowledged transactions are held as runs, so a large lead stays small
+    long runFirst = -1;
+    long runLast = -1;
     for (long seq = h; seq < t; seq++) {
       int count = old.count(seq);
       BitSet acknowledged = new BitSet(count);
@@ -648,7 +713,22 @@ public final class FeedbackCoordinator extends AckRing {
           acknowledged.set(i);
         }
       }
-      restored.put(old.end(seq), count, acknowledged);
+      long end = old.end(seq);
+      if (acknowledged.cardinality() == count) { // a transaction without events too
+        if (runFirst == -1) {
+          runFirst = end;
+        }
+        runLast = end;
+        continue;
+      }
+      if (runFirst != -1) {
+        restored.putRun(runFirst, runLast);
+        runFirst = -1;
+      }
+      restored.put(end, count, acknowledged);
+    }
+    if (runFirst != -1) {
+      restored.putRun(runFirst, runLast);
     }
     hasRestored = !restored.isEmpty();
     head = t;

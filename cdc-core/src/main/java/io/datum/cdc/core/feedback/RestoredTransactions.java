@@ -4,21 +4,26 @@ import io.datum.cdc.CdcCheckpoint;
 import io.datum.cdc.PgLsn;
 import java.util.Arrays;
 import java.util.BitSet;
-import java.util.HashMap;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.function.LongPredicate;
+import java.util.TreeMap;
 
 /**
  * Transactions a {@link FeedbackCoordinator} knows from before a restart (the stored checkpoint's
- * partly acknowledged transactions) or a reconnect (the pending ones), not registered again yet,
- * with the events acknowledged so far; acknowledgements of them keep counting here until the server
- * sends them again. Keyed by end LSN. Not thread-safe: the coordinator guards it with its monitor.
+ * partly acknowledged transactions and runs of fully acknowledged ones) or a reconnect (the pending
+ * ones), not registered again yet, with the events acknowledged so far; acknowledgements of them
+ * keep counting here until the server sends them again. Keyed by end LSN; a run holds any number of
+ * transactions in one entry. Not thread-safe: the coordinator guards it with its monitor.
  */
 final class RestoredTransactions {
 
-  /** A transaction's event count and acknowledged event indexes. */
+  /** A transaction's event count and acknowledged event indexes, or every event of any count. */
   static final class Restored {
+
+    /** Any transaction of a run: all its events are acknowledged, whatever their number. */
+    static final Restored FULL = new Restored(-1, null);
+
     final int eventCount;
     final BitSet acknowledged;
 
@@ -26,9 +31,35 @@ final class RestoredTransactions {
       this.eventCount = eventCount;
       this.acknowledged = acknowledged;
     }
+
+    /** Returns whether this describes a transaction delivered with {@code count} events. */
+    boolean matches(int count) {
+      return this == FULL || eventCount == count;
+    }
+
+    /** Returns whether no event is known to be acknowledged. */
+    boolean noneAcknowledged() {
+      return this != FULL && acknowledged.isEmpty();
+    }
+
+    /** Returns the acknowledged indexes of a transaction of {@code count} events, a new set. */
+    BitSet copy(int count) {
+      if (this != FULL) {
+        return (BitSet) acknowledged.clone();
+      }
+      BitSet all = new BitSet(count);
+      all.set(0, count);
+      return all;
+    }
   }
 
-  private final Map<Long, Restored> byEnd = new HashMap<>();
+  private static final Comparator<Long> UNSIGNED = Long::compareUnsigned;
+
+  /** Single transactions by end LSN. */
+  private final TreeMap<Long, Restored> byEnd = new TreeMap<>(UNSIGNED);
+
+  /** Runs of fully acknowledged transactions: first end LSN to last end LSN, disjoint. */
+  private final TreeMap<Long, Long> runs = new TreeMap<>(UNSIGNED);
 
   /** Returns the acknowledged event indexes of a stored partial transaction as a new bit set. */
   static BitSet bits(CdcCheckpoint.PartialTransaction tx) {
@@ -55,22 +86,42 @@ final class RestoredTransactions {
 
   /** Returns whether no transaction is held. */
   boolean isEmpty() {
-    return byEnd.isEmpty();
+    return byEnd.isEmpty() && runs.isEmpty();
   }
 
   /** Returns whether a transaction ending at {@code end} is held. */
   boolean contains(long end) {
-    return byEnd.containsKey(end);
+    return get(end) != null;
   }
 
-  /** Returns the transaction ending at {@code end}, or null. */
+  /** Returns the transaction ending at {@code end} ({@link Restored#FULL} in a run), or null. */
   Restored get(long end) {
-    return byEnd.get(end);
+    Restored single = byEnd.get(end);
+    if (single != null) {
+      return single;
+    }
+    Map.Entry<Long, Long> run = runs.floorEntry(end);
+    return run != null && Long.compareUnsigned(end, run.getValue()) <= 0 ? Restored.FULL : null;
   }
 
-  /** Removes and returns the transaction ending at {@code end}, or null. */
+  /**
+   * Removes and returns the transaction ending at {@code end}, or null; in a run, the run then
+   * starts after it (transactions are registered again in commit order).
+   */
   Restored remove(long end) {
-    return byEnd.remove(end);
+    Restored single = byEnd.remove(end);
+    if (single != null) {
+      return single;
+    }
+    Map.Entry<Long, Long> run = runs.floorEntry(end);
+    if (run == null || Long.compareUnsigned(end, run.getValue()) > 0) {
+      return null;
+    }
+    runs.remove(run.getKey());
+    if (end != run.getValue()) {
+      runs.put(end + 1, run.getValue());
+    }
+    return Restored.FULL;
   }
 
   /** Holds a transaction (replacing one with the same end LSN). */
@@ -78,32 +129,59 @@ final class RestoredTransactions {
     byEnd.put(end, new Restored(eventCount, acknowledged));
   }
 
+  /** Holds a run of fully acknowledged transactions ending at {@code first} to {@code last}. */
+  void putRun(long first, long last) {
+    runs.put(first, last);
+  }
+
   /** Forgets every transaction ending at or before {@code end} (behind the watermark). */
   void forgetUpTo(long end) {
-    byEnd.keySet().removeIf(e -> Long.compareUnsigned(e, end) <= 0);
+    byEnd.headMap(end, true).clear();
+    Map.Entry<Long, Long> straddling = runs.floorEntry(end);
+    runs.headMap(end, true).clear();
+    if (straddling != null && Long.compareUnsigned(straddling.getValue(), end) > 0) {
+      runs.put(end + 1, straddling.getValue());
+    }
   }
 
   /**
-   * Adds the transactions after {@code watermark} with acknowledged events that are not registered
-   * again yet to a checkpoint's partial transactions.
+   * Adds the transactions and runs ending after {@code bound} to a checkpoint's lists: those not
+   * registered again yet. Whatever ends at or before the bound was registered again (and is listed
+   * from the coordinator's rings) or was not sent again (and will not be).
    *
-   * @param watermark the checkpoint's watermark
-   * @param registered tells whether a transaction with this end LSN is registered again (and so
-   *     listed from the coordinator's rings)
-   * @param partial the list to add to
+   * @param bound the watermark, or the end LSN of the newest registered transaction if that is
+   *     later
+   * @param partial the list of partial transactions to add to
+   * @param fullRuns the list of runs to add to, ascending; a restored run that continues the last
+   *     one (which then ends at the bound) is merged into it
    */
   void addTo(
-      long watermark, LongPredicate registered, List<CdcCheckpoint.PartialTransaction> partial) {
-    for (Map.Entry<Long, Restored> tx : byEnd.entrySet()) {
-      long end = tx.getKey();
+      long bound,
+      List<CdcCheckpoint.PartialTransaction> partial,
+      List<CdcCheckpoint.AcknowledgedRun> fullRuns) {
+    for (Map.Entry<Long, Restored> tx : byEnd.tailMap(bound, false).entrySet()) {
       Restored r = tx.getValue();
-      if (Long.compareUnsigned(end, watermark) > 0
-          && !r.acknowledged.isEmpty()
-          && !registered.test(end)) {
+      if (!r.acknowledged.isEmpty()) {
         partial.add(
             CdcCheckpoint.PartialTransaction.ofRanges(
-                PgLsn.of(end), r.eventCount, ranges(r.acknowledged)));
+                PgLsn.of(tx.getKey()), r.eventCount, ranges(r.acknowledged)));
       }
+    }
+    Map.Entry<Long, Long> straddling = runs.floorEntry(bound);
+    if (straddling != null && Long.compareUnsigned(straddling.getValue(), bound) > 0) {
+      // registered again up to the bound: the rest continues the run the rings listed last
+      PgLsn last = PgLsn.of(straddling.getValue());
+      int n = fullRuns.size();
+      if (n > 0 && fullRuns.get(n - 1).lastTxEndLsn().asLong() == bound) {
+        fullRuns.set(
+            n - 1, new CdcCheckpoint.AcknowledgedRun(fullRuns.get(n - 1).firstTxEndLsn(), last));
+      } else {
+        fullRuns.add(new CdcCheckpoint.AcknowledgedRun(PgLsn.of(bound + 1), last));
+      }
+    }
+    for (Map.Entry<Long, Long> run : runs.tailMap(bound, false).entrySet()) {
+      fullRuns.add(
+          new CdcCheckpoint.AcknowledgedRun(PgLsn.of(run.getKey()), PgLsn.of(run.getValue())));
     }
   }
 }

@@ -194,6 +194,27 @@ class FeedbackCoordinatorConcurrencyTest {
           }
         }
       }
+      for (CdcCheckpoint.AcknowledgedRun run : checkpoint.acknowledgedRuns()) {
+        for (var tx : begun.entrySet()) {
+          if (!run.contains(PgLsn.of(tx.getKey()))) {
+            continue;
+          }
+          AtomicIntegerArray flags = tx.getValue();
+          for (int i = 0; i < flags.length(); i++) {
+            if (flags.get(i) == 0) {
+              problem(
+                  "snapshot's run "
+                      + run
+                      + " claims "
+                      + PgLsn.of(tx.getKey())
+                      + " event "
+                      + i
+                      + " whose acknowledgement had not begun");
+              return;
+            }
+          }
+        }
+      }
       for (CdcCheckpoint.PartialTransaction partial : checkpoint.acknowledgedBeyond()) {
         AtomicIntegerArray flags = begun.get(partial.txEndLsn().asLong());
         int[] ranges = partial.acknowledgedRanges();
@@ -215,15 +236,7 @@ class FeedbackCoordinatorConcurrencyTest {
   }
 
   private static boolean includes(CdcCheckpoint checkpoint, CdcOffset offset) {
-    if (Long.compareUnsigned(offset.txEndLsn().asLong(), checkpoint.watermark().asLong()) <= 0) {
-      return true;
-    }
-    for (CdcCheckpoint.PartialTransaction partial : checkpoint.acknowledgedBeyond()) {
-      if (partial.txEndLsn().equals(offset.txEndLsn())) {
-        return partial.isAcknowledged(offset.eventIndex());
-      }
-    }
-    return false;
+    return checkpoint.isAcknowledged(offset.txEndLsn(), offset.eventIndex());
   }
 
   private void problem(String description) {
