@@ -29,6 +29,16 @@ public class CdcReplicationException extends CdcException {
     SLOT_AHEAD,
     /** The stored watermark is after the server's current WAL position (another cluster?). */
     WATERMARK_AFTER_WAL,
+    /**
+     * The stored checkpoint was written for another cluster or database (system identifier or
+     * database name differ, {@link ClusterIdentity}): its positions mean nothing here.
+     */
+    CLUSTER_MISMATCH,
+    /**
+     * The server is on a timeline that does not continue the stored checkpoint's: not a descendant
+     * of it, or it branched off before the stored watermark (acknowledged changes are not on it).
+     */
+    TIMELINE_DIVERGED,
     /** The role lacks a privilege (SQLSTATE 42501), such as REPLICATION. */
     PERMISSION_DENIED,
     /** Any other refusal by the server; the message carries its SQLSTATE. */

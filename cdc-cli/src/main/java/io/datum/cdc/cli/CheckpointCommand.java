@@ -9,6 +9,7 @@ import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.CdcException;
 import io.datum.cdc.CdcStoreException;
 import io.datum.cdc.CheckpointStores;
+import io.datum.cdc.ClusterIdentity;
 import io.datum.cdc.SlotNames;
 import java.io.PrintStream;
 import java.net.URI;
@@ -35,8 +36,11 @@ final class CheckpointCommand {
   /**
    * {@code pgcdc checkpoint show --store URI [--slot NAME]}: prints what a store holds as one JSON
    * document on stdout: {@code {"store":..., "checkpoints":[{"slot":..., "watermark":...,
-   * "acknowledged_beyond":[{"tx_end_lsn":..., "event_count":...,
-   * "acknowledged":[[from,to],...]}]}]}} (inclusive index ranges).
+   * "acknowledged_beyond":[{"tx_end_lsn":..., "event_count":..., "acknowledged":[[from,to],...]}],
+   * "acknowledged_runs":[{"first_tx_end_lsn":..., "last_tx_end_lsn":...}],
+   * "cluster":{"system_identifier":"...", "timeline":n, "database":...}}]}} (inclusive index
+   * ranges; a run: every transaction ending between the two LSNs, inclusive, is fully acknowledged;
+   * {@code cluster} is null for a checkpoint written before datum-cdc recorded it).
    */
   @Command(
       name = "show",
@@ -143,6 +147,24 @@ final class CheckpointCommand {
         beyond.add(t);
       }
       c.put("acknowledged_beyond", beyond);
+      List<Map<String, Object>> runs = new ArrayList<>();
+      for (CdcCheckpoint.AcknowledgedRun run : checkpoint.acknowledgedRuns()) {
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("first_tx_end_lsn", run.firstTxEndLsn().toString());
+        r.put("last_tx_end_lsn", run.lastTxEndLsn().toString());
+        runs.add(r);
+      }
+      c.put("acknowledged_runs", runs);
+      ClusterIdentity cluster = checkpoint.cluster();
+      if (cluster == null) {
+        c.put("cluster", null);
+      } else {
+        Map<String, Object> k = new LinkedHashMap<>();
+        k.put("system_identifier", cluster.systemIdentifierText());
+        k.put("timeline", cluster.timeline());
+        k.put("database", cluster.database());
+        c.put("cluster", k);
+      }
       return c;
     }
 

@@ -123,6 +123,15 @@ final class StreamCommand implements Callable<Integer> {
               + " (the changes in between are lost); default: refuse to start")
   boolean trustSlotPosition;
 
+  @Option(
+      names = "--allow-cluster-change",
+      description =
+          "Resume although the stored checkpoint names another cluster (system identifier),"
+              + " database or a timeline this server does not continue (a slot moved by"
+              + " pg_upgrade). Without it such a start fails: the stored positions would skip"
+              + " this server's changes.")
+  boolean allowClusterChange;
+
   @Option(names = "--verbose", description = "print stack traces of errors")
   boolean verbose;
 
@@ -188,6 +197,7 @@ final class StreamCommand implements Callable<Integer> {
               .checkpointStore(checkpoints)
               .createSlot(createSlot)
               .trustSlotPosition(trustSlotPosition)
+              .allowClusterChange(allowClusterChange)
               .acknowledgementDurability(durability)
               .messages(messages)
               .waitForSlot(Duration.ofMillis((long) (waitForSlotSeconds * 1000)))

@@ -126,7 +126,14 @@ class StreamCommandTest {
         JSON.readTree(
             "[{\"slot\":\"cli\",\"watermark\":\""
                 + update.get("tx_end_lsn").asText()
-                + "\",\"acknowledged_beyond\":[]}]"),
+                + "\",\"acknowledged_beyond\":[],\"acknowledged_runs\":[],\"cluster\":"
+                + "{\"system_identifier\":\""
+                + pg.queryString("SELECT system_identifier FROM pg_control_system()")
+                + "\",\"timeline\":"
+                + pg.queryString("SELECT timeline_id FROM pg_control_checkpoint()")
+                + ",\"database\":\""
+                + pg.queryString("SELECT current_database()")
+                + "\"}}]"),
         shown.get("checkpoints"));
     Path typo = dir.resolve("no-such-store");
     Run showTypo = pgcdc(dir, "checkpoint", "show", "--store", "file:" + typo);
@@ -324,8 +331,8 @@ class StreamCommandTest {
         noServer
             .stderr()
             .startsWith(
-                "pgcdc: error: cannot check slot \"s\" and publication \"p\""
-                    + " at jdbc:postgresql://127.0.0.1:1/x?password=***: "),
+                "pgcdc: error: cannot connect for replication of slot \"s\""
+                    + " to jdbc:postgresql://127.0.0.1:1/x?password=***: "),
         noServer.stderr());
     assertFalse(noServer.stderr().contains("secret"), "no password in errors");
 

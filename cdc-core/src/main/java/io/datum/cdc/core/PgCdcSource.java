@@ -66,8 +66,9 @@ public final class PgCdcSource implements AutoCloseable {
    *     lost, the handler's exception, ...)
    * @throws io.datum.cdc.CdcReplicationException if the slot or publication is missing (and not to
    *     be created), the slot is active for another process, the slot's {@code confirmed_flush_lsn}
-   *     is after the stored watermark (see {@link Builder#trustSlotPosition}), or the server
-   *     refuses replication
+   *     is after the stored watermark (see {@link Builder#trustSlotPosition}), the stored
+   *     checkpoint belongs to another cluster, database or diverged timeline (see {@link
+   *     Builder#allowClusterChange}), or the server refuses replication
    * @throws io.datum.cdc.CdcConnectionException if PostgreSQL cannot be reached (not retried:
    *     reconnecting covers only losses after start returned)
    * @throws CdcConfigurationException if an option is too new for the server, or the spill
@@ -164,6 +165,7 @@ public final class PgCdcSource implements AutoCloseable {
     private Duration statusInterval = Duration.ofSeconds(1);
     private Duration stopTimeout = Duration.ofSeconds(30);
     private boolean trustSlotPosition;
+    private boolean allowClusterChange;
     private int reconnectAttempts = Integer.MAX_VALUE;
     private Duration reconnectInitialBackoff = Duration.ofMillis(200);
     private Duration reconnectMaxBackoff = Duration.ofSeconds(30);
@@ -345,6 +347,25 @@ public final class PgCdcSource implements AutoCloseable {
      */
     public Builder trustSlotPosition(boolean trust) {
       this.trustSlotPosition = trust;
+      return this;
+    }
+
+    /**
+     * Every checkpoint names the cluster it was written for (system identifier, timeline and
+     * database, from {@code IDENTIFY_SYSTEM}); at start and at every reconnect the source compares
+     * the server with it and fails with a {@link io.datum.cdc.CdcReplicationException} ({@code
+     * CLUSTER_MISMATCH} or {@code TIMELINE_DIVERGED}) when the positions would not mean the same
+     * changes: another system identifier or database, an earlier timeline, or a timeline that does
+     * not descend from the stored one or left it before the stored watermark. A later timeline that
+     * continues the stored one (a promoted standby) is accepted.
+     *
+     * @param allow accept any such server, logging the mismatch at WARN, and name it in later
+     *     checkpoints (for a slot that really moved, such as {@code pg_upgrade} with its slots;
+     *     default false)
+     * @return this builder
+     */
+    public Builder allowClusterChange(boolean allow) {
+      this.allowClusterChange = allow;
       return this;
     }
 
@@ -605,7 +626,8 @@ public final class PgCdcSource implements AutoCloseable {
               binary,
               origin == null ? null : origin.name().toLowerCase(Locale.ROOT),
               memoryBudget,
-              spillDirectory));
+              spillDirectory,
+              allowClusterChange));
     }
   }
 }

@@ -17,6 +17,7 @@ import io.datum.cdc.CdcCheckpointStore;
 import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.CdcStoreException;
 import io.datum.cdc.CheckpointStores;
+import io.datum.cdc.ClusterIdentity;
 import io.datum.cdc.PgLsn;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -305,7 +306,19 @@ public abstract class CheckpointStoreConformanceKit {
                   tx("A/4", Integer.MAX_VALUE, 0, 1, 1000, 1_000_000)),
               at("highest", "FFFFFFFF/FFFFFFFE", tx("FFFFFFFF/FFFFFFFF", 2, 1)),
               at("max_lsn", "FFFFFFFF/FFFFFFFF"),
-              at("upper_half", "80000000/0", tx("80000000/1", 7, 6)));
+              at("upper_half", "80000000/0", tx("80000000/1", 7, 6)),
+              new CdcCheckpoint(
+                  "runs",
+                  PgLsn.parse("0/100"),
+                  List.of(tx("0/200", 3, 1), tx("0/900", 2, 0)),
+                  List.of(
+                      new CdcCheckpoint.AcknowledgedRun(PgLsn.parse("0/300"), PgLsn.parse("0/800")),
+                      new CdcCheckpoint.AcknowledgedRun(PgLsn.parse("1/0"), PgLsn.parse("1/0")),
+                      new CdcCheckpoint.AcknowledgedRun(
+                          PgLsn.parse("FFFFFFFF/0"), PgLsn.parse("FFFFFFFF/FFFFFFFF"))),
+                  new ClusterIdentity(-1L, Integer.MAX_VALUE, "d".repeat(63))),
+              CdcCheckpoint.atWatermark("identified", PgLsn.parse("0/16B3748"))
+                  .withCluster(new ClusterIdentity(7_421_343_521_349_893_421L, 1, "postgres")));
       for (CdcCheckpoint c : checkpoints) {
         store.store(c);
       }

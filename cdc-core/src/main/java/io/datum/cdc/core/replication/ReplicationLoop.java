@@ -1,6 +1,7 @@
 package io.datum.cdc.core.replication;
 
 import io.datum.cdc.CdcException;
+import io.datum.cdc.ClusterIdentity;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.core.assembly.TransactionAssembler;
 import io.datum.cdc.core.assembly.TransactionBuffer;
@@ -103,12 +104,45 @@ final class ReplicationLoop {
    */
   void open(boolean reconnecting) {
     String slot = config.slot();
-    SlotPreflight.Outcome checked =
-        SlotPreflight.run(config, coordinator, reconnecting, () -> stopRequested);
-    protocol = checked.protocol();
-    types = checked.types();
     try {
-      connection = DriverManager.getConnection(config.jdbcUrl(), replicationProperties());
+      // before anything else: a store of another cluster must not make preflight create a slot or
+      // a publication there, nor resume at an unrelated position
+      try {
+        connection = DriverManager.getConnection(config.jdbcUrl(), replicationProperties());
+      } catch (SQLException e) {
+        throw PgErrors.map(
+            "cannot connect for replication of slot \""
+                + slot
+                + "\" to "
+                + PgErrors.redact(config.jdbcUrl()),
+            e);
+      }
+      ClusterIdentity server = ClusterCheck.identify(connection);
+      ClusterCheck.verify(
+          coordinator.cluster(), server, coordinator.watermark(), connection, config);
+      coordinator.cluster(server);
+    } catch (SQLException e) {
+      closeQuietly();
+      throw PgErrors.map(
+          "cannot identify the server of slot \""
+              + slot
+              + "\" at "
+              + PgErrors.redact(config.jdbcUrl()),
+          e);
+    } catch (RuntimeException e) {
+      closeQuietly();
+      throw e;
+    }
+    try {
+      SlotPreflight.Outcome checked =
+          SlotPreflight.run(config, coordinator, reconnecting, () -> stopRequested);
+      protocol = checked.protocol();
+      types = checked.types();
+    } catch (RuntimeException e) {
+      closeQuietly();
+      throw e;
+    }
+    try {
       PgLsn start = coordinator.watermark();
       var builder =
           connection

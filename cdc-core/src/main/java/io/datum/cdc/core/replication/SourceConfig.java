@@ -36,6 +36,8 @@ import java.util.Properties;
  *     or null to not send it
  * @param memoryBudget bytes of buffered changes held in memory before a transaction spills
  * @param spillDirectory where spill files are created
+ * @param allowClusterChange accept a server whose system identifier, database or timeline does not
+ *     continue the stored checkpoint's (logged at WARN) instead of failing
  */
 public record SourceConfig(
     String jdbcUrl,
@@ -62,4 +64,5 @@ public record SourceConfig(
     boolean binary,
     String origin,
     long memoryBudget,
-    Path spillDirectory) {}
+    Path spillDirectory,
+    boolean allowClusterChange) {}

@@ -12,6 +12,8 @@ import io.datum.cdc.spi.CheckpointCodec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HexFormat;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -42,6 +44,37 @@ class FileCheckpointStoreTest {
     assertEquals(Set.of(".lock", "s.checkpoint"), entries(nested));
     assertArrayEquals(
         CheckpointCodec.encode(AT_5), Files.readAllBytes(nested.resolve("s.checkpoint")));
+  }
+
+  @Test
+  void aFormatOneFileOfAnEarlierVersionLoadsAndIsRewrittenInFormatTwo() throws IOException {
+    // s.checkpoint as datum-cdc wrote it before format 2: watermark 0/5, event 1 of 3 of the
+    // transaction at 0/9 acknowledged
+    Files.write(
+        dir.resolve("s.checkpoint"),
+        HexFormat.of()
+            .parseHex(
+                "44434b5000010173"
+                    + "0000000000000005"
+                    + "00000001"
+                    + "0000000000000009"
+                    + "00000003"
+                    + "00000001"
+                    + "00000001"
+                    + "00000002"
+                    + "054a8880"));
+    CdcCheckpoint expected =
+        new CdcCheckpoint(
+            "s",
+            PgLsn.of(5),
+            List.of(CdcCheckpoint.PartialTransaction.ofRanges(PgLsn.of(9), 3, new int[] {1, 2})));
+    try (FileCheckpointStore store = FileCheckpointStore.open(dir)) {
+      assertEquals(Optional.of(expected), store.load("s"));
+      store.store(expected);
+    }
+    byte[] rewritten = Files.readAllBytes(dir.resolve("s.checkpoint"));
+    assertEquals(
+        CheckpointCodec.FORMAT_VERSION, ((rewritten[4] & 0xFF) << 8) | (rewritten[5] & 0xFF));
   }
 
   @Test

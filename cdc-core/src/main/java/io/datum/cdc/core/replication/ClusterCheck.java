@@ -1,0 +1,215 @@
+package io.datum.cdc.core.replication;
+
+import io.datum.cdc.CdcReplicationException;
+import io.datum.cdc.CdcReplicationException.Reason;
+import io.datum.cdc.ClusterIdentity;
+import io.datum.cdc.PgLsn;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Identifies the server a source connects to and compares it with the cluster its stored checkpoint
+ * was written for, so that a store reused against another cluster (whose WAL has unrelated
+ * positions) fails loudly instead of skipping that cluster's changes up to the watermark.
+ *
+ * <p>{@code IDENTIFY_SYSTEM} gives the system identifier, the timeline and the database; {@code
+ * TIMELINE_HISTORY} gives a timeline's history file: one line per ancestor timeline, {@code
+ * parentTLI <tab> switchpoint <tab> reason}, where the switchpoint is the LSN at which the parent
+ * timeline ended (PostgreSQL docs, 55.4 Streaming Replication Protocol; server source, timeline.c,
+ * {@code readTimeLineHistory}). A promoted standby keeps the system identifier and moves to a new
+ * timeline whose history names the old one.
+ */
+final class ClusterCheck {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ClusterCheck.class);
+
+  private ClusterCheck() {}
+
+  /**
+   * Runs {@code IDENTIFY_SYSTEM} on a replication connection.
+   *
+   * @param replication a connection opened with {@code replication=database}
+   * @return the server's identity
+   * @throws SQLException if the command fails
+   */
+  static ClusterIdentity identify(Connection replication) throws SQLException {
+    try (Statement st = replication.createStatement();
+        ResultSet rs = st.executeQuery("IDENTIFY_SYSTEM")) {
+      if (!rs.next()) {
+        throw new SQLException("IDENTIFY_SYSTEM returned no row");
+      }
+      String database = rs.getString("dbname");
+      if (database == null) {
+        throw new SQLException(
+            "IDENTIFY_SYSTEM names no database: not a logical replication connection");
+      }
+      return new ClusterIdentity(
+          Long.parseUnsignedLong(rs.getString("systemid")), rs.getInt("timeline"), database);
+    }
+  }
+
+  /**
+   * Returns where timeline {@code ancestor} ended according to timeline {@code timeline}'s history
+   * file, or null if it is not an ancestor.
+   *
+   * @param replication a replication connection
+   * @param timeline the server's timeline, above 1
+   * @param ancestor the timeline looked for
+   * @return the switchpoint, or null
+   * @throws SQLException if {@code TIMELINE_HISTORY} fails
+   */
+  static PgLsn switchpoint(Connection replication, int timeline, int ancestor) throws SQLException {
+    String content;
+    try (Statement st = replication.createStatement();
+        ResultSet rs = st.executeQuery("TIMELINE_HISTORY " + timeline)) {
+      if (!rs.next()) {
+        throw new SQLException("TIMELINE_HISTORY " + timeline + " returned no row");
+      }
+      // content is declared bytea but sent as the file's raw text (walsender.c,
+      // SendTimeLineHistory), which getString returns as is
+      content = rs.getString("content");
+    }
+    return switchpoint(content, ancestor);
+  }
+
+  /**
+   * Parses a timeline history file.
+   *
+   * @param history the file's text
+   * @param ancestor the timeline looked for
+   * @return the LSN where {@code ancestor} ended, or null if the file does not name it
+   * @throws SQLException if a line is malformed
+   */
+  static PgLsn switchpoint(String history, int ancestor) throws SQLException {
+    for (String line : history.split("\n")) {
+      String trimmed = line.strip();
+      if (trimmed.isEmpty() || trimmed.startsWith("#")) {
+        continue;
+      }
+      String[] fields = trimmed.split("\\s+", 3);
+      try {
+        if (Integer.parseInt(fields[0]) == ancestor) {
+          return PgLsn.parse(fields[1]);
+        }
+      } catch (RuntimeException e) {
+        throw new SQLException("malformed timeline history line: " + line, e);
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Compares the server with the stored identity.
+   *
+   * @param stored the identity the checkpoint carries (or the last server seen), or null if unknown
+   * @param current the server's identity
+   * @param watermark the stored watermark
+   * @param replication a replication connection to the server, for its timeline history
+   * @param config the source's settings: slot, URL, and whether a change is accepted
+   * @throws CdcReplicationException with {@link Reason#CLUSTER_MISMATCH} or {@link
+   *     Reason#TIMELINE_DIVERGED} naming both identities, unless {@code allowClusterChange}
+   * @throws SQLException if the timeline history cannot be read
+   */
+  static void verify(
+      ClusterIdentity stored,
+      ClusterIdentity current,
+      PgLsn watermark,
+      Connection replication,
+      SourceConfig config)
+      throws SQLException {
+    String slot = config.slot();
+    if (stored == null) {
+      LOG.info("slot {}: checkpoints will name {}", slot, current);
+      return;
+    }
+    String where =
+        "the checkpoint of slot \""
+            + slot
+            + "\" was written for "
+            + stored
+            + " at watermark "
+            + watermark
+            + ", but "
+            + PgErrors.redact(config.jdbcUrl())
+            + " is "
+            + current;
+    if (!stored.sameClusterAndDatabase(current)) {
+      refuse(
+          config,
+          Reason.CLUSTER_MISMATCH,
+          where
+              + ": LSNs of another cluster are unrelated, so resuming would skip that cluster's"
+              + " changes up to the watermark. Use this cluster's own checkpoint store, or delete"
+              + " this slot's checkpoint to start afresh (pgcdc checkpoint delete); if the slot"
+              + " really moved here (pg_upgrade with its slots), allowClusterChange(true) /"
+              + " pgcdc --allow-cluster-change accepts it");
+      return;
+    }
+    if (current.timeline() == stored.timeline()) {
+      return;
+    }
+    if (current.timeline() < stored.timeline()) {
+      refuse(
+          config,
+          Reason.TIMELINE_DIVERGED,
+          where
+              + ": the server is on an earlier timeline than the checkpoint (restored from an older"
+              + " backup?), so changes acknowledged on timeline "
+              + stored.timeline()
+              + " may be missing or different here; allowClusterChange(true) /"
+              + " pgcdc --allow-cluster-change accepts it");
+      return;
+    }
+    PgLsn ended = switchpoint(replication, current.timeline(), stored.timeline());
+    if (ended == null) {
+      refuse(
+          config,
+          Reason.TIMELINE_DIVERGED,
+          where
+              + ": timeline "
+              + current.timeline()
+              + " does not descend from timeline "
+              + stored.timeline()
+              + " (its history file does not name it); allowClusterChange(true) /"
+              + " pgcdc --allow-cluster-change accepts it");
+      return;
+    }
+    if (watermark.isAfter(ended)) {
+      refuse(
+          config,
+          Reason.TIMELINE_DIVERGED,
+          where
+              + ": timeline "
+              + stored.timeline()
+              + " ended at "
+              + ended
+              + " on this server, before the watermark: changes acknowledged after "
+              + ended
+              + " never reached it (the standby was promoted before it received them; PostgreSQL"
+              + " 17+ synchronized_standby_slots prevents this), and resuming would skip other"
+              + " changes up to the watermark; allowClusterChange(true) /"
+              + " pgcdc --allow-cluster-change accepts it");
+      return;
+    }
+    LOG.info(
+        "slot {}: the server moved from timeline {} to {} (timeline {} ended at {}, at or after the"
+            + " watermark {}): resuming",
+        slot,
+        stored.timeline(),
+        current.timeline(),
+        stored.timeline(),
+        ended,
+        watermark);
+  }
+
+  private static void refuse(SourceConfig config, Reason reason, String message) {
+    if (!config.allowClusterChange()) {
+      throw new CdcReplicationException(reason, message);
+    }
+    LOG.warn("slot {}: accepted by allowClusterChange: {}", config.slot(), message);
+  }
+}
