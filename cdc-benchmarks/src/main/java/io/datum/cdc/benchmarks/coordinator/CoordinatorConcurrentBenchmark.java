@@ -94,6 +94,9 @@ public class CoordinatorConcurrentBenchmark {
 
     final AtomicInteger nextChunk = new AtomicInteger();
 
+    /** With {@code halves}: which half the next thread to start takes. */
+    final AtomicInteger nextHalf = new AtomicInteger();
+
     /**
      * Plans the iteration's events.
      *
@@ -128,6 +131,7 @@ public class CoordinatorConcurrentBenchmark {
         }
       }
       nextChunk.set(0);
+      nextHalf.set(0);
     }
 
     /** Returns the first index (into the acknowledgement order) of the next chunk, or -1. */
@@ -145,6 +149,15 @@ public class CoordinatorConcurrentBenchmark {
 
     @Param({"record", "acknowledge", "handle"})
     public String path;
+
+    /**
+     * {@code turns}: the threads claim chunks in turn (none runs far ahead); {@code halves}: each
+     * thread acknowledges its own share of the events, in order, so one runs up to a million events
+     * ahead of the watermark while the other has not finished (the case where every stored
+     * checkpoint listed each transaction acknowledged ahead before checkpoints kept runs).
+     */
+    @Param({"turns"})
+    public String dealing;
 
     FeedbackCoordinator coordinator;
     SourceCheckpointHandle handle;
@@ -256,6 +269,24 @@ public class CoordinatorConcurrentBenchmark {
     FeedbackCoordinator coordinator = s.coordinator;
     SourceCheckpointHandle handle = s.handle;
     int path = s.pathCode;
+    if (s.dealing.equals("halves")) {
+      int share = s.events / s.threads;
+      int start = s.nextHalf.getAndIncrement() * share;
+      for (int i = start; i < start + share; i++) {
+        CdcOffset offset = offsets[i];
+        if (path == 0) {
+          coordinator.record(offset);
+        } else if (path == 1) {
+          coordinator.acknowledge(offset);
+        } else {
+          handle.acknowledge(offset);
+        }
+        if ((i + 1) % CHUNK == 0) {
+          bh.consume(path == 2 ? handle.watermark() : coordinator.watermark());
+        }
+      }
+      return;
+    }
     for (int from = s.claimChunk(); from >= 0; from = s.claimChunk()) {
       for (int i = from, to = from + CHUNK; i < to; i++) {
         CdcOffset offset = offsets[i];
