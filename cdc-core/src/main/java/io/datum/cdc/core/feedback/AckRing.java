@@ -46,6 +46,21 @@ abstract class AckRing {
   /** The acknowledgement bits; a power of two of words. Replaced when it grows or resets. */
   volatile long[] bits;
 
+  /**
+   * One bit per word of {@link #bits} (ring index {@code i}: long {@code i / 64}, bit {@code i %
+   * 64}), 0 only when the word holds no bit of its lap but those of acknowledgements still inside
+   * {@link #setBit}, {@link #setBits} or the coordinator's fast path, which set it before they
+   * return: a snapshot skips the words marked 0 and still sees every acknowledgement that returned
+   * before it. Cleared by {@link #startLap} before a word is tagged for a lap, set (atomically) by
+   * an acknowledgement that finds its word empty, never cleared otherwise. Replaced before {@link
+   * #bits} is replaced, so an acknowledgement that sees a new ring sees a summary at least as new;
+   * a bit set in a newer summary than its ring's is harmless (1 is the conservative value). A grown
+   * ring's summary is marked for the words that brought bits along, under the coordinator's monitor
+   * (so before any snapshot); a reset ring's starts empty (acknowledgements of the old positions go
+   * elsewhere).
+   */
+  volatile long[] occupied;
+
   /** The first event position not known to be acknowledged; written under the monitor. */
   volatile long prefix;
 
@@ -57,7 +72,21 @@ abstract class AckRing {
    * @param words the ring's first length, a power of two
    */
   AckRing(int words) {
+    occupied = new long[summaryLength(words)];
     bits = new long[words];
+  }
+
+  /** The length of the summary of a ring of {@code words} words. */
+  static int summaryLength(int words) {
+    return Math.max(1, words / 64);
+  }
+
+  /**
+   * Marks ring index {@code i} as holding an acknowledgement: called after a compare-and-set that
+   * set the first bit of its word's lap, before the acknowledgement returns.
+   */
+  final void noteOccupied(int i) {
+    WORDS.getAndBitwiseOr(occupied, i >>> 6, 1L << (i & 63));
   }
 
   /**
@@ -83,6 +112,9 @@ abstract class AckRing {
       while ((word >>> EVENTS_PER_WORD) == tag && (word & bit) == 0) {
         long witness = (long) WORDS.compareAndExchange(ring, i, word, word | bit);
         if (witness == word) {
+          if ((word & EVENT_BITS) == 0) {
+            noteOccupied(i);
+          }
           noteAcknowledged(w);
           return true;
         }
@@ -117,6 +149,9 @@ abstract class AckRing {
           }
           long witness = (long) WORDS.compareAndExchange(ring, i, word, word | mask);
           if (witness == word) {
+            if ((word & EVENT_BITS) == 0) {
+              noteOccupied(i);
+            }
             noteAcknowledged(w);
             any = true;
             done = true;
@@ -158,8 +193,12 @@ abstract class AckRing {
     long fromWord = wordOf(prefix);
     long toWord = wordOf(Math.max(nextEvent, prefix + 1) - 1); // inclusive
     long[] grown = tagged(length, fromWord, toWord);
+    // the summary before the ring (see occupied); empty, and marked below for the words that bring
+    // bits from the old ring, before the monitor is released: no snapshot runs in between
+    long[] summary = new long[summaryLength(length)];
+    occupied = summary;
     bits = grown; // published first: a compare-and-set that fails on the retired words retries here
-    retireInto(old, grown, fromWord, toWord);
+    retireInto(old, grown, summary, fromWord, toWord);
   }
 
   /** Returns the word holding event {@code position}. */
@@ -203,12 +242,31 @@ abstract class AckRing {
     return limit;
   }
 
-  /** Returns the first position in [from, limit) whose bit is set, or limit. */
-  static long nextSet(long[] ring, long from, long limit) {
+  /**
+   * Returns the first position in [from, limit) whose bit is set, or limit, skipping the words
+   * {@code summary} marks empty, 64 at a time (see {@link #occupied}).
+   *
+   * @param ring the bits
+   * @param summary the ring's {@link #occupied} summary
+   */
+  static long nextSet(long[] ring, long[] summary, long from, long limit) {
     long p = from;
     while (p < limit) {
       long w = wordOf(p);
-      long word = (long) WORDS.getVolatile(ring, index(ring, w));
+      int i = index(ring, w);
+      long marks = (long) WORDS.getVolatile(summary, i >>> 6) >>> (i & 63);
+      if (marks == 0) {
+        // no word from here to the end of its group of 64 (which does not wrap: the ring's
+        // length is a multiple of 64) holds an acknowledgement
+        p = (w + 64 - (i & 63)) * EVENTS_PER_WORD;
+        continue;
+      }
+      int empty = Long.numberOfTrailingZeros(marks);
+      if (empty > 0) {
+        p = (w + empty) * EVENTS_PER_WORD;
+        continue;
+      }
+      long word = (long) WORDS.getVolatile(ring, i);
       long set = word & EVENT_BITS & (-1L << bitOf(p));
       if (set != 0) {
         return Math.min(limit, w * EVENTS_PER_WORD + Long.numberOfTrailingZeros(set));
@@ -218,9 +276,15 @@ abstract class AckRing {
     return limit;
   }
 
-  /** Tags word {@code word} for its lap with every bit clear (release: readers see the tag). */
-  static void startLap(long[] ring, long word) {
-    WORDS.setRelease(ring, index(ring, word), tag(ring, word) << EVENTS_PER_WORD);
+  /**
+   * Tags word {@code word} for its lap with every bit clear (release: readers see the tag), after
+   * marking it empty in {@link #occupied}: no acknowledgement of the new lap can come before its
+   * transaction is registered, after this. The registering thread only.
+   */
+  final void startLap(long[] ring, long word) {
+    int i = index(ring, word);
+    WORDS.getAndBitwiseAnd(occupied, i >>> 6, ~(1L << (i & 63)));
+    WORDS.setRelease(ring, i, tag(ring, word) << EVENTS_PER_WORD);
   }
 
   /**
@@ -240,11 +304,13 @@ abstract class AckRing {
    * {@code grown}: a compare-and-set racing with this either landed before (and is merged) or fails
    * on {@link #RETIRED} and retries on the ring published before this call.
    */
-  static void retireInto(long[] old, long[] grown, long fromWord, long toWord) {
+  static void retireInto(long[] old, long[] grown, long[] summary, long fromWord, long toWord) {
     for (long w = fromWord; w <= toWord; w++) {
       long taken = (long) WORDS.getAndSet(old, index(old, w), RETIRED);
-      if ((taken >>> EVENTS_PER_WORD) == tag(old, w)) {
-        WORDS.getAndBitwiseOr(grown, index(grown, w), taken & EVENT_BITS);
+      if ((taken >>> EVENTS_PER_WORD) == tag(old, w) && (taken & EVENT_BITS) != 0) {
+        int i = index(grown, w);
+        WORDS.getAndBitwiseOr(grown, i, taken & EVENT_BITS);
+        WORDS.getAndBitwiseOr(summary, i >>> 6, 1L << (i & 63));
       }
     }
   }

@@ -469,15 +469,19 @@ public final class FeedbackCoordinator extends AckRing {
         if ((word >>> EVENTS_PER_WORD) == tag(ring, w)
             && (word & bit) == 0
             && position >= prefix
-            && WORDS.compareAndSet(ring, i, word, word | bit)
-            && epoch == e) {
-          if (w > maxAckedWord) {
-            noteAcknowledged(w);
+            && WORDS.compareAndSet(ring, i, word, word | bit)) {
+          if ((word & EVENT_BITS) == 0) {
+            noteOccupied(i);
           }
-          if (seq != hint) {
-            hint = seq;
+          if (epoch == e) {
+            if (w > maxAckedWord) {
+              noteAcknowledged(w);
+            }
+            if (seq != hint) {
+              hint = seq;
+            }
+            return position;
           }
-          return position;
         }
       }
     }
@@ -634,7 +638,8 @@ public final class FeedbackCoordinator extends AckRing {
       if (headFirst < z) {
         scanEnd = Math.max(scanEnd, z);
       }
-      long runStart = headFirst < z ? headFirst : nextSet(ring, z, scanEnd);
+      long[] summary = occupied;
+      long runStart = headFirst < z ? headFirst : nextSet(ring, summary, z, scanEnd);
       if (runStart < scanEnd) { // something acknowledged beyond the watermark
         CheckpointCollector collect = snapshotScratch.reset(txs, h, t, partial, runs);
         long runEnd = runStart < z ? z : runEnd(ring, runStart, scanEnd);
@@ -646,7 +651,7 @@ public final class FeedbackCoordinator extends AckRing {
             longestFrom = runStart;
             longestTo = runEnd;
           }
-          runStart = nextSet(ring, runEnd, scanEnd);
+          runStart = nextSet(ring, summary, runEnd, scanEnd);
           if (runStart >= scanEnd) {
             break;
           }
@@ -729,6 +734,7 @@ public final class FeedbackCoordinator extends AckRing {
     epoch++;
     long w = wordOf(nextEvent);
     // the word of the next position is in its lap already if a registration started it
+    occupied = new long[summaryLength(oldBits.length)]; // before the ring: see occupied
     bits =
         nextEvent % EVENTS_PER_WORD != 0 ? tagged(oldBits.length, w, w) : new long[oldBits.length];
     // retire the old words: a compare-and-set that lost the race fails and retries; what was set
