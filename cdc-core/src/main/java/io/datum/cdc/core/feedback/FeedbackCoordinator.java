@@ -55,8 +55,12 @@ import java.util.Objects;
  * acknowledged) is scanned forward 48 events per word, each event passed once, and the pending
  * transactions whose events all lie before it complete (found by galloping from the oldest). A
  * snapshot then reads the bits only between that prefix and the newest word with an
- * acknowledgement: O(1) for acknowledgements in commit order, whatever the number of transactions
- * delivered ahead.
+ * acknowledgement, skipping 64 words at a time where a summary bit per word says a word holds no
+ * acknowledgement, and skipping the longest run of acknowledged events the previous snapshot found;
+ * a stretch of whole transactions inside a run becomes one {@link
+ * io.datum.cdc.CdcCheckpoint.AcknowledgedRun}, found by galloping search. So a snapshot costs
+ * O(gaps in what was acknowledged), whatever the number of transactions delivered or acknowledged
+ * ahead.
  *
  * <h2>Parts</h2>
  *
