@@ -82,10 +82,13 @@ public final class SourceRuntime {
             config.durableEachAcknowledgement());
     if (stored != null) {
       LOG.info(
-          "slot {}: resuming at stored watermark {} ({} partly acknowledged transactions)",
+          "slot {}: resuming at stored watermark {} ({} partly acknowledged transactions, {} runs"
+              + " of acknowledged ones beyond it; written for {})",
           config.slot(),
           stored.watermark(),
-          stored.acknowledgedBeyond().size());
+          stored.acknowledgedBeyond().size(),
+          stored.acknowledgedRuns().size(),
+          stored.cluster() == null ? "an unnamed cluster" : stored.cluster());
     }
   }
 
