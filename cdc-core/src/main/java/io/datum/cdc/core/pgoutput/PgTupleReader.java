@@ -5,6 +5,7 @@ import io.datum.cdc.core.types.PgBinaryValues;
 import io.datum.cdc.core.types.PgTextValues;
 import io.datum.cdc.event.ColumnInfo;
 import io.datum.cdc.event.Row;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
@@ -120,7 +121,12 @@ final class PgTupleReader {
 
   private Object decodeValue(RelationInfo relation, int column, int start, int length) {
     int oid = relation.valueTypeOids()[column];
+    PgBinaryCodec[] codecs = relation.binaryCodecs();
     try {
+      if (codecs != null && codecs[column] != null) {
+        return codecs[column].textValue(
+            new String(in.array(), start, length, StandardCharsets.UTF_8));
+      }
       return PgTextValues.decode(oid, in.array(), start, length);
     } catch (RuntimeException e) {
       ColumnInfo info = relation.columns().get(column);

@@ -19,7 +19,7 @@ import java.util.Map;
  */
 final class RelationCache {
 
-  /** Codecs of column types PgBinaryValues does not decode; null unless streaming in binary. */
+  /** Codecs of column types the builtin decoders do not decode; null: such values stay text. */
   private final PgBinaryTypes binaryTypes;
 
   /** Each entry a one-element array, handed out as is to deferred changes. */
@@ -29,8 +29,8 @@ final class RelationCache {
   private final Map<Integer, String[]> types = new HashMap<>();
 
   /**
-   * @param binaryTypes where binary codecs of non-builtin column types come from, or null in text
-   *     mode
+   * @param binaryTypes where codecs of non-builtin column types come from (binary values, and
+   *     arrays of user types in text mode), or null to keep every such text value as its text
    */
   RelationCache(PgBinaryTypes binaryTypes) {
     this.binaryTypes = binaryTypes;
@@ -47,9 +47,9 @@ final class RelationCache {
   }
 
   /**
-   * Caches a relation from a Relation message, in binary mode after resolving the codecs of its
-   * columns whose values {@link PgBinaryValues} cannot decode (once per Relation message, with at
-   * most one catalog query for types not seen before).
+   * Caches a relation from a Relation message, after resolving the codecs of its columns whose
+   * values the builtin decoders ({@link PgBinaryValues}, and the text ones alike) cannot decode
+   * (once per Relation message, with at most one catalog query for types not seen before).
    *
    * @param relation the relation as the message describes it
    * @return the relation as cached (with its codecs)
@@ -107,7 +107,10 @@ final class RelationCache {
     binaryTypes.prepare(Arrays.copyOf(needed, n));
     for (int i = 0; i < codecs.length; i++) {
       if (!PgBinaryValues.supports(valueTypes[i])) {
-        codecs[i] = binaryTypes.codec(columns.get(i).typeOid());
+        int oid = columns.get(i).typeOid();
+        String[] sent = types.get(oid);
+        codecs[i] =
+            sent == null ? binaryTypes.codec(oid) : binaryTypes.codec(oid, sent[0], sent[1]);
       }
     }
     return relation.withBinaryCodecs(codecs);

@@ -57,7 +57,7 @@ final class ReplicationLoop {
 
   private PgOutputOptions protocol;
 
-  /** In binary mode, the column types resolved from the catalog; null in text mode. */
+  /** The column types resolved from the catalog; kept by the next loop after a reconnect. */
   private PgTypeCatalog types;
 
   private final long statusIntervalNanos;
@@ -94,17 +94,25 @@ final class ReplicationLoop {
    * @throws CdcException if connecting or starting fails
    */
   void open() {
-    open(false);
+    open(false, null);
   }
 
   /**
    * Like {@link #open()}; when {@code reconnecting}, a missing slot is never created (it was
    * dropped: a new one would skip changes) and is reported as such.
+   *
+   * @param reconnecting true at a reconnect
+   * @param previous the loop of the lost connection, whose type catalog this one keeps; or null
    */
-  void open(boolean reconnecting) {
+  void open(boolean reconnecting, ReplicationLoop previous) {
     String slot = config.slot();
     SlotPreflight.Outcome checked =
-        SlotPreflight.run(config, coordinator, reconnecting, () -> stopRequested);
+        SlotPreflight.run(
+            config,
+            coordinator,
+            reconnecting,
+            () -> stopRequested,
+            previous == null ? null : previous.types);
     protocol = checked.protocol();
     types = checked.types();
     try {
@@ -130,11 +138,9 @@ final class ReplicationLoop {
               .start();
       lastSentFlush = start;
       lastStatusNanos = System.nanoTime();
-      if (types != null) {
-        // timestamptz text (in ranges, composites, arrays of user types) follows the walsender
-        // session's TimeZone, a GUC_REPORT parameter pgjdbc keeps from the server's ParameterStatus
-        types.timeZone(connection.unwrap(PGConnection.class).getParameterStatus("TimeZone"));
-      }
+      // timestamptz text (in ranges, composites, arrays of user types) follows the walsender
+      // session's TimeZone, a GUC_REPORT parameter pgjdbc keeps from the server's ParameterStatus
+      types.timeZone(connection.unwrap(PGConnection.class).getParameterStatus("TimeZone"));
       assembler =
           new TransactionAssembler(
               slot,

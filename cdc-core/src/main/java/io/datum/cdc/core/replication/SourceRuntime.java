@@ -214,7 +214,7 @@ public final class SourceRuntime {
       ReplicationLoop next =
           new ReplicationLoop(config, coordinator, handle, handoff, this::beforeFinalFeedback);
       try {
-        next.open(true);
+        next.open(true, loop);
         transactionsDeliveredBefore += loop.transactionsDelivered();
         loop = next;
         reconnects.incrementAndGet();

@@ -155,8 +155,12 @@ class PgBinaryCodecTest {
     assertEquals("()", value(PAIR_CODEC, int4(0)));
   }
 
+  private static String text(PgBinaryCodec codec, byte[] b) {
+    return codec.text(new PgBinaryCursor(b, 0, b.length));
+  }
+
   @Test
-  void arraysOfUserTypesAsArrayOutPrintsThem() {
+  void arraysOfUserTypesAreListsOfTheElementValuesAndRenderAsArrayOut() {
     PgBinaryCodec moods = new PgBinaryCodec.ArrayOf(MOOD_ARRAY, "public._mood", ENUM);
     byte[] array =
         SendBytes.of()
@@ -166,19 +170,39 @@ class PgBinaryCodecTest {
             .element(utf8("a,b"))
             .element(utf8(""))
             .build();
-    assertEquals("{ok,NULL,\"a,b\",\"\"}", value(moods, array));
+    assertEquals(Arrays.asList("ok", null, "a,b", ""), value(moods, array));
+    assertEquals("{ok,NULL,\"a,b\",\"\"}", text(moods, array));
+    assertEquals(Arrays.asList("ok", null, "a,b", ""), moods.textValue(text(moods, array)));
     PgBinaryCodec pairs = new PgBinaryCodec.ArrayOf(1, "public._pair", PAIR_CODEC);
     byte[] pair = SendBytes.of().i32(2).i32(23).i32(4).i32(1).i32(25).i32(3).text("x y").build();
-    assertEquals(
-        "{\"(1,\\\"x y\\\")\"}",
-        value(pairs, SendBytes.of().arrayHeader(0, PAIR, 1, 1).element(pair).build()));
-    // an array of a domain may carry the domain's oid or its base type's
+    byte[] pairArray = SendBytes.of().arrayHeader(0, PAIR, 1, 1).element(pair).build();
+    assertEquals(List.of("(1,\"x y\")"), value(pairs, pairArray));
+    assertEquals("{\"(1,\\\"x y\\\")\"}", text(pairs, pairArray));
+    // an array of a domain may carry the domain's oid or its base type's; its elements are the
+    // base type's values
     PgBinaryCodec posints = new PgBinaryCodec.ArrayOf(2, "public._posint", DOMAIN);
     assertEquals(
-        "{5}", value(posints, SendBytes.of().arrayHeader(0, 23, 1, 1).element(int4(5)).build()));
+        List.of(5),
+        value(posints, SendBytes.of().arrayHeader(0, 23, 1, 1).element(int4(5)).build()));
     assertEquals(
-        "{5}",
+        List.of(5),
         value(posints, SendBytes.of().arrayHeader(0, POSINT, 1, 1).element(int4(5)).build()));
+    assertEquals(List.of(List.of(5), List.of(6)), posints.textValue("{{5},{6}}"));
+  }
+
+  @Test
+  void anArrayTypeNoLongerInTheCatalogDecodesByItsHeadersElementTypeInBinaryOnly() {
+    PgBinaryCodec gone = new PgBinaryCodec.Unsupported(MOOD, "type", "it is not in pg_type", true);
+    PgBinaryCodec sent =
+        new PgBinaryCodec.SentArray(MOOD_ARRAY, "public._posint", oid -> oid == 23 ? INT4 : gone);
+    byte[] ints = SendBytes.of().arrayHeader(1, 23, 2, 1).element(int4(7)).i32(-1).build();
+    assertEquals(Arrays.asList(7, null), value(sent, ints));
+    byte[] moods = SendBytes.of().arrayHeader(0, MOOD, 1, 1).element(utf8("ok")).build();
+    assertTrue(rejected(sent, moods).contains("element type oid " + MOOD), rejected(sent, moods));
+    assertTrue(rejected(sent, new byte[] {0, 0}).contains("no array header"));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> sent.textValue("{7,NULL}"));
+    assertTrue(e.getMessage().contains("public._posint"), e.getMessage());
   }
 
   @Test
