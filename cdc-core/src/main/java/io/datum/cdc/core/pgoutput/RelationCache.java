@@ -73,8 +73,10 @@ final class RelationCache {
   }
 
   /**
-   * Maps a column type oid to the builtin type whose text decoder applies: a domain over a builtin
-   * type arrives with its own oid and a Type message naming its base type in {@code pg_catalog}.
+   * Maps a column type oid to the builtin type whose decoders apply: a domain over a builtin type
+   * arrives with its own oid and a Type message naming its innermost base type in {@code
+   * pg_catalog} ({@link PgBuiltinType#builtinOidNamed}), so its values decode from the stream
+   * alone, whether or not the catalog still holds the domain.
    *
    * @param typeOid the column's type oid
    * @return the builtin oid to decode its values as, or {@code typeOid} itself
@@ -82,7 +84,7 @@ final class RelationCache {
   int valueType(int typeOid) {
     String[] sent = types.get(typeOid);
     if (sent != null && !PgBuiltinType.decodesText(typeOid) && "pg_catalog".equals(sent[0])) {
-      int builtin = PgBuiltinType.oidNamed(sent[1]);
+      int builtin = PgBuiltinType.builtinOidNamed(sent[1]);
       if (builtin != 0) {
         return builtin;
       }
@@ -97,7 +99,7 @@ final class RelationCache {
     int n = 0;
     for (int i = 0; i < needed.length; i++) {
       if (!PgBinaryValues.supports(valueTypes[i])) {
-        needed[n++] = columns.get(i).typeOid();
+        needed[n++] = valueTypes[i];
       }
     }
     if (n == 0) {
@@ -110,7 +112,9 @@ final class RelationCache {
         int oid = columns.get(i).typeOid();
         String[] sent = types.get(oid);
         codecs[i] =
-            sent == null ? binaryTypes.codec(oid) : binaryTypes.codec(oid, sent[0], sent[1]);
+            valueTypes[i] != oid
+                ? binaryTypes.codec(valueTypes[i]) // a domain over a builtin range
+                : sent == null ? binaryTypes.codec(oid) : binaryTypes.codec(oid, sent[0], sent[1]);
       }
     }
     return relation.withBinaryCodecs(codecs);

@@ -291,15 +291,6 @@ public abstract class PgBinaryCodec {
       }
       int elementOid = new PgBinaryCursor(buf, offset + 8, 4).i32("array element type");
       PgBinaryCodec element = resolver.apply(elementOid);
-      if (element.missing()) {
-        throw new IllegalArgumentException(
-            "array type "
-                + describe()
-                + " and its element type oid "
-                + Integer.toUnsignedString(elementOid)
-                + " (from the value's array header) are not in pg_type: dropped before the"
-                + " catalog was asked");
-      }
       return new ArrayOf(oid(), describe(), element);
     }
 
@@ -491,6 +482,98 @@ public abstract class PgBinaryCodec {
       }
       c.expectEnd("composite " + describe());
       return sb.append(')').toString();
+    }
+  }
+
+  /**
+   * A type the catalog does not hold (dropped before it was asked), decoded from what its binary
+   * value says of itself, since pgoutput does not send a type's kind:
+   *
+   * <ul>
+   *   <li>a <b>record</b>: {@code record_send}'s form is self-describing (field count, then each
+   *       field's type oid and length, rowtypes.c). A value that parses as exactly that, with at
+   *       least one field, every field type builtin or known to the catalog, and every field
+   *       decodable, is rendered as {@code record_out} prints it;
+   *   <li>an <b>enum label</b>, only where the column's Type message named a type outside {@code
+   *       pg_catalog} ({@code labels}): {@code enum_send} sends the label's text. A value of 0 to
+   *       63 bytes (NAMEDATALEN - 1, the longest label) of valid UTF-8 without NUL or other control
+   *       characters is taken as the label; ranges and multiranges never look like that (their
+   *       flags byte is a control character, and their lengths hold NUL bytes).
+   * </ul>
+   *
+   * Any other value fails, naming the type, so that the decode-error policy decides. Text values
+   * are the text itself, as for any user type that is not an array.
+   */
+  static final class Unidentified extends PgBinaryCodec {
+    private static final int MAX_LABEL_BYTES = 63;
+
+    private final IntFunction<PgBinaryCodec> fields;
+    private final boolean labels;
+
+    /**
+     * @param oid the type oid
+     * @param name the type's name as the stream gave it, or {@code type}
+     * @param fields codecs of the field type oids a record may name: builtin or known to the
+     *     catalog (others fail, so the value is not taken as a record); must not query the catalog
+     * @param labels whether a value may be taken as an enum label
+     */
+    Unidentified(int oid, String name, IntFunction<PgBinaryCodec> fields, boolean labels) {
+      super(oid, name);
+      this.fields = fields;
+      this.labels = labels;
+    }
+
+    @Override
+    String text(PgBinaryCursor c) {
+      String notRecord;
+      int at = c.index();
+      int length = c.remaining();
+      if (length >= 12 && c.array()[at] == 0) {
+        try {
+          PgBinaryCursor copy = new PgBinaryCursor(c.array(), at, length);
+          String record =
+              new Composite(oid(), describe(), new int[0], new PgBinaryCodec[0], fields).text(copy);
+          c.skip(length, "record");
+          return record;
+        } catch (IllegalArgumentException e) {
+          notRecord = e.getMessage();
+        }
+      } else {
+        notRecord = "too short or no leading NUL byte for a field count";
+      }
+      if (labels && length <= MAX_LABEL_BYTES && isLabelText(c.array(), at, length)) {
+        return c.restUtf8("enum label");
+      }
+      throw new IllegalArgumentException(
+          "type "
+              + describe()
+              + " is not in pg_type (dropped before the catalog was asked), pgoutput does not"
+              + " send a type's kind, and the value is not a record ("
+              + notRecord
+              + ")"
+              + (labels ? " nor an enum label's text" : ""));
+    }
+
+    private static boolean isLabelText(byte[] b, int offset, int length) {
+      for (int i = offset; i < offset + length; i++) {
+        int u = b[i] & 0xFF;
+        if (u < 0x20 || u == 0x7F) {
+          return false;
+        }
+      }
+      try {
+        java.nio.charset.StandardCharsets.UTF_8
+            .newDecoder()
+            .decode(java.nio.ByteBuffer.wrap(b, offset, length));
+        return true;
+      } catch (java.nio.charset.CharacterCodingException e) {
+        return false; // not UTF-8: not a label; the caller reports the value as undecodable
+      }
+    }
+
+    @Override
+    boolean missing() {
+      return true;
     }
   }
 

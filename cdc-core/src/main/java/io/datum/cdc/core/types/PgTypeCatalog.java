@@ -278,14 +278,24 @@ public final class PgTypeCatalog implements PgBinaryTypes {
       return codec;
     }
     String name = sentNamespace + '.' + sentName;
-    return sentName.startsWith("_")
-        ? new PgBinaryCodec.SentArray(typeOid, name, this::codec)
-        : new PgBinaryCodec.Unsupported(
-            typeOid,
-            name,
-            "it is not in pg_type (dropped before the catalog was asked), and pgoutput does not"
-                + " send a type's kind",
-            true);
+    if (sentName.startsWith("_")) {
+      return new PgBinaryCodec.SentArray(typeOid, name, this::codec);
+    }
+    // outside pg_catalog the base type is a user type: an enum's value is its label's text
+    return new PgBinaryCodec.Unidentified(
+        typeOid, name, this::knownCodec, !"pg_catalog".equals(sentNamespace));
+  }
+
+  /**
+   * Returns the codec of a type oid that is builtin or already known, without a catalog query (for
+   * the field types a value of an unidentified type names); an always-failing codec otherwise.
+   */
+  private PgBinaryCodec knownCodec(int oid) {
+    if (!needsCatalog(oid) || infos.containsKey(oid)) {
+      return codec(oid);
+    }
+    return new PgBinaryCodec.Unsupported(
+        oid, "type", "it is neither builtin nor known to the catalog");
   }
 
   private PgBinaryCodec cached(int oid, int depth) {
@@ -303,8 +313,7 @@ public final class PgTypeCatalog implements PgBinaryTypes {
     }
     PgTypeInfo info = infos.get(oid);
     if (info == null) {
-      return new PgBinaryCodec.Unsupported(
-          oid, "type", "it is not in pg_type (dropped before the catalog was asked?)", true);
+      return new PgBinaryCodec.Unidentified(oid, "type", this::knownCodec, false);
     }
     String name = info.qualifiedName();
     if (depth > 32) { // the server limits nesting far below; guards against a corrupt catalog

@@ -192,17 +192,49 @@ class PgBinaryCodecTest {
 
   @Test
   void anArrayTypeNoLongerInTheCatalogDecodesByItsHeadersElementTypeInBinaryOnly() {
-    PgBinaryCodec gone = new PgBinaryCodec.Unsupported(MOOD, "type", "it is not in pg_type", true);
+    PgBinaryCodec gone = new PgBinaryCodec.Unidentified(MOOD, "type", oid -> INT4, false);
     PgBinaryCodec sent =
         new PgBinaryCodec.SentArray(MOOD_ARRAY, "public._posint", oid -> oid == 23 ? INT4 : gone);
     byte[] ints = SendBytes.of().arrayHeader(1, 23, 2, 1).element(int4(7)).i32(-1).build();
     assertEquals(Arrays.asList(7, null), value(sent, ints));
     byte[] moods = SendBytes.of().arrayHeader(0, MOOD, 1, 1).element(utf8("ok")).build();
-    assertTrue(rejected(sent, moods).contains("element type oid " + MOOD), rejected(sent, moods));
+    // an element of a type the catalog does not hold either: only a record would decode
+    assertTrue(rejected(sent, moods).contains("oid " + MOOD + ")"), rejected(sent, moods));
+    assertTrue(rejected(sent, moods).contains("not a record"), rejected(sent, moods));
     assertTrue(rejected(sent, new byte[] {0, 0}).contains("no array header"));
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> sent.textValue("{7,NULL}"));
     assertTrue(e.getMessage().contains("public._posint"), e.getMessage());
+  }
+
+  @Test
+  void aTypeNoLongerInTheCatalogDecodesOnlyAsARecordOrAnEnumLabel() {
+    PgBinaryCodec unknown =
+        new PgBinaryCodec.Unsupported(99, "type", "it is neither builtin nor known");
+    PgBinaryCodec scalar =
+        new PgBinaryCodec.Unidentified(
+            MOOD, "public.gone", oid -> oid == 23 || oid == 25 ? builtin(oid) : unknown, true);
+    byte[] record = SendBytes.of().i32(2).i32(23).i32(4).i32(1).i32(25).i32(3).text("x y").build();
+    assertEquals("(1,\"x y\")", value(scalar, record));
+    assertEquals("très bien", value(scalar, utf8("très bien")));
+    assertEquals("", value(scalar, new byte[0]));
+    // a record naming a field type that is neither builtin nor known is not taken as one
+    byte[] foreign = SendBytes.of().i32(1).i32(99).i32(4).i32(1).build();
+    assertTrue(rejected(scalar, foreign).contains("public.gone (oid " + MOOD + ")"));
+    // range_send's forms: a control-character flags byte, NUL bytes in the lengths
+    assertTrue(rejected(scalar, new byte[] {0x01}).contains("nor an enum label"));
+    assertTrue(rejected(scalar, new byte[] {0x18}).contains("nor an enum label"));
+    assertTrue(rejected(scalar, range(0x02, 1, 5)).contains("not a record"));
+    assertTrue(rejected(scalar, utf8("x".repeat(64))).contains("nor an enum label"));
+    assertTrue(rejected(scalar, new byte[] {(byte) 0xC3, 0x28}).contains("nor an enum label"));
+    // where the Type message named a pg_catalog type, a label is never guessed
+    PgBinaryCodec noLabels = new PgBinaryCodec.Unidentified(MOOD, "gone", oid -> unknown, false);
+    assertTrue(rejected(noLabels, utf8("ok")).contains("is not a record"));
+    assertEquals("x", noLabels.textValue("x"));
+  }
+
+  private static PgBinaryCodec builtin(int oid) {
+    return new PgBinaryCodec.Builtin(oid, oid == 23 ? "int4" : "text", null);
   }
 
   @Test
