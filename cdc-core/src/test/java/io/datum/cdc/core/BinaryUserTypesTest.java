@@ -166,7 +166,17 @@ class BinaryUserTypesTest {
         "CREATE TABLE holder (id int PRIMARY KEY, o opaque)",
         "CREATE PUBLICATION holder FOR TABLE holder");
     EventCollector events = new EventCollector(true);
-    try (PgCdcSource b = source("holder_binary", "holder", true)) {
+    try (PgCdcSource b =
+        PgCdcSource.builder()
+            .jdbcUrl(pg.jdbcUrl())
+            .user(pg.user())
+            .slot("holder_binary")
+            .publication("holder")
+            .checkpointStore(new MemoryCheckpointStore())
+            .createSlot(true)
+            .binary(true)
+            .onDecodeError(DecodeErrorPolicy.STOP)
+            .build()) {
       CompletableFuture<Void> done = b.start(events);
       pg.execute("INSERT INTO holder VALUES (1, 'x')");
       ExecutionException e =

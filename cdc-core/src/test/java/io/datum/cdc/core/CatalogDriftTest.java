@@ -49,6 +49,9 @@ class CatalogDriftTest {
         .publication(publication)
         .checkpointStore(new MemoryCheckpointStore())
         .binary(binary)
+        // undecodable values stop the source, saying why (the other policies:
+        // DecodeErrorPolicyTest)
+        .onDecodeError(DecodeErrorPolicy.STOP)
         .build();
   }
 

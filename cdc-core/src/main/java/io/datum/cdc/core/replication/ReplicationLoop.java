@@ -7,6 +7,7 @@ import io.datum.cdc.core.assembly.TransactionBuffer;
 import io.datum.cdc.core.delivery.Handoff;
 import io.datum.cdc.core.feedback.FeedbackCoordinator;
 import io.datum.cdc.core.feedback.SourceCheckpointHandle;
+import io.datum.cdc.core.pgoutput.PgOutputDecoder;
 import io.datum.cdc.core.types.PgTypeCatalog;
 import io.datum.cdc.event.ChangeEvent;
 import java.nio.ByteBuffer;
@@ -51,6 +52,7 @@ final class ReplicationLoop {
   private final SourceCheckpointHandle handle;
   private final FeedbackCoordinator coordinator;
   private final Handoff handoff;
+  private final DecodeErrorHandling decodeErrors;
 
   /** Created by {@link #open} once the protocol version is negotiated. */
   private volatile TransactionAssembler assembler;
@@ -78,8 +80,10 @@ final class ReplicationLoop {
       FeedbackCoordinator coordinator,
       SourceCheckpointHandle handle,
       Handoff handoff,
+      DecodeErrorHandling decodeErrors,
       Runnable beforeFinalFeedback) {
     this.beforeFinalFeedback = beforeFinalFeedback;
+    this.decodeErrors = decodeErrors;
     this.config = config;
     this.coordinator = coordinator;
     this.handle = handle;
@@ -141,12 +145,15 @@ final class ReplicationLoop {
       // timestamptz text (in ranges, composites, arrays of user types) follows the walsender
       // session's TimeZone, a GUC_REPORT parameter pgjdbc keeps from the server's ParameterStatus
       types.timeZone(connection.unwrap(PGConnection.class).getParameterStatus("TimeZone"));
+      PgOutputDecoder decoder = protocol.decoder(types);
+      decoder.valueErrors(decodeErrors.policy());
       assembler =
           new TransactionAssembler(
               slot,
               coordinator,
-              protocol.decoder(types),
-              new TransactionBuffer.Memory(config.memoryBudget(), config.spillDirectory()));
+              decoder,
+              new TransactionBuffer.Memory(config.memoryBudget(), config.spillDirectory()),
+              decodeErrors);
       LOG.info(
           "streaming slot {} publication {} from {} with {}",
           slot,

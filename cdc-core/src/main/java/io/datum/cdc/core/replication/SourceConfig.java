@@ -36,6 +36,8 @@ import java.util.Properties;
  *     or null to not send it
  * @param memoryBudget bytes of buffered changes held in memory before a transaction spills
  * @param spillDirectory where spill files are created
+ * @param decodeErrors what a column value that does not decode does: {@code stop}, {@code raw} or
+ *     {@code skip}, not null
  */
 public record SourceConfig(
     String jdbcUrl,
@@ -62,4 +64,5 @@ public record SourceConfig(
     boolean binary,
     String origin,
     long memoryBudget,
-    Path spillDirectory) {}
+    Path spillDirectory,
+    String decodeErrors) {}
