@@ -1,11 +1,13 @@
 package io.datum.cdc.event;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.Objects;
 
 /**
  * The columns PostgreSQL sent for one row, in the relation's column order, each either a value, SQL
@@ -23,6 +25,15 @@ import java.util.NoSuchElementException;
  * LocalDateTime, {@code timestamptz} Instant ({@code infinity}/{@code -infinity} as the type's
  * MAX/MIN), {@code interval} {@link PgInterval}, every other type its PostgreSQL text output as a
  * String.
+ *
+ * <p>A fourth state exists only when the source runs with the decode-error policy {@code RAW}
+ * ({@code PgCdcSource.Builder.onDecodeError}): a column whose value the source could not decode to
+ * its Java type (a type dropped from the catalog before the change was read, a malformed value)
+ * holds the value as PostgreSQL sent it instead: its text, a String, for a text-format value, or
+ * its bytes, a {@code byte[]} in the type's binary send format, for a binary-format one. Such
+ * columns are listed by {@link #undecodedColumns()} and tested by {@link #isUndecoded(int)}; every
+ * other column holds its decoded value as usual. A handler that must not mistake raw text for a
+ * decoded String checks {@link #hasUndecoded()} first.
  *
  * <p>Rows are immutable once built and safe to share.
  */
@@ -43,9 +54,13 @@ public final class Row {
   private final List<ColumnInfo> columns;
   private final Object[] values;
 
-  private Row(List<ColumnInfo> columns, Object[] values) {
+  /** Positions of the undecoded columns, ascending; null if none (the usual case). */
+  private final int[] undecoded;
+
+  private Row(List<ColumnInfo> columns, Object[] values, int[] undecoded) {
     this.columns = columns;
     this.values = values;
+    this.undecoded = undecoded;
   }
 
   /**
@@ -62,7 +77,48 @@ public final class Row {
       throw new IllegalArgumentException(
           "row has " + columns.size() + " columns but " + values.length + " values");
     }
-    return new Row(columns, values);
+    return new Row(columns, values, null);
+  }
+
+  /**
+   * Builds a row some of whose columns hold undecoded values (see the class description). The
+   * arrays are owned by the row afterwards: the caller must not modify them.
+   *
+   * @param columns the columns, in order; an unmodifiable list
+   * @param values one entry per column, as for {@link #of(List, Object[])}; an undecoded column's
+   *     entry is its raw value, a String or a {@code byte[]}
+   * @param undecoded the positions of the undecoded columns, strictly ascending, or null (or empty)
+   *     if there are none
+   * @return the row
+   * @throws IllegalArgumentException if the sizes differ, or a position is out of range, not
+   *     ascending, or holds neither a String nor a byte[]
+   */
+  public static Row of(List<ColumnInfo> columns, Object[] values, int[] undecoded) {
+    if (undecoded == null || undecoded.length == 0) {
+      return of(columns, values);
+    }
+    if (columns.size() != values.length) {
+      throw new IllegalArgumentException(
+          "row has " + columns.size() + " columns but " + values.length + " values");
+    }
+    for (int k = 0; k < undecoded.length; k++) {
+      int i = undecoded[k];
+      if (i < 0 || i >= values.length || (k > 0 && i <= undecoded[k - 1])) {
+        throw new IllegalArgumentException(
+            "undecoded column positions must be ascending and in [0, "
+                + values.length
+                + "): "
+                + Arrays.toString(undecoded));
+      }
+      if (!(values[i] instanceof String) && !(values[i] instanceof byte[])) {
+        throw new IllegalArgumentException(
+            "undecoded column \""
+                + columns.get(i).name()
+                + "\" must hold a String or a byte[], not "
+                + (values[i] == null ? "null" : values[i].getClass().getName()));
+      }
+    }
+    return new Row(columns, values, undecoded);
   }
 
   /** Returns the number of columns. */
@@ -177,6 +233,53 @@ public final class Row {
   }
 
   /**
+   * Returns whether any column holds an undecoded value (only with the decode-error policy {@code
+   * RAW}; see the class description).
+   *
+   * @return true if {@link #undecodedColumns()} is not empty
+   */
+  public boolean hasUndecoded() {
+    return undecoded != null;
+  }
+
+  /**
+   * Returns whether the column at a position holds its raw value, undecoded: its text (a String) or
+   * its binary send format (a {@code byte[]}), as PostgreSQL sent it.
+   *
+   * @param index in {@code [0, size())}
+   * @return true if the value could not be decoded and is given raw
+   * @throws IndexOutOfBoundsException if out of range
+   */
+  public boolean isUndecoded(int index) {
+    Objects.checkIndex(index, values.length);
+    if (undecoded != null) {
+      for (int i : undecoded) {
+        if (i == index) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Returns the names of the columns that hold undecoded values, in column order; empty unless the
+   * source runs with the decode-error policy {@code RAW} and a value could not be decoded.
+   *
+   * @return an unmodifiable list, possibly empty
+   */
+  public List<String> undecodedColumns() {
+    if (undecoded == null) {
+      return List.of();
+    }
+    List<String> names = new ArrayList<>(undecoded.length);
+    for (int i : undecoded) {
+      names.add(columns.get(i).name());
+    }
+    return Collections.unmodifiableList(names);
+  }
+
+  /**
    * Returns the replica-identity columns of this row, or null if it has none.
    *
    * @return a row of the key columns only (this row if all its columns are key columns), or null
@@ -196,13 +299,22 @@ public final class Row {
     }
     List<ColumnInfo> keyColumns = new ArrayList<>(keys);
     Object[] keyValues = new Object[keys];
+    int[] keyUndecoded = null;
+    int u = 0;
     for (int i = 0, k = 0; i < columns.size(); i++) {
       if (columns.get(i).key()) {
+        if (undecoded != null && isUndecoded(i)) {
+          keyUndecoded = keyUndecoded == null ? new int[undecoded.length] : keyUndecoded;
+          keyUndecoded[u++] = k;
+        }
         keyColumns.add(columns.get(i));
         keyValues[k++] = values[i];
       }
     }
-    return new Row(Collections.unmodifiableList(keyColumns), keyValues);
+    return new Row(
+        Collections.unmodifiableList(keyColumns),
+        keyValues,
+        keyUndecoded == null ? null : Arrays.copyOf(keyUndecoded, u));
   }
 
   /**
@@ -238,6 +350,9 @@ public final class Row {
       }
       Object v = values[i];
       sb.append(columns.get(i).name()).append('=');
+      if (undecoded != null && isUndecoded(i)) {
+        sb.append("undecoded:");
+      }
       sb.append(v instanceof byte[] ? ((byte[]) v).length + " bytes" : String.valueOf(v));
     }
     return sb.append('}').toString();

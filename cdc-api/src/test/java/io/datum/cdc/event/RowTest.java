@@ -20,6 +20,38 @@ class RowTest {
   private static final int INT4 = 23;
   private static final int TEXT = 25;
 
+  @Test
+  void undecodedColumnsAreListedAndCarriedIntoTheKeyRow() {
+    List<ColumnInfo> columns =
+        List.of(
+            new ColumnInfo("id", INT4, -1, true),
+            new ColumnInfo("a", TEXT, -1, false),
+            new ColumnInfo("b", 50_000, -1, true));
+    Row row = Row.of(columns, new Object[] {1, "x", new byte[] {1}}, new int[] {2});
+    assertTrue(row.hasUndecoded());
+    assertEquals(List.of("b"), row.undecodedColumns());
+    assertTrue(row.isUndecoded(2));
+    assertFalse(row.isUndecoded(0));
+    assertThrows(IndexOutOfBoundsException.class, () -> row.isUndecoded(3));
+    Row key = row.keyColumns();
+    assertEquals(List.of("b"), key.undecodedColumns());
+    assertTrue(key.isUndecoded(1));
+    assertEquals("{id=1, a=x, b=undecoded:1 bytes}", row.toString());
+    Row plain = Row.of(columns, new Object[] {1, "x", 2}, null);
+    assertFalse(plain.hasUndecoded());
+    assertEquals(List.of(), plain.undecodedColumns());
+    // raw values are Strings or byte arrays; positions ascending and in range
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> Row.of(columns, new Object[] {1, "x", 2}, new int[] {2}));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> Row.of(columns, new Object[] {"1", "x", "2"}, new int[] {2, 0}));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> Row.of(columns, new Object[] {"1", "x", "2"}, new int[] {3}));
+  }
+
   private static ColumnInfo col(String name, int type, boolean key) {
     return new ColumnInfo(name, type, -1, key);
   }

@@ -5,6 +5,7 @@ import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.CheckpointStores;
 import io.datum.cdc.cli.json.JsonLinesWriter;
 import io.datum.cdc.core.AcknowledgementDurability;
+import io.datum.cdc.core.DecodeErrorPolicy;
 import io.datum.cdc.core.PgCdcSource;
 import java.io.BufferedOutputStream;
 import java.io.FileDescriptor;
@@ -102,6 +103,18 @@ final class StreamCommand implements Callable<Integer> {
   String durableAcks;
 
   @Option(
+      names = "--on-decode-error",
+      paramLabel = "stop|raw|skip",
+      defaultValue = "raw",
+      description =
+          "a change with a column value that cannot be decoded (a type dropped before the change"
+              + " was read, an extension type in --binary mode): raw (default) prints it with the"
+              + " value as PostgreSQL sent it (text, or base64 of the binary bytes) and the column"
+              + " listed in \"undecoded\"; stop exits with the error (restarts stop there again);"
+              + " skip leaves the change out, logging it at WARN")
+  String onDecodeError;
+
+  @Option(
       names = "--messages",
       description =
           "also stream logical decoding messages (pg_logical_emit_message; PostgreSQL 14+)")
@@ -171,6 +184,15 @@ final class StreamCommand implements Callable<Integer> {
               throw new CdcConfigurationException(
                   "--durable-acks must be transaction or event, was \"" + durableAcks + '"');
         };
+    DecodeErrorPolicy decodeErrors =
+        switch (onDecodeError) {
+          case "stop" -> DecodeErrorPolicy.STOP;
+          case "raw" -> DecodeErrorPolicy.RAW;
+          case "skip" -> DecodeErrorPolicy.SKIP;
+          default ->
+              throw new CdcConfigurationException(
+                  "--on-decode-error must be stop, raw or skip, was \"" + onDecodeError + '"');
+        };
     if (waitForSlotSeconds < 0) {
       throw new CdcConfigurationException(
           "--wait-for-slot must not be negative, was " + waitForSlotSeconds);
@@ -199,6 +221,7 @@ final class StreamCommand implements Callable<Integer> {
               .trustSlotPosition(trustSlotPosition)
               .allowClusterChange(allowClusterChange)
               .acknowledgementDurability(durability)
+              .onDecodeError(decodeErrors)
               .messages(messages)
               .waitForSlot(Duration.ofMillis((long) (waitForSlotSeconds * 1000)))
               .reconnect(reconnectAttempts, Duration.ofMillis(200), Duration.ofSeconds(30))

@@ -37,9 +37,11 @@ import org.junit.jupiter.api.io.TempDir;
  * Fault injection: a workload commits numbered rows while a {@code pgcdc stream} consumer (file
  * store, default options: unlimited reconnects, per-event durable acknowledgements) appends what it
  * prints to a ledger; at random moments the consumer is killed with SIGKILL and restarted, its
- * walsender is terminated, or PostgreSQL crashes and restarts. At the end a checker proves that
- * every committed row was delivered, and that no event whose acknowledgement the store held at a
- * SIGKILL (read from the store right after each kill) was printed again; rows printed but not yet
+ * walsender is terminated, PostgreSQL crashes and restarts, or (a decode-error round) the consumer
+ * is killed, a row with a value of a type then dropped is written, and a new consumer must deliver
+ * it raw and marked ({@code "undecoded"}) and go on. At the end a checker proves that every
+ * committed row was delivered, and that no event whose acknowledgement the store held at a SIGKILL
+ * (read from the store right after each kill) was printed again; rows printed but not yet
  * acknowledged at a kill may come again and are counted. Rounds: {@code -Dfaults.rounds=N} (default
  * 6, a short CI run); seed: {@code -Dfaults.seed=S}.
  */
@@ -70,11 +72,13 @@ class FaultInjectionTest {
     Map<String, Integer> faults = new HashMap<>();
     List<Kill> kills = new ArrayList<>();
     Process consumer = consumer(ledger, store, null);
+    int poisoned = 0;
     try {
       for (int round = 0; round < rounds; round++) {
         long target = workload.committed.get() + 200;
         await().atMost(Duration.ofSeconds(60)).until(() -> workload.committed.get() >= target);
-        switch (random.nextInt(3)) {
+        // round 1 is always a decode-error round, so that a short run has one
+        switch (round == 1 ? 3 : random.nextInt(4)) {
           case 0 -> {
             consumer.toHandle().destroyForcibly(); // SIGKILL
             consumer.waitFor();
@@ -88,9 +92,31 @@ class FaultInjectionTest {
                     + " WHERE slot_name = 'faults' AND active_pid IS NOT NULL");
             faults.merge("walsender terminated", 1, Integer::sum);
           }
-          default -> {
+          case 2 -> {
             pg.restart(EmbeddedPostgresServer.ShutdownMode.IMMEDIATE);
             faults.merge("PostgreSQL crash + restart", 1, Integer::sum);
+          }
+          default -> {
+            // a value that cannot be decoded: written while the consumer is down, its type
+            // dropped before the consumer reads it; the default policy (raw) must deliver it
+            // marked, and the stream must go on
+            consumer.toHandle().destroyForcibly();
+            consumer.waitFor();
+            kills.add(Kill.after(ledger, store));
+            poisoned++;
+            pg.execute(
+                "CREATE DOMAIN poison_d" + poisoned + " AS int CHECK (VALUE > 0)",
+                "CREATE TABLE poison"
+                    + poisoned
+                    + " (id bigint PRIMARY KEY, v poison_d"
+                    + poisoned
+                    + "[])",
+                "ALTER PUBLICATION faults ADD TABLE poison" + poisoned,
+                "INSERT INTO poison" + poisoned + " VALUES (" + poisoned + ", '{7}')",
+                "DROP TABLE poison" + poisoned,
+                "DROP DOMAIN poison_d" + poisoned);
+            consumer = consumer(ledger, store, null);
+            faults.merge("undecodable value (consumer SIGKILL, type dropped)", 1, Integer::sum);
           }
         }
       }
@@ -133,6 +159,8 @@ class FaultInjectionTest {
     }
     ObjectMapper json = new ObjectMapper();
     Map<Long, Integer> delivered = new HashMap<>();
+    Set<Long> poisonDelivered = new TreeSet<>();
+    List<String> badPoison = new ArrayList<>();
     List<JsonNode> lines = new ArrayList<>();
     for (String line : Files.readAllLines(ledger, StandardCharsets.UTF_8)) {
       JsonNode event = null;
@@ -142,7 +170,13 @@ class FaultInjectionTest {
         // the last line of a consumer killed while writing it
       }
       lines.add(event);
-      if (event != null) {
+      if (event != null && event.get("table").asText().startsWith("poison")) {
+        poisonDelivered.add(event.get("after").get("id").asLong());
+        if (!event.path("undecoded").toString().equals("[\"v\"]")
+            || !event.get("after").get("v").asText().equals("{7}")) {
+          badPoison.add(line);
+        }
+      } else if (event != null) {
         delivered.merge(event.get("after").get("id").asLong(), 1, Integer::sum);
       }
     }
@@ -165,18 +199,26 @@ class FaultInjectionTest {
     }
     long duplicates = delivered.values().stream().mapToLong(n -> n - 1).sum();
     System.out.printf(
-        "fault injection (seed %d): %d rounds %s; %d rows committed, %d deliveries,"
+        "fault injection (seed %d): %d rounds %s; %d undecodable rows delivered raw;"
+            + " %d rows committed, %d deliveries,"
             + " %d delivered more than once (printed but not yet acknowledged at a SIGKILL),"
             + " %d acknowledged and delivered again, %d missing%n",
         seed,
         rounds,
         faults,
+        poisonDelivered.size(),
         committed.size(),
         delivered.values().stream().mapToLong(n -> n).sum(),
         duplicates,
         acknowledgedAgain.size(),
         missing.size());
     assertEquals(List.of(), missing, "committed rows never delivered (seed " + seed + ")");
+    Set<Long> poisonWritten = new TreeSet<>();
+    for (long n = 1; n <= poisoned; n++) {
+      poisonWritten.add(n);
+    }
+    assertEquals(poisonWritten, poisonDelivered, "undecodable rows delivered (seed " + seed + ")");
+    assertEquals(List.of(), badPoison, "undecodable rows raw and marked (seed " + seed + ")");
     assertEquals(
         committed, new TreeSet<>(delivered.keySet()), "delivered rows that were never committed");
     assertEquals(

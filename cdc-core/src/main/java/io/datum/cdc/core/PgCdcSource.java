@@ -134,7 +134,9 @@ public final class PgCdcSource implements AutoCloseable {
         p[3],
         seconds > 0 ? p[3] / seconds : 0,
         runtime.reconnects(),
-        p[5]);
+        p[5],
+        p[6],
+        p[7]);
   }
 
   /** Returns how many times the source reconnected after a connection loss. */
@@ -170,6 +172,7 @@ public final class PgCdcSource implements AutoCloseable {
     private Duration reconnectInitialBackoff = Duration.ofMillis(200);
     private Duration reconnectMaxBackoff = Duration.ofSeconds(30);
     private AcknowledgementDurability durability = AcknowledgementDurability.EVENT;
+    private DecodeErrorPolicy decodeErrors = DecodeErrorPolicy.RAW;
     private boolean messages;
     private Duration slotWait = Duration.ZERO;
     private int protocolVersion;
@@ -423,6 +426,22 @@ public final class PgCdcSource implements AutoCloseable {
     }
 
     /**
+     * Sets what happens to a change one of whose column values cannot be decoded (a type dropped
+     * from the catalog before the change was read and not decodable from the stream alone, an
+     * extension type in binary mode, a value the decoders reject): see {@link DecodeErrorPolicy}. A
+     * malformed pgoutput message always stops the source, whatever the policy.
+     *
+     * @param policy {@link DecodeErrorPolicy#STOP}, {@link DecodeErrorPolicy#RAW} (the default) or
+     *     {@link DecodeErrorPolicy#SKIP}
+     * @return this builder
+     * @throws NullPointerException if {@code policy} is null
+     */
+    public Builder onDecodeError(DecodeErrorPolicy policy) {
+      this.decodeErrors = Objects.requireNonNull(policy, "policy");
+      return this;
+    }
+
+    /**
      * @param messages deliver logical decoding messages written with {@code
      *     pg_logical_emit_message} as {@link io.datum.cdc.event.MessageEvent}s (pgoutput option
      *     {@code messages}, PostgreSQL 14 and later; {@link PgCdcSource#start} fails with a {@link
@@ -627,6 +646,7 @@ public final class PgCdcSource implements AutoCloseable {
               origin == null ? null : origin.name().toLowerCase(Locale.ROOT),
               memoryBudget,
               spillDirectory,
+              decodeErrors.name().toLowerCase(Locale.ROOT),
               allowClusterChange));
     }
   }

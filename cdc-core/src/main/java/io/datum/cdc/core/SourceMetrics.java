@@ -18,6 +18,8 @@ public final class SourceMetrics {
   private final double eventsPerSecond;
   private final long reconnects;
   private final long transactionsSpilled;
+  private final long eventsSkipped;
+  private final long eventsWithUndecoded;
 
   SourceMetrics(
       PgLsn watermark,
@@ -27,7 +29,9 @@ public final class SourceMetrics {
       long eventsHandled,
       double eventsPerSecond,
       long reconnects,
-      long transactionsSpilled) {
+      long transactionsSpilled,
+      long eventsSkipped,
+      long eventsWithUndecoded) {
     this.watermark = watermark;
     this.pendingTransactions = pendingTransactions;
     this.pendingEvents = pendingEvents;
@@ -36,6 +40,8 @@ public final class SourceMetrics {
     this.eventsPerSecond = eventsPerSecond;
     this.reconnects = reconnects;
     this.transactionsSpilled = transactionsSpilled;
+    this.eventsSkipped = eventsSkipped;
+    this.eventsWithUndecoded = eventsWithUndecoded;
   }
 
   /** Returns the durable watermark: the position confirmed to PostgreSQL; never null. */
@@ -84,6 +90,23 @@ public final class SourceMetrics {
     return transactionsSpilled;
   }
 
+  /**
+   * Returns the changes skipped since the source started because a column value could not be
+   * decoded, under {@link DecodeErrorPolicy#SKIP} (each logged at WARN); 0 under the other
+   * policies.
+   */
+  public long eventsSkipped() {
+    return eventsSkipped;
+  }
+
+  /**
+   * Returns the events delivered since the source started with at least one column value undecoded
+   * (raw), under {@link DecodeErrorPolicy#RAW}; 0 under the other policies.
+   */
+  public long eventsWithUndecoded() {
+    return eventsWithUndecoded;
+  }
+
   @Override
   public String toString() {
     return "SourceMetrics[watermark="
@@ -102,6 +125,10 @@ public final class SourceMetrics {
         + reconnects
         + ", transactionsSpilled="
         + transactionsSpilled
+        + ", eventsSkipped="
+        + eventsSkipped
+        + ", eventsWithUndecoded="
+        + eventsWithUndecoded
         + ']';
   }
 }

@@ -25,22 +25,26 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.io.Writer;
+import java.util.LinkedHashSet;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * Writes change events in the JSON-lines format 1 of docs/json-lines.md: one JSON object per event,
  * then {@code '\n'}, with the fields in the documented order and the documented value mapping.
  *
  * <p>Row changes: {@code op, slot, schema, table, xid, commit_lsn, tx_end_lsn, event_index,
- * event_count, commit_time, [origin], [redelivered], key, before, after, unchanged_toast}.
- * Truncate: {@code op, slot, xid, commit_lsn, tx_end_lsn, event_index, event_count, commit_time,
- * [origin], [redelivered], tables, cascade, restart_identity}. Message: the same header, then
- * {@code prefix, content, transactional}. {@code origin} is present only when the transaction has
- * one; {@code redelivered} (always {@code true}) only when {@link TransactionInfo#redelivered()}
- * is: the source knows it delivered the transaction before (after a reconnect, or partly
- * acknowledged before a restart). The position fields ({@code slot} to {@code event_count}) come
- * from {@link ChangeEvent#offset()}, the one to acknowledge; {@code commit_time} and {@code origin}
- * from {@link ChangeEvent#transaction()}.
+ * event_count, commit_time, [origin], [redelivered], key, before, after, unchanged_toast,
+ * [undecoded]}; {@code undecoded} is present only when a column value of the event is given raw
+ * (the decode-error policy RAW: {@link Row#undecodedColumns()}). Truncate: {@code op, slot, xid,
+ * commit_lsn, tx_end_lsn, event_index, event_count, commit_time, [origin], [redelivered], tables,
+ * cascade, restart_identity}. Message: the same header, then {@code prefix, content,
+ * transactional}. {@code origin} is present only when the transaction has one; {@code redelivered}
+ * (always {@code true}) only when {@link TransactionInfo#redelivered()} is: the source knows it
+ * delivered the transaction before (after a reconnect, or partly acknowledged before a restart).
+ * The position fields ({@code slot} to {@code event_count}) come from {@link ChangeEvent#offset()},
+ * the one to acknowledge; {@code commit_time} and {@code origin} from {@link
+ * ChangeEvent#transaction()}.
  *
  * <p>Unchanged TOAST columns of {@code after} are left out of it and listed in {@code
  * unchanged_toast}, except when {@code before} carries the column's value (REPLICA IDENTITY FULL,
@@ -84,6 +88,7 @@ public final class JsonLinesWriter implements Flushable, Closeable {
   private static final SerializedString BEFORE = new SerializedString("before");
   private static final SerializedString AFTER = new SerializedString("after");
   private static final SerializedString UNCHANGED_TOAST = new SerializedString("unchanged_toast");
+  private static final SerializedString UNDECODED = new SerializedString("undecoded");
   private static final SerializedString TABLES = new SerializedString("tables");
   private static final SerializedString CASCADE = new SerializedString("cascade");
   private static final SerializedString RESTART_IDENTITY = new SerializedString("restart_identity");
@@ -276,6 +281,33 @@ public final class JsonLinesWriter implements Flushable, Closeable {
       }
     }
     generator.writeEndArray();
+    writeUndecoded(change.key(), before, after);
+  }
+
+  /**
+   * Writes {@code "undecoded"}, the names of the columns of {@code key}, {@code before} or {@code
+   * after} given raw (the decode-error policy RAW), each once, if there are any.
+   */
+  private void writeUndecoded(Row key, Row before, Row after) throws IOException {
+    if (!hasUndecoded(key) && !hasUndecoded(before) && !hasUndecoded(after)) {
+      return;
+    }
+    Set<String> names = new LinkedHashSet<>();
+    for (Row row : new Row[] {key, before, after}) {
+      if (row != null) {
+        names.addAll(row.undecodedColumns());
+      }
+    }
+    generator.writeFieldName(UNDECODED);
+    generator.writeStartArray();
+    for (String name : names) {
+      generator.writeString(name);
+    }
+    generator.writeEndArray();
+  }
+
+  private static boolean hasUndecoded(Row row) {
+    return row != null && row.hasUndecoded();
   }
 
   /**
@@ -299,7 +331,10 @@ public final class JsonLinesWriter implements Flushable, Closeable {
         }
       }
       generator.writeFieldName(row.column(i).name());
-      values.write(source.get(index), JsonValueWriter.isNumeric(source.column(index).typeOid()));
+      // a raw value is the text PostgreSQL sent (a string, never a bare number) or its bytes
+      values.write(
+          source.get(index),
+          !source.isUndecoded(index) && JsonValueWriter.isNumeric(source.column(index).typeOid()));
     }
     generator.writeEndObject();
   }

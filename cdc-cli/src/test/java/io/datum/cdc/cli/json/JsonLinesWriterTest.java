@@ -138,6 +138,25 @@ class JsonLinesWriterTest {
   // ---- row changes ----------------------------------------------------------------------------
 
   @Test
+  void undecodedValuesAreWrittenRawAsStringsAndListedInUndecoded() {
+    // the decode-error policy RAW: an int4 key as its text (a string, not a number), an array of
+    // a dropped type as its binary bytes (base64), named once in "undecoded" after unchanged_toast
+    List<ColumnInfo> columns =
+        List.of(col("id", INT4, true), col("ds", 50_001, false), col("note", TEXT, false));
+    Row after =
+        Row.of(
+            columns, new Object[] {"12x", new byte[] {0, 1, (byte) 0xff}, "ok"}, new int[] {0, 1});
+    InsertEvent insert = new InsertEvent(offset(0), TX, ORDERS, after);
+    assertEquals(
+        "{\"op\":\"insert\",\"slot\":\"s\",\"schema\":\"public\",\"table\":\"orders\","
+            + POSITION
+            + ",\"key\":{\"id\":\"12x\"},\"before\":null,"
+            + "\"after\":{\"id\":\"12x\",\"ds\":\"AAH/\",\"note\":\"ok\"},\"unchanged_toast\":[],"
+            + "\"undecoded\":[\"id\",\"ds\"]}",
+        line(insert));
+  }
+
+  @Test
   void designExampleInsertIsReproducedByteForByte() {
     // the example line of the format's original design (JSON lines, format 1), as printed
     List<ColumnInfo> columns = List.of(col("id", INT4, true), col("note", TEXT, false));

@@ -5,6 +5,8 @@ import io.datum.cdc.PgLsn;
 import io.datum.cdc.core.pgoutput.PgOutputDecoder;
 import io.datum.cdc.core.pgoutput.PgOutputListener;
 import io.datum.cdc.core.pgoutput.RelationInfo;
+import io.datum.cdc.core.pgoutput.ValueDecodingException;
+import io.datum.cdc.core.pgoutput.ValueFailure;
 import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.DeleteEvent;
 import io.datum.cdc.event.InsertEvent;
@@ -24,7 +26,8 @@ import java.util.List;
  * The events of one committed transaction, decoded one at a time from its {@link TransactionBuffer}
  * as the hand-off takes them, so that a transaction larger than memory is never decoded at once.
  * Events whose index the checkpoint store lists as acknowledged are skipped (their messages are
- * read but not decoded).
+ * read but not decoded). A change with a column value that does not decode is reported to the
+ * {@link DecodeFailures} of the source's policy: delivered with raw values, skipped, or stopping.
  *
  * <p>Also a listener: {@link PgOutputDecoder#decodeChange} calls it back with the decoded change,
  * which becomes the event with the next offset.
@@ -36,6 +39,7 @@ final class EventDelivery implements PgOutputListener, TransactionBuffer.ChangeS
   private final TransactionBuffer.Replay replay;
   private final TransactionInfo info;
   private final BitSet alreadyAcknowledged;
+  private final DecodeFailures failures;
   private int index;
   private ChangeEvent next;
   private boolean decodeNext;
@@ -46,14 +50,17 @@ final class EventDelivery implements PgOutputListener, TransactionBuffer.ChangeS
    * @param buffer the transaction's changes; closed with this delivery
    * @param info the transaction, its event count equal to the buffer's count
    * @param alreadyAcknowledged indexes to skip, or null
+   * @param failures where changes with values that do not decode are reported
    */
   EventDelivery(
       String slot,
       PgOutputDecoder decoder,
       TransactionBuffer buffer,
       TransactionInfo info,
-      BitSet alreadyAcknowledged) {
+      BitSet alreadyAcknowledged,
+      DecodeFailures failures) {
     this.slot = slot;
+    this.failures = failures;
     this.decoder = decoder;
     this.replay = buffer == null ? null : buffer.replay();
     this.info = info;
@@ -63,7 +70,8 @@ final class EventDelivery implements PgOutputListener, TransactionBuffer.ChangeS
   /** A delivery of one event that is already built. */
   static EventDelivery of(ChangeEvent event) {
     EventDelivery d =
-        new EventDelivery(event.offset().slot(), null, null, event.transaction(), null);
+        new EventDelivery(
+            event.offset().slot(), null, null, event.transaction(), null, DecodeFailures.STOP);
     d.next = event;
     return d;
   }
@@ -97,8 +105,22 @@ final class EventDelivery implements PgOutputListener, TransactionBuffer.ChangeS
 
   @Override
   public void accept(ByteBuffer message, boolean hasXid, RelationInfo[] relations) {
-    if (decodeNext) {
+    if (!decodeNext) {
+      return;
+    }
+    try {
       decoder.decodeChange(message, hasXid, relations, this);
+    } catch (ValueDecodingException e) {
+      if (!failures.skips()) {
+        throw e;
+      }
+      next = null;
+      failures.skipped(offset(), e);
+      return;
+    }
+    List<ValueFailure> raw = decoder.takeFailures();
+    if (raw != null) {
+      failures.delivered(offset(), raw);
     }
   }
 

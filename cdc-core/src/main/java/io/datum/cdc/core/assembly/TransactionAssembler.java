@@ -52,6 +52,7 @@ public final class TransactionAssembler implements PgOutputListener {
   private final FeedbackCoordinator coordinator;
   private final PgOutputDecoder decoder;
   private final TransactionBuffer.Memory memory;
+  private final DecodeFailures failures;
   private final ArrayDeque<EventDelivery> ready = new ArrayDeque<>();
 
   /** The Begin .. Commit or Begin Prepare .. Prepare transaction being received, or null. */
@@ -98,10 +99,28 @@ public final class TransactionAssembler implements PgOutputListener {
       FeedbackCoordinator coordinator,
       PgOutputDecoder decoder,
       TransactionBuffer.Memory memory) {
+    this(slot, coordinator, decoder, memory, DecodeFailures.STOP);
+  }
+
+  /**
+   * @param slot the slot, for offsets
+   * @param coordinator where transactions are registered
+   * @param decoder the connection's decoder, created with {@code deferChanges}, its value policy
+   *     set to match {@code failures}
+   * @param memory the memory budget of buffered changes
+   * @param failures where changes with values that do not decode are reported
+   */
+  public TransactionAssembler(
+      String slot,
+      FeedbackCoordinator coordinator,
+      PgOutputDecoder decoder,
+      TransactionBuffer.Memory memory,
+      DecodeFailures failures) {
     this.slot = slot;
     this.coordinator = coordinator;
     this.decoder = decoder;
     this.memory = memory;
+    this.failures = failures;
   }
 
   /**
@@ -268,7 +287,7 @@ public final class TransactionAssembler implements PgOutputListener {
     }
     TransactionInfo info =
         new TransactionInfo(xid, commitLsn, endLsn, time, origin, count, redelivered);
-    ready.addLast(new EventDelivery(slot, decoder, buffer, info, alreadyAcknowledged));
+    ready.addLast(new EventDelivery(slot, decoder, buffer, info, alreadyAcknowledged, failures));
   }
 
   @Override

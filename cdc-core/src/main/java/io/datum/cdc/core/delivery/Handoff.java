@@ -55,6 +55,11 @@ public final class Handoff {
     return queue.poll(timeoutMillis, TimeUnit.MILLISECONDS);
   }
 
+  /** Returns the number of events queued now. */
+  public int size() {
+    return queue.size();
+  }
+
   /** Returns true if no event waits for the handler. */
   public boolean isEmpty() {
     return queue.isEmpty();

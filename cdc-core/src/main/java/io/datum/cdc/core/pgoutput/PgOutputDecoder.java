@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Decodes pgoutput messages (the payload of XLogData) and calls a {@link PgOutputListener}, keeping
@@ -122,6 +123,28 @@ public final class PgOutputDecoder {
     this.abortInfo = abortInfo;
     this.deferChanges = deferChanges;
     this.cache = new RelationCache(binaryTypes);
+  }
+
+  /**
+   * Sets what a column value that does not decode does: {@code STOP} (the default) and {@code SKIP}
+   * throw a {@link ValueDecodingException}, {@code RAW} keeps the value as sent (a String or a
+   * byte[]) and marks the column in the row ({@link Row#undecodedColumns()}); {@link
+   * #takeFailures()} then lists them.
+   *
+   * @param policy the policy, not null
+   */
+  public void valueErrors(ValueFailure.Policy policy) {
+    tuples.policy(Objects.requireNonNull(policy, "policy"));
+  }
+
+  /**
+   * Returns the values the last {@link #decodeChange} (or {@link #decode} of a change) kept raw
+   * under the {@code RAW} policy, and forgets them.
+   *
+   * @return the failures, or null if every value decoded
+   */
+  public List<ValueFailure> takeFailures() {
+    return tuples.takeFailures();
   }
 
   /** Returns the protocol version this decoder reads. */
@@ -236,6 +259,7 @@ public final class PgOutputDecoder {
     inStreamBlock = hasXid;
     replayRelations = relations;
     replayNext = 0;
+    tuples.takeFailures(); // those of a change that failed are not this one's
     try {
       byte type = message.get(message.position());
       if ("IUDTM".indexOf(type) < 0) {
@@ -550,8 +574,9 @@ public final class PgOutputDecoder {
     RelationInfo relation = requireRelation();
     tuples.expectTupleType("N");
     Object[] values = tuples.readTuple(relation, false);
+    int[] raw = tuples.takeUndecoded();
     in.expectEnd();
-    listener.insert(relation, Row.of(relation.columns(), values));
+    listener.insert(relation, Row.of(relation.columns(), values, raw));
   }
 
   private void update(PgOutputListener listener) {
@@ -560,18 +585,22 @@ public final class PgOutputDecoder {
     byte kind = tuples.expectTupleType("KON");
     Object[] old = null;
     boolean full = kind == 'O';
+    int[] oldRaw = null;
     if (kind != 'N') {
       old = tuples.readTuple(relation, !full);
+      oldRaw = tuples.takeUndecoded();
       tuples.expectTupleType("N");
     }
     Object[] values = tuples.readTuple(relation, false);
+    int[] raw = tuples.takeUndecoded();
     in.expectEnd();
     Row oldRow = null;
     if (old != null) {
       PgTupleReader.fillUnchangedToast(relation, values, old, full);
-      oldRow = Row.of(full ? relation.columns() : relation.keyColumns(), old);
+      raw = PgTupleReader.fillUndecoded(relation, values, old, full, raw, oldRaw);
+      oldRow = Row.of(full ? relation.columns() : relation.keyColumns(), old, oldRaw);
     }
-    listener.update(relation, oldRow, full, Row.of(relation.columns(), values));
+    listener.update(relation, oldRow, full, Row.of(relation.columns(), values, raw));
   }
 
   private void delete(PgOutputListener listener) {
@@ -579,8 +608,10 @@ public final class PgOutputDecoder {
     RelationInfo relation = requireRelation();
     boolean full = tuples.expectTupleType("KO") == 'O';
     Object[] old = tuples.readTuple(relation, !full);
+    int[] raw = tuples.takeUndecoded();
     in.expectEnd();
-    listener.delete(relation, Row.of(full ? relation.columns() : relation.keyColumns(), old), full);
+    listener.delete(
+        relation, Row.of(full ? relation.columns() : relation.keyColumns(), old, raw), full);
   }
 
   private void truncate(PgOutputListener listener) {

@@ -2,10 +2,15 @@ package io.datum.cdc.core.pgoutput;
 
 import io.datum.cdc.core.types.PgBinaryCodec;
 import io.datum.cdc.core.types.PgBinaryValues;
+import io.datum.cdc.core.types.PgBuiltinType;
 import io.datum.cdc.core.types.PgTextValues;
 import io.datum.cdc.event.ColumnInfo;
 import io.datum.cdc.event.Row;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.TreeSet;
 
 /**
  * Reads the TupleData of Insert, Update and Delete messages for {@link PgOutputDecoder}, decoding
@@ -18,11 +23,126 @@ final class PgTupleReader {
 
   private final PgOutputReader in;
 
+  private ValueFailure.Policy policy = ValueFailure.Policy.STOP;
+
+  /** Positions (in the tuple's values) of raw values of the last tuple read; valid to count. */
+  private int[] undecoded;
+
+  private int undecodedCount;
+
+  /** The values kept raw since {@link #takeFailures()} last ran; null if none. */
+  private List<ValueFailure> failures;
+
   /**
    * @param in the decoder's reader, positioned by the decoder before each call
    */
   PgTupleReader(PgOutputReader in) {
     this.in = in;
+  }
+
+  /** Sets what a value that does not decode does (STOP by default). */
+  void policy(ValueFailure.Policy policy) {
+    this.policy = policy;
+  }
+
+  /**
+   * Returns the positions of the raw values of the tuple read last, ascending, or null if every
+   * value decoded; clears them.
+   */
+  int[] takeUndecoded() {
+    if (undecodedCount == 0) {
+      return null;
+    }
+    int[] taken = Arrays.copyOf(undecoded, undecodedCount);
+    undecodedCount = 0;
+    return taken;
+  }
+
+  /** Returns the values kept raw since the last call, or null if none; clears them. */
+  List<ValueFailure> takeFailures() {
+    List<ValueFailure> taken = failures;
+    failures = null;
+    return taken;
+  }
+
+  /**
+   * Merges into the new row's raw positions those of values {@link #fillUnchangedToast} took from
+   * the old row (same rules as there).
+   *
+   * @return the new row's raw positions, ascending, or null
+   */
+  static int[] fillUndecoded(
+      RelationInfo relation,
+      Object[] values,
+      Object[] old,
+      boolean full,
+      int[] newRaw,
+      int[] oldRaw) {
+    if (oldRaw == null) {
+      return newRaw;
+    }
+    int[] keys = relation.keyIndexes();
+    TreeSet<Integer> merged = new TreeSet<>();
+    if (newRaw != null) {
+      for (int i : newRaw) {
+        merged.add(i);
+      }
+    }
+    for (int j : oldRaw) {
+      int i = full ? j : keys[j];
+      if (values[i] == old[j]) {
+        merged.add(i);
+      }
+    }
+    return merged.stream().mapToInt(Integer::intValue).toArray();
+  }
+
+  /** Marks the value at {@code out} raw and records why. */
+  private void keepRaw(int out, RelationInfo relation, int column, boolean binary, String reason) {
+    if (undecoded == null) {
+      undecoded = new int[4];
+    } else if (undecodedCount == undecoded.length) {
+      undecoded = Arrays.copyOf(undecoded, undecodedCount * 2);
+    }
+    undecoded[undecodedCount++] = out;
+    if (failures == null) {
+      failures = new ArrayList<>(2);
+    }
+    ColumnInfo info = relation.columns().get(column);
+    failures.add(
+        new ValueFailure(
+            relation.table(),
+            info.name(),
+            info.typeOid(),
+            typeName(relation, column),
+            binary,
+            reason));
+  }
+
+  /** The name of a column's type for messages: its codec's, a builtin's typname, or its oid. */
+  private static String typeName(RelationInfo relation, int column) {
+    PgBinaryCodec[] codecs = relation.binaryCodecs();
+    if (codecs != null && codecs[column] != null) {
+      return codecs[column].describe();
+    }
+    int oid = relation.columns().get(column).typeOid();
+    PgBuiltinType builtin = PgBuiltinType.of(oid);
+    return builtin != null ? builtin.typname() : "oid " + Integer.toUnsignedString(oid);
+  }
+
+  private ValueDecodingException failure(
+      RelationInfo relation, int column, int at, boolean binary, String message, Throwable e) {
+    ColumnInfo info = relation.columns().get(column);
+    return new ValueDecodingException(
+        in.error(at, message).getMessage(),
+        e,
+        new ValueFailure(
+            relation.table(),
+            info.name(),
+            info.typeOid(),
+            typeName(relation, column),
+            binary,
+            message));
   }
 
   /**
@@ -78,6 +198,7 @@ final class PgTupleReader {
               + columns.size());
     }
     Object[] values = new Object[keyOnly ? relation.keyIndexes().length : count];
+    undecodedCount = 0;
     int k = 0;
     for (int i = 0; i < count; i++) {
       boolean wanted = !keyOnly || columns.get(i).key();
@@ -90,12 +211,12 @@ final class PgTupleReader {
         case 't' -> {
           int start = in.readCountedBytes("value", columns.get(i).name());
           int length = in.offset() - in.offsetOf(start);
-          value = wanted ? decodeValue(relation, i, start, length) : null;
+          value = wanted ? decodeValue(relation, i, start, length, keyOnly ? k : i) : null;
         }
         case 'b' -> {
           int start = in.readCountedBytes("value", columns.get(i).name());
           int length = in.offset() - in.offsetOf(start);
-          value = wanted ? decodeBinaryValue(relation, i, start, length) : null;
+          value = wanted ? decodeBinaryValue(relation, i, start, length, keyOnly ? k : i) : null;
         }
         default ->
             throw in.error(
@@ -118,27 +239,36 @@ final class PgTupleReader {
     return values;
   }
 
-  private Object decodeValue(RelationInfo relation, int column, int start, int length) {
+  private Object decodeValue(RelationInfo relation, int column, int start, int length, int out) {
     int oid = relation.valueTypeOids()[column];
+    PgBinaryCodec[] codecs = relation.binaryCodecs();
     try {
+      if (codecs != null && codecs[column] != null) {
+        return codecs[column].textValue(
+            new String(in.array(), start, length, StandardCharsets.UTF_8));
+      }
       return PgTextValues.decode(oid, in.array(), start, length);
     } catch (RuntimeException e) {
       ColumnInfo info = relation.columns().get(column);
-      throw in.error(
-          in.offsetOf(start),
+      String message =
           PgTextValues.describeFailure(
               info.name(),
               relation.describe(),
               info.typeOid(),
               oid,
               PgTextValues.excerpt(in.array(), start, length),
-              e),
-          e);
+              e);
+      if (policy == ValueFailure.Policy.RAW) {
+        keepRaw(out, relation, column, false, message);
+        return new String(in.array(), start, length, StandardCharsets.UTF_8);
+      }
+      throw failure(relation, column, in.offsetOf(start), false, message, e);
     }
   }
 
   /** Decodes a binary ({@code 'b'}) value with {@link PgBinaryValues}, naming the column. */
-  private Object decodeBinaryValue(RelationInfo relation, int column, int start, int length) {
+  private Object decodeBinaryValue(
+      RelationInfo relation, int column, int start, int length, int out) {
     int oid = relation.valueTypeOids()[column];
     PgBinaryCodec[] codecs = relation.binaryCodecs();
     PgBinaryCodec codec = codecs == null ? null : codecs[column];
@@ -167,7 +297,11 @@ final class PgTupleReader {
                   start,
                   length,
                   e);
-      throw in.error(in.offsetOf(start), failure, e);
+      if (policy == ValueFailure.Policy.RAW) {
+        keepRaw(out, relation, column, true, failure);
+        return Arrays.copyOfRange(in.array(), start, start + length);
+      }
+      throw failure(relation, column, in.offsetOf(start), true, failure, e);
     }
   }
 }

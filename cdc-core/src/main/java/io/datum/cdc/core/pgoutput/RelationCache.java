@@ -19,7 +19,7 @@ import java.util.Map;
  */
 final class RelationCache {
 
-  /** Codecs of column types PgBinaryValues does not decode; null unless streaming in binary. */
+  /** Codecs of column types the builtin decoders do not decode; null: such values stay text. */
   private final PgBinaryTypes binaryTypes;
 
   /** Each entry a one-element array, handed out as is to deferred changes. */
@@ -29,8 +29,8 @@ final class RelationCache {
   private final Map<Integer, String[]> types = new HashMap<>();
 
   /**
-   * @param binaryTypes where binary codecs of non-builtin column types come from, or null in text
-   *     mode
+   * @param binaryTypes where codecs of non-builtin column types come from (binary values, and
+   *     arrays of user types in text mode), or null to keep every such text value as its text
    */
   RelationCache(PgBinaryTypes binaryTypes) {
     this.binaryTypes = binaryTypes;
@@ -47,9 +47,9 @@ final class RelationCache {
   }
 
   /**
-   * Caches a relation from a Relation message, in binary mode after resolving the codecs of its
-   * columns whose values {@link PgBinaryValues} cannot decode (once per Relation message, with at
-   * most one catalog query for types not seen before).
+   * Caches a relation from a Relation message, after resolving the codecs of its columns whose
+   * values the builtin decoders ({@link PgBinaryValues}, and the text ones alike) cannot decode
+   * (once per Relation message, with at most one catalog query for types not seen before).
    *
    * @param relation the relation as the message describes it
    * @return the relation as cached (with its codecs)
@@ -73,8 +73,10 @@ final class RelationCache {
   }
 
   /**
-   * Maps a column type oid to the builtin type whose text decoder applies: a domain over a builtin
-   * type arrives with its own oid and a Type message naming its base type in {@code pg_catalog}.
+   * Maps a column type oid to the builtin type whose decoders apply: a domain over a builtin type
+   * arrives with its own oid and a Type message naming its innermost base type in {@code
+   * pg_catalog} ({@link PgBuiltinType#builtinOidNamed}), so its values decode from the stream
+   * alone, whether or not the catalog still holds the domain.
    *
    * @param typeOid the column's type oid
    * @return the builtin oid to decode its values as, or {@code typeOid} itself
@@ -82,7 +84,7 @@ final class RelationCache {
   int valueType(int typeOid) {
     String[] sent = types.get(typeOid);
     if (sent != null && !PgBuiltinType.decodesText(typeOid) && "pg_catalog".equals(sent[0])) {
-      int builtin = PgBuiltinType.oidNamed(sent[1]);
+      int builtin = PgBuiltinType.builtinOidNamed(sent[1]);
       if (builtin != 0) {
         return builtin;
       }
@@ -97,7 +99,7 @@ final class RelationCache {
     int n = 0;
     for (int i = 0; i < needed.length; i++) {
       if (!PgBinaryValues.supports(valueTypes[i])) {
-        needed[n++] = columns.get(i).typeOid();
+        needed[n++] = valueTypes[i];
       }
     }
     if (n == 0) {
@@ -107,7 +109,12 @@ final class RelationCache {
     binaryTypes.prepare(Arrays.copyOf(needed, n));
     for (int i = 0; i < codecs.length; i++) {
       if (!PgBinaryValues.supports(valueTypes[i])) {
-        codecs[i] = binaryTypes.codec(columns.get(i).typeOid());
+        int oid = columns.get(i).typeOid();
+        String[] sent = types.get(oid);
+        codecs[i] =
+            valueTypes[i] != oid
+                ? binaryTypes.codec(valueTypes[i]) // a domain over a builtin range
+                : sent == null ? binaryTypes.codec(oid) : binaryTypes.codec(oid, sent[0], sent[1]);
       }
     }
     return relation.withBinaryCodecs(codecs);

@@ -28,9 +28,10 @@ import java.util.Objects;
  * @param keyIndexes for each key column, its position in {@code columns}
  * @param valueTypeOids for each column, the oid of the builtin type whose text decoder applies (the
  *     column's own oid, or a domain's base type; see {@link PgTextValues#decode(int, String)})
- * @param binaryCodecs null, or per column the codec for binary ({@code 'b'}) values of a type that
- *     {@link PgBinaryValues} does not decode (null entries for the others), resolved from the
- *     catalog at Relation time when the source streams in binary mode (see {@link PgTypeCatalog})
+ * @param binaryCodecs null, or per column the codec of a type that {@link PgBinaryValues} and
+ *     {@link PgTextValues} do not decode (null entries for the others), resolved from the catalog
+ *     at Relation time (see {@link PgTypeCatalog}); it decodes the column's binary ({@code 'b'})
+ *     and text ({@code 't'}) values alike
  */
 public record RelationInfo(
     int oid,

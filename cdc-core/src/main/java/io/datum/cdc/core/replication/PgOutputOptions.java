@@ -131,10 +131,10 @@ record PgOutputOptions(int protocolVersion, Map<String, String> slotOptions, boo
   }
 
   /**
-   * Returns a decoder for these options that defers changes and, in binary mode, takes the codecs
-   * of user-defined and other non-builtin column types from {@code binaryTypes}.
+   * Returns a decoder for these options that defers changes and takes the codecs of user-defined
+   * and other non-builtin column types from {@code binaryTypes}.
    *
-   * @param binaryTypes the type catalog when the {@code binary} option is on, else null
+   * @param binaryTypes the source's type catalog (codecs of non-builtin column types, both formats)
    * @return the decoder
    */
   PgOutputDecoder decoder(PgBinaryTypes binaryTypes) {

@@ -8,6 +8,7 @@ import io.datum.cdc.core.assembly.TransactionBuffer;
 import io.datum.cdc.core.delivery.Handoff;
 import io.datum.cdc.core.feedback.FeedbackCoordinator;
 import io.datum.cdc.core.feedback.SourceCheckpointHandle;
+import io.datum.cdc.core.pgoutput.PgOutputDecoder;
 import io.datum.cdc.core.types.PgTypeCatalog;
 import io.datum.cdc.event.ChangeEvent;
 import java.nio.ByteBuffer;
@@ -52,13 +53,14 @@ final class ReplicationLoop {
   private final SourceCheckpointHandle handle;
   private final FeedbackCoordinator coordinator;
   private final Handoff handoff;
+  private final DecodeErrorHandling decodeErrors;
 
   /** Created by {@link #open} once the protocol version is negotiated. */
   private volatile TransactionAssembler assembler;
 
   private PgOutputOptions protocol;
 
-  /** In binary mode, the column types resolved from the catalog; null in text mode. */
+  /** The column types resolved from the catalog; kept by the next loop after a reconnect. */
   private PgTypeCatalog types;
 
   private final long statusIntervalNanos;
@@ -79,8 +81,10 @@ final class ReplicationLoop {
       FeedbackCoordinator coordinator,
       SourceCheckpointHandle handle,
       Handoff handoff,
+      DecodeErrorHandling decodeErrors,
       Runnable beforeFinalFeedback) {
     this.beforeFinalFeedback = beforeFinalFeedback;
+    this.decodeErrors = decodeErrors;
     this.config = config;
     this.coordinator = coordinator;
     this.handle = handle;
@@ -95,14 +99,17 @@ final class ReplicationLoop {
    * @throws CdcException if connecting or starting fails
    */
   void open() {
-    open(false);
+    open(false, null);
   }
 
   /**
    * Like {@link #open()}; when {@code reconnecting}, a missing slot is never created (it was
    * dropped: a new one would skip changes) and is reported as such.
+   *
+   * @param reconnecting true at a reconnect
+   * @param previous the loop of the lost connection, whose type catalog this one keeps; or null
    */
-  void open(boolean reconnecting) {
+  void open(boolean reconnecting, ReplicationLoop previous) {
     String slot = config.slot();
     try {
       // before anything else: a store of another cluster must not make preflight create a slot or
@@ -135,7 +142,12 @@ final class ReplicationLoop {
     }
     try {
       SlotPreflight.Outcome checked =
-          SlotPreflight.run(config, coordinator, reconnecting, () -> stopRequested);
+          SlotPreflight.run(
+              config,
+              coordinator,
+              reconnecting,
+              () -> stopRequested,
+              previous == null ? null : previous.types);
       protocol = checked.protocol();
       types = checked.types();
     } catch (RuntimeException e) {
@@ -164,17 +176,18 @@ final class ReplicationLoop {
               .start();
       lastSentFlush = start;
       lastStatusNanos = System.nanoTime();
-      if (types != null) {
-        // timestamptz text (in ranges, composites, arrays of user types) follows the walsender
-        // session's TimeZone, a GUC_REPORT parameter pgjdbc keeps from the server's ParameterStatus
-        types.timeZone(connection.unwrap(PGConnection.class).getParameterStatus("TimeZone"));
-      }
+      // timestamptz text (in ranges, composites, arrays of user types) follows the walsender
+      // session's TimeZone, a GUC_REPORT parameter pgjdbc keeps from the server's ParameterStatus
+      types.timeZone(connection.unwrap(PGConnection.class).getParameterStatus("TimeZone"));
+      PgOutputDecoder decoder = protocol.decoder(types);
+      decoder.valueErrors(decodeErrors.policy());
       assembler =
           new TransactionAssembler(
               slot,
               coordinator,
-              protocol.decoder(types),
-              new TransactionBuffer.Memory(config.memoryBudget(), config.spillDirectory()));
+              decoder,
+              new TransactionBuffer.Memory(config.memoryBudget(), config.spillDirectory()),
+              decodeErrors);
       LOG.info(
           "streaming slot {} publication {} from {} with {}",
           slot,

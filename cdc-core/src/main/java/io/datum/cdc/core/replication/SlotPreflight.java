@@ -43,7 +43,8 @@ final class SlotPreflight {
    * @param reconnecting true at a reconnect: a missing slot is then never created (it was dropped:
    *     a new one would skip changes) and is reported as such
    * @param stopRequested tells whether the source is stopping (ends the wait for a busy slot)
-   * @return the negotiated options and the type catalog (null in text mode)
+   * @param known the catalog of the source's previous connection (its types stay known), or null
+   * @return the negotiated options and the type catalog ({@code known} if given)
    * @throws io.datum.cdc.CdcException naming the slot, publication or server and the remedy, if a
    *     check fails or the server cannot be reached
    */
@@ -51,7 +52,8 @@ final class SlotPreflight {
       SourceConfig config,
       FeedbackCoordinator coordinator,
       boolean reconnecting,
-      BooleanSupplier stopRequested) {
+      BooleanSupplier stopRequested,
+      PgTypeCatalog known) {
     String slot = config.slot();
     PgOutputOptions protocol;
     PgTypeCatalog types = null;
@@ -76,8 +78,10 @@ final class SlotPreflight {
           throw PgErrors.map("cannot create publication \"" + config.publication() + '"', e);
         }
       }
-      if (config.binary()) {
-        // binary values of user-defined types need their kind, which pgoutput does not send
+      // binary values of user-defined types, and arrays of them in text mode, need their kind,
+      // which pgoutput does not send; one catalog per source keeps what it said across reconnects
+      types = known;
+      if (types == null) {
         types =
             new PgTypeCatalog(
                 new PgTypeCatalog.ConnectionSource() {
@@ -91,8 +95,8 @@ final class SlotPreflight {
                     return PgErrors.map(what, e);
                   }
                 });
-        types.preload(admin, config.publication());
       }
+      types.preload(admin, config.publication());
       SlotAdmin.SlotState state = slots.slot(slot);
       if (state == null) {
         if (!config.createSlot() || reconnecting) {

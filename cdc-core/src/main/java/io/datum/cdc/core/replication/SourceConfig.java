@@ -36,6 +36,8 @@ import java.util.Properties;
  *     or null to not send it
  * @param memoryBudget bytes of buffered changes held in memory before a transaction spills
  * @param spillDirectory where spill files are created
+ * @param decodeErrors what a column value that does not decode does: {@code stop}, {@code raw} or
+ *     {@code skip}, not null
  * @param allowClusterChange accept a server whose system identifier, database or timeline does not
  *     continue the stored checkpoint's (logged at WARN) instead of failing
  */
@@ -65,4 +67,5 @@ public record SourceConfig(
     String origin,
     long memoryBudget,
     Path spillDirectory,
+    String decodeErrors,
     boolean allowClusterChange) {}

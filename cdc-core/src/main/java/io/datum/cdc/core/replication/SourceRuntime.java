@@ -51,6 +51,7 @@ public final class SourceRuntime {
   private volatile boolean stopping;
   private volatile boolean loopDone;
   private final FeedbackCoordinator coordinator;
+  private final DecodeErrorHandling decodeErrors;
   private final SourceCheckpointHandle handle;
   private volatile ReplicationLoop loop;
   private volatile Thread dispatcher;
@@ -72,6 +73,7 @@ public final class SourceRuntime {
             });
     CdcCheckpoint stored = config.store().load(config.slot()).orElse(null);
     this.coordinator = new FeedbackCoordinator(config.slot(), stored);
+    this.decodeErrors = new DecodeErrorHandling(config.slot(), config.decodeErrors(), coordinator);
     this.handle =
         new SourceCheckpointHandle(
             coordinator,
@@ -118,7 +120,8 @@ public final class SourceRuntime {
     }
     handoff = new Handoff(config.handoffCapacity());
     ReplicationLoop opened =
-        new ReplicationLoop(config, coordinator, handle, handoff, this::beforeFinalFeedback);
+        new ReplicationLoop(
+            config, coordinator, handle, handoff, decodeErrors, this::beforeFinalFeedback);
     try {
       opened.open();
     } catch (RuntimeException e) {
@@ -188,7 +191,7 @@ public final class SourceRuntime {
         }
       }
     } catch (Throwable t) {
-      fail(t);
+      failFromLoop(t);
     } finally {
       loopDone = true;
       threadsDone.countDown();
@@ -215,9 +218,10 @@ public final class SourceRuntime {
         throw lost;
       }
       ReplicationLoop next =
-          new ReplicationLoop(config, coordinator, handle, handoff, this::beforeFinalFeedback);
+          new ReplicationLoop(
+              config, coordinator, handle, handoff, decodeErrors, this::beforeFinalFeedback);
       try {
-        next.open(true);
+        next.open(true, loop);
         transactionsDeliveredBefore += loop.transactionsDelivered();
         loop = next;
         reconnects.incrementAndGet();
@@ -248,7 +252,8 @@ public final class SourceRuntime {
   /**
    * Returns the progress figures of {@code SourceMetrics}, in its component order: pending
    * transactions, pending events, transactions delivered, events handled, nanoseconds since start,
-   * transactions spilled on the current connection.
+   * transactions spilled on the current connection, events skipped and events delivered with
+   * undecoded values (the decode-error policy).
    */
   public long[] progress() {
     ReplicationLoop l = loop;
@@ -258,7 +263,9 @@ public final class SourceRuntime {
       transactionsDeliveredBefore + (l == null ? 0 : l.transactionsDelivered()),
       handlerBody == null ? 0 : handlerBody.eventsHandled(),
       startNanos == 0 ? 0 : System.nanoTime() - startNanos,
-      l == null ? 0 : l.transactionsSpilled()
+      l == null ? 0 : l.transactionsSpilled(),
+      decodeErrors.eventsSkipped(),
+      decodeErrors.eventsWithUndecoded()
     };
   }
 
@@ -328,6 +335,27 @@ public final class SourceRuntime {
     } else {
       termination.completeExceptionally(t);
     }
+  }
+
+  /**
+   * The replication thread failed for good (a change that does not decode under the STOP policy, a
+   * malformed message, a failure reconnecting cannot fix): the source fails, but the handler first
+   * takes the events already in the hand-off, decoded before the failure (the earlier transactions,
+   * and the failing transaction's events before the failing change), so that what was decoded is
+   * delivered and can be acknowledged; the termination future completes after that. A {@code
+   * stop()} meanwhile ends the handler at once.
+   */
+  private void failFromLoop(Throwable t) {
+    if (failure.compareAndSet(null, t)) {
+      LOG.info(
+          "slot {}: source failed: {}; delivering the {} event(s) decoded before the failure",
+          config.slot(),
+          t.toString(),
+          handoff.size());
+    } else if (failure.get() != t) {
+      failure.get().addSuppressed(t);
+    }
+    stopSignal.countDown();
   }
 
   private void fail(Throwable t) {

@@ -9,8 +9,9 @@ import java.util.List;
  * PostgreSQL docs, 8.15.6 Array Input and Output Syntax): {@code {1,2,NULL}}, {@code
  * {{1,2},{3,4}}}, double-quoted elements with backslash escapes ({@code "NULL"} quoted is the
  * string NULL, unquoted {@code NULL} is SQL NULL), and the optional dimension decoration {@code
- * [0:1]={1,2}} (the bounds are dropped). The delimiter is the comma, which every type decoded here
- * uses ({@code box} uses {@code ;} and is not decoded as an array).
+ * [0:1]={1,2}} (the bounds are dropped). The delimiter is the element type's {@code typdelim}: the
+ * comma for every builtin type decoded here ({@code box}, whose delimiter is {@code ;}, is not
+ * decoded as an array), the catalog's for arrays of user types.
  *
  * <p>The result is an unmodifiable {@link List} whose elements are decoded with {@link
  * PgTextValues#decode(int, String)} by the element type, nested Lists for several dimensions, null
@@ -20,11 +21,15 @@ final class PgArrayValues {
 
   private final String s;
   private final int elementOid;
+  private final char delimiter;
+  private final PgBinaryCodec element;
   private int i;
 
-  private PgArrayValues(String s, int elementOid) {
+  private PgArrayValues(String s, int elementOid, char delimiter, PgBinaryCodec element) {
     this.s = s;
     this.elementOid = elementOid;
+    this.delimiter = delimiter;
+    this.element = element;
   }
 
   /**
@@ -36,7 +41,24 @@ final class PgArrayValues {
    * @throws IllegalArgumentException if the text is not an array or an element does not parse
    */
   static List<Object> parse(String text, int elementOid) {
-    PgArrayValues parser = new PgArrayValues(text, elementOid);
+    return parse(new PgArrayValues(text, elementOid, ',', null));
+  }
+
+  /**
+   * Parses an array of a type decoded by a codec (arrays of user types, of the builtin ranges).
+   *
+   * @param text the array's text output
+   * @param delimiter the element type's {@code typdelim}
+   * @param element decodes each element's text ({@link PgBinaryCodec#textValue})
+   * @return the elements, nested for several dimensions
+   * @throws IllegalArgumentException if the text is not an array or an element does not parse
+   */
+  static List<Object> parse(String text, char delimiter, PgBinaryCodec element) {
+    return parse(new PgArrayValues(text, 0, delimiter, element));
+  }
+
+  private static List<Object> parse(PgArrayValues parser) {
+    String text = parser.s;
     parser.skipDimensions();
     List<Object> result = parser.level();
     parser.skipSpace();
@@ -96,12 +118,12 @@ final class PgArrayValues {
       throw bad("expected '{'");
     }
     i++;
-    List<Object> elements = new ArrayList<>();
     skipSpace();
     if (i < s.length() && s.charAt(i) == '}') {
       i++;
-      return Collections.unmodifiableList(elements);
+      return List.of(); // as the binary decoder gives an empty array
     }
+    List<Object> elements = new ArrayList<>();
     while (true) {
       skipSpace();
       if (i >= s.length()) {
@@ -111,10 +133,10 @@ final class PgArrayValues {
       if (c == '{') {
         elements.add(level());
       } else if (c == '"') {
-        elements.add(PgTextValues.decode(elementOid, quoted()));
+        elements.add(decodeElement(quoted()));
       } else {
         String raw = unquoted();
-        elements.add(raw.equalsIgnoreCase("NULL") ? null : PgTextValues.decode(elementOid, raw));
+        elements.add(raw.equalsIgnoreCase("NULL") ? null : decodeElement(raw));
       }
       skipSpace();
       if (i >= s.length()) {
@@ -123,11 +145,15 @@ final class PgArrayValues {
       char next = s.charAt(i++);
       if (next == '}') {
         return Collections.unmodifiableList(elements);
-      } else if (next != ',') {
+      } else if (next != delimiter) {
         i--;
-        throw bad("expected ',' or '}'");
+        throw bad("expected '" + delimiter + "' or '}'");
       }
     }
+  }
+
+  private Object decodeElement(String text) {
+    return element == null ? PgTextValues.decode(elementOid, text) : element.textValue(text);
   }
 
   private String quoted() {
@@ -154,7 +180,7 @@ final class PgArrayValues {
     int lastSignificant = 0;
     for (; i < s.length(); i++) {
       char c = s.charAt(i);
-      if (c == ',' || c == '}') {
+      if (c == delimiter || c == '}') {
         break;
       } else if (c == '{' || c == '"') {
         throw bad("unexpected '" + c + "' in an unquoted element");

@@ -124,6 +124,36 @@ final class PgBinaryArrays {
     return nest(values, e.dims, 0, 0);
   }
 
+  /**
+   * Decodes an array of a user type to nested Lists of its element codec's values.
+   *
+   * @param c the value
+   * @param elementOid the element type oid
+   * @param alternateOid the other element oid the header may carry (see {@link
+   *     #read(PgBinaryCursor, int, int)})
+   * @param element decodes each element
+   * @return an unmodifiable List (nested for several dimensions; empty for an empty array)
+   * @throws IllegalArgumentException if the array or an element is malformed
+   */
+  static List<Object> decodeList(
+      PgBinaryCursor c, int elementOid, int alternateOid, PgBinaryCodec element) {
+    Elements e = read(c, elementOid, alternateOid);
+    Object[] values = new Object[e.starts.length];
+    for (int i = 0; i < values.length; i++) {
+      if (e.lengths[i] >= 0) {
+        try {
+          values[i] = element.value(c.array(), e.starts[i], e.lengths[i]);
+        } catch (RuntimeException ex) {
+          throw elementFailure(i, ex);
+        }
+      }
+    }
+    if (values.length == 0) {
+      return List.of();
+    }
+    return nest(values, e.dims, 0, 0);
+  }
+
   private static IllegalArgumentException elementFailure(int i, RuntimeException ex) {
     return new IllegalArgumentException("array element " + (i + 1) + ": " + ex.getMessage(), ex);
   }

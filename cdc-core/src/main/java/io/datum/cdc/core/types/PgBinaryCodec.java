@@ -82,6 +82,39 @@ public abstract class PgBinaryCodec {
     return oid;
   }
 
+  /**
+   * Decodes the type's text output (a {@code 't'} value of a text-mode stream) to the same value
+   * {@link #value} gives for its binary form: the one mapping of both formats (docs/pgoutput.md,
+   * "Types"). By default the text itself: enums, composites, ranges, multiranges and the types
+   * whose values stay their output text.
+   *
+   * @param text the value's output text, as the server printed it
+   * @return the value; never null
+   * @throws IllegalArgumentException if the text does not parse as the type, or the type cannot be
+   *     decoded from its text (an array type no longer in the catalog)
+   */
+  public Object textValue(String text) {
+    return text;
+  }
+
+  /**
+   * Returns whether arrays of this type are given as Lists of element values (true: typed and
+   * list-form builtins, enums, composites, ranges, multiranges, domains over those) or as their
+   * {@code array_out} text (false: the builtins whose arrays stay text, such as the geometric
+   * types, and types that cannot be decoded).
+   */
+  boolean listArrays() {
+    return true;
+  }
+
+  /**
+   * Returns true for the codec of a type oid the catalog did not hold when it was asked (dropped,
+   * or never seen): nothing but the stream describes such a type.
+   */
+  boolean missing() {
+    return false;
+  }
+
   /** A builtin type: {@link PgBinaryValues} for the value, {@link PgBinaryOutput} for the text. */
   static final class Builtin extends PgBinaryCodec {
     private final ZoneId zone;
@@ -108,6 +141,17 @@ public abstract class PgBinaryCodec {
     @Override
     String text(PgBinaryCursor c) {
       return PgBinaryOutput.text(oid(), c, zone);
+    }
+
+    @Override
+    public Object textValue(String text) {
+      return PgTextValues.decode(oid(), text);
+    }
+
+    @Override
+    boolean listArrays() {
+      PgBuiltinType type = PgBuiltinType.of(oid());
+      return type != null && type.arrays() == PgBuiltinType.ArrayForm.LIST;
     }
 
     @Override
@@ -149,6 +193,16 @@ public abstract class PgBinaryCodec {
     }
 
     @Override
+    public Object textValue(String text) {
+      return base.textValue(text);
+    }
+
+    @Override
+    boolean listArrays() {
+      return base.listArrays();
+    }
+
+    @Override
     char delimiter() {
       return base.delimiter();
     }
@@ -161,8 +215,10 @@ public abstract class PgBinaryCodec {
 
   /**
    * An array of a user type ({@code typelem} set, {@code array_subscript_handler}): {@code
-   * array_send} (arrayfuncs.c, see {@link PgBinaryArrays}), printed as {@code array_out} does with
-   * the element type's delimiter and output text.
+   * array_send} (arrayfuncs.c, see {@link PgBinaryArrays}). Its value is a List of the element
+   * codec's values (nested per dimension, NULL elements as null) when {@link #listArrays} holds for
+   * the element type, else the text {@code array_out} prints with the element type's delimiter and
+   * output text; its text is parsed by {@link PgArrayValues} into the same value.
    */
   static final class ArrayOf extends PgBinaryCodec {
     private final PgBinaryCodec element;
@@ -173,9 +229,88 @@ public abstract class PgBinaryCodec {
     }
 
     @Override
+    public Object value(byte[] buf, int offset, int length) {
+      PgBinaryCursor c = new PgBinaryCursor(buf, offset, length);
+      return element.listArrays()
+          ? PgBinaryArrays.decodeList(c, element.oid(), element.baseOid(), element)
+          : text(c);
+    }
+
+    @Override
     String text(PgBinaryCursor c) {
       return PgBinaryArrays.renderText(
           c, element.oid(), element.baseOid(), element.delimiter(), element::text);
+    }
+
+    @Override
+    public Object textValue(String text) {
+      return element.listArrays() ? PgArrayValues.parse(text, element.delimiter(), element) : text;
+    }
+
+    @Override
+    boolean listArrays() {
+      return false;
+    }
+  }
+
+  /**
+   * An array type the catalog no longer holds, known to be an array only from its Type message (its
+   * name begins with {@code _}, as {@code makeArrayTypeName} names every array type,
+   * src/backend/catalog/pg_type.c). In binary form the array's header names its element type
+   * ({@code array_send} writes {@code element_type}), so the value decodes as {@link ArrayOf} with
+   * that element type's codec (a builtin type, or one the catalog still holds); the header must be
+   * a valid one. Its text does not name the element type: {@link #textValue} fails.
+   */
+  static final class SentArray extends PgBinaryCodec {
+    private final IntFunction<PgBinaryCodec> resolver;
+
+    /**
+     * @param oid the array type's oid
+     * @param name the name the Type message gave, for messages
+     * @param resolver codecs by element type oid
+     */
+    SentArray(int oid, String name, IntFunction<PgBinaryCodec> resolver) {
+      super(oid, name);
+      this.resolver = resolver;
+    }
+
+    @Override
+    public Object value(byte[] buf, int offset, int length) {
+      return elementArray(buf, offset, length).value(buf, offset, length);
+    }
+
+    @Override
+    String text(PgBinaryCursor c) {
+      return elementArray(c.array(), c.index(), c.remaining()).text(c);
+    }
+
+    private PgBinaryCodec elementArray(byte[] buf, int offset, int length) {
+      if (length < 12) {
+        throw new IllegalArgumentException(
+            "array type " + describe() + " is not in pg_type and the value is no array header");
+      }
+      int elementOid = new PgBinaryCursor(buf, offset + 8, 4).i32("array element type");
+      PgBinaryCodec element = resolver.apply(elementOid);
+      return new ArrayOf(oid(), describe(), element);
+    }
+
+    @Override
+    public Object textValue(String text) {
+      throw new IllegalArgumentException(
+          "array type "
+              + describe()
+              + " is not in pg_type (dropped before the catalog was asked) and an array's text"
+              + " does not name its element type");
+    }
+
+    @Override
+    boolean listArrays() {
+      return false;
+    }
+
+    @Override
+    boolean missing() {
+      return true;
     }
   }
 
@@ -350,13 +485,124 @@ public abstract class PgBinaryCodec {
     }
   }
 
+  /**
+   * A type the catalog does not hold (dropped before it was asked), decoded from what its binary
+   * value says of itself, since pgoutput does not send a type's kind:
+   *
+   * <ul>
+   *   <li>a <b>record</b>: {@code record_send}'s form is self-describing (field count, then each
+   *       field's type oid and length, rowtypes.c). A value that parses as exactly that, with at
+   *       least one field, every field type builtin or known to the catalog, and every field
+   *       decodable, is rendered as {@code record_out} prints it;
+   *   <li>an <b>enum label</b>, only where the column's Type message named a type outside {@code
+   *       pg_catalog} ({@code labels}): {@code enum_send} sends the label's text. A value of 0 to
+   *       63 bytes (NAMEDATALEN - 1, the longest label) of valid UTF-8 without NUL or other control
+   *       characters is taken as the label; ranges and multiranges never look like that (their
+   *       flags byte is a control character, and their lengths hold NUL bytes).
+   * </ul>
+   *
+   * Any other value fails, naming the type, so that the decode-error policy decides. Text values
+   * are the text itself, as for any user type that is not an array.
+   */
+  static final class Unidentified extends PgBinaryCodec {
+    private static final int MAX_LABEL_BYTES = 63;
+
+    private final IntFunction<PgBinaryCodec> fields;
+    private final boolean labels;
+
+    /**
+     * @param oid the type oid
+     * @param name the type's name as the stream gave it, or {@code type}
+     * @param fields codecs of the field type oids a record may name: builtin or known to the
+     *     catalog (others fail, so the value is not taken as a record); must not query the catalog
+     * @param labels whether a value may be taken as an enum label
+     */
+    Unidentified(int oid, String name, IntFunction<PgBinaryCodec> fields, boolean labels) {
+      super(oid, name);
+      this.fields = fields;
+      this.labels = labels;
+    }
+
+    @Override
+    String text(PgBinaryCursor c) {
+      String notRecord;
+      int at = c.index();
+      int length = c.remaining();
+      if (length >= 12 && c.array()[at] == 0) {
+        try {
+          PgBinaryCursor copy = new PgBinaryCursor(c.array(), at, length);
+          String record =
+              new Composite(oid(), describe(), new int[0], new PgBinaryCodec[0], fields).text(copy);
+          c.skip(length, "record");
+          return record;
+        } catch (IllegalArgumentException e) {
+          notRecord = e.getMessage();
+        }
+      } else {
+        notRecord = "too short or no leading NUL byte for a field count";
+      }
+      if (labels && length <= MAX_LABEL_BYTES && isLabelText(c.array(), at, length)) {
+        return c.restUtf8("enum label");
+      }
+      throw new IllegalArgumentException(
+          "type "
+              + describe()
+              + " is not in pg_type (dropped before the catalog was asked), pgoutput does not"
+              + " send a type's kind, and the value is not a record ("
+              + notRecord
+              + ")"
+              + (labels ? " nor an enum label's text" : ""));
+    }
+
+    private static boolean isLabelText(byte[] b, int offset, int length) {
+      for (int i = offset; i < offset + length; i++) {
+        int u = b[i] & 0xFF;
+        if (u < 0x20 || u == 0x7F) {
+          return false;
+        }
+      }
+      try {
+        java.nio.charset.StandardCharsets.UTF_8
+            .newDecoder()
+            .decode(java.nio.ByteBuffer.wrap(b, offset, length));
+        return true;
+      } catch (java.nio.charset.CharacterCodingException e) {
+        return false; // not UTF-8: not a label; the caller reports the value as undecodable
+      }
+    }
+
+    @Override
+    boolean missing() {
+      return true;
+    }
+  }
+
   /** A type whose binary format is not known: every value fails, naming the type and why. */
   static final class Unsupported extends PgBinaryCodec {
     private final String reason;
+    private final boolean missing;
 
     Unsupported(int oid, String name, String reason) {
+      this(oid, name, reason, false);
+    }
+
+    /**
+     * @param missing true when the type is not in the catalog at all (see {@link #missing()})
+     */
+    Unsupported(int oid, String name, String reason, boolean missing) {
       super(oid, name);
       this.reason = reason;
+      this.missing = missing;
+    }
+
+    @Override
+    boolean listArrays() {
+      return false;
+    }
+
+    @Override
+    boolean missing() {
+      return missing;
     }
 
     @Override

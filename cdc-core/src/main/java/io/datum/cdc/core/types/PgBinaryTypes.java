@@ -1,8 +1,9 @@
 package io.datum.cdc.core.types;
 
 /**
- * Where {@code PgOutputDecoder} gets the binary codecs of column types its builtin decoder ({@link
- * PgBinaryValues}) does not handle: user-defined types (enums, domains, composites, ranges,
+ * Where {@code PgOutputDecoder} gets the codecs of column types its builtin decoders ({@link
+ * PgBinaryValues}, {@link PgTextValues}) do not handle, for binary values and for text values alike
+ * ({@link PgBinaryCodec#textValue}): user-defined types (enums, domains, composites, ranges,
  * multiranges, their arrays) and the builtin ranges and multiranges. The type kinds are not in the
  * pgoutput stream (the Type message carries only a namespace and a name), so an implementation asks
  * the catalog; {@link PgTypeCatalog} is the one the source uses. Called at Relation time on the
@@ -27,4 +28,18 @@ public interface PgBinaryTypes {
    *     whose binary format is unknown or that no longer exists
    */
   PgBinaryCodec codec(int typeOid);
+
+  /**
+   * Returns the codec of a column type oid, with what the stream's Type message said of it for a
+   * type the catalog does not hold (a type dropped before the catalog was asked). By default {@link
+   * #codec(int)}.
+   *
+   * @param typeOid a type oid
+   * @param sentNamespace the namespace the Type message gave, or null if none was received
+   * @param sentName the name the Type message gave (a domain under its base type's), or null
+   * @return the codec, as {@link #codec(int)}
+   */
+  default PgBinaryCodec codec(int typeOid, String sentNamespace, String sentName) {
+    return codec(typeOid);
+  }
 }

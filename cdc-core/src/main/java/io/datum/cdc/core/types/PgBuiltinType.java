@@ -362,6 +362,54 @@ public enum PgBuiltinType {
   }
 
   /**
+   * The builtin ranges and multiranges and the ranges' arrays, by {@code typname} (oids:
+   * src/include/catalog/pg_type.dat, pg_range.dat); they are decoded by catalog codecs, which
+   * builtin oids always have.
+   */
+  private static final java.util.Map<String, Integer> BUILTIN_RANGES =
+      java.util.Map.ofEntries(
+          java.util.Map.entry("int4range", 3904),
+          java.util.Map.entry("_int4range", 3905),
+          java.util.Map.entry("numrange", 3906),
+          java.util.Map.entry("_numrange", 3907),
+          java.util.Map.entry("tsrange", 3908),
+          java.util.Map.entry("_tsrange", 3909),
+          java.util.Map.entry("tstzrange", 3910),
+          java.util.Map.entry("_tstzrange", 3911),
+          java.util.Map.entry("daterange", 3912),
+          java.util.Map.entry("_daterange", 3913),
+          java.util.Map.entry("int8range", 3926),
+          java.util.Map.entry("_int8range", 3927),
+          java.util.Map.entry("int4multirange", 4451),
+          java.util.Map.entry("nummultirange", 4532),
+          java.util.Map.entry("tsmultirange", 4533),
+          java.util.Map.entry("tstzmultirange", 4534),
+          java.util.Map.entry("datemultirange", 4535),
+          java.util.Map.entry("int8multirange", 4536));
+
+  /**
+   * Returns the oid of a builtin type by its {@code pg_catalog} name, as a Type message names a
+   * domain's base type (the innermost one, {@code getBaseType} in {@code logicalrep_write_typ},
+   * src/backend/replication/logical/proto.c): any row's name ({@code int4}, {@code inet}, {@code
+   * box}), its array's ({@code _int4}, {@code _box}), or a builtin range's or multirange's. A
+   * column of a domain over a builtin type then decodes from what the stream says alone, also after
+   * the domain was dropped.
+   *
+   * @param name a type name in {@code pg_catalog}
+   * @return the oid, or 0 if the name is none of those (a {@code reg*} type, {@code tsquery}, ...)
+   */
+  public static int builtinOidNamed(String name) {
+    boolean array = name.startsWith("_");
+    String element = array ? name.substring(1) : name;
+    for (PgBuiltinType t : values()) {
+      if (t.typname.equals(element)) {
+        return array ? t.arrayOid : t.oid;
+      }
+    }
+    return BUILTIN_RANGES.getOrDefault(name, 0);
+  }
+
+  /**
    * Returns whether an oid is a typed builtin type or the array type of a row whose arrays are
    * Lists: the types whose values are not simply their text in text mode.
    *

@@ -11,8 +11,10 @@ import java.nio.charset.StandardCharsets;
  * src/include/catalog/pg_type.dat}; output formats: PostgreSQL docs, chapter 8 Data Types.
  *
  * <p>The typed rows of {@link PgBuiltinType} decode to their Java values; every other type (enums,
- * user types, geometric, network, ...) stays as its text, a String. Arrays of the typed rows (and
- * of the rendered rows whose arrays are Lists) become {@link java.util.List}s, see {@link
+ * user types, geometric, network, ...) stays as its text, a String, here. Arrays of user types and
+ * of the builtin ranges are decoded by their {@link PgBinaryCodec#textValue} (the catalog knows
+ * their element type), which the decoder uses for those columns. Arrays of the typed rows (and of
+ * the rendered rows whose arrays are Lists) become {@link java.util.List}s, see {@link
  * PgArrayValues}; dates and times: {@link PgTemporalValues}; numbers, uuid and bytea: {@link
  * PgScalarValues}.
  *

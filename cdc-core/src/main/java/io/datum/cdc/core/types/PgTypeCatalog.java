@@ -17,23 +17,25 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Resolves column types for binary decoding from the catalog, over an ordinary SQL connection (the
- * source's admin connection), and builds a {@link PgBinaryCodec} per type oid. pgoutput does not
- * say what kind a non-builtin type is (its Type message carries a namespace and a name only, and a
- * domain comes under its base type's name but with its own oid: {@code logicalrep_write_typ},
- * src/backend/replication/logical/proto.c), so this asks {@code pg_type}: {@code typtype} ({@code
- * e} enum, {@code d} domain with {@code typbasetype}, {@code c} composite with the attributes of
- * {@code typrelid}, {@code r} range with {@code pg_range.rngsubtype}, {@code m} multirange with the
- * range whose {@code rngmultitypid} it is), {@code typelem} for arrays, {@code typdelim}. Every
- * dependency (base, element, subtype, range, attribute types) is resolved in the same pass, one
- * query per level of nesting.
+ * Resolves the column types that are not builtin from the catalog, over an ordinary SQL connection
+ * (the source's admin connection), and builds a {@link PgBinaryCodec} per type oid: for binary
+ * values, and in text mode for arrays of user types (whose elements decode by the element type).
+ * pgoutput does not say what kind a non-builtin type is (its Type message carries a namespace and a
+ * name only, and a domain comes under its base type's name but with its own oid: {@code
+ * logicalrep_write_typ}, src/backend/replication/logical/proto.c), so this asks {@code pg_type}:
+ * {@code typtype} ({@code e} enum, {@code d} domain with {@code typbasetype}, {@code c} composite
+ * with the attributes of {@code typrelid}, {@code r} range with {@code pg_range.rngsubtype}, {@code
+ * m} multirange with the range whose {@code rngmultitypid} it is), {@code typelem} for arrays,
+ * {@code typdelim}. Every dependency (base, element, subtype, range, attribute types) is resolved
+ * in the same pass, one query per level of nesting.
  *
  * <p>When: {@link #preload} at start, for every column type of the published tables; then at a
  * Relation message, {@link #prepare} for any of its column types not known yet (a type created
  * while the source runs), with a connection opened for that one query. Each oid is queried once and
- * cached for the life of the connection's decoder; nothing is queried per row, except that a
- * composite value whose field type the cached attribute list does not hold (an attribute added by
- * {@code ALTER TYPE} since) resolves that field type once.
+ * cached for the life of the source (one catalog serves every connection after a reconnect, so a
+ * type dropped while the source runs decodes as the catalog described it); nothing is queried per
+ * row, except that a composite value whose field type the cached attribute list does not hold (an
+ * attribute added by {@code ALTER TYPE} since) resolves that field type once.
  *
  * <p>Types stay undecodable, their codec failing with a message that names the type and why: base
  * types outside PostgreSQL's builtins (extension types such as {@code hstore}, {@code citext} or
@@ -260,6 +262,42 @@ public final class PgTypeCatalog implements PgBinaryTypes {
     return codec;
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>For a type oid {@code pg_type} does not hold, the Type message's name decides: an array
+   * type's name begins with {@code _} ({@code makeArrayTypeName}, src/backend/catalog/pg_type.c),
+   * and its binary values name their element type in their header, so they still decode (see {@link
+   * PgBinaryCodec.SentArray}); any other such type fails on every value, naming the type as the
+   * message named it.
+   */
+  @Override
+  public PgBinaryCodec codec(int typeOid, String sentNamespace, String sentName) {
+    PgBinaryCodec codec = codec(typeOid);
+    if (!codec.missing() || sentName == null) {
+      return codec;
+    }
+    String name = sentNamespace + '.' + sentName;
+    if (sentName.startsWith("_")) {
+      return new PgBinaryCodec.SentArray(typeOid, name, this::codec);
+    }
+    // outside pg_catalog the base type is a user type: an enum's value is its label's text
+    return new PgBinaryCodec.Unidentified(
+        typeOid, name, this::knownCodec, !"pg_catalog".equals(sentNamespace));
+  }
+
+  /**
+   * Returns the codec of a type oid that is builtin or already known, without a catalog query (for
+   * the field types a value of an unidentified type names); an always-failing codec otherwise.
+   */
+  private PgBinaryCodec knownCodec(int oid) {
+    if (!needsCatalog(oid) || infos.containsKey(oid)) {
+      return codec(oid);
+    }
+    return new PgBinaryCodec.Unsupported(
+        oid, "type", "it is neither builtin nor known to the catalog");
+  }
+
   private PgBinaryCodec cached(int oid, int depth) {
     PgBinaryCodec codec = codecs.get(oid);
     if (codec == null) {
@@ -275,8 +313,7 @@ public final class PgTypeCatalog implements PgBinaryTypes {
     }
     PgTypeInfo info = infos.get(oid);
     if (info == null) {
-      return new PgBinaryCodec.Unsupported(
-          oid, "type", "it is not in pg_type (dropped before the catalog was asked?)");
+      return new PgBinaryCodec.Unidentified(oid, "type", this::knownCodec, false);
     }
     String name = info.qualifiedName();
     if (depth > 32) { // the server limits nesting far below; guards against a corrupt catalog

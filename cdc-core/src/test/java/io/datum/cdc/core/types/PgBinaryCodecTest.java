@@ -155,8 +155,12 @@ class PgBinaryCodecTest {
     assertEquals("()", value(PAIR_CODEC, int4(0)));
   }
 
+  private static String text(PgBinaryCodec codec, byte[] b) {
+    return codec.text(new PgBinaryCursor(b, 0, b.length));
+  }
+
   @Test
-  void arraysOfUserTypesAsArrayOutPrintsThem() {
+  void arraysOfUserTypesAreListsOfTheElementValuesAndRenderAsArrayOut() {
     PgBinaryCodec moods = new PgBinaryCodec.ArrayOf(MOOD_ARRAY, "public._mood", ENUM);
     byte[] array =
         SendBytes.of()
@@ -166,19 +170,71 @@ class PgBinaryCodecTest {
             .element(utf8("a,b"))
             .element(utf8(""))
             .build();
-    assertEquals("{ok,NULL,\"a,b\",\"\"}", value(moods, array));
+    assertEquals(Arrays.asList("ok", null, "a,b", ""), value(moods, array));
+    assertEquals("{ok,NULL,\"a,b\",\"\"}", text(moods, array));
+    assertEquals(Arrays.asList("ok", null, "a,b", ""), moods.textValue(text(moods, array)));
     PgBinaryCodec pairs = new PgBinaryCodec.ArrayOf(1, "public._pair", PAIR_CODEC);
     byte[] pair = SendBytes.of().i32(2).i32(23).i32(4).i32(1).i32(25).i32(3).text("x y").build();
-    assertEquals(
-        "{\"(1,\\\"x y\\\")\"}",
-        value(pairs, SendBytes.of().arrayHeader(0, PAIR, 1, 1).element(pair).build()));
-    // an array of a domain may carry the domain's oid or its base type's
+    byte[] pairArray = SendBytes.of().arrayHeader(0, PAIR, 1, 1).element(pair).build();
+    assertEquals(List.of("(1,\"x y\")"), value(pairs, pairArray));
+    assertEquals("{\"(1,\\\"x y\\\")\"}", text(pairs, pairArray));
+    // an array of a domain may carry the domain's oid or its base type's; its elements are the
+    // base type's values
     PgBinaryCodec posints = new PgBinaryCodec.ArrayOf(2, "public._posint", DOMAIN);
     assertEquals(
-        "{5}", value(posints, SendBytes.of().arrayHeader(0, 23, 1, 1).element(int4(5)).build()));
+        List.of(5),
+        value(posints, SendBytes.of().arrayHeader(0, 23, 1, 1).element(int4(5)).build()));
     assertEquals(
-        "{5}",
+        List.of(5),
         value(posints, SendBytes.of().arrayHeader(0, POSINT, 1, 1).element(int4(5)).build()));
+    assertEquals(List.of(List.of(5), List.of(6)), posints.textValue("{{5},{6}}"));
+  }
+
+  @Test
+  void anArrayTypeNoLongerInTheCatalogDecodesByItsHeadersElementTypeInBinaryOnly() {
+    PgBinaryCodec gone = new PgBinaryCodec.Unidentified(MOOD, "type", oid -> INT4, false);
+    PgBinaryCodec sent =
+        new PgBinaryCodec.SentArray(MOOD_ARRAY, "public._posint", oid -> oid == 23 ? INT4 : gone);
+    byte[] ints = SendBytes.of().arrayHeader(1, 23, 2, 1).element(int4(7)).i32(-1).build();
+    assertEquals(Arrays.asList(7, null), value(sent, ints));
+    byte[] moods = SendBytes.of().arrayHeader(0, MOOD, 1, 1).element(utf8("ok")).build();
+    // an element of a type the catalog does not hold either: only a record would decode
+    assertTrue(rejected(sent, moods).contains("oid " + MOOD + ")"), rejected(sent, moods));
+    assertTrue(rejected(sent, moods).contains("not a record"), rejected(sent, moods));
+    assertTrue(rejected(sent, new byte[] {0, 0}).contains("no array header"));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> sent.textValue("{7,NULL}"));
+    assertTrue(e.getMessage().contains("public._posint"), e.getMessage());
+  }
+
+  @Test
+  void aTypeNoLongerInTheCatalogDecodesOnlyAsARecordOrAnEnumLabel() {
+    PgBinaryCodec unknown =
+        new PgBinaryCodec.Unsupported(99, "type", "it is neither builtin nor known");
+    PgBinaryCodec scalar =
+        new PgBinaryCodec.Unidentified(
+            MOOD, "public.gone", oid -> oid == 23 || oid == 25 ? builtin(oid) : unknown, true);
+    byte[] record = SendBytes.of().i32(2).i32(23).i32(4).i32(1).i32(25).i32(3).text("x y").build();
+    assertEquals("(1,\"x y\")", value(scalar, record));
+    assertEquals("très bien", value(scalar, utf8("très bien")));
+    assertEquals("", value(scalar, new byte[0]));
+    // a record naming a field type that is neither builtin nor known is not taken as one
+    byte[] foreign = SendBytes.of().i32(1).i32(99).i32(4).i32(1).build();
+    assertTrue(rejected(scalar, foreign).contains("public.gone (oid " + MOOD + ")"));
+    // range_send's forms: a control-character flags byte, NUL bytes in the lengths
+    assertTrue(rejected(scalar, new byte[] {0x01}).contains("nor an enum label"));
+    assertTrue(rejected(scalar, new byte[] {0x18}).contains("nor an enum label"));
+    assertTrue(rejected(scalar, range(0x02, 1, 5)).contains("not a record"));
+    assertTrue(rejected(scalar, utf8("x".repeat(64))).contains("nor an enum label"));
+    assertTrue(rejected(scalar, new byte[] {(byte) 0xC3, 0x28}).contains("nor an enum label"));
+    // where the Type message named a pg_catalog type, a label is never guessed
+    PgBinaryCodec noLabels = new PgBinaryCodec.Unidentified(MOOD, "gone", oid -> unknown, false);
+    assertTrue(rejected(noLabels, utf8("ok")).contains("is not a record"));
+    assertEquals("x", noLabels.textValue("x"));
+  }
+
+  private static PgBinaryCodec builtin(int oid) {
+    return new PgBinaryCodec.Builtin(oid, oid == 23 ? "int4" : "text", null);
   }
 
   @Test
