@@ -12,6 +12,7 @@ module io.datum.cdc.cli {
   requires info.picocli;
   requires com.fasterxml.jackson.databind;
   requires java.sql;
+  requires org.slf4j;
 
   // picocli reads and writes the annotated option fields of the commands reflectively
   opens io.datum.cdc.cli to

@@ -9,22 +9,31 @@ import io.datum.cdc.core.PgCdcSource;
 import java.io.BufferedOutputStream;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code pgcdc stream}: streams a slot's changes to stdout as JSON lines (format 1), acknowledging
- * each event after its line is written and flushed.
+ * {@code pgcdc stream}: streams a slot's changes as JSON lines (format 1) to stdout, acknowledging
+ * each event after its line is written and flushed; or after the reader wrote it back ({@code
+ * --acks-from}); or to a file, acknowledging after an fsync covered the line ({@code --output}).
  */
 @Command(
     name = "stream",
     mixinStandardHelpOptions = true,
     description = "Stream committed changes of a publication as JSON lines on stdout.")
 final class StreamCommand implements Callable<Integer> {
+
+  private static final Logger LOG = LoggerFactory.getLogger(StreamCommand.class);
 
   @Option(
       names = "--url",
@@ -123,7 +132,26 @@ final class StreamCommand implements Callable<Integer> {
               + " (the changes in between are lost); default: refuse to start")
   boolean trustSlotPosition;
 
-  @Option(names = "--verbose", description = "print stack traces of errors")
+  @Option(
+      names = "--acks-from",
+      paramLabel = "FILE|-|fd:N",
+      description =
+          "acknowledge only the events the reader of stdout writes back here, one line each (the"
+              + " event's JSON line, or TX_END_LSN EVENT_INDEX): - is stdin, fd:N an inherited file"
+              + " descriptor, FILE a FIFO (read to its end) or a regular file (followed from its"
+              + " end); pgcdc stops when it ends. See docs/pgcdc.md")
+  String acksFrom;
+
+  @Option(
+      names = "--output",
+      paramLabel = "FILE",
+      description =
+          "append the JSON lines to FILE instead of stdout and acknowledge an event only once an"
+              + " fsync covered its line (batched: one fsync for the lines written while the"
+              + " previous one ran)")
+  Path output;
+
+  @Option(names = "--verbose", description = "info logs and stack traces of errors on stderr")
   boolean verbose;
 
   @Mixin PgOutputCliOptions pgoutput = new PgOutputCliOptions();
@@ -176,9 +204,14 @@ final class StreamCommand implements Callable<Integer> {
     if (idleExitSeconds != null && !(idleExitSeconds > 0)) {
       throw new CdcConfigurationException("--idle-exit must be positive, was " + idleExitSeconds);
     }
-    JsonLinesWriter out =
-        new JsonLinesWriter(
-            new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16));
+    if (acksFrom != null && output != null) {
+      throw new CdcConfigurationException(
+          "--acks-from and --output exclude each other: with --acks-from the reader's"
+              + " acknowledgement is what counts, so the file's fsync would add nothing");
+    }
+    if (acksFrom != null) {
+      ReaderAcks.check(acksFrom);
+    }
     try (CdcCheckpointStore checkpoints = CheckpointStores.open(store)) {
       PgCdcSource.Builder builder =
           PgCdcSource.builder()
@@ -198,10 +231,63 @@ final class StreamCommand implements Callable<Integer> {
       }
       builder.password(password);
       pgoutput.apply(builder);
-      StreamSession session =
-          new StreamSession(builder.build(), out, maxEvents == null ? Long.MAX_VALUE : maxEvents);
-      session.run(idleExitSeconds == null ? 0 : (long) (idleExitSeconds * 1000));
+      PgCdcSource source = builder.build();
+      long limit = maxEvents == null ? Long.MAX_VALUE : maxEvents;
+      long idleMillis = idleExitSeconds == null ? 0 : (long) (idleExitSeconds * 1000);
+      AtomicReference<StreamSession> session = new AtomicReference<>();
+      if (output != null) {
+        try (SyncedFileOutput file =
+            SyncedFileOutput.open(
+                output,
+                offset -> StreamSession.acknowledge(source.checkpoints(), offset),
+                e -> session.get().fail(e))) {
+          session.set(new StreamSession(source, StreamSession.file(file), limit));
+          session.get().run(idleMillis);
+        }
+      } else if (acksFrom != null) {
+        ReaderAcks acks =
+            new ReaderAcks(
+                acksFrom,
+                offset -> {
+                  StreamSession.acknowledge(source.checkpoints(), offset);
+                  session.get().touch();
+                });
+        session.set(
+            new StreamSession(source, StreamSession.readerAcknowledged(stdout(), acks), limit));
+        acks.start();
+        session.get().run(idleMillis);
+        if (acks.failure() != null) {
+          throw acks.failure();
+        }
+      } else {
+        warnIfStdoutIsAPipe();
+        session.set(new StreamSession(source, StreamSession.stdout(stdout()), limit));
+        session.get().run(idleMillis);
+      }
     }
     return 0;
+  }
+
+  private static JsonLinesWriter stdout() {
+    return new JsonLinesWriter(
+        new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16));
+  }
+
+  /**
+   * An event is acknowledged once stdout accepted its line: into a pipe, that is before anyone read
+   * it. Said once at start where the platform shows what stdout is (Linux).
+   */
+  private static void warnIfStdoutIsAPipe() {
+    Path fd = Path.of("/proc/self/fd/1");
+    try {
+      if (Files.isSymbolicLink(fd) && Files.readSymbolicLink(fd).toString().startsWith("pipe:")) {
+        LOG.warn(
+            "stdout is a pipe: an event is acknowledged once the pipe accepted its line, before"
+                + " the reader read it (a reader that stops early or dies loses up to 64 KiB of"
+                + " lines); use --acks-from to let the reader acknowledge, or --output FILE");
+      }
+    } catch (IOException | UnsupportedOperationException | SecurityException e) {
+      LOG.debug("cannot tell what stdout is: {}", e.toString());
+    }
   }
 }
