@@ -3,6 +3,7 @@ package io.datum.cdc.cli;
 import io.datum.cdc.CdcCheckpointStore;
 import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.CheckpointStores;
+import io.datum.cdc.PgLsn;
 import io.datum.cdc.cli.json.JsonLinesWriter;
 import io.datum.cdc.core.AcknowledgementDurability;
 import io.datum.cdc.core.PgCdcSource;
@@ -70,15 +71,25 @@ final class StreamCommand implements Callable<Integer> {
 
   @Option(
       names = "--create-publication",
-      description = "create the publication if it does not exist")
+      description =
+          "create the publication if it does not exist, with --tables or --all-tables; an"
+              + " existing one must publish them (it is never changed)")
   boolean createPublication;
 
   @Option(
       names = "--tables",
       split = ",",
       paramLabel = "schema.table",
-      description = "tables of a created publication (default: all tables)")
+      description = "tables of the publication --create-publication creates")
   List<String> tables = List.of();
+
+  @Option(
+      names = "--all-tables",
+      description =
+          "let --create-publication create it FOR ALL TABLES (a superuser only): PostgreSQL then"
+              + " refuses UPDATE and DELETE on every table without a primary key or replica"
+              + " identity, which pgcdc lists in a warning")
+  boolean allTables;
 
   @Option(names = "--max-events", paramLabel = "N", description = "exit 0 after N events")
   Long maxEvents;
@@ -86,8 +97,28 @@ final class StreamCommand implements Callable<Integer> {
   @Option(
       names = "--idle-exit",
       paramLabel = "SECONDS",
-      description = "exit 0 after SECONDS (a decimal number) without a change")
+      description =
+          "exit 0 once no event was printed (or acknowledged) for SECONDS (a decimal number),"
+              + " none awaits acknowledgement, and the confirmed position reached the server's WAL"
+              + " position read when those SECONDS had passed: a walsender busy decoding a large"
+              + " transaction is not idle")
   Double idleExitSeconds;
+
+  @Option(
+      names = "--stop-at-lsn",
+      paramLabel = "LSN|current",
+      description =
+          "exit 0 once every change up to LSN (X/X) is printed and its acknowledgement stored"
+              + " and confirmed; current: the server's WAL position read at start (run until"
+              + " caught up). Changes after it may be printed too")
+  String stopAtLsn;
+
+  @Option(
+      names = "--retry-start",
+      description =
+          "when the server cannot be reached at start, retry as --reconnect retries a lost"
+              + " connection (same attempts and backoff); default: fail at once")
+  boolean retryStart;
 
   @Option(
       names = "--reconnect",
@@ -195,8 +226,17 @@ final class StreamCommand implements Callable<Integer> {
           "--wait-for-slot must not be negative, was " + waitForSlotSeconds);
     }
     int reconnectAttempts = reconnectAttempts(reconnect);
-    if (!tables.isEmpty() && !createPublication) {
-      throw new CdcConfigurationException("--tables applies only with --create-publication");
+    if ((!tables.isEmpty() || allTables) && !createPublication) {
+      throw new CdcConfigurationException(
+          (allTables ? "--all-tables" : "--tables") + " applies only with --create-publication");
+    }
+    if (createPublication && tables.isEmpty() == !allTables) {
+      throw new CdcConfigurationException(
+          allTables
+              ? "--tables and --all-tables exclude each other"
+              : "--create-publication needs --tables schema.table,... or --all-tables (FOR ALL"
+                  + " TABLES: PostgreSQL then refuses UPDATE and DELETE on every table without a"
+                  + " primary key or replica identity)");
     }
     if (maxEvents != null && maxEvents < 1) {
       throw new CdcConfigurationException("--max-events must be at least 1, was " + maxEvents);
@@ -231,41 +271,61 @@ final class StreamCommand implements Callable<Integer> {
       }
       builder.password(password);
       pgoutput.apply(builder);
-      PgCdcSource source = builder.build();
-      long limit = maxEvents == null ? Long.MAX_VALUE : maxEvents;
-      long idleMillis = idleExitSeconds == null ? 0 : (long) (idleExitSeconds * 1000);
+      ServerPosition server = new ServerPosition(url, user, password);
+      boolean stopAtCurrent = "current".equals(stopAtLsn);
+      PgLsn stopAt = stopAtLsn == null || stopAtCurrent ? null : parseLsn(stopAtLsn);
+      StreamSession.Limits limits =
+          new StreamSession.Limits(
+              maxEvents == null ? Long.MAX_VALUE : maxEvents,
+              idleExitSeconds == null ? 0 : (long) (idleExitSeconds * 1000),
+              stopAt,
+              stopAtCurrent,
+              server,
+              retryStart ? Math.max(1, reconnectAttempts) : 1,
+              200,
+              30_000);
       AtomicReference<StreamSession> session = new AtomicReference<>();
       if (output != null) {
         try (SyncedFileOutput file =
             SyncedFileOutput.open(
                 output,
-                offset -> StreamSession.acknowledge(source.checkpoints(), offset),
+                offset -> StreamSession.acknowledge(session.get().source().checkpoints(), offset),
                 e -> session.get().fail(e))) {
-          session.set(new StreamSession(source, StreamSession.file(file), limit));
-          session.get().run(idleMillis);
+          session.set(new StreamSession(builder::build, StreamSession.file(file), limits));
+          session.get().run();
         }
       } else if (acksFrom != null) {
         ReaderAcks acks =
             new ReaderAcks(
                 acksFrom,
                 offset -> {
-                  StreamSession.acknowledge(source.checkpoints(), offset);
+                  StreamSession.acknowledge(session.get().source().checkpoints(), offset);
                   session.get().touch();
                 });
         session.set(
-            new StreamSession(source, StreamSession.readerAcknowledged(stdout(), acks), limit));
+            new StreamSession(
+                builder::build, StreamSession.readerAcknowledged(stdout(), acks), limits));
         acks.start();
-        session.get().run(idleMillis);
+        session.get().run();
         if (acks.failure() != null) {
           throw acks.failure();
         }
       } else {
         warnIfStdoutIsAPipe();
-        session.set(new StreamSession(source, StreamSession.stdout(stdout()), limit));
-        session.get().run(idleMillis);
+        session.set(new StreamSession(builder::build, StreamSession.stdout(stdout()), limits));
+        session.get().run();
       }
     }
     return 0;
+  }
+
+  private static PgLsn parseLsn(String text) {
+    try {
+      return PgLsn.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw new CdcConfigurationException(
+          "--stop-at-lsn must be an LSN such as 0/16B37A0, or current, was \"" + text + '"');
+    }
   }
 
   private static JsonLinesWriter stdout() {

@@ -2,18 +2,23 @@ package io.datum.cdc.cli;
 
 import io.datum.cdc.CdcCheckpointException;
 import io.datum.cdc.CdcCheckpointHandle;
+import io.datum.cdc.CdcConnectionException;
 import io.datum.cdc.CdcException;
 import io.datum.cdc.CdcOffset;
+import io.datum.cdc.PgLsn;
 import io.datum.cdc.cli.json.JsonLinesWriter;
 import io.datum.cdc.core.PgCdcSource;
 import io.datum.cdc.event.ChangeEvent;
 import java.io.UncheckedIOException;
+import java.sql.SQLException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,19 +58,39 @@ final class StreamSession {
     void close() throws InterruptedException;
   }
 
-  private final PgCdcSource source;
+  /** When to stop on positions, and how to start; all optional. */
+  record Limits(
+      long maxEvents,
+      long idleExitMillis,
+      PgLsn stopAt,
+      boolean stopAtCurrent,
+      ServerPosition server,
+      int startAttempts,
+      long initialBackoffMillis,
+      long maxBackoffMillis) {}
+
+  private final Supplier<PgCdcSource> sources;
   private final Output output;
+  private final Limits limits;
   private final long maxEvents;
+  private final CountDownLatch stopRequested = new CountDownLatch(1);
+  private volatile PgCdcSource source;
   private final AtomicLong events = new AtomicLong();
   private final CountDownLatch wake = new CountDownLatch(1);
   private final AtomicReference<CdcException> failure = new AtomicReference<>();
   private volatile long lastActivityNanos = System.nanoTime();
   private volatile boolean closing;
 
-  StreamSession(PgCdcSource source, Output output, long maxEvents) {
-    this.source = source;
+  StreamSession(Supplier<PgCdcSource> sources, Output output, Limits limits) {
+    this.sources = sources;
     this.output = output;
-    this.maxEvents = maxEvents;
+    this.limits = limits;
+    this.maxEvents = limits.maxEvents();
+  }
+
+  /** The running source (null before it started). */
+  PgCdcSource source() {
+    return source;
   }
 
   /** Events written so far. */
@@ -87,17 +112,27 @@ final class StreamSession {
   }
 
   /**
-   * Streams until done.
+   * Streams until done: the event limit reached and acknowledged, the stop position confirmed, the
+   * idle condition met, the output ended, a signal, or a failure.
    *
-   * @param idleExitMillis stop after this long without an event while nothing awaits
-   *     acknowledgement; 0 for never
    * @throws Exception the source's failure, or the output's
    */
-  void run(long idleExitMillis) throws Exception {
+  void run() throws Exception {
     Thread hook = new Thread(this::finishQuietly, "pgcdc-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
-    CompletableFuture<Void> termination = source.start(this::handle);
     try {
+      CompletableFuture<Void> termination = start();
+      if (termination == null) {
+        return; // stopped by a signal while waiting for the server
+      }
+      PgLsn stopAt = limits.stopAt();
+      if (limits.stopAtCurrent()) {
+        stopAt = limits.server().read(); // the server's position at start
+        LOG.info("streaming until {} is confirmed (--stop-at-lsn current)", stopAt);
+      }
+      long idleNanos = TimeUnit.MILLISECONDS.toNanos(limits.idleExitMillis());
+      long idleSince = -1;
+      PgLsn idleTarget = null;
       while (!termination.isDone() && failure.get() == null && !output.ended()) {
         if (wake.await(100, TimeUnit.MILLISECONDS)) {
           continue; // a failure
@@ -106,11 +141,24 @@ final class StreamSession {
         if (limitReached && output.idle()) {
           break;
         }
-        if (idleExitMillis > 0
-            && output.idle()
-            && System.nanoTime() - lastActivityNanos
-                > TimeUnit.MILLISECONDS.toNanos(idleExitMillis)) {
+        if (stopAt != null && output.idle() && !source.watermark().isBefore(stopAt)) {
+          LOG.info("confirmed {}, at or beyond --stop-at-lsn {}", source.watermark(), stopAt);
           break;
+        }
+        if (idleNanos > 0) {
+          long since = lastActivityNanos;
+          if (since != idleSince) {
+            idleSince = since; // an event or an acknowledgement: idle starts again
+            idleTarget = null;
+          }
+          if (output.idle() && System.nanoTime() - since > idleNanos) {
+            if (idleTarget == null) {
+              idleTarget = limits.server().flushLsn(); // null while the server is unreachable
+            }
+            if (idleTarget != null && !source.watermark().isBefore(idleTarget)) {
+              break; // idle long enough, and caught up with what the server had then
+            }
+          }
         }
       }
       finish();
@@ -130,11 +178,57 @@ final class StreamSession {
     }
   }
 
+  /**
+   * Starts a source; with start-up retries, retries a start that failed to reach the server (not
+   * one refused by it, nor an authentication failure) with exponential backoff and jitter.
+   *
+   * @return the termination future, or null if stopped while waiting to retry
+   */
+  private CompletableFuture<Void> start() throws InterruptedException {
+    long backoff = limits.initialBackoffMillis();
+    for (int attempt = 1; ; attempt++) {
+      PgCdcSource next = sources.get();
+      try {
+        source = next;
+        return next.start(this::handle);
+      } catch (CdcConnectionException e) {
+        if (attempt >= limits.startAttempts() || isAuthenticationFailure(e)) {
+          throw e;
+        }
+        long jittered = backoff / 2 + ThreadLocalRandom.current().nextLong(backoff / 2 + 1);
+        LOG.warn(
+            "cannot start (attempt {}): {}; retrying in {} ms (--retry-start)",
+            attempt,
+            e.getMessage(),
+            jittered);
+        if (stopRequested.await(jittered, TimeUnit.MILLISECONDS)) {
+          return null;
+        }
+        backoff = Math.min(backoff * 2, limits.maxBackoffMillis());
+      }
+    }
+  }
+
+  private static boolean isAuthenticationFailure(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException sql
+          && sql.getSQLState() != null
+          && sql.getSQLState().startsWith("28")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Stops writing, lets the output release what it can, then stops the source. Idempotent. */
   private synchronized void finish() throws InterruptedException {
     closing = true;
+    stopRequested.countDown();
     output.close();
-    source.stop(); // stores every acknowledgement made so far
+    PgCdcSource running = source;
+    if (running != null) {
+      running.stop(); // stores every acknowledgement made so far
+    }
   }
 
   private void finishQuietly() {

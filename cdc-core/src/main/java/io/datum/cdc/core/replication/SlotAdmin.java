@@ -128,14 +128,7 @@ final class SlotAdmin {
     } else {
       List<String> quoted = new ArrayList<>();
       for (String table : tables) {
-        int dot = table.indexOf('.');
-        String schema = dot < 0 ? "public" : table.substring(0, dot);
-        String name = dot < 0 ? table : table.substring(dot + 1);
-        if (schema.isEmpty() || name.isEmpty()) {
-          throw new CdcConfigurationException(
-              "invalid table name \"" + table + "\": use schema.table");
-        }
-        quoted.add(PgErrors.quoteIdentifier(schema) + '.' + PgErrors.quoteIdentifier(name));
+        quoted.add(qualified(table));
       }
       sql.append(" FOR TABLE ").append(String.join(", ", quoted));
     }
@@ -143,6 +136,132 @@ final class SlotAdmin {
       st.execute(sql.toString());
     }
     LOG.info("created publication {} ({})", publication, tables.isEmpty() ? "all tables" : tables);
+    List<String> broken = tablesWithoutIdentity(publication);
+    if (!broken.isEmpty()) {
+      LOG.warn(
+          "publication {} publishes {} table(s) without a primary key or replica identity: {};"
+              + " PostgreSQL now refuses UPDATE and DELETE on them (\"does not have a replica"
+              + " identity and publishes updates\"): give each a primary key, or ALTER TABLE ..."
+              + " REPLICA IDENTITY FULL, or DROP PUBLICATION {} and create it for other tables",
+          publication,
+          broken.size(),
+          String.join(", ", broken),
+          PgErrors.quoteIdentifier(publication));
+    }
+  }
+
+  /**
+   * Returns the tables a publication publishes on which PostgreSQL refuses UPDATE and DELETE: those
+   * with replica identity {@code nothing}, or {@code default} without a primary key (PostgreSQL
+   * docs, 31.1 Publication), as {@code schema.table}, sorted.
+   */
+  List<String> tablesWithoutIdentity(String publication) throws SQLException {
+    try (PreparedStatement ps =
+        connection.prepareStatement(
+            "SELECT quote_ident(pt.schemaname) || '.' || quote_ident(pt.tablename)"
+                + " FROM pg_publication_tables pt"
+                + " JOIN pg_namespace n ON n.nspname = pt.schemaname"
+                + " JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = pt.tablename"
+                + " WHERE pt.pubname = ? AND (c.relreplident = 'n' OR (c.relreplident = 'd'"
+                + " AND NOT EXISTS (SELECT 1 FROM pg_index i"
+                + " WHERE i.indrelid = c.oid AND i.indisprimary)))"
+                + " ORDER BY 1")) {
+      ps.setString(1, publication);
+      List<String> tables = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          tables.add(rs.getString(1));
+        }
+      }
+      return tables;
+    }
+  }
+
+  /**
+   * Checks that an existing publication publishes what the source was told to create it with: all
+   * tables (an empty list), or each listed table.
+   *
+   * @throws CdcConfigurationException naming the tables it lacks and the remedy
+   */
+  void requirePublicationCovers(String publication, List<String> tables) throws SQLException {
+    String quotedPublication = PgErrors.quoteIdentifier(publication);
+    if (tables.isEmpty()) {
+      try (PreparedStatement ps =
+          connection.prepareStatement(
+              "SELECT puballtables FROM pg_publication WHERE pubname = ?")) {
+        ps.setString(1, publication);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (rs.next() && !rs.getBoolean(1)) {
+            throw new CdcConfigurationException(
+                "publication \""
+                    + publication
+                    + "\" exists but is not FOR ALL TABLES, as it was asked to be created (pgcdc"
+                    + " --create-publication --all-tables); stream it without"
+                    + " --create-publication, or DROP PUBLICATION "
+                    + quotedPublication
+                    + " to let it be created");
+          }
+        }
+      }
+      return;
+    }
+    List<String> missing = new ArrayList<>();
+    for (String table : tables) {
+      String qualified = qualified(table);
+      int dot = table.indexOf('.');
+      try (PreparedStatement ps =
+          connection.prepareStatement(
+              // pg_publication_rel: tables added by name (a partitioned one, too);
+              // pg_publication_tables: also those of FOR TABLES IN SCHEMA (15+)
+              "SELECT to_regclass(?) IS NOT NULL, EXISTS (SELECT 1 FROM pg_publication p"
+                  + " WHERE p.pubname = ? AND (p.puballtables"
+                  + " OR EXISTS (SELECT 1 FROM pg_publication_rel r"
+                  + " WHERE r.prpubid = p.oid AND r.prrelid = to_regclass(?))"
+                  + " OR EXISTS (SELECT 1 FROM pg_publication_tables t WHERE t.pubname = p.pubname"
+                  + " AND t.schemaname = ? AND t.tablename = ?)))")) {
+        ps.setString(1, qualified);
+        ps.setString(2, publication);
+        ps.setString(3, qualified);
+        ps.setString(4, dot < 0 ? "public" : table.substring(0, dot));
+        ps.setString(5, dot < 0 ? table : table.substring(dot + 1));
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          if (!rs.getBoolean(2)) {
+            missing.add(table + (rs.getBoolean(1) ? "" : " (no such table)"));
+          }
+        }
+      }
+    }
+    if (!missing.isEmpty()) {
+      throw new CdcConfigurationException(
+          "publication \""
+              + publication
+              + "\" exists but does not publish "
+              + String.join(", ", missing)
+              + " (--tables, createPublication); existing publications are not changed: add them"
+              + " (ALTER PUBLICATION "
+              + quotedPublication
+              + " ADD TABLE ...), or stream another publication");
+    }
+  }
+
+  /** {@code schema.table} or {@code table} (schema public), quoted. */
+  private static String qualified(String table) {
+    int dot = table.indexOf('.');
+    String schema = dot < 0 ? "public" : table.substring(0, dot);
+    String name = dot < 0 ? table : table.substring(dot + 1);
+    if (schema.isEmpty() || name.isEmpty()) {
+      throw new CdcConfigurationException("invalid table name \"" + table + "\": use schema.table");
+    }
+    return PgErrors.quoteIdentifier(schema) + '.' + PgErrors.quoteIdentifier(name);
+  }
+
+  /** Drops a publication (undoing its creation by a start that then failed). */
+  void dropPublication(String publication) throws SQLException {
+    try (Statement st = connection.createStatement()) {
+      st.execute("DROP PUBLICATION IF EXISTS " + PgErrors.quoteIdentifier(publication));
+    }
+    LOG.info("dropped publication {}, created by a start that failed", publication);
   }
 
   /**
