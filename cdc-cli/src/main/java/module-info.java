@@ -1,7 +1,8 @@
 /**
  * The {@code pgcdc} command ({@code io.datum.cdc.cli.Pgcdc}): {@code stream}, {@code demo}, {@code
- * status} and {@code checkpoint show}, JSON lines on stdout. An application, not a library: it
- * exports nothing. The checkpoint stores it opens by URI are found by service binding.
+ * status}, {@code checkpoint show}, {@code checkpoint delete} and {@code slot drop}, JSON lines on
+ * stdout. An application, not a library: it exports nothing. The checkpoint stores it opens by URI
+ * are found by service binding.
  */
 module io.datum.cdc.cli {
   requires io.datum.cdc.core;

@@ -47,7 +47,7 @@ final class DemoCommand implements Callable<Integer> {
   /** The first consumer is killed once this many events of the large transaction were printed. */
   static final int PRINTED_BEFORE_KILL = 5;
 
-  @Option(names = "--verbose", description = "print stack traces of errors")
+  @Option(names = "--verbose", description = "info logs and stack traces of errors on stderr")
   boolean verbose;
 
   @Option(

@@ -2,6 +2,7 @@ package io.datum.cdc.cli;
 
 import io.datum.cdc.CdcCheckpointStore;
 import io.datum.cdc.CdcConfigurationException;
+import io.datum.cdc.CdcStoreException;
 import io.datum.cdc.CheckpointStores;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.cli.json.JsonLinesWriter;
@@ -17,6 +18,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -252,71 +254,117 @@ final class StreamCommand implements Callable<Integer> {
     if (acksFrom != null) {
       ReaderAcks.check(acksFrom);
     }
-    try (CdcCheckpointStore checkpoints = CheckpointStores.open(store)) {
-      PgCdcSource.Builder builder =
-          PgCdcSource.builder()
-              .jdbcUrl(url)
-              .slot(slot)
-              .publication(publication)
-              .checkpointStore(checkpoints)
-              .createSlot(createSlot)
-              .trustSlotPosition(trustSlotPosition)
-              .acknowledgementDurability(durability)
-              .messages(messages)
-              .waitForSlot(Duration.ofMillis((long) (waitForSlotSeconds * 1000)))
-              .reconnect(reconnectAttempts, Duration.ofMillis(200), Duration.ofSeconds(30))
-              .createPublication(createPublication, tables.toArray(new String[0]));
-      if (user != null) {
-        builder.user(user);
-      }
-      builder.password(password);
-      pgoutput.apply(builder);
-      ServerPosition server = new ServerPosition(url, user, password);
-      boolean stopAtCurrent = "current".equals(stopAtLsn);
-      PgLsn stopAt = stopAtLsn == null || stopAtCurrent ? null : parseLsn(stopAtLsn);
-      StreamSession.Limits limits =
-          new StreamSession.Limits(
-              maxEvents == null ? Long.MAX_VALUE : maxEvents,
-              idleExitSeconds == null ? 0 : (long) (idleExitSeconds * 1000),
-              stopAt,
-              stopAtCurrent,
-              server,
-              retryStart ? Math.max(1, reconnectAttempts) : 1,
-              200,
-              30_000);
-      AtomicReference<StreamSession> session = new AtomicReference<>();
-      if (output != null) {
-        try (SyncedFileOutput file =
-            SyncedFileOutput.open(
-                output,
-                offset -> StreamSession.acknowledge(session.get().source().checkpoints(), offset),
-                e -> session.get().fail(e))) {
-          session.set(new StreamSession(builder::build, StreamSession.file(file), limits));
+    Path created = firstMissing(CheckpointCommand.fileStoreDirectory(store));
+    try {
+      try (CdcCheckpointStore checkpoints = CheckpointStores.open(store)) {
+        PgCdcSource.Builder builder =
+            PgCdcSource.builder()
+                .jdbcUrl(url)
+                .slot(slot)
+                .publication(publication)
+                .checkpointStore(checkpoints)
+                .createSlot(createSlot)
+                .trustSlotPosition(trustSlotPosition)
+                .acknowledgementDurability(durability)
+                .messages(messages)
+                .waitForSlot(Duration.ofMillis((long) (waitForSlotSeconds * 1000)))
+                .reconnect(reconnectAttempts, Duration.ofMillis(200), Duration.ofSeconds(30))
+                .createPublication(createPublication, tables.toArray(new String[0]));
+        if (user != null) {
+          builder.user(user);
+        }
+        builder.password(password);
+        pgoutput.apply(builder);
+        ServerPosition server = new ServerPosition(url, user, password);
+        boolean stopAtCurrent = "current".equals(stopAtLsn);
+        PgLsn stopAt = stopAtLsn == null || stopAtCurrent ? null : parseLsn(stopAtLsn);
+        StreamSession.Limits limits =
+            new StreamSession.Limits(
+                maxEvents == null ? Long.MAX_VALUE : maxEvents,
+                idleExitSeconds == null ? 0 : (long) (idleExitSeconds * 1000),
+                stopAt,
+                stopAtCurrent,
+                server,
+                retryStart ? Math.max(1, reconnectAttempts) : 1,
+                200,
+                30_000);
+        Supplier<PgCdcSource> sources =
+            () -> {
+              try {
+                return builder.build(); // loads the stored checkpoint
+              } catch (CdcStoreException e) {
+                throw StoreRemedies.withRemedy(e, store, slot);
+              }
+            };
+        AtomicReference<StreamSession> session = new AtomicReference<>();
+        if (output != null) {
+          try (SyncedFileOutput file =
+              SyncedFileOutput.open(
+                  output,
+                  offset -> StreamSession.acknowledge(session.get().source().checkpoints(), offset),
+                  e -> session.get().fail(e))) {
+            session.set(new StreamSession(sources, StreamSession.file(file), limits));
+            session.get().run();
+          }
+        } else if (acksFrom != null) {
+          ReaderAcks acks =
+              new ReaderAcks(
+                  acksFrom,
+                  offset -> {
+                    StreamSession.acknowledge(session.get().source().checkpoints(), offset);
+                    session.get().touch();
+                  });
+          session.set(
+              new StreamSession(sources, StreamSession.readerAcknowledged(stdout(), acks), limits));
+          acks.start();
+          session.get().run();
+          if (acks.failure() != null) {
+            throw acks.failure();
+          }
+        } else {
+          warnIfStdoutIsAPipe();
+          session.set(new StreamSession(sources, StreamSession.stdout(stdout()), limits));
           session.get().run();
         }
-      } else if (acksFrom != null) {
-        ReaderAcks acks =
-            new ReaderAcks(
-                acksFrom,
-                offset -> {
-                  StreamSession.acknowledge(session.get().source().checkpoints(), offset);
-                  session.get().touch();
-                });
-        session.set(
-            new StreamSession(
-                builder::build, StreamSession.readerAcknowledged(stdout(), acks), limits));
-        acks.start();
-        session.get().run();
-        if (acks.failure() != null) {
-          throw acks.failure();
-        }
-      } else {
-        warnIfStdoutIsAPipe();
-        session.set(new StreamSession(builder::build, StreamSession.stdout(stdout()), limits));
-        session.get().run();
       }
+    } catch (Exception e) {
+      removeIfEmpty(created, e); // a failed start leaves no empty store directories behind
+      throw e;
     }
     return 0;
+  }
+
+  /** The outermost directory of {@code dir} that does not exist yet, or null. */
+  private static Path firstMissing(Path dir) {
+    Path missing = null;
+    for (Path p = dir; p != null && !Files.exists(p); p = p.getParent()) {
+      missing = p;
+    }
+    return missing;
+  }
+
+  /**
+   * Deletes the directories a failed start created for a {@code file:} store, if they hold nothing
+   * but the store's lock file.
+   */
+  private void removeIfEmpty(Path created, Exception failure) {
+    if (created == null) {
+      return;
+    }
+    Path dir = CheckpointCommand.fileStoreDirectory(store);
+    try {
+      Files.deleteIfExists(dir.resolve(".lock"));
+      for (Path p = dir; p != null && p.startsWith(created); p = p.getParent()) {
+        try (var entries = Files.list(p)) {
+          if (entries.findAny().isPresent()) {
+            return;
+          }
+        }
+        Files.delete(p);
+      }
+    } catch (IOException e) {
+      failure.addSuppressed(e);
+    }
   }
 
   private static PgLsn parseLsn(String text) {
