@@ -45,8 +45,12 @@ final class StreamSession {
   /** Where the lines go and who says an event was processed. */
   interface Output {
 
-    /** Writes an event's line; acknowledges it now or later through the handle. */
-    void write(ChangeEvent event, CdcCheckpointHandle checkpoints);
+    /**
+     * Writes an event's line; acknowledges it now or later through the handle.
+     *
+     * @param redelivered whether this process printed the event before
+     */
+    void write(ChangeEvent event, boolean redelivered, CdcCheckpointHandle checkpoints);
 
     /** Returns whether no event written awaits its acknowledgement. */
     boolean idle();
@@ -80,6 +84,11 @@ final class StreamSession {
   private final AtomicReference<CdcException> failure = new AtomicReference<>();
   private volatile long lastActivityNanos = System.nanoTime();
   private volatile boolean closing;
+
+  /** The offset of the newest event printed (handler thread only); 0/0 and -1 before any. */
+  private long printedEnd;
+
+  private int printedIndex = -1;
 
   StreamSession(Supplier<PgCdcSource> sources, Output output, Limits limits) {
     this.sources = sources;
@@ -243,7 +252,18 @@ final class StreamSession {
     if (closing || events.get() >= maxEvents) {
       return; // not written, not acknowledged, delivered again next time
     }
-    output.write(event, checkpoints); // a failure stops the source; the event is not acknowledged
+    CdcOffset offset = event.offset();
+    long end = offset.txEndLsn().asLong();
+    // printed in commit order: everything at or before the newest printed event was printed,
+    // and comes again only after a reconnect
+    int byEnd = Long.compareUnsigned(end, printedEnd);
+    boolean redelivered = byEnd < 0 || (byEnd == 0 && offset.eventIndex() <= printedIndex);
+    // a failure stops the source; the event is not acknowledged
+    output.write(event, redelivered, checkpoints);
+    if (!redelivered) {
+      printedEnd = end;
+      printedIndex = offset.eventIndex();
+    }
     lastActivityNanos = System.nanoTime();
     events.incrementAndGet();
   }
@@ -268,8 +288,8 @@ final class StreamSession {
   static Output stdout(JsonLinesWriter out) {
     return new Output() {
       @Override
-      public void write(ChangeEvent event, CdcCheckpointHandle checkpoints) {
-        out.write(event);
+      public void write(ChangeEvent event, boolean redelivered, CdcCheckpointHandle checkpoints) {
+        out.write(event, redelivered);
         out.flush();
         acknowledge(checkpoints, event.offset());
       }
@@ -293,8 +313,8 @@ final class StreamSession {
   static Output file(SyncedFileOutput file) {
     return new Output() {
       @Override
-      public void write(ChangeEvent event, CdcCheckpointHandle checkpoints) {
-        file.write(event);
+      public void write(ChangeEvent event, boolean redelivered, CdcCheckpointHandle checkpoints) {
+        file.write(event, redelivered);
       }
 
       @Override
@@ -324,13 +344,13 @@ final class StreamSession {
       private volatile boolean stdoutClosed;
 
       @Override
-      public void write(ChangeEvent event, CdcCheckpointHandle checkpoints) {
+      public void write(ChangeEvent event, boolean redelivered, CdcCheckpointHandle checkpoints) {
         if (stdoutClosed) {
           return;
         }
         acks.printed(event.offset());
         try {
-          out.write(event);
+          out.write(event, redelivered);
           out.flush();
         } catch (UncheckedIOException e) {
           stdoutClosed = true;

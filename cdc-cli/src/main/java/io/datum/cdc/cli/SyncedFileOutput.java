@@ -163,14 +163,15 @@ final class SyncedFileOutput implements AutoCloseable {
    * Appends one event's line; it is released once synced. Does nothing after {@link #close}.
    *
    * @param event the event
+   * @param redelivered whether its line says {@code "redelivered":true}
    * @throws java.io.UncheckedIOException if the write fails
    */
-  void write(ChangeEvent event) {
+  void write(ChangeEvent event, boolean redelivered) {
     synchronized (lock) {
       if (closed) {
         return;
       }
-      writer.write(event);
+      writer.write(event, redelivered);
       unsynced.add(event.offset());
       lock.notifyAll();
     }

@@ -358,4 +358,90 @@ class StreamOperationsTest {
       }
     }
   }
+
+  private static List<String> read(java.io.BufferedReader in, int n) throws Exception {
+    List<String> lines = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      String line = in.readLine();
+      assertTrue(line != null, "stdout ended after " + lines);
+      lines.add(line);
+    }
+    return lines;
+  }
+
+  /** id, event_index, and whether the line says redelivered, for each line. */
+  private static List<String> shape(List<String> lines) throws Exception {
+    List<String> shapes = new ArrayList<>();
+    for (String line : lines) {
+      var e = JSON.readTree(line);
+      shapes.add(
+          e.get("after").get("id").asInt()
+              + "#"
+              + e.get("event_index").asInt()
+              + (e.has("redelivered") ? " redelivered" : ""));
+    }
+    return shapes;
+  }
+
+  @Test
+  void redeliveredMarksExactlyTheEventsThisProcessPrintedBefore(@TempDir Path dir)
+      throws Exception {
+    pg.execute(
+        "CREATE TABLE red (id int PRIMARY KEY)",
+        "CREATE PUBLICATION red FOR TABLE red",
+        "SELECT pg_create_logical_replication_slot('red', 'pgoutput')",
+        "INSERT INTO red VALUES (1), (2), (3)",
+        "INSERT INTO red VALUES (4)");
+    Path store = dir.resolve("store");
+    Process first =
+        new ProcessBuilder(command(stream(store, "red", "red", "--acks-from", "-")))
+            .redirectError(dir.resolve("err").toFile())
+            .start();
+    List<String> printed;
+    try (var lines =
+            new java.io.BufferedReader(
+                new java.io.InputStreamReader(first.getInputStream(), StandardCharsets.UTF_8));
+        var acks = first.getOutputStream()) {
+      printed = read(lines, 4);
+      assertEquals(List.of("1#0", "2#1", "3#2", "4#0"), shape(printed));
+      // a lost connection: the server sends both transactions again; this process printed them
+      pg.execute(
+          "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots"
+              + " WHERE slot_name = 'red' AND active_pid IS NOT NULL");
+      assertEquals(
+          List.of("1#0 redelivered", "2#1 redelivered", "3#2 redelivered", "4#0 redelivered"),
+          shape(read(lines, 4)));
+      acks.write((printed.get(0) + '\n').getBytes(StandardCharsets.UTF_8));
+      acks.flush();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> {
+                Run show = pgcdc(dir, "checkpoint", "show", "--store", "file:" + store);
+                return show.stdout().toString().contains("\"acknowledged\" : [ [ 0, 0 ] ]");
+              });
+      // a server crash: the acknowledged event is skipped, the others come again
+      pg.restart(EmbeddedPostgresServer.ShutdownMode.IMMEDIATE);
+      assertEquals(
+          List.of("2#1 redelivered", "3#2 redelivered", "4#0 redelivered"), shape(read(lines, 3)));
+      pg.execute("INSERT INTO red VALUES (5)");
+      assertEquals(List.of("5#0"), shape(read(lines, 1)));
+      first.toHandle().destroyForcibly(); // SIGKILL
+      first.waitFor();
+    }
+    // a new process printed nothing before: no line says redelivered, also in the transaction of
+    // which the store holds an acknowledged event
+    Process second =
+        new ProcessBuilder(command(stream(store, "red", "red", "--acks-from", "-")))
+            .redirectError(dir.resolve("err2").toFile())
+            .start();
+    try (var lines =
+            new java.io.BufferedReader(
+                new java.io.InputStreamReader(second.getInputStream(), StandardCharsets.UTF_8));
+        var acks = second.getOutputStream()) {
+      assertEquals(List.of("2#1", "3#2", "4#0", "5#0"), shape(read(lines, 4)));
+    }
+    assertTrue(second.waitFor(60, TimeUnit.SECONDS), "the end of the acknowledgements stops it");
+    assertEquals(0, second.exitValue(), Files.readString(dir.resolve("err2")));
+  }
 }
