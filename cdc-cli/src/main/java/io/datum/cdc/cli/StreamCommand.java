@@ -159,6 +159,16 @@ final class StreamCommand implements Callable<Integer> {
   double waitForSlotSeconds;
 
   @Option(
+      names = "--slot-create-timeout",
+      paramLabel = "SECONDS",
+      defaultValue = "0",
+      description =
+          "how long --create-slot may wait for the transactions and prepared transactions open"
+              + " when it began (PostgreSQL waits for them), then fail naming them (default 0: as"
+              + " long as they stay open)")
+  double slotCreateTimeoutSeconds;
+
+  @Option(
       names = "--trust-slot-position",
       description =
           "resume at the slot's position when it is after the stored watermark"
@@ -227,6 +237,10 @@ final class StreamCommand implements Callable<Integer> {
       throw new CdcConfigurationException(
           "--wait-for-slot must not be negative, was " + waitForSlotSeconds);
     }
+    if (slotCreateTimeoutSeconds < 0) {
+      throw new CdcConfigurationException(
+          "--slot-create-timeout must not be negative, was " + slotCreateTimeoutSeconds);
+    }
     int reconnectAttempts = reconnectAttempts(reconnect);
     if ((!tables.isEmpty() || allTables) && !createPublication) {
       throw new CdcConfigurationException(
@@ -268,6 +282,7 @@ final class StreamCommand implements Callable<Integer> {
                 .acknowledgementDurability(durability)
                 .messages(messages)
                 .waitForSlot(Duration.ofMillis((long) (waitForSlotSeconds * 1000)))
+                .slotCreationTimeout(Duration.ofMillis((long) (slotCreateTimeoutSeconds * 1000)))
                 .reconnect(reconnectAttempts, Duration.ofMillis(200), Duration.ofSeconds(30))
                 .createPublication(createPublication, tables.toArray(new String[0]));
         if (user != null) {

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * creating publications, stop conditions on positions, start-up retries, errors naming the right
  * cause.
  */
-@EmbeddedPostgresTest
+@EmbeddedPostgresTest(settings = "max_prepared_transactions=4")
 class StreamOperationsTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -443,5 +443,65 @@ class StreamOperationsTest {
     }
     assertTrue(second.waitFor(60, TimeUnit.SECONDS), "the end of the acknowledgements stops it");
     assertEquals(0, second.exitValue(), Files.readString(dir.resolve("err2")));
+  }
+
+  @Test
+  void slotCreationTimeoutNamesTheTransactionsItWaitsFor(@TempDir Path dir) throws Exception {
+    pg.execute(
+        "CREATE TABLE waits (id int PRIMARY KEY)", "CREATE PUBLICATION waits FOR TABLE waits");
+    try (Connection open = pg.getConnection();
+        Connection prepared = pg.getConnection()) {
+      open.setAutoCommit(false);
+      try (Statement st = open.createStatement()) {
+        st.execute("INSERT INTO waits VALUES (1)"); // an xid, not committed
+      }
+      String pid =
+          pg.queryString(
+              "SELECT pid::text FROM pg_stat_activity WHERE backend_xid IS NOT NULL AND query LIKE 'INSERT INTO waits%'");
+      try (Statement st = prepared.createStatement()) {
+        st.execute("BEGIN");
+        st.execute("INSERT INTO waits VALUES (2)");
+        st.execute("PREPARE TRANSACTION 'held_for_test'");
+      }
+      try {
+        Run run =
+            pgcdc(
+                dir,
+                stream(
+                    dir.resolve("store"),
+                    "waits",
+                    "waits",
+                    "--create-slot",
+                    "--slot-create-timeout",
+                    "0.5"));
+        assertEquals(1, run.exitCode(), run.stderr());
+        List<String> lines = run.stderr().lines().toList();
+        assertEquals(1, lines.size(), run.stderr());
+        String line = lines.get(0);
+        assertTrue(
+            line.startsWith(
+                "pgcdc: error: creating replication slot \"waits\" waited 0.5 s for transactions open"
+                    + " when it began, which PostgreSQL waits for before the slot can start: pid "
+                    + pid
+                    + " (xid "),
+            line);
+        assertTrue(
+            line.contains(", idle in transaction, query 'INSERT INTO waits VALUES (1)')"), line);
+        assertTrue(line.contains("prepared transaction 'held_for_test' (xid "), line);
+        assertTrue(
+            line.endsWith(
+                ". End them (COMMIT or ROLLBACK, ROLLBACK PREPARED 'gid', or"
+                    + " pg_terminate_backend(pid)), or allow a longer wait (slotCreationTimeout,"
+                    + " pgcdc --slot-create-timeout)"),
+            line);
+        assertEquals(
+            "0",
+            pg.queryString(
+                "SELECT count(*)::text FROM pg_replication_slots WHERE slot_name = 'waits'"));
+      } finally {
+        open.rollback();
+        pg.execute("ROLLBACK PREPARED 'held_for_test'");
+      }
+    }
   }
 }

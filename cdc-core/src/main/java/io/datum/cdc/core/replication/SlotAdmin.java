@@ -9,6 +9,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -93,14 +94,109 @@ final class SlotAdmin {
     }
   }
 
-  /** Creates a logical slot with the pgoutput plugin. */
-  void createSlot(String slot) throws SQLException {
+  /**
+   * Creates a logical slot with the pgoutput plugin. PostgreSQL builds its snapshot once every
+   * transaction (and prepared transaction) with an xid open when the creation began has ended
+   * (snapbuild.c), so the creation waits for them.
+   *
+   * @param timeout the longest wait; zero for no limit
+   * @throws CdcReplicationException naming the open transactions, if the timeout passed
+   */
+  void createSlot(String slot, Duration timeout) throws SQLException {
+    boolean limited = !timeout.isZero();
+    if (limited) {
+      setStatementTimeout(Long.toString(Math.max(1, timeout.toMillis())));
+    }
     try (PreparedStatement ps =
         connection.prepareStatement("SELECT pg_create_logical_replication_slot(?, 'pgoutput')")) {
       ps.setString(1, slot);
       ps.executeQuery().close();
+    } catch (SQLException e) {
+      if (limited && "57014".equals(e.getSQLState())) { // query_canceled: the statement timeout
+        setStatementTimeout("0");
+        throw new CdcReplicationException(
+            Reason.SERVER_ERROR,
+            "creating replication slot \""
+                + slot
+                + "\" waited "
+                + timeout.toMillis() / 1000.0
+                + " s for transactions open when it began, which PostgreSQL waits for before the"
+                + " slot can start: "
+                + openTransactions()
+                + ". End them (COMMIT or ROLLBACK, ROLLBACK PREPARED 'gid', or"
+                + " pg_terminate_backend(pid)), or allow a longer wait (slotCreationTimeout,"
+                + " pgcdc --slot-create-timeout)",
+            e);
+      }
+      throw e;
+    } finally {
+      if (limited && !connection.isClosed()) {
+        setStatementTimeout("0");
+      }
     }
     LOG.info("created logical replication slot {} (pgoutput)", slot);
+  }
+
+  private void setStatementTimeout(String millis) throws SQLException {
+    try (PreparedStatement ps =
+        connection.prepareStatement("SELECT set_config('statement_timeout', ?, false)")) {
+      ps.setString(1, millis);
+      ps.executeQuery().close();
+    }
+  }
+
+  /**
+   * Describes the transactions that hold up a slot creation: those with an xid in {@code
+   * pg_stat_activity} (but this session's) and the prepared ones in {@code pg_prepared_xacts}.
+   */
+  private String openTransactions() throws SQLException {
+    List<String> open = new ArrayList<>();
+    try (Statement st = connection.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT pid, backend_xid::text, xact_start::text, state, datname,"
+                    + " left(regexp_replace(query, '\\s+', ' ', 'g'), 80)"
+                    + " FROM pg_stat_activity"
+                    + " WHERE backend_xid IS NOT NULL AND pid <> pg_backend_pid()"
+                    + " ORDER BY xact_start")) {
+      while (rs.next()) {
+        open.add(
+            "pid "
+                + rs.getInt(1)
+                + " (xid "
+                + rs.getString(2)
+                + ", database "
+                + rs.getString(5)
+                + ", open since "
+                + rs.getString(3)
+                + ", "
+                + rs.getString(4)
+                + ", query '"
+                + rs.getString(6)
+                + "')");
+      }
+    }
+    try (Statement st = connection.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT gid, transaction::text, prepared::text, database FROM pg_prepared_xacts"
+                    + " ORDER BY prepared")) {
+      while (rs.next()) {
+        open.add(
+            "prepared transaction '"
+                + rs.getString(1)
+                + "' (xid "
+                + rs.getString(2)
+                + ", database "
+                + rs.getString(4)
+                + ", prepared at "
+                + rs.getString(3)
+                + ")");
+      }
+    }
+    return open.isEmpty()
+        ? "none is open any more (they ended just now: try again)"
+        : String.join(", ", open);
   }
 
   /** Returns true if the publication exists in the connection's database. */

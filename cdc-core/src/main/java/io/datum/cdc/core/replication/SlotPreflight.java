@@ -144,7 +144,7 @@ final class SlotPreflight {
                     + " acceptable (trustSlotPosition(true), pgcdc --trust-slot-position)");
           }
           try {
-            slots.createSlot(slot);
+            slots.createSlot(slot, config.slotCreationTimeout());
           } catch (SQLException e) {
             throw PgErrors.map("cannot create replication slot \"" + slot + '"', e);
           }

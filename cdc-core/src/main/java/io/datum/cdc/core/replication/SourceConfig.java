@@ -36,6 +36,8 @@ import java.util.Properties;
  *     or null to not send it
  * @param memoryBudget bytes of buffered changes held in memory before a transaction spills
  * @param spillDirectory where spill files are created
+ * @param slotCreationTimeout how long creating the slot waits for older transactions; zero: no
+ *     limit
  */
 public record SourceConfig(
     String jdbcUrl,
@@ -62,4 +64,5 @@ public record SourceConfig(
     boolean binary,
     String origin,
     long memoryBudget,
-    Path spillDirectory) {}
+    Path spillDirectory,
+    Duration slotCreationTimeout) {}
