@@ -93,7 +93,12 @@ final class StreamCommand implements Callable<Integer> {
               + " identity, which pgcdc lists in a warning")
   boolean allTables;
 
-  @Option(names = "--max-events", paramLabel = "N", description = "exit 0 after N events")
+  @Option(
+      names = "--max-events",
+      paramLabel = "N",
+      description =
+          "exit 0 once N events were printed and acknowledged (with --output: synced; with"
+              + " --acks-from: acknowledged by the reader)")
   Long maxEvents;
 
   @Option(
@@ -137,10 +142,11 @@ final class StreamCommand implements Callable<Integer> {
       paramLabel = "event|transaction",
       defaultValue = "event",
       description =
-          "when acknowledgements reach the store: per event (default; no printed and"
-              + " acknowledged event comes again after a crash; one store write per event) or per"
-              + " transaction (faster; after a crash the printed events of a transaction not yet"
-              + " completely printed come again)")
+          "which acknowledgements reach the store: every one (event, the default; stored in the"
+              + " background, many per store write; after a crash only events whose"
+              + " acknowledgement was not stored yet come again) or those that complete a"
+              + " transaction (transaction: fewer store writes; after a crash the acknowledged"
+              + " events of a transaction not completely acknowledged come again too)")
   String durableAcks;
 
   @Option(
