@@ -1,7 +1,8 @@
 /**
  * The {@code pgcdc} command ({@code io.datum.cdc.cli.Pgcdc}): {@code stream}, {@code demo}, {@code
- * status} and {@code checkpoint show}, JSON lines on stdout. An application, not a library: it
- * exports nothing. The checkpoint stores it opens by URI are found by service binding.
+ * status}, {@code checkpoint show}, {@code checkpoint delete} and {@code slot drop}, JSON lines on
+ * stdout. An application, not a library: it exports nothing. The checkpoint stores it opens by URI
+ * are found by service binding.
  */
 module io.datum.cdc.cli {
   requires io.datum.cdc.core;
@@ -12,6 +13,7 @@ module io.datum.cdc.cli {
   requires info.picocli;
   requires com.fasterxml.jackson.databind;
   requires java.sql;
+  requires org.slf4j;
 
   // picocli reads and writes the annotated option fields of the commands reflectively
   opens io.datum.cdc.cli to

@@ -10,12 +10,19 @@ import io.datum.cdc.CdcException;
 import io.datum.cdc.CdcStoreException;
 import io.datum.cdc.CheckpointStores;
 import io.datum.cdc.ClusterIdentity;
+import io.datum.cdc.PgLsn;
 import io.datum.cdc.SlotNames;
+import io.datum.cdc.spi.CheckpointCodec;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,9 +36,116 @@ import picocli.CommandLine.Option;
 @Command(
     name = "checkpoint",
     mixinStandardHelpOptions = true,
-    description = "Inspect checkpoint stores.",
-    subcommands = {CheckpointCommand.Show.class})
+    description = "Inspect checkpoint stores, or delete a slot's checkpoint.",
+    subcommands = {CheckpointCommand.Show.class, CheckpointCommand.Delete.class})
 final class CheckpointCommand {
+
+  /** The file name suffix of a slot's checkpoint in a {@code file:} store. */
+  static final String FILE_SUFFIX = ".checkpoint";
+
+  /**
+   * Returns the directory of a {@code file:} store URI, or null for other schemes (or a URI the
+   * store itself should reject, with its own message).
+   */
+  static Path fileStoreDirectory(String uri) {
+    URI parsed;
+    try {
+      parsed = new URI(uri);
+    } catch (URISyntaxException e) {
+      return null;
+    }
+    if (parsed.getScheme() == null
+        || !parsed.getScheme().equalsIgnoreCase("file")
+        || parsed.getRawQuery() != null
+        || parsed.getRawFragment() != null
+        || parsed.getRawAuthority() != null) {
+      return null;
+    }
+    try {
+      return (parsed.isOpaque() ? Path.of(parsed.getSchemeSpecificPart()) : Path.of(parsed))
+          .toAbsolutePath();
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+  }
+
+  /**
+   * {@code pgcdc checkpoint delete --store URI --slot NAME --yes}: deletes a slot's checkpoint, so
+   * that the next consumer resumes from the slot's own confirmed position (events acknowledged
+   * after it, in the store only, come again). The store is opened, and so locked, as a consumer
+   * opens it: a running consumer makes this fail.
+   */
+  @Command(
+      name = "delete",
+      mixinStandardHelpOptions = true,
+      description =
+          "Delete a slot's checkpoint from a store (stop its consumer first): the next consumer"
+              + " resumes from the replication slot's own position.")
+  static final class Delete implements Callable<Integer> {
+
+    @Option(names = "--store", required = true, description = "checkpoint store URI")
+    String store;
+
+    @Option(names = "--slot", required = true, description = "the slot whose checkpoint goes")
+    String slot;
+
+    @Option(names = "--yes", description = "confirm the deletion (required)")
+    boolean yes;
+
+    @Option(names = "--verbose", description = "info logs and stack traces of errors on stderr")
+    boolean verbose;
+
+    PrintStream out = System.out;
+
+    @Override
+    public Integer call() throws Exception {
+      SlotNames.requireValid(slot);
+      Show.requireExistingPath(store);
+      if (!yes) {
+        throw new CdcConfigurationException(
+            "checkpoint delete needs --yes: the next consumer of slot \""
+                + slot
+                + "\" then resumes from the slot's confirmed_flush_lsn, and events acknowledged"
+                + " after it come again");
+      }
+      Path fileStore = fileStoreDirectory(store);
+      try (CdcCheckpointStore checkpoints = CheckpointStores.open(store)) {
+        boolean present;
+        if (fileStore != null) {
+          // the file, not its decoded contents: a corrupt checkpoint can be deleted too
+          present = Files.deleteIfExists(fileStore.resolve(slot + FILE_SUFFIX));
+          if (present) {
+            try (FileChannel dir = FileChannel.open(fileStore, StandardOpenOption.READ)) {
+              dir.force(true);
+            }
+          }
+        } else {
+          present = checkpoints.load(slot).isPresent();
+          if (present) {
+            // the store API has no delete: a checkpoint at 0/0 acknowledges nothing, so the slot
+            // resumes from its own position, as without a checkpoint
+            checkpoints.store(CdcCheckpoint.atWatermark(slot, PgLsn.ZERO));
+          }
+        }
+        if (!present) {
+          throw new CdcException(
+              "the store "
+                  + checkpoints.location()
+                  + " holds no checkpoint for slot \""
+                  + slot
+                  + '"');
+        }
+        out.println(
+            "deleted the checkpoint of slot "
+                + slot
+                + " from "
+                + checkpoints.location()
+                + (fileStore != null ? "" : " (replaced by an empty one at 0/0)"));
+        out.flush();
+      }
+      return 0;
+    }
+  }
 
   /**
    * {@code pgcdc checkpoint show --store URI [--slot NAME]}: prints what a store holds as one JSON
@@ -54,7 +168,7 @@ final class CheckpointCommand {
     @Option(names = "--slot", description = "only this slot (default: every slot in the store)")
     String slot;
 
-    @Option(names = "--verbose", description = "print stack traces of errors")
+    @Option(names = "--verbose", description = "info logs and stack traces of errors on stderr")
     boolean verbose;
 
     PrintStream out = System.out;
@@ -63,7 +177,7 @@ final class CheckpointCommand {
      * Opening a store creates it; for showing one, a path that does not exist is a typo, not an
      * empty store.
      */
-    private static void requireExistingPath(String uri) {
+    static void requireExistingPath(String uri) {
       URI parsed;
       try {
         parsed = new URI(uri);
@@ -95,6 +209,12 @@ final class CheckpointCommand {
         SlotNames.requireValid(slot);
       }
       requireExistingPath(store);
+      Path fileStore = fileStoreDirectory(store);
+      if (fileStore != null) {
+        // read-only: no lock (a running consumer holds it), no write permission needed
+        print(fileStore.toUri().toString(), readFileStore(fileStore));
+        return 0;
+      }
       try (CdcCheckpointStore checkpoints = CheckpointStores.open(store)) {
         List<String> slots;
         if (slot != null) {
@@ -107,31 +227,79 @@ final class CheckpointCommand {
                 "the store " + checkpoints.location() + " cannot list its slots; pass --slot NAME");
           }
         }
-        List<Map<String, Object>> found = new ArrayList<>();
+        List<CdcCheckpoint> found = new ArrayList<>();
         for (String s : slots) {
-          Optional<CdcCheckpoint> checkpoint = checkpoints.load(s);
-          checkpoint.ifPresent(c -> found.add(describe(c)));
+          Optional<CdcCheckpoint> checkpoint;
+          try {
+            checkpoint = checkpoints.load(s);
+          } catch (CdcStoreException e) {
+            throw StoreRemedies.withRemedy(e, store, s);
+          }
+          checkpoint.ifPresent(found::add);
         }
-        if (slot != null && found.isEmpty()) {
-          throw new CdcException(
-              "the store "
-                  + checkpoints.location()
-                  + " holds no checkpoint for slot \""
-                  + slot
-                  + '"');
-        }
-        Map<String, Object> document = new LinkedHashMap<>();
-        document.put("store", checkpoints.location());
-        document.put("checkpoints", found);
-        ObjectMapper json =
-            new ObjectMapper()
-                .enable(SerializationFeature.INDENT_OUTPUT)
-                .disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
-        json.writeValue(out, document);
-        out.println();
-        out.flush();
+        print(checkpoints.location(), found);
       }
       return 0;
+    }
+
+    /**
+     * Reads the checkpoint files of a {@code file:} store directly: files are replaced atomically
+     * by rename, so each read is a complete checkpoint, and nothing is locked or written.
+     */
+    private List<CdcCheckpoint> readFileStore(Path directory) throws IOException {
+      List<String> slots = new ArrayList<>();
+      if (slot != null) {
+        slots.add(slot);
+      } else {
+        try (DirectoryStream<Path> entries =
+            Files.newDirectoryStream(directory, "*" + FILE_SUFFIX)) {
+          for (Path entry : entries) {
+            String name = entry.getFileName().toString();
+            String s = name.substring(0, name.length() - FILE_SUFFIX.length());
+            if (SlotNames.isValid(s)) {
+              slots.add(s);
+            }
+          }
+        }
+        slots.sort(null);
+      }
+      List<CdcCheckpoint> found = new ArrayList<>();
+      for (String s : slots) {
+        Path file = directory.resolve(s + FILE_SUFFIX);
+        byte[] bytes;
+        try {
+          bytes = Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+          continue;
+        }
+        try {
+          found.add(CheckpointCodec.decode(bytes, s, file.toString()));
+        } catch (CdcStoreException e) {
+          throw StoreRemedies.withRemedy(e, store, s);
+        }
+      }
+      return found;
+    }
+
+    private void print(String location, List<CdcCheckpoint> found) throws IOException {
+      if (slot != null && found.isEmpty()) {
+        throw new CdcException(
+            "the store " + location + " holds no checkpoint for slot \"" + slot + '"');
+      }
+      List<Map<String, Object>> described = new ArrayList<>();
+      for (CdcCheckpoint c : found) {
+        described.add(describe(c));
+      }
+      Map<String, Object> document = new LinkedHashMap<>();
+      document.put("store", location);
+      document.put("checkpoints", described);
+      ObjectMapper json =
+          new ObjectMapper()
+              .enable(SerializationFeature.INDENT_OUTPUT)
+              .disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+      json.writeValue(out, document);
+      out.println();
+      out.flush();
     }
 
     private static Map<String, Object> describe(CdcCheckpoint checkpoint) {

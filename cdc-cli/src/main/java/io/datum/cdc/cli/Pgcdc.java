@@ -1,7 +1,10 @@
 package io.datum.cdc.cli;
 
 import io.datum.cdc.CdcConfigurationException;
+import java.io.IOException;
+import java.io.InputStream;
 import java.util.Arrays;
+import java.util.Properties;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -20,6 +23,7 @@ import picocli.CommandLine.Command;
       StreamCommand.class,
       DemoCommand.class,
       CheckpointCommand.class,
+      SlotCommand.class,
       StatusCommand.class,
       CommandLine.HelpCommand.class
     })
@@ -67,12 +71,32 @@ public final class Pgcdc {
     return cli.execute(args);
   }
 
-  /** Reads the version from the jar manifest. */
+  /** Reads the version Maven wrote into {@code version.properties} at build time. */
   static final class Version implements CommandLine.IVersionProvider {
     @Override
-    public String[] getVersion() {
-      String v = Pgcdc.class.getPackage().getImplementationVersion();
-      return new String[] {"pgcdc " + (v == null ? "development build" : v)};
+    public String[] getVersion() throws IOException {
+      return new String[] {"pgcdc " + version()};
+    }
+
+    /**
+     * Returns the project version, as in {@code pom.xml}.
+     *
+     * @throws IOException if the resource is missing or unfiltered (a build that skipped Maven's
+     *     resource processing)
+     */
+    static String version() throws IOException {
+      Properties p = new Properties();
+      try (InputStream in = Pgcdc.class.getResourceAsStream("version.properties")) {
+        if (in == null) {
+          throw new IOException("version.properties is missing from the pgcdc build");
+        }
+        p.load(in);
+      }
+      String v = p.getProperty("version", "");
+      if (v.isEmpty() || v.contains("${")) {
+        throw new IOException("version.properties was not filtered by Maven: \"" + v + '"');
+      }
+      return v;
     }
   }
 }

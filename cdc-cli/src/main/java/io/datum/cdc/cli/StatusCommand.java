@@ -61,7 +61,7 @@ final class StatusCommand implements Callable<Integer> {
       description = "name of the environment variable holding the password")
   String passwordEnv;
 
-  @Option(names = "--verbose", description = "print stack traces of errors")
+  @Option(names = "--verbose", description = "info logs and stack traces of errors on stderr")
   boolean verbose;
 
   PrintStream out = System.out;

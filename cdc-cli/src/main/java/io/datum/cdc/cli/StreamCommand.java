@@ -2,7 +2,9 @@ package io.datum.cdc.cli;
 
 import io.datum.cdc.CdcCheckpointStore;
 import io.datum.cdc.CdcConfigurationException;
+import io.datum.cdc.CdcStoreException;
 import io.datum.cdc.CheckpointStores;
+import io.datum.cdc.PgLsn;
 import io.datum.cdc.cli.json.JsonLinesWriter;
 import io.datum.cdc.core.AcknowledgementDurability;
 import io.datum.cdc.core.DecodeErrorPolicy;
@@ -10,22 +12,32 @@ import io.datum.cdc.core.PgCdcSource;
 import java.io.BufferedOutputStream;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code pgcdc stream}: streams a slot's changes to stdout as JSON lines (format 1), acknowledging
- * each event after its line is written and flushed.
+ * {@code pgcdc stream}: streams a slot's changes as JSON lines (format 1) to stdout, acknowledging
+ * each event after its line is written and flushed; or after the reader wrote it back ({@code
+ * --acks-from}); or to a file, acknowledging after an fsync covered the line ({@code --output}).
  */
 @Command(
     name = "stream",
     mixinStandardHelpOptions = true,
     description = "Stream committed changes of a publication as JSON lines on stdout.")
 final class StreamCommand implements Callable<Integer> {
+
+  private static final Logger LOG = LoggerFactory.getLogger(StreamCommand.class);
 
   @Option(
       names = "--url",
@@ -62,24 +74,59 @@ final class StreamCommand implements Callable<Integer> {
 
   @Option(
       names = "--create-publication",
-      description = "create the publication if it does not exist")
+      description =
+          "create the publication if it does not exist, with --tables or --all-tables; an"
+              + " existing one must publish them (it is never changed)")
   boolean createPublication;
 
   @Option(
       names = "--tables",
       split = ",",
       paramLabel = "schema.table",
-      description = "tables of a created publication (default: all tables)")
+      description = "tables of the publication --create-publication creates")
   List<String> tables = List.of();
 
-  @Option(names = "--max-events", paramLabel = "N", description = "exit 0 after N events")
+  @Option(
+      names = "--all-tables",
+      description =
+          "let --create-publication create it FOR ALL TABLES (a superuser only): PostgreSQL then"
+              + " refuses UPDATE and DELETE on every table without a primary key or replica"
+              + " identity, which pgcdc lists in a warning")
+  boolean allTables;
+
+  @Option(
+      names = "--max-events",
+      paramLabel = "N",
+      description =
+          "exit 0 once N events were printed and acknowledged (with --output: synced; with"
+              + " --acks-from: acknowledged by the reader)")
   Long maxEvents;
 
   @Option(
       names = "--idle-exit",
       paramLabel = "SECONDS",
-      description = "exit 0 after SECONDS (a decimal number) without a change")
+      description =
+          "exit 0 once no event was printed (or acknowledged) for SECONDS (a decimal number),"
+              + " none awaits acknowledgement, and the confirmed position reached the server's WAL"
+              + " position read when those SECONDS had passed: a walsender busy decoding a large"
+              + " transaction is not idle")
   Double idleExitSeconds;
+
+  @Option(
+      names = "--stop-at-lsn",
+      paramLabel = "LSN|current",
+      description =
+          "exit 0 once every change up to LSN (X/X) is printed and its acknowledgement stored"
+              + " and confirmed; current: the server's WAL position read at start (run until"
+              + " caught up). Changes after it may be printed too")
+  String stopAtLsn;
+
+  @Option(
+      names = "--retry-start",
+      description =
+          "when the server cannot be reached at start, retry as --reconnect retries a lost"
+              + " connection (same attempts and backoff); default: fail at once")
+  boolean retryStart;
 
   @Option(
       names = "--reconnect",
@@ -96,10 +143,11 @@ final class StreamCommand implements Callable<Integer> {
       paramLabel = "event|transaction",
       defaultValue = "event",
       description =
-          "when acknowledgements reach the store: per event (default; no printed and"
-              + " acknowledged event comes again after a crash; one store write per event) or per"
-              + " transaction (faster; after a crash the printed events of a transaction not yet"
-              + " completely printed come again)")
+          "which acknowledgements reach the store: every one (event, the default; stored in the"
+              + " background, many per store write; after a crash only events whose"
+              + " acknowledgement was not stored yet come again) or those that complete a"
+              + " transaction (transaction: fewer store writes; after a crash the acknowledged"
+              + " events of a transaction not completely acknowledged come again too)")
   String durableAcks;
 
   @Option(
@@ -130,6 +178,16 @@ final class StreamCommand implements Callable<Integer> {
   double waitForSlotSeconds;
 
   @Option(
+      names = "--slot-create-timeout",
+      paramLabel = "SECONDS",
+      defaultValue = "0",
+      description =
+          "how long --create-slot may wait for the transactions and prepared transactions open"
+              + " when it began (PostgreSQL waits for them), then fail naming them (default 0: as"
+              + " long as they stay open)")
+  double slotCreateTimeoutSeconds;
+
+  @Option(
       names = "--trust-slot-position",
       description =
           "resume at the slot's position when it is after the stored watermark"
@@ -139,13 +197,32 @@ final class StreamCommand implements Callable<Integer> {
   @Option(
       names = "--allow-cluster-change",
       description =
-          "Resume although the stored checkpoint names another cluster (system identifier),"
-              + " database or a timeline this server does not continue (a slot moved by"
-              + " pg_upgrade). Without it such a start fails: the stored positions would skip"
-              + " this server's changes.")
+          "resume although the stored checkpoint names another cluster (system identifier),"
+              + " database, or a timeline this server does not continue (a slot moved by"
+              + " pg_upgrade); default: refuse to start, since the stored positions would skip"
+              + " this server's changes")
   boolean allowClusterChange;
 
-  @Option(names = "--verbose", description = "print stack traces of errors")
+  @Option(
+      names = "--acks-from",
+      paramLabel = "FILE|-|fd:N",
+      description =
+          "acknowledge only the events the reader of stdout writes back here, one line each (the"
+              + " event's JSON line, or TX_END_LSN EVENT_INDEX): - is stdin, fd:N an inherited file"
+              + " descriptor, FILE a FIFO (read to its end) or a regular file (followed from its"
+              + " end); pgcdc stops when it ends. See docs/pgcdc.md")
+  String acksFrom;
+
+  @Option(
+      names = "--output",
+      paramLabel = "FILE",
+      description =
+          "append the JSON lines to FILE instead of stdout and acknowledge an event only once an"
+              + " fsync covered its line (batched: one fsync for the lines written while the"
+              + " previous one ran)")
+  Path output;
+
+  @Option(names = "--verbose", description = "info logs and stack traces of errors on stderr")
   boolean verbose;
 
   @Mixin PgOutputCliOptions pgoutput = new PgOutputCliOptions();
@@ -197,9 +274,22 @@ final class StreamCommand implements Callable<Integer> {
       throw new CdcConfigurationException(
           "--wait-for-slot must not be negative, was " + waitForSlotSeconds);
     }
+    if (slotCreateTimeoutSeconds < 0) {
+      throw new CdcConfigurationException(
+          "--slot-create-timeout must not be negative, was " + slotCreateTimeoutSeconds);
+    }
     int reconnectAttempts = reconnectAttempts(reconnect);
-    if (!tables.isEmpty() && !createPublication) {
-      throw new CdcConfigurationException("--tables applies only with --create-publication");
+    if ((!tables.isEmpty() || allTables) && !createPublication) {
+      throw new CdcConfigurationException(
+          (allTables ? "--all-tables" : "--tables") + " applies only with --create-publication");
+    }
+    if (createPublication && tables.isEmpty() == !allTables) {
+      throw new CdcConfigurationException(
+          allTables
+              ? "--tables and --all-tables exclude each other"
+              : "--create-publication needs --tables schema.table,... or --all-tables (FOR ALL"
+                  + " TABLES: PostgreSQL then refuses UPDATE and DELETE on every table without a"
+                  + " primary key or replica identity)");
     }
     if (maxEvents != null && maxEvents < 1) {
       throw new CdcConfigurationException("--max-events must be at least 1, was " + maxEvents);
@@ -207,34 +297,159 @@ final class StreamCommand implements Callable<Integer> {
     if (idleExitSeconds != null && !(idleExitSeconds > 0)) {
       throw new CdcConfigurationException("--idle-exit must be positive, was " + idleExitSeconds);
     }
-    JsonLinesWriter out =
-        new JsonLinesWriter(
-            new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16));
-    try (CdcCheckpointStore checkpoints = CheckpointStores.open(store)) {
-      PgCdcSource.Builder builder =
-          PgCdcSource.builder()
-              .jdbcUrl(url)
-              .slot(slot)
-              .publication(publication)
-              .checkpointStore(checkpoints)
-              .createSlot(createSlot)
-              .trustSlotPosition(trustSlotPosition)
-              .allowClusterChange(allowClusterChange)
-              .acknowledgementDurability(durability)
-              .onDecodeError(decodeErrors)
-              .messages(messages)
-              .waitForSlot(Duration.ofMillis((long) (waitForSlotSeconds * 1000)))
-              .reconnect(reconnectAttempts, Duration.ofMillis(200), Duration.ofSeconds(30))
-              .createPublication(createPublication, tables.toArray(new String[0]));
-      if (user != null) {
-        builder.user(user);
+    if (acksFrom != null && output != null) {
+      throw new CdcConfigurationException(
+          "--acks-from and --output exclude each other: with --acks-from the reader's"
+              + " acknowledgement is what counts, so the file's fsync would add nothing");
+    }
+    if (acksFrom != null) {
+      ReaderAcks.check(acksFrom);
+    }
+    Path created = firstMissing(CheckpointCommand.fileStoreDirectory(store));
+    try {
+      try (CdcCheckpointStore checkpoints = CheckpointStores.open(store)) {
+        PgCdcSource.Builder builder =
+            PgCdcSource.builder()
+                .jdbcUrl(url)
+                .slot(slot)
+                .publication(publication)
+                .checkpointStore(checkpoints)
+                .createSlot(createSlot)
+                .trustSlotPosition(trustSlotPosition)
+                .allowClusterChange(allowClusterChange)
+                .acknowledgementDurability(durability)
+                .onDecodeError(decodeErrors)
+                .messages(messages)
+                .waitForSlot(Duration.ofMillis((long) (waitForSlotSeconds * 1000)))
+                .slotCreationTimeout(Duration.ofMillis((long) (slotCreateTimeoutSeconds * 1000)))
+                .reconnect(reconnectAttempts, Duration.ofMillis(200), Duration.ofSeconds(30))
+                .createPublication(createPublication, tables.toArray(new String[0]));
+        if (user != null) {
+          builder.user(user);
+        }
+        builder.password(password);
+        pgoutput.apply(builder);
+        ServerPosition server = new ServerPosition(url, user, password);
+        boolean stopAtCurrent = "current".equals(stopAtLsn);
+        PgLsn stopAt = stopAtLsn == null || stopAtCurrent ? null : parseLsn(stopAtLsn);
+        StreamSession.Limits limits =
+            new StreamSession.Limits(
+                maxEvents == null ? Long.MAX_VALUE : maxEvents,
+                idleExitSeconds == null ? 0 : (long) (idleExitSeconds * 1000),
+                stopAt,
+                stopAtCurrent,
+                server,
+                retryStart ? Math.max(1, reconnectAttempts) : 1,
+                200,
+                30_000);
+        Supplier<PgCdcSource> sources =
+            () -> {
+              try {
+                return builder.build(); // loads the stored checkpoint
+              } catch (CdcStoreException e) {
+                throw StoreRemedies.withRemedy(e, store, slot);
+              }
+            };
+        AtomicReference<StreamSession> session = new AtomicReference<>();
+        if (output != null) {
+          try (SyncedFileOutput file =
+              SyncedFileOutput.open(
+                  output,
+                  offset -> StreamSession.acknowledge(session.get().source().checkpoints(), offset),
+                  e -> session.get().fail(e))) {
+            session.set(new StreamSession(sources, StreamSession.file(file), limits));
+            session.get().run();
+          }
+        } else if (acksFrom != null) {
+          ReaderAcks acks =
+              new ReaderAcks(
+                  acksFrom,
+                  offset -> {
+                    StreamSession.acknowledge(session.get().source().checkpoints(), offset);
+                    session.get().touch();
+                  });
+          session.set(
+              new StreamSession(sources, StreamSession.readerAcknowledged(stdout(), acks), limits));
+          acks.start();
+          session.get().run();
+          if (acks.failure() != null) {
+            throw acks.failure();
+          }
+        } else {
+          warnIfStdoutIsAPipe();
+          session.set(new StreamSession(sources, StreamSession.stdout(stdout()), limits));
+          session.get().run();
+        }
       }
-      builder.password(password);
-      pgoutput.apply(builder);
-      StreamSession session =
-          new StreamSession(builder.build(), out, maxEvents == null ? Long.MAX_VALUE : maxEvents);
-      session.run(idleExitSeconds == null ? 0 : (long) (idleExitSeconds * 1000));
+    } catch (Exception e) {
+      removeIfEmpty(created, e); // a failed start leaves no empty store directories behind
+      throw e;
     }
     return 0;
+  }
+
+  /** The outermost directory of {@code dir} that does not exist yet, or null. */
+  private static Path firstMissing(Path dir) {
+    Path missing = null;
+    for (Path p = dir; p != null && !Files.exists(p); p = p.getParent()) {
+      missing = p;
+    }
+    return missing;
+  }
+
+  /**
+   * Deletes the directories a failed start created for a {@code file:} store, if they hold nothing
+   * but the store's lock file.
+   */
+  private void removeIfEmpty(Path created, Exception failure) {
+    if (created == null) {
+      return;
+    }
+    Path dir = CheckpointCommand.fileStoreDirectory(store);
+    try {
+      Files.deleteIfExists(dir.resolve(".lock"));
+      for (Path p = dir; p != null && p.startsWith(created); p = p.getParent()) {
+        try (var entries = Files.list(p)) {
+          if (entries.findAny().isPresent()) {
+            return;
+          }
+        }
+        Files.delete(p);
+      }
+    } catch (IOException e) {
+      failure.addSuppressed(e);
+    }
+  }
+
+  private static PgLsn parseLsn(String text) {
+    try {
+      return PgLsn.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw new CdcConfigurationException(
+          "--stop-at-lsn must be an LSN such as 0/16B37A0, or current, was \"" + text + '"');
+    }
+  }
+
+  private static JsonLinesWriter stdout() {
+    return new JsonLinesWriter(
+        new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16));
+  }
+
+  /**
+   * An event is acknowledged once stdout accepted its line: into a pipe, that is before anyone read
+   * it. Said once at start where the platform shows what stdout is (Linux).
+   */
+  private static void warnIfStdoutIsAPipe() {
+    Path fd = Path.of("/proc/self/fd/1");
+    try {
+      if (Files.isSymbolicLink(fd) && Files.readSymbolicLink(fd).toString().startsWith("pipe:")) {
+        LOG.warn(
+            "stdout is a pipe: an event is acknowledged once the pipe accepted its line, before"
+                + " the reader read it (a reader that stops early or dies loses up to 64 KiB of"
+                + " lines); use --acks-from to let the reader acknowledge, or --output FILE");
+      }
+    } catch (IOException | UnsupportedOperationException | SecurityException e) {
+      LOG.debug("cannot tell what stdout is: {}", e.toString());
+    }
   }
 }

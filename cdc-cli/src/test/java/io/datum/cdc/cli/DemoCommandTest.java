@@ -68,6 +68,30 @@ class DemoCommandTest {
     }
     // 3 + 3 + 1 + 1 + 1 + 200 before the kill, 1 + 1 while down, 1 + 2 + 1 after the restart
     assertEquals(215, seen.size());
+    Matcher atKill =
+        Pattern.compile(
+                "after it printed (\\d+) events, .* held the acknowledgements of (\\d+) of them,"
+                    + " (\\d+) were printed but not yet stored")
+            .matcher(stderr);
+    assertTrue(atKill.find(), stderr);
+    int stored = Integer.parseInt(atKill.group(2));
+    int notStored = Integer.parseInt(atKill.group(3));
+    assertEquals(Integer.parseInt(atKill.group(1)), stored + notStored);
+    assertEquals(
+        "after the resume "
+            + notStored
+            + " of the "
+            + notStored
+            + " events printed but not stored at the kill came again, and 0 of the "
+            + stored
+            + " stored ones",
+        stderr
+            .lines()
+            .filter(l -> l.contains("after the resume"))
+            .findFirst()
+            .orElseThrow()
+            .replaceFirst("^pgcdc demo: ", ""));
+    assertEquals(notStored, again, "what came again is exactly what was not stored");
     Matcher summary =
         Pattern.compile(
                 "pgcdc demo: (\\d+) events \\((\\d+) distinct\\) in (\\d+) transactions; (\\d+) delivered again"

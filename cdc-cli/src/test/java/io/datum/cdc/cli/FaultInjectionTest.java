@@ -13,9 +13,15 @@ import io.datum.cdc.embedded.ChildJvm;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.store.file.FileCheckpointStore;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -30,8 +36,9 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Fault injection: a workload commits numbered rows while a {@code pgcdc stream} consumer (file
@@ -42,8 +49,9 @@ import org.junit.jupiter.api.io.TempDir;
  * it raw and marked ({@code "undecoded"}) and go on. At the end a checker proves that every
  * committed row was delivered, and that no event whose acknowledgement the store held at a SIGKILL
  * (read from the store right after each kill) was printed again; rows printed but not yet
- * acknowledged at a kill may come again and are counted. Rounds: {@code -Dfaults.rounds=N} (default
- * 6, a short CI run); seed: {@code -Dfaults.seed=S}.
+ * acknowledged at a kill may come again and are counted. Runs in each acknowledgement mode of
+ * {@code pgcdc stream} (stdout, {@code --output}, {@code --acks-from}). Rounds: {@code
+ * -Dfaults.rounds=N} (default 6 per mode, a short CI run); seed: {@code -Dfaults.seed=S}.
  */
 @EmbeddedPostgresTest
 class FaultInjectionTest {
@@ -54,24 +62,35 @@ class FaultInjectionTest {
     this.pg = pg;
   }
 
-  @Test
-  void everyCommittedChangeIsDeliveredThroughKillsDisconnectsAndCrashes(@TempDir Path dir)
-      throws Exception {
+  /**
+   * How the consumer acknowledges: {@code stdout} (the default: once flushed to stdout, which is
+   * appended to the ledger), {@code output} ({@code --output LEDGER}: once fsynced) or {@code acks}
+   * ({@code --acks-from -}: this test reads stdout, appends each line to the ledger and then writes
+   * it back as the acknowledgement).
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"stdout", "output", "acks"})
+  void everyCommittedChangeIsDeliveredThroughKillsDisconnectsAndCrashes(
+      String mode, @TempDir Path dir) throws Exception {
     int rounds = Integer.getInteger("faults.rounds", 6);
     long seed = Long.getLong("faults.seed", System.nanoTime());
     Random random = new Random(seed);
+    String slot = "faults_" + mode;
+    String table = "numbered_" + mode;
     pg.execute(
-        "CREATE TABLE numbered (id bigint PRIMARY KEY)",
-        "CREATE PUBLICATION faults FOR TABLE numbered",
-        "SELECT pg_create_logical_replication_slot('faults', 'pgoutput')");
+        "CREATE TABLE " + table + " (id bigint PRIMARY KEY)",
+        "CREATE PUBLICATION " + slot + " FOR TABLE " + table,
+        "SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput')");
     Path ledger = dir.resolve("ledger.jsonl");
+    Files.createFile(ledger);
     Path store = dir.resolve("store");
-    Workload workload = new Workload();
+    Consumers consumers = new Consumers(mode, slot, ledger, store);
+    Workload workload = new Workload(table);
     Thread writer = new Thread(workload, "fault-workload");
     writer.start();
     Map<String, Integer> faults = new HashMap<>();
     List<Kill> kills = new ArrayList<>();
-    Process consumer = consumer(ledger, store, null);
+    Consumer consumer = consumers.start(null);
     int poisoned = 0;
     try {
       for (int round = 0; round < rounds; round++) {
@@ -80,16 +99,17 @@ class FaultInjectionTest {
         // round 1 is always a decode-error round, so that a short run has one
         switch (round == 1 ? 3 : random.nextInt(4)) {
           case 0 -> {
-            consumer.toHandle().destroyForcibly(); // SIGKILL
-            consumer.waitFor();
-            kills.add(Kill.after(ledger, store));
-            consumer = consumer(ledger, store, null);
+            consumer.kill(); // SIGKILL
+            kills.add(Kill.after(ledger, store, slot));
+            consumer = consumers.start(null);
             faults.merge("consumer SIGKILL", 1, Integer::sum);
           }
           case 1 -> {
             pg.execute(
                 "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots"
-                    + " WHERE slot_name = 'faults' AND active_pid IS NOT NULL");
+                    + " WHERE slot_name = '"
+                    + slot
+                    + "' AND active_pid IS NOT NULL");
             faults.merge("walsender terminated", 1, Integer::sum);
           }
           case 2 -> {
@@ -100,22 +120,18 @@ class FaultInjectionTest {
             // a value that cannot be decoded: written while the consumer is down, its type
             // dropped before the consumer reads it; the default policy (raw) must deliver it
             // marked, and the stream must go on
-            consumer.toHandle().destroyForcibly();
-            consumer.waitFor();
-            kills.add(Kill.after(ledger, store));
+            consumer.kill();
+            kills.add(Kill.after(ledger, store, slot));
             poisoned++;
+            String poison = "poison_" + mode + poisoned;
             pg.execute(
-                "CREATE DOMAIN poison_d" + poisoned + " AS int CHECK (VALUE > 0)",
-                "CREATE TABLE poison"
-                    + poisoned
-                    + " (id bigint PRIMARY KEY, v poison_d"
-                    + poisoned
-                    + "[])",
-                "ALTER PUBLICATION faults ADD TABLE poison" + poisoned,
-                "INSERT INTO poison" + poisoned + " VALUES (" + poisoned + ", '{7}')",
-                "DROP TABLE poison" + poisoned,
-                "DROP DOMAIN poison_d" + poisoned);
-            consumer = consumer(ledger, store, null);
+                "CREATE DOMAIN " + poison + "_d AS int CHECK (VALUE > 0)",
+                "CREATE TABLE " + poison + " (id bigint PRIMARY KEY, v " + poison + "_d[])",
+                "ALTER PUBLICATION " + slot + " ADD TABLE " + poison,
+                "INSERT INTO " + poison + " VALUES (" + poisoned + ", '{7}')",
+                "DROP TABLE " + poison,
+                "DROP DOMAIN " + poison + "_d");
+            consumer = consumers.start(null);
             faults.merge("undecodable value (consumer SIGKILL, type dropped)", 1, Integer::sum);
           }
         }
@@ -125,14 +141,13 @@ class FaultInjectionTest {
       writer.join();
     }
     // let the consumer drain; then a final one that exits when idle
-    consumer.toHandle().destroyForcibly();
-    consumer.waitFor();
-    kills.add(Kill.after(ledger, store));
-    Process last = consumer(ledger, store, "3");
+    consumer.kill();
+    kills.add(Kill.after(ledger, store, slot));
+    Consumer last = consumers.start("3");
     // it drains the backlog at the store's pace (an fsync per event): wait while it makes progress
     long size = -1;
     long lastProgress = System.nanoTime();
-    while (!last.waitFor(5, TimeUnit.SECONDS)
+    while (!last.process().waitFor(5, TimeUnit.SECONDS)
         && System.nanoTime() - lastProgress < TimeUnit.SECONDS.toNanos(60)) {
       long now = Files.size(ledger);
       if (now != size) {
@@ -140,8 +155,8 @@ class FaultInjectionTest {
         lastProgress = System.nanoTime();
       }
     }
-    if (last.isAlive()) {
-      last.toHandle().destroyForcibly();
+    if (last.process().isAlive()) {
+      last.kill();
       List<String> err =
           Files.readAllLines(ledger.resolveSibling("consumer.err"), StandardCharsets.UTF_8);
       fail(
@@ -152,7 +167,7 @@ class FaultInjectionTest {
     Set<Long> committed = new TreeSet<>();
     try (Connection c = pg.getConnection();
         Statement st = c.createStatement();
-        var rs = st.executeQuery("SELECT id FROM numbered")) {
+        var rs = st.executeQuery("SELECT id FROM " + table)) {
       while (rs.next()) {
         committed.add(rs.getLong(1));
       }
@@ -199,10 +214,11 @@ class FaultInjectionTest {
     }
     long duplicates = delivered.values().stream().mapToLong(n -> n - 1).sum();
     System.out.printf(
-        "fault injection (seed %d): %d rounds %s; %d undecodable rows delivered raw;"
+        "fault injection, %s mode (seed %d): %d rounds %s; %d undecodable rows delivered raw;"
             + " %d rows committed, %d deliveries,"
             + " %d delivered more than once (printed but not yet acknowledged at a SIGKILL),"
             + " %d acknowledged and delivered again, %d missing%n",
+        mode,
         seed,
         rounds,
         faults,
@@ -233,7 +249,7 @@ class FaultInjectionTest {
    */
   private record Kill(int linesBefore, CdcCheckpoint stored) {
 
-    static Kill after(Path ledger, Path store) throws Exception {
+    static Kill after(Path ledger, Path store, String slot) throws Exception {
       int lines = 0;
       for (byte b : Files.readAllBytes(ledger)) {
         if (b == '\n') {
@@ -241,7 +257,7 @@ class FaultInjectionTest {
         }
       }
       try (FileCheckpointStore checkpoints = FileCheckpointStore.open(store)) {
-        return new Kill(lines, checkpoints.load("faults").orElse(null));
+        return new Kill(lines, checkpoints.load(slot).orElse(null));
       }
     }
 
@@ -249,52 +265,121 @@ class FaultInjectionTest {
       if (stored == null) {
         return false;
       }
-      PgLsn end = PgLsn.parse(event.get("tx_end_lsn").asText());
-      if (!end.isAfter(stored.watermark())) {
-        return true;
-      }
-      for (CdcCheckpoint.PartialTransaction partial : stored.acknowledgedBeyond()) {
-        if (partial.txEndLsn().equals(end)) {
-          return partial.isAcknowledged(event.get("event_index").asInt());
-        }
-      }
-      return false;
+      return stored.isAcknowledged(
+          PgLsn.parse(event.get("tx_end_lsn").asText()), event.get("event_index").asInt());
     }
   }
 
-  private Process consumer(Path ledger, Path store, String idleExit) throws Exception {
-    List<String> command =
-        new ArrayList<>(
-            List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp",
-                ChildJvm.classPath(),
-                Pgcdc.class.getName(),
-                "stream",
-                "--url",
-                pg.jdbcUrl(),
-                "--user",
-                pg.user(),
-                "--slot",
-                "faults",
-                "--publication",
-                "faults",
-                "--store",
-                "file:" + store));
-    if (idleExit != null) {
-      command.addAll(List.of("--idle-exit", idleExit));
+  /** A running consumer, and in {@code acks} mode the thread that reads and acknowledges. */
+  private record Consumer(Process process, Thread pump) {
+
+    /** SIGKILL, then waits for the process and for the pump to copy what it had printed. */
+    void kill() throws InterruptedException {
+      process.toHandle().destroyForcibly();
+      process.waitFor();
+      if (pump != null) {
+        pump.join();
+      }
     }
-    return new ProcessBuilder(command)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(ledger.toFile()))
-        .redirectError(
-            ProcessBuilder.Redirect.appendTo(ledger.resolveSibling("consumer.err").toFile()))
-        .start();
+  }
+
+  /** Starts consumers of one mode. */
+  private final class Consumers {
+    final String mode;
+    final String slot;
+    final Path ledger;
+    final Path store;
+
+    Consumers(String mode, String slot, Path ledger, Path store) {
+      this.mode = mode;
+      this.slot = slot;
+      this.ledger = ledger;
+      this.store = store;
+    }
+
+    Consumer start(String idleExit) throws Exception {
+      List<String> command =
+          new ArrayList<>(
+              List.of(
+                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                  "-cp",
+                  ChildJvm.classPath(),
+                  Pgcdc.class.getName(),
+                  "stream",
+                  "--url",
+                  pg.jdbcUrl(),
+                  "--user",
+                  pg.user(),
+                  "--slot",
+                  slot,
+                  "--publication",
+                  slot,
+                  "--store",
+                  "file:" + store));
+      if (idleExit != null) {
+        command.addAll(List.of("--idle-exit", idleExit));
+      }
+      ProcessBuilder builder =
+          new ProcessBuilder(command)
+              .redirectError(
+                  ProcessBuilder.Redirect.appendTo(ledger.resolveSibling("consumer.err").toFile()));
+      switch (mode) {
+        case "stdout" -> builder.redirectOutput(ProcessBuilder.Redirect.appendTo(ledger.toFile()));
+        case "output" -> {
+          command.addAll(List.of("--output", ledger.toString()));
+          builder.redirectOutput(
+              ProcessBuilder.Redirect.appendTo(ledger.resolveSibling("stdout").toFile()));
+        }
+        default -> command.addAll(List.of("--acks-from", "-"));
+      }
+      Process process = builder.start();
+      if (!mode.equals("acks")) {
+        return new Consumer(process, null);
+      }
+      Thread pump = new Thread(() -> pump(process), "fault-acks");
+      pump.start();
+      return new Consumer(process, pump);
+    }
+
+    /**
+     * Appends each line to the ledger, then acknowledges it, until stdout ends; after the consumer
+     * died only the copying goes on.
+     */
+    private void pump(Process process) {
+      try (BufferedReader lines =
+              new BufferedReader(
+                  new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+          OutputStream ledgerOut = Files.newOutputStream(ledger, StandardOpenOption.APPEND)) {
+        OutputStream acks = process.getOutputStream();
+        boolean acking = true;
+        String line;
+        while ((line = lines.readLine()) != null) {
+          ledgerOut.write((line + '\n').getBytes(StandardCharsets.UTF_8));
+          ledgerOut.flush();
+          if (acking) {
+            try {
+              acks.write((line + '\n').getBytes(StandardCharsets.UTF_8));
+              acks.flush();
+            } catch (IOException dead) {
+              acking = false; // the consumer was killed; its printed lines are still copied
+            }
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
   }
 
   /** Commits transactions of 1 to 20 numbered rows until stopped; survives server restarts. */
   private final class Workload implements Runnable {
     final AtomicBoolean stop = new AtomicBoolean();
     final AtomicLong committed = new AtomicLong();
+    final String table;
+
+    Workload(String table) {
+      this.table = table;
+    }
 
     @Override
     public void run() {
@@ -309,7 +394,9 @@ class FaultInjectionTest {
           int rows = 1 + random.nextInt(20);
           try (Statement st = c.createStatement()) {
             st.execute(
-                "INSERT INTO numbered SELECT generate_series("
+                "INSERT INTO "
+                    + table
+                    + " SELECT generate_series("
                     + next
                     + ", "
                     + (next + rows - 1)

@@ -175,6 +175,7 @@ public final class PgCdcSource implements AutoCloseable {
     private DecodeErrorPolicy decodeErrors = DecodeErrorPolicy.RAW;
     private boolean messages;
     private Duration slotWait = Duration.ZERO;
+    private Duration slotCreationTimeout = Duration.ZERO;
     private int protocolVersion;
     private StreamingMode streaming = StreamingMode.OFF;
     private boolean twoPhase;
@@ -579,6 +580,25 @@ public final class PgCdcSource implements AutoCloseable {
     }
 
     /**
+     * @param timeout how long creating the slot ({@link #createSlot}) may wait for the transactions
+     *     and prepared transactions open when it began (PostgreSQL builds the slot's snapshot only
+     *     once they ended), before {@link PgCdcSource#start} fails with a {@link
+     *     io.datum.cdc.CdcReplicationException} naming them (pid, xid, start, state and query from
+     *     {@code pg_stat_activity}; gid from {@code pg_prepared_xacts}); default zero: wait as long
+     *     as they stay open
+     * @return this builder
+     * @throws IllegalArgumentException if negative
+     */
+    public Builder slotCreationTimeout(Duration timeout) {
+      if (timeout.isNegative()) {
+        throw new IllegalArgumentException(
+            "slot creation timeout must not be negative, was " + timeout);
+      }
+      this.slotCreationTimeout = timeout;
+      return this;
+    }
+
+    /**
      * @return a source, not started
      * @throws CdcConfigurationException if the JDBC URL, slot, publication or store is missing, or
      *     the JDBC URL's user or password parameter differs from the one given to {@link #user} or
@@ -647,7 +667,8 @@ public final class PgCdcSource implements AutoCloseable {
               memoryBudget,
               spillDirectory,
               decodeErrors.name().toLowerCase(Locale.ROOT),
-              allowClusterChange));
+              allowClusterChange,
+              slotCreationTimeout));
     }
   }
 }

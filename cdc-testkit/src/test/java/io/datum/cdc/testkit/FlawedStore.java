@@ -4,6 +4,7 @@ import io.datum.cdc.CdcCheckpoint;
 import io.datum.cdc.CdcCheckpoint.PartialTransaction;
 import io.datum.cdc.CdcCheckpointStore;
 import io.datum.cdc.CdcStoreException;
+import io.datum.cdc.ClusterIdentity;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.SlotNames;
 import io.datum.cdc.spi.CheckpointStoreProvider;
@@ -174,6 +175,23 @@ final class FlawedStore implements CdcCheckpointStore {
                   .collect(Collectors.joining(",")))
           .append('\n');
     }
+    for (CdcCheckpoint.AcknowledgedRun run : checkpoint.acknowledgedRuns()) {
+      txs.append("R ")
+          .append(run.firstTxEndLsn().asLong())
+          .append(' ')
+          .append(run.lastTxEndLsn().asLong())
+          .append('\n');
+    }
+    ClusterIdentity cluster = checkpoint.cluster();
+    if (cluster != null) {
+      txs.append("C ")
+          .append(cluster.systemIdentifier())
+          .append(' ')
+          .append(cluster.timeline())
+          .append(' ')
+          .append(cluster.database())
+          .append('\n');
+    }
     txs.append("END\n");
     try {
       switch (flaw) {
@@ -222,8 +240,22 @@ final class FlawedStore implements CdcCheckpointStore {
       throw new CdcStoreException("corrupt checkpoint file " + file);
     }
     List<PartialTransaction> txs = new ArrayList<>();
+    List<CdcCheckpoint.AcknowledgedRun> runs = new ArrayList<>();
+    ClusterIdentity cluster = null;
     for (int i = 1; i < lines.length - 2; i++) {
       String[] f = lines[i].split(" ", -1);
+      if (f[0].equals("R")) {
+        runs.add(
+            new CdcCheckpoint.AcknowledgedRun(
+                PgLsn.of(Long.parseLong(f[1])), PgLsn.of(Long.parseLong(f[2]))));
+        continue;
+      }
+      if (f[0].equals("C")) {
+        cluster =
+            new ClusterIdentity(
+                Long.parseLong(f[1]), Integer.parseInt(f[2]), lines[i].split(" ", 4)[3]);
+        continue;
+      }
       txs.add(
           PartialTransaction.ofRanges(
               PgLsn.of(Long.parseLong(f[1])),
@@ -232,7 +264,8 @@ final class FlawedStore implements CdcCheckpointStore {
                   ? new int[0]
                   : Arrays.stream(f[3].split(",")).mapToInt(Integer::parseInt).toArray()));
     }
-    return new CdcCheckpoint(slot, PgLsn.of(Long.parseLong(lines[0].substring(2))), txs);
+    return new CdcCheckpoint(
+        slot, PgLsn.of(Long.parseLong(lines[0].substring(2))), txs, runs, cluster);
   }
 
   @Override

@@ -147,6 +147,19 @@ public final class JsonLinesWriter implements Flushable, Closeable {
    * @throws IllegalStateException if the writer is broken or closed
    */
   public void write(ChangeEvent event) {
+    write(event, event.transaction().redelivered());
+  }
+
+  /**
+   * Writes one event as one line, like {@link #write(ChangeEvent)}, with the {@code redelivered}
+   * field decided by the caller ({@code pgcdc stream}: this process printed the event before).
+   *
+   * @param event the event, not null
+   * @param redelivered whether to write {@code "redelivered":true}
+   * @throws UncheckedIOException if the target fails; the writer is then broken
+   * @throws IllegalStateException if the writer is broken or closed
+   */
+  public void write(ChangeEvent event, boolean redelivered) {
     Objects.requireNonNull(event, "event");
     ensureUsable();
     try {
@@ -154,13 +167,13 @@ public final class JsonLinesWriter implements Flushable, Closeable {
       generator.writeFieldName(OP);
       generator.writeString(event.kind().jsonName());
       if (event instanceof RowChange change) {
-        writeHeader(event, change.table());
+        writeHeader(event, change.table(), redelivered);
         writeRowChange(change);
       } else if (event instanceof TruncateEvent truncate) {
-        writeHeader(event, null);
+        writeHeader(event, null, redelivered);
         writeTruncate(truncate);
       } else if (event instanceof MessageEvent message) {
-        writeHeader(event, null);
+        writeHeader(event, null, redelivered);
         writeMessage(message);
       } else {
         throw new IllegalArgumentException("unknown event type " + event.getClass().getName());
@@ -219,7 +232,8 @@ public final class JsonLinesWriter implements Flushable, Closeable {
     }
   }
 
-  private void writeHeader(ChangeEvent event, TableId table) throws IOException {
+  private void writeHeader(ChangeEvent event, TableId table, boolean redelivered)
+      throws IOException {
     CdcOffset offset = event.offset();
     generator.writeFieldName(SLOT);
     generator.writeString(offset.slot());
@@ -246,7 +260,7 @@ public final class JsonLinesWriter implements Flushable, Closeable {
       generator.writeFieldName(ORIGIN);
       generator.writeString(transaction.origin());
     }
-    if (transaction.redelivered()) {
+    if (redelivered) {
       generator.writeFieldName(REDELIVERED);
       generator.writeBoolean(true);
     }

@@ -22,6 +22,18 @@ public final class PgErrors {
   public static CdcException map(String what, SQLException e) {
     String state = e.getSQLState() == null ? "" : e.getSQLState();
     String message = what + ": " + e.getMessage();
+    if (state.equals("53400")) {
+      // configuration_limit_exceeded ("all replication slots are in use"): the server refuses for
+      // as long as its configuration stays; not a lost connection, not worth retrying
+      return new CdcReplicationException(
+          Reason.SERVER_ERROR,
+          message
+              + " [SQLSTATE 53400]: a server limit is reached (this is not a lost connection);"
+              + " for \"all replication slots are in use\", drop slots no longer used (SELECT"
+              + " slot_name FROM pg_replication_slots WHERE NOT active) or raise"
+              + " max_replication_slots (a server restart)",
+          e);
+    }
     if (state.startsWith("08")
         || state.isEmpty()
         || state.startsWith("57P")

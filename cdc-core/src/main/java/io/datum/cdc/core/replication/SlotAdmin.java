@@ -9,6 +9,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -93,14 +94,109 @@ final class SlotAdmin {
     }
   }
 
-  /** Creates a logical slot with the pgoutput plugin. */
-  void createSlot(String slot) throws SQLException {
+  /**
+   * Creates a logical slot with the pgoutput plugin. PostgreSQL builds its snapshot once every
+   * transaction (and prepared transaction) with an xid open when the creation began has ended
+   * (snapbuild.c), so the creation waits for them.
+   *
+   * @param timeout the longest wait; zero for no limit
+   * @throws CdcReplicationException naming the open transactions, if the timeout passed
+   */
+  void createSlot(String slot, Duration timeout) throws SQLException {
+    boolean limited = !timeout.isZero();
+    if (limited) {
+      setStatementTimeout(Long.toString(Math.max(1, timeout.toMillis())));
+    }
     try (PreparedStatement ps =
         connection.prepareStatement("SELECT pg_create_logical_replication_slot(?, 'pgoutput')")) {
       ps.setString(1, slot);
       ps.executeQuery().close();
+    } catch (SQLException e) {
+      if (limited && "57014".equals(e.getSQLState())) { // query_canceled: the statement timeout
+        setStatementTimeout("0");
+        throw new CdcReplicationException(
+            Reason.SERVER_ERROR,
+            "creating replication slot \""
+                + slot
+                + "\" waited "
+                + timeout.toMillis() / 1000.0
+                + " s for transactions open when it began, which PostgreSQL waits for before the"
+                + " slot can start: "
+                + openTransactions()
+                + ". End them (COMMIT or ROLLBACK, ROLLBACK PREPARED 'gid', or"
+                + " pg_terminate_backend(pid)), or allow a longer wait (slotCreationTimeout,"
+                + " pgcdc --slot-create-timeout)",
+            e);
+      }
+      throw e;
+    } finally {
+      if (limited && !connection.isClosed()) {
+        setStatementTimeout("0");
+      }
     }
     LOG.info("created logical replication slot {} (pgoutput)", slot);
+  }
+
+  private void setStatementTimeout(String millis) throws SQLException {
+    try (PreparedStatement ps =
+        connection.prepareStatement("SELECT set_config('statement_timeout', ?, false)")) {
+      ps.setString(1, millis);
+      ps.executeQuery().close();
+    }
+  }
+
+  /**
+   * Describes the transactions that hold up a slot creation: those with an xid in {@code
+   * pg_stat_activity} (but this session's) and the prepared ones in {@code pg_prepared_xacts}.
+   */
+  private String openTransactions() throws SQLException {
+    List<String> open = new ArrayList<>();
+    try (Statement st = connection.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT pid, backend_xid::text, xact_start::text, state, datname,"
+                    + " left(regexp_replace(query, '\\s+', ' ', 'g'), 80)"
+                    + " FROM pg_stat_activity"
+                    + " WHERE backend_xid IS NOT NULL AND pid <> pg_backend_pid()"
+                    + " ORDER BY xact_start")) {
+      while (rs.next()) {
+        open.add(
+            "pid "
+                + rs.getInt(1)
+                + " (xid "
+                + rs.getString(2)
+                + ", database "
+                + rs.getString(5)
+                + ", open since "
+                + rs.getString(3)
+                + ", "
+                + rs.getString(4)
+                + ", query '"
+                + rs.getString(6)
+                + "')");
+      }
+    }
+    try (Statement st = connection.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT gid, transaction::text, prepared::text, database FROM pg_prepared_xacts"
+                    + " ORDER BY prepared")) {
+      while (rs.next()) {
+        open.add(
+            "prepared transaction '"
+                + rs.getString(1)
+                + "' (xid "
+                + rs.getString(2)
+                + ", database "
+                + rs.getString(4)
+                + ", prepared at "
+                + rs.getString(3)
+                + ")");
+      }
+    }
+    return open.isEmpty()
+        ? "none is open any more (they ended just now: try again)"
+        : String.join(", ", open);
   }
 
   /** Returns true if the publication exists in the connection's database. */
@@ -128,14 +224,7 @@ final class SlotAdmin {
     } else {
       List<String> quoted = new ArrayList<>();
       for (String table : tables) {
-        int dot = table.indexOf('.');
-        String schema = dot < 0 ? "public" : table.substring(0, dot);
-        String name = dot < 0 ? table : table.substring(dot + 1);
-        if (schema.isEmpty() || name.isEmpty()) {
-          throw new CdcConfigurationException(
-              "invalid table name \"" + table + "\": use schema.table");
-        }
-        quoted.add(PgErrors.quoteIdentifier(schema) + '.' + PgErrors.quoteIdentifier(name));
+        quoted.add(qualified(table));
       }
       sql.append(" FOR TABLE ").append(String.join(", ", quoted));
     }
@@ -143,6 +232,132 @@ final class SlotAdmin {
       st.execute(sql.toString());
     }
     LOG.info("created publication {} ({})", publication, tables.isEmpty() ? "all tables" : tables);
+    List<String> broken = tablesWithoutIdentity(publication);
+    if (!broken.isEmpty()) {
+      LOG.warn(
+          "publication {} publishes {} table(s) without a primary key or replica identity: {};"
+              + " PostgreSQL now refuses UPDATE and DELETE on them (\"does not have a replica"
+              + " identity and publishes updates\"): give each a primary key, or ALTER TABLE ..."
+              + " REPLICA IDENTITY FULL, or DROP PUBLICATION {} and create it for other tables",
+          publication,
+          broken.size(),
+          String.join(", ", broken),
+          PgErrors.quoteIdentifier(publication));
+    }
+  }
+
+  /**
+   * Returns the tables a publication publishes on which PostgreSQL refuses UPDATE and DELETE: those
+   * with replica identity {@code nothing}, or {@code default} without a primary key (PostgreSQL
+   * docs, 31.1 Publication), as {@code schema.table}, sorted.
+   */
+  List<String> tablesWithoutIdentity(String publication) throws SQLException {
+    try (PreparedStatement ps =
+        connection.prepareStatement(
+            "SELECT quote_ident(pt.schemaname) || '.' || quote_ident(pt.tablename)"
+                + " FROM pg_publication_tables pt"
+                + " JOIN pg_namespace n ON n.nspname = pt.schemaname"
+                + " JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = pt.tablename"
+                + " WHERE pt.pubname = ? AND (c.relreplident = 'n' OR (c.relreplident = 'd'"
+                + " AND NOT EXISTS (SELECT 1 FROM pg_index i"
+                + " WHERE i.indrelid = c.oid AND i.indisprimary)))"
+                + " ORDER BY 1")) {
+      ps.setString(1, publication);
+      List<String> tables = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          tables.add(rs.getString(1));
+        }
+      }
+      return tables;
+    }
+  }
+
+  /**
+   * Checks that an existing publication publishes what the source was told to create it with: all
+   * tables (an empty list), or each listed table.
+   *
+   * @throws CdcConfigurationException naming the tables it lacks and the remedy
+   */
+  void requirePublicationCovers(String publication, List<String> tables) throws SQLException {
+    String quotedPublication = PgErrors.quoteIdentifier(publication);
+    if (tables.isEmpty()) {
+      try (PreparedStatement ps =
+          connection.prepareStatement(
+              "SELECT puballtables FROM pg_publication WHERE pubname = ?")) {
+        ps.setString(1, publication);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (rs.next() && !rs.getBoolean(1)) {
+            throw new CdcConfigurationException(
+                "publication \""
+                    + publication
+                    + "\" exists but is not FOR ALL TABLES, as it was asked to be created (pgcdc"
+                    + " --create-publication --all-tables); stream it without"
+                    + " --create-publication, or DROP PUBLICATION "
+                    + quotedPublication
+                    + " to let it be created");
+          }
+        }
+      }
+      return;
+    }
+    List<String> missing = new ArrayList<>();
+    for (String table : tables) {
+      String qualified = qualified(table);
+      int dot = table.indexOf('.');
+      try (PreparedStatement ps =
+          connection.prepareStatement(
+              // pg_publication_rel: tables added by name (a partitioned one, too);
+              // pg_publication_tables: also those of FOR TABLES IN SCHEMA (15+)
+              "SELECT to_regclass(?) IS NOT NULL, EXISTS (SELECT 1 FROM pg_publication p"
+                  + " WHERE p.pubname = ? AND (p.puballtables"
+                  + " OR EXISTS (SELECT 1 FROM pg_publication_rel r"
+                  + " WHERE r.prpubid = p.oid AND r.prrelid = to_regclass(?))"
+                  + " OR EXISTS (SELECT 1 FROM pg_publication_tables t WHERE t.pubname = p.pubname"
+                  + " AND t.schemaname = ? AND t.tablename = ?)))")) {
+        ps.setString(1, qualified);
+        ps.setString(2, publication);
+        ps.setString(3, qualified);
+        ps.setString(4, dot < 0 ? "public" : table.substring(0, dot));
+        ps.setString(5, dot < 0 ? table : table.substring(dot + 1));
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          if (!rs.getBoolean(2)) {
+            missing.add(table + (rs.getBoolean(1) ? "" : " (no such table)"));
+          }
+        }
+      }
+    }
+    if (!missing.isEmpty()) {
+      throw new CdcConfigurationException(
+          "publication \""
+              + publication
+              + "\" exists but does not publish "
+              + String.join(", ", missing)
+              + " (--tables, createPublication); existing publications are not changed: add them"
+              + " (ALTER PUBLICATION "
+              + quotedPublication
+              + " ADD TABLE ...), or stream another publication");
+    }
+  }
+
+  /** {@code schema.table} or {@code table} (schema public), quoted. */
+  private static String qualified(String table) {
+    int dot = table.indexOf('.');
+    String schema = dot < 0 ? "public" : table.substring(0, dot);
+    String name = dot < 0 ? table : table.substring(dot + 1);
+    if (schema.isEmpty() || name.isEmpty()) {
+      throw new CdcConfigurationException("invalid table name \"" + table + "\": use schema.table");
+    }
+    return PgErrors.quoteIdentifier(schema) + '.' + PgErrors.quoteIdentifier(name);
+  }
+
+  /** Drops a publication (undoing its creation by a start that then failed). */
+  void dropPublication(String publication) throws SQLException {
+    try (Statement st = connection.createStatement()) {
+      st.execute("DROP PUBLICATION IF EXISTS " + PgErrors.quoteIdentifier(publication));
+    }
+    LOG.info("dropped publication {}, created by a start that failed", publication);
   }
 
   /**

@@ -57,173 +57,205 @@ final class SlotPreflight {
     String slot = config.slot();
     PgOutputOptions protocol;
     PgTypeCatalog types = null;
+    boolean createdPublication = false;
     try (Connection admin =
         DriverManager.getConnection(config.jdbcUrl(), adminProperties(config))) {
       SlotAdmin slots = new SlotAdmin(admin);
-      protocol = PgOutputOptions.negotiate(config, slots.serverVersionNum());
-      if (!slots.publicationExists(config.publication())) {
-        if (!config.createPublication()) {
-          throw new CdcReplicationException(
-              Reason.PUBLICATION_MISSING,
-              "publication \""
-                  + config.publication()
-                  + "\" does not exist in "
-                  + PgErrors.redact(config.jdbcUrl())
-                  + "; create it (CREATE PUBLICATION ... FOR TABLE ...) or let the source create it"
-                  + " (createPublication(true), pgcdc --create-publication)");
-        }
-        try {
-          slots.createPublication(config.publication(), config.publicationTables());
-        } catch (SQLException e) {
-          throw PgErrors.map("cannot create publication \"" + config.publication() + '"', e);
-        }
-      }
-      // binary values of user-defined types, and arrays of them in text mode, need their kind,
-      // which pgoutput does not send; one catalog per source keeps what it said across reconnects
-      types = known;
-      if (types == null) {
-        types =
-            new PgTypeCatalog(
-                new PgTypeCatalog.ConnectionSource() {
-                  @Override
-                  public Connection open() throws SQLException {
-                    return DriverManager.getConnection(config.jdbcUrl(), adminProperties(config));
-                  }
-
-                  @Override
-                  public RuntimeException failure(String what, SQLException e) {
-                    return PgErrors.map(what, e);
-                  }
-                });
-      }
-      types.preload(admin, config.publication());
-      SlotAdmin.SlotState state = slots.slot(slot);
-      if (state == null) {
-        if (!config.createSlot() || reconnecting) {
-          throw new CdcReplicationException(
-              Reason.SLOT_MISSING,
-              "replication slot \""
-                  + slot
-                  + "\" does not exist; create it with"
-                  + " pg_create_logical_replication_slot('"
-                  + slot
-                  + "', 'pgoutput')"
-                  + " or let the source create it (createSlot(true), pgcdc --create-slot)"
-                  + (reconnecting ? " (it was dropped while the source was reconnecting)" : ""));
-        }
-        PgLsn stored = coordinator.watermark();
-        if (!stored.isZero() && !config.trustSlotPosition()) {
-          // creating a new slot now would silently skip every change since the stored watermark
-          throw new CdcReplicationException(
-              Reason.SLOT_MISSING,
-              "replication slot \""
-                  + slot
-                  + "\" does not exist, but "
-                  + config.store().location()
-                  + " holds its watermark "
-                  + stored
-                  + ": the slot was dropped, and a new one would"
-                  + " start after the changes in between. Create it anyway only if that loss is"
-                  + " acceptable (trustSlotPosition(true), pgcdc --trust-slot-position)");
-        }
-        try {
-          slots.createSlot(slot);
-        } catch (SQLException e) {
-          throw PgErrors.map("cannot create replication slot \"" + slot + '"', e);
-        }
-      } else {
-        if ("lost".equals(state.walStatus())) {
-          // PostgreSQL docs, 53.19 pg_replication_slots: "lost" means required WAL was removed
-          throw new CdcReplicationException(
-              Reason.SLOT_INVALIDATED,
-              "replication slot \""
-                  + slot
-                  + "\" is invalidated: PostgreSQL removed WAL it still"
-                  + " needed (wal_status lost, e.g. max_slot_wal_keep_size exceeded); the changes"
-                  + " since its position are gone. Drop it and create a new one, knowing that"
-                  + " those changes cannot be delivered");
-        }
-        if (!"pgoutput".equals(state.plugin())) {
-          throw new CdcReplicationException(
-              Reason.SLOT_INCOMPATIBLE,
-              "replication slot \""
-                  + slot
-                  + "\" uses plugin "
-                  + state.plugin()
-                  + " (type "
-                  + state.type()
-                  + "); datum-cdc needs a logical slot with pgoutput");
-        }
-        long waitUntil = System.nanoTime() + config.slotWait().toNanos();
-        while (state != null
-            && state.active()
-            && System.nanoTime() < waitUntil
-            && !stopRequested.getAsBoolean()) {
-          // another consumer holds the slot: wait for it to let go, as configured
-          LockSupport.parkNanos(SlotPreflight.class, TimeUnit.MILLISECONDS.toNanos(200));
-          state = slots.slot(slot);
-        }
-        if (state == null) {
-          throw new CdcReplicationException(
-              Reason.SLOT_MISSING,
-              "replication slot \"" + slot + "\" was dropped while waiting for it");
-        }
-        if (state.active()) {
-          throw new CdcReplicationException(
-              Reason.SLOT_ACTIVE,
-              "replication slot \""
-                  + slot
-                  + "\" is active for PID "
-                  + state.activePid()
-                  + "; another consumer is streaming from it");
-        }
-        PgLsn watermark = coordinator.watermark();
-        if (!watermark.isZero() && state.confirmedFlushLsn().isAfter(watermark)) {
-          // the source reports only stored watermarks, so someone else moved the slot (or dropped
-          // and recreated it): transactions between the two positions would be skipped silently
-          if (!config.trustSlotPosition()) {
+      try {
+        protocol = PgOutputOptions.negotiate(config, slots.serverVersionNum());
+        if (!slots.publicationExists(config.publication())) {
+          if (!config.createPublication()) {
             throw new CdcReplicationException(
-                Reason.SLOT_AHEAD,
+                Reason.PUBLICATION_MISSING,
+                "publication \""
+                    + config.publication()
+                    + "\" does not exist in "
+                    + PgErrors.redact(config.jdbcUrl())
+                    + "; create it (CREATE PUBLICATION ... FOR TABLE ...) or let the source create it"
+                    + " (createPublication(true), pgcdc --create-publication)");
+          }
+          try {
+            slots.createPublication(config.publication(), config.publicationTables());
+            createdPublication = true;
+          } catch (SQLException e) {
+            throw PgErrors.map("cannot create publication \"" + config.publication() + '"', e);
+          }
+        } else if (config.createPublication()) {
+          // told to create it with these tables: an existing one without them would stream less
+          slots.requirePublicationCovers(config.publication(), config.publicationTables());
+        }
+        // binary values of user-defined types, and arrays of them in text mode, need their kind,
+        // which pgoutput does not send; one catalog per source keeps what it said across reconnects
+        types = known;
+        if (types == null) {
+          types =
+              new PgTypeCatalog(
+                  new PgTypeCatalog.ConnectionSource() {
+                    @Override
+                    public Connection open() throws SQLException {
+                      return DriverManager.getConnection(config.jdbcUrl(), adminProperties(config));
+                    }
+
+                    @Override
+                    public RuntimeException failure(String what, SQLException e) {
+                      return PgErrors.map(what, e);
+                    }
+                  });
+        }
+        types.preload(admin, config.publication());
+        SlotAdmin.SlotState state = slots.slot(slot);
+        if (state == null) {
+          if (reconnecting) {
+            // this process had the slot: advising to create one would make it skip changes
+            throw new CdcReplicationException(
+                Reason.SLOT_MISSING,
                 "replication slot \""
                     + slot
-                    + "\" has confirmed_flush_lsn "
-                    + state.confirmedFlushLsn()
-                    + ", after the watermark "
-                    + watermark
-                    + " stored in "
+                    + "\" was dropped while the source was reconnecting to it; the changes after"
+                    + " the stored watermark "
+                    + coordinator.watermark()
+                    + " ("
                     + config.store().location()
-                    + ": the slot was advanced, or"
-                    + " dropped and recreated, while this consumer was down, and the changes in"
-                    + " between cannot be delivered. Resume from the slot's position only if that"
-                    + " loss is acceptable (trustSlotPosition(true), pgcdc --trust-slot-position)");
+                    + ") are gone with it, and a new slot would start after them. Find out what"
+                    + " dropped it; only if that loss is acceptable, start again with a new slot"
+                    + " (createSlot(true) and trustSlotPosition(true), pgcdc --create-slot"
+                    + " --trust-slot-position)");
           }
-          LOG.warn(
-              "slot {}: confirmed_flush_lsn {} is after the stored watermark {}; trusting the"
-                  + " slot as configured: changes in between are not delivered",
-              slot,
-              state.confirmedFlushLsn(),
-              watermark);
+          if (!config.createSlot()) {
+            throw new CdcReplicationException(
+                Reason.SLOT_MISSING,
+                "replication slot \""
+                    + slot
+                    + "\" does not exist; create it with"
+                    + " pg_create_logical_replication_slot('"
+                    + slot
+                    + "', 'pgoutput')"
+                    + " or let the source create it (createSlot(true), pgcdc --create-slot)");
+          }
+          PgLsn stored = coordinator.watermark();
+          if (!stored.isZero() && !config.trustSlotPosition()) {
+            // creating a new slot now would silently skip every change since the stored watermark
+            throw new CdcReplicationException(
+                Reason.SLOT_MISSING,
+                "replication slot \""
+                    + slot
+                    + "\" does not exist, but "
+                    + config.store().location()
+                    + " holds its watermark "
+                    + stored
+                    + ": the slot was dropped, and a new one would"
+                    + " start after the changes in between. Create it anyway only if that loss is"
+                    + " acceptable (trustSlotPosition(true), pgcdc --trust-slot-position)");
+          }
+          try {
+            slots.createSlot(slot, config.slotCreationTimeout());
+          } catch (SQLException e) {
+            throw PgErrors.map("cannot create replication slot \"" + slot + '"', e);
+          }
+        } else {
+          if ("lost".equals(state.walStatus())) {
+            // PostgreSQL docs, 53.19 pg_replication_slots: "lost" means required WAL was removed
+            throw new CdcReplicationException(
+                Reason.SLOT_INVALIDATED,
+                "replication slot \""
+                    + slot
+                    + "\" is invalidated: PostgreSQL removed WAL it still"
+                    + " needed (wal_status lost, e.g. max_slot_wal_keep_size exceeded); the changes"
+                    + " since its position are gone. Drop it and create a new one, knowing that"
+                    + " those changes cannot be delivered");
+          }
+          if (!"pgoutput".equals(state.plugin())) {
+            throw new CdcReplicationException(
+                Reason.SLOT_INCOMPATIBLE,
+                "replication slot \""
+                    + slot
+                    + "\" uses plugin "
+                    + state.plugin()
+                    + " (type "
+                    + state.type()
+                    + "); datum-cdc needs a logical slot with pgoutput");
+          }
+          long waitUntil = System.nanoTime() + config.slotWait().toNanos();
+          while (state != null
+              && state.active()
+              && System.nanoTime() < waitUntil
+              && !stopRequested.getAsBoolean()) {
+            // another consumer holds the slot: wait for it to let go, as configured
+            LockSupport.parkNanos(SlotPreflight.class, TimeUnit.MILLISECONDS.toNanos(200));
+            state = slots.slot(slot);
+          }
+          if (state == null) {
+            throw new CdcReplicationException(
+                Reason.SLOT_MISSING,
+                "replication slot \"" + slot + "\" was dropped while waiting for it");
+          }
+          if (state.active()) {
+            throw new CdcReplicationException(
+                Reason.SLOT_ACTIVE,
+                "replication slot \""
+                    + slot
+                    + "\" is active for PID "
+                    + state.activePid()
+                    + "; another consumer is streaming from it");
+          }
+          PgLsn watermark = coordinator.watermark();
+          if (!watermark.isZero() && state.confirmedFlushLsn().isAfter(watermark)) {
+            // the source reports only stored watermarks, so someone else moved the slot (or dropped
+            // and recreated it): transactions between the two positions would be skipped silently
+            if (!config.trustSlotPosition()) {
+              throw new CdcReplicationException(
+                  Reason.SLOT_AHEAD,
+                  "replication slot \""
+                      + slot
+                      + "\" has confirmed_flush_lsn "
+                      + state.confirmedFlushLsn()
+                      + ", after the watermark "
+                      + watermark
+                      + " stored in "
+                      + config.store().location()
+                      + ": the slot was advanced, or"
+                      + " dropped and recreated, while this consumer was down, and the changes in"
+                      + " between cannot be delivered. Resume from the slot's position only if that"
+                      + " loss is acceptable (trustSlotPosition(true), pgcdc --trust-slot-position)");
+            }
+            LOG.warn(
+                "slot {}: confirmed_flush_lsn {} is after the stored watermark {}; trusting the"
+                    + " slot as configured: changes in between are not delivered",
+                slot,
+                state.confirmedFlushLsn(),
+                watermark);
+          }
         }
-      }
-      PgLsn stored = coordinator.watermark();
-      PgLsn walEnd = slots.currentWalLsn();
-      if (stored.isAfter(walEnd)) {
-        // confirming it would make the server skip every change up to it, on this slot for good
-        throw new CdcReplicationException(
-            Reason.WATERMARK_AFTER_WAL,
-            "the watermark "
-                + stored
-                + " stored in "
-                + config.store().location()
-                + " for slot \""
-                + slot
-                + "\" is after the server's current WAL position "
-                + walEnd
-                + ": the store"
-                + " belongs to another cluster, or the server was restored from an older backup."
-                + " Delete the slot's checkpoint from the store (for file:, the file "
-                + slot
-                + ".checkpoint in its directory) or use another store, to start from the slot's position");
+        PgLsn stored = coordinator.watermark();
+        PgLsn walEnd = slots.currentWalLsn();
+        if (stored.isAfter(walEnd)) {
+          // confirming it would make the server skip every change up to it, on this slot for good
+          throw new CdcReplicationException(
+              Reason.WATERMARK_AFTER_WAL,
+              "the watermark "
+                  + stored
+                  + " stored in "
+                  + config.store().location()
+                  + " for slot \""
+                  + slot
+                  + "\" is after the server's current WAL position "
+                  + walEnd
+                  + ": the store"
+                  + " belongs to another cluster, or the server was restored from an older backup."
+                  + " Delete the slot's checkpoint from the store (for file:, the file "
+                  + slot
+                  + ".checkpoint in its directory) or use another store, to start from the slot's position");
+        }
+      } catch (SQLException | RuntimeException e) {
+        if (createdPublication) {
+          // a failed start leaves nothing behind: the publication this start created goes
+          try {
+            slots.dropPublication(config.publication());
+          } catch (SQLException dropping) {
+            e.addSuppressed(dropping);
+          }
+        }
+        throw e;
       }
     } catch (SQLException e) {
       throw PgErrors.map(

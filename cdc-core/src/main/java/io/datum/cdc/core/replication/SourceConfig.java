@@ -40,6 +40,8 @@ import java.util.Properties;
  *     {@code skip}, not null
  * @param allowClusterChange accept a server whose system identifier, database or timeline does not
  *     continue the stored checkpoint's (logged at WARN) instead of failing
+ * @param slotCreationTimeout how long creating the slot waits for older transactions; zero: no
+ *     limit
  */
 public record SourceConfig(
     String jdbcUrl,
@@ -68,4 +70,5 @@ public record SourceConfig(
     long memoryBudget,
     Path spillDirectory,
     String decodeErrors,
-    boolean allowClusterChange) {}
+    boolean allowClusterChange,
+    Duration slotCreationTimeout) {}

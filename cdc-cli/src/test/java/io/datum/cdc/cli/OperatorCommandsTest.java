@@ -1,0 +1,209 @@
+package io.datum.cdc.cli;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.datum.cdc.embedded.ChildJvm;
+import io.datum.cdc.embedded.EmbeddedPostgresServer;
+import io.datum.cdc.testkit.EmbeddedPostgresTest;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code pgcdc checkpoint show} while a consumer runs, {@code checkpoint delete}, {@code slot
+ * drop}, corrupt checkpoint files and {@code --version}, as child processes against an embedded
+ * PostgreSQL.
+ */
+@EmbeddedPostgresTest
+class OperatorCommandsTest {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private final EmbeddedPostgresServer pg;
+
+  OperatorCommandsTest(EmbeddedPostgresServer pg) {
+    this.pg = pg;
+  }
+
+  record Run(int exitCode, List<String> stdout, String stderr) {}
+
+  private List<String> command(String... args) {
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                ChildJvm.classPath(),
+                Pgcdc.class.getName()));
+    command.addAll(List.of(args));
+    return command;
+  }
+
+  private Run pgcdc(Path dir, String... args) throws Exception {
+    Path out = dir.resolve("stdout-" + System.nanoTime());
+    Path err = dir.resolve("stderr-" + System.nanoTime());
+    Process p =
+        new ProcessBuilder(command(args))
+            .redirectOutput(out.toFile())
+            .redirectError(err.toFile())
+            .start();
+    if (!p.waitFor(120, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new AssertionError("pgcdc " + String.join(" ", args) + " did not exit within 120 s");
+    }
+    return new Run(
+        p.exitValue(),
+        Files.readAllLines(out, StandardCharsets.UTF_8),
+        Files.readString(err, StandardCharsets.UTF_8));
+  }
+
+  private String[] stream(Path store, String slot, String... extra) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "stream",
+                "--url",
+                pg.jdbcUrl(),
+                "--user",
+                pg.user(),
+                "--slot",
+                slot,
+                "--publication",
+                slot,
+                "--store",
+                "file:" + store));
+    args.addAll(List.of(extra));
+    return args.toArray(new String[0]);
+  }
+
+  @Test
+  void checkpointShowWhileAConsumerRunsThenDeleteAndDropTheSlot(@TempDir Path dir)
+      throws Exception {
+    pg.execute(
+        "CREATE TABLE ops (id int PRIMARY KEY)",
+        "CREATE PUBLICATION ops FOR TABLE ops",
+        "SELECT pg_create_logical_replication_slot('ops', 'pgoutput')",
+        "INSERT INTO ops VALUES (1)");
+    Path store = dir.resolve("store");
+    Path out = dir.resolve("out");
+    Process consumer =
+        new ProcessBuilder(command(stream(store, "ops")))
+            .redirectOutput(out.toFile())
+            .redirectError(dir.resolve("err").toFile())
+            .start();
+    try {
+      await().atMost(Duration.ofSeconds(60)).until(() -> Files.readAllLines(out).size() == 1);
+      String end = JSON.readTree(Files.readAllLines(out).get(0)).get("tx_end_lsn").asText();
+      // the consumer holds the store's lock: show reads the files without it
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> {
+                Run show = pgcdc(dir, "checkpoint", "show", "--store", "file:" + store);
+                assertEquals(0, show.exitCode(), show.stderr());
+                JsonNode c = JSON.readTree(String.join("\n", show.stdout())).get("checkpoints");
+                return c.size() == 1
+                    && c.get(0).get("slot").asText().equals("ops")
+                    && !io.datum.cdc.PgLsn.parse(c.get(0).get("watermark").asText())
+                        .isBefore(io.datum.cdc.PgLsn.parse(end));
+              });
+      Run locked =
+          pgcdc(dir, "checkpoint", "delete", "--store", "file:" + store, "--slot", "ops", "--yes");
+      assertEquals(1, locked.exitCode(), locked.stderr());
+      assertTrue(locked.stderr().startsWith("pgcdc: error: "), locked.stderr());
+      assertTrue(Files.exists(store.resolve("ops.checkpoint")), "a running consumer keeps it");
+
+      Run active = pgcdc(dir, "slot", "drop", "--url", pg.jdbcUrl(), "--slot", "ops", "--yes");
+      assertEquals(1, active.exitCode(), active.stderr());
+      assertTrue(
+          active
+              .stderr()
+              .matches(
+                  "pgcdc: error: replication slot \"ops\" is active for PID \\d+; stop that"
+                      + " consumer first, or pass --force to terminate it\\R"),
+          active.stderr());
+    } finally {
+      consumer.destroy();
+      consumer.waitFor();
+    }
+
+    Run unconfirmed =
+        pgcdc(dir, "checkpoint", "delete", "--store", "file:" + store, "--slot", "ops");
+    assertEquals(2, unconfirmed.exitCode(), unconfirmed.stderr());
+    assertEquals(
+        List.of(
+            "pgcdc: error: checkpoint delete needs --yes: the next consumer of slot \"ops\" then"
+                + " resumes from the slot's confirmed_flush_lsn, and events acknowledged after it"
+                + " come again"),
+        unconfirmed.stderr().lines().toList());
+
+    // a damaged checkpoint file: the errors say what to do
+    byte[] good = Files.readAllBytes(store.resolve("ops.checkpoint"));
+    byte[] bad = good.clone();
+    bad[bad.length - 1] ^= 0x55;
+    Files.write(store.resolve("ops.checkpoint"), bad);
+    String remedy =
+        ". Restore it from a backup, or delete it (pgcdc checkpoint delete --store file:"
+            + store
+            + " --slot ops --yes): the slot then resumes from its own confirmed position and no"
+            + " change is lost, but events acknowledged after that position come again";
+    Run showCorrupt = pgcdc(dir, "checkpoint", "show", "--store", "file:" + store);
+    assertEquals(1, showCorrupt.exitCode(), showCorrupt.stderr());
+    assertTrue(showCorrupt.stderr().startsWith("pgcdc: error: corrupt checkpoint of slot \"ops\""));
+    assertTrue(showCorrupt.stderr().strip().endsWith(remedy), showCorrupt.stderr());
+    Run streamCorrupt = pgcdc(dir, stream(store, "ops", "--idle-exit", "1"));
+    assertEquals(1, streamCorrupt.exitCode(), streamCorrupt.stderr());
+    assertTrue(streamCorrupt.stderr().strip().endsWith(remedy), streamCorrupt.stderr());
+
+    Run deleted =
+        pgcdc(dir, "checkpoint", "delete", "--store", "file:" + store, "--slot", "ops", "--yes");
+    assertEquals(0, deleted.exitCode(), deleted.stderr());
+    assertEquals(
+        List.of("deleted the checkpoint of slot ops from " + store.toUri()), deleted.stdout());
+    assertFalse(Files.exists(store.resolve("ops.checkpoint")));
+    Run gone =
+        pgcdc(dir, "checkpoint", "delete", "--store", "file:" + store, "--slot", "ops", "--yes");
+    assertEquals(1, gone.exitCode());
+    assertEquals(
+        List.of(
+            "pgcdc: error: the store " + store.toUri() + " holds no checkpoint for slot \"ops\""),
+        gone.stderr().lines().toList());
+
+    // without its checkpoint the slot resumes from its own position: nothing comes again
+    pg.execute("INSERT INTO ops VALUES (2)");
+    Run resumed = pgcdc(dir, stream(store, "ops", "--stop-at-lsn", "current"));
+    assertEquals(0, resumed.exitCode(), resumed.stderr());
+    assertEquals(1, resumed.stdout().size(), resumed.stdout().toString());
+    assertEquals(2, JSON.readTree(resumed.stdout().get(0)).get("after").get("id").asInt());
+
+    Run drop = pgcdc(dir, "slot", "drop", "--url", pg.jdbcUrl(), "--slot", "ops", "--yes");
+    assertEquals(0, drop.exitCode(), drop.stderr());
+    assertEquals(
+        "0",
+        pg.queryString("SELECT count(*)::text FROM pg_replication_slots WHERE slot_name = 'ops'"));
+    Run dropAgain = pgcdc(dir, "slot", "drop", "--url", pg.jdbcUrl(), "--slot", "ops", "--yes");
+    assertEquals(1, dropAgain.exitCode());
+    assertEquals(
+        List.of("pgcdc: error: replication slot \"ops\" does not exist at " + pg.jdbcUrl()),
+        dropAgain.stderr().lines().toList());
+  }
+
+  @Test
+  void versionIsTheProjectVersion(@TempDir Path dir) throws Exception {
+    Run version = pgcdc(dir, "--version");
+    assertEquals(0, version.exitCode(), version.stderr());
+    String expected = Pgcdc.Version.version();
+    assertTrue(expected.matches("\\d+\\.\\d+\\.\\d+.*"), expected);
+    assertEquals(List.of("pgcdc " + expected), version.stdout());
+  }
+}

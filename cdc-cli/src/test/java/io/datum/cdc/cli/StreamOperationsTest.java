@@ -1,0 +1,507 @@
+package io.datum.cdc.cli;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.datum.cdc.PgLsn;
+import io.datum.cdc.embedded.ChildJvm;
+import io.datum.cdc.embedded.EmbeddedPostgresServer;
+import io.datum.cdc.testkit.EmbeddedPostgresTest;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code pgcdc stream} as an operator meets it, as child processes against an embedded PostgreSQL:
+ * creating publications, stop conditions on positions, start-up retries, errors naming the right
+ * cause.
+ */
+@EmbeddedPostgresTest(settings = "max_prepared_transactions=4")
+class StreamOperationsTest {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private final EmbeddedPostgresServer pg;
+
+  StreamOperationsTest(EmbeddedPostgresServer pg) {
+    this.pg = pg;
+  }
+
+  record Run(int exitCode, List<String> stdout, String stderr) {}
+
+  private List<String> command(String... args) {
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                ChildJvm.classPath(),
+                Pgcdc.class.getName()));
+    command.addAll(List.of(args));
+    return command;
+  }
+
+  private String[] stream(Path store, String slot, String publication, String... extra) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "stream",
+                "--url",
+                pg.jdbcUrl(),
+                "--user",
+                pg.user(),
+                "--slot",
+                slot,
+                "--publication",
+                publication,
+                "--store",
+                "file:" + store));
+    args.addAll(List.of(extra));
+    return args.toArray(new String[0]);
+  }
+
+  private Run pgcdc(Path dir, String... args) throws Exception {
+    Path out = dir.resolve("stdout-" + System.nanoTime());
+    Path err = dir.resolve("stderr-" + System.nanoTime());
+    Process p =
+        new ProcessBuilder(command(args))
+            .redirectOutput(out.toFile())
+            .redirectError(err.toFile())
+            .start();
+    if (!p.waitFor(120, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new AssertionError("pgcdc " + String.join(" ", args) + " did not exit within 120 s");
+    }
+    return new Run(
+        p.exitValue(),
+        Files.readAllLines(out, StandardCharsets.UTF_8),
+        Files.readString(err, StandardCharsets.UTF_8));
+  }
+
+  private boolean publicationExists(String name) throws Exception {
+    return pg.queryString(
+            "SELECT count(*)::text FROM pg_publication WHERE pubname = '" + name + "'")
+        .equals("1");
+  }
+
+  @Test
+  void createPublicationNeedsItsTablesAndNeverStreamsLessThanAsked(@TempDir Path dir)
+      throws Exception {
+    pg.execute(
+        "CREATE TABLE pub_a (id int PRIMARY KEY)",
+        "CREATE TABLE pub_b (id int PRIMARY KEY)",
+        "CREATE TABLE pub_nokey (x int)",
+        "CREATE PUBLICATION pub_only_a FOR TABLE pub_a");
+
+    Run noTables = pgcdc(dir, stream(dir.resolve("s1"), "pub1", "pub1", "--create-publication"));
+    assertEquals(2, noTables.exitCode(), noTables.stderr());
+    assertEquals(
+        List.of(
+            "pgcdc: error: --create-publication needs --tables schema.table,... or --all-tables"
+                + " (FOR ALL TABLES: PostgreSQL then refuses UPDATE and DELETE on every table"
+                + " without a primary key or replica identity)"),
+        noTables.stderr().lines().toList());
+    assertFalse(publicationExists("pub1"));
+
+    Run lacking =
+        pgcdc(
+            dir,
+            stream(
+                dir.resolve("s2"),
+                "pub2",
+                "pub_only_a",
+                "--create-slot",
+                "--create-publication",
+                "--tables",
+                "public.pub_a,public.pub_b,pub_none"));
+    assertEquals(2, lacking.exitCode(), lacking.stderr());
+    assertEquals(
+        List.of(
+            "pgcdc: error: publication \"pub_only_a\" exists but does not publish public.pub_b,"
+                + " pub_none (no such table) (--tables, createPublication); existing publications"
+                + " are not changed: add them (ALTER PUBLICATION \"pub_only_a\" ADD TABLE ...), or"
+                + " stream another publication"),
+        lacking.stderr().lines().toList());
+
+    // the start fails after creating the publication (no slot, no --create-slot): it goes again
+    Run failed =
+        pgcdc(
+            dir,
+            stream(
+                dir.resolve("s3"),
+                "pub3",
+                "pub3",
+                "--create-publication",
+                "--tables",
+                "public.pub_a"));
+    assertEquals(1, failed.exitCode(), failed.stderr());
+    assertTrue(
+        failed.stderr().startsWith("pgcdc: error: replication slot \"pub3\" does not exist"),
+        failed.stderr());
+    assertFalse(publicationExists("pub3"), "a failed start leaves no publication behind");
+
+    try {
+      Run all =
+          pgcdc(
+              dir,
+              stream(
+                  dir.resolve("s4"),
+                  "pub4",
+                  "pub4",
+                  "--create-slot",
+                  "--create-publication",
+                  "--all-tables",
+                  "--stop-at-lsn",
+                  "current"));
+      assertEquals(0, all.exitCode(), all.stderr());
+      assertTrue(
+          all.stderr()
+              .matches(
+                  "(?s).*WARN .*publication pub4 publishes \\d+ table\\(s\\) without a primary key"
+                      + " or replica identity: [^;]*public\\.pub_nokey[,;].*PostgreSQL now refuses"
+                      + " UPDATE and DELETE on them.*"),
+          all.stderr());
+      assertTrue(publicationExists("pub4"));
+    } finally {
+      // FOR ALL TABLES would break UPDATE and DELETE on the tables of the other tests
+      pg.execute(
+          "DROP PUBLICATION IF EXISTS pub4",
+          "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots"
+              + " WHERE slot_name = 'pub4'");
+    }
+
+    Run same =
+        pgcdc(
+            dir,
+            stream(
+                dir.resolve("s5"),
+                "pub5",
+                "pub_only_a",
+                "--create-slot",
+                "--create-publication",
+                "--tables",
+                "pub_a",
+                "--stop-at-lsn",
+                "current"));
+    assertEquals(0, same.exitCode(), same.stderr());
+  }
+
+  @Test
+  void idleExitWaitsForAWalsenderDecodingALargeTransactionAndStopAtLsnForTheServersPosition(
+      @TempDir Path dir) throws Exception {
+    pg.execute(
+        "CREATE TABLE big (id int PRIMARY KEY)",
+        "CREATE PUBLICATION big FOR TABLE big",
+        "SELECT pg_create_logical_replication_slot('big', 'pgoutput')",
+        "INSERT INTO big SELECT generate_series(1, 100000)");
+    // the walsender decodes the 100,000 rows for a while before it sends the first: that is not
+    // idleness
+    Run idle = pgcdc(dir, stream(dir.resolve("store"), "big", "big", "--idle-exit", "0.1"));
+    assertEquals(0, idle.exitCode(), idle.stderr());
+    assertEquals(100000, idle.stdout().size());
+    assertEquals(100000, JSON.readTree(idle.stdout().get(99999)).get("after").get("id").asInt());
+
+    pg.execute("INSERT INTO big VALUES (100001)", "INSERT INTO big VALUES (100002)");
+    PgLsn before = PgLsn.parse(pg.queryString("SELECT pg_current_wal_flush_lsn()::text"));
+    Run caughtUp =
+        pgcdc(dir, stream(dir.resolve("store"), "big", "big", "--stop-at-lsn", "current"));
+    assertEquals(0, caughtUp.exitCode(), caughtUp.stderr());
+    assertEquals(2, caughtUp.stdout().size(), caughtUp.stdout().toString());
+    assertEquals(100002, JSON.readTree(caughtUp.stdout().get(1)).get("after").get("id").asInt());
+    PgLsn confirmed =
+        PgLsn.parse(
+            pg.queryString(
+                "SELECT confirmed_flush_lsn::text FROM pg_replication_slots"
+                    + " WHERE slot_name = 'big'"));
+    assertFalse(confirmed.isBefore(before), confirmed + " before " + before);
+
+    Run badLsn = pgcdc(dir, stream(dir.resolve("store"), "big", "big", "--stop-at-lsn", "soon"));
+    assertEquals(2, badLsn.exitCode(), badLsn.stderr());
+    assertEquals(
+        List.of(
+            "pgcdc: error: --stop-at-lsn must be an LSN such as 0/16B37A0, or current, was"
+                + " \"soon\""),
+        badLsn.stderr().lines().toList());
+  }
+
+  @Test
+  void retryStartWaitsForTheServer(@TempDir Path dir) throws Exception {
+    pg.execute(
+        "CREATE TABLE retried (id int PRIMARY KEY)",
+        "CREATE PUBLICATION retried FOR TABLE retried",
+        "SELECT pg_create_logical_replication_slot('retried', 'pgoutput')",
+        "INSERT INTO retried VALUES (1)");
+    pg.stop();
+    Path err = dir.resolve("err");
+    Path out = dir.resolve("out");
+    Process p;
+    try {
+      Run down = pgcdc(dir, stream(dir.resolve("store"), "retried", "retried"));
+      assertEquals(1, down.exitCode(), down.stderr());
+      assertTrue(
+          down.stderr().startsWith("pgcdc: error: cannot check slot \"retried\""), down.stderr());
+      p =
+          new ProcessBuilder(
+                  command(
+                      stream(
+                          dir.resolve("store"),
+                          "retried",
+                          "retried",
+                          "--retry-start",
+                          "--max-events",
+                          "1")))
+              .redirectOutput(out.toFile())
+              .redirectError(err.toFile())
+              .start();
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> Files.readString(err).contains("(--retry-start)"));
+    } finally {
+      pg.start();
+    }
+    assertTrue(p.waitFor(120, TimeUnit.SECONDS), "pgcdc --retry-start did not stream");
+    assertEquals(0, p.exitValue(), Files.readString(err));
+    List<String> lines = Files.readAllLines(out);
+    assertEquals(1, lines.size(), lines.toString());
+    assertEquals(1, JSON.readTree(lines.get(0)).get("after").get("id").asInt());
+  }
+
+  @Test
+  void errorsNameTheCauseAndARemedyThatLosesNothing(@TempDir Path dir) throws Exception {
+    pg.execute(
+        "CREATE TABLE errs (id int PRIMARY KEY)",
+        "CREATE PUBLICATION errs FOR TABLE errs",
+        "SELECT pg_create_logical_replication_slot('errs', 'pgoutput')",
+        "INSERT INTO errs VALUES (1)");
+    // a slot dropped while pgcdc reconnects: never advise --create-slot to the process that had it
+    Path out = dir.resolve("out");
+    Path err = dir.resolve("err");
+    Process p =
+        new ProcessBuilder(command(stream(dir.resolve("store"), "errs", "errs")))
+            .redirectOutput(out.toFile())
+            .redirectError(err.toFile())
+            .start();
+    await().atMost(Duration.ofSeconds(60)).until(() -> Files.readAllLines(out).size() == 1);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .until(
+            () -> {
+              try (Connection c = pg.getConnection();
+                  Statement st = c.createStatement()) {
+                st.execute(
+                    "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots"
+                        + " WHERE slot_name = 'errs' AND active_pid IS NOT NULL");
+                st.execute("SELECT pg_drop_replication_slot('errs')");
+              }
+              return true;
+            });
+    assertTrue(p.waitFor(60, TimeUnit.SECONDS), "pgcdc did not stop without its slot");
+    String stderr = Files.readString(err);
+    assertEquals(1, p.exitValue(), stderr);
+    String line =
+        stderr.lines().filter(l -> l.startsWith("pgcdc: error:")).findFirst().orElseThrow();
+    assertTrue(
+        line.startsWith(
+            "pgcdc: error: replication slot \"errs\" was dropped while the source was reconnecting"
+                + " to it; the changes after the stored watermark "),
+        line);
+    assertTrue(
+        line.contains(
+            "are gone with it, and a new slot would start after them. Find out what dropped it;"
+                + " only if that loss is acceptable, start again with a new slot (createSlot(true)"
+                + " and trustSlotPosition(true), pgcdc --create-slot --trust-slot-position)"),
+        line);
+    assertFalse(line.contains("pg_create_logical_replication_slot"), line);
+
+    // all replication slots in use: a server limit, not a lost connection
+    int free =
+        Integer.parseInt(
+            pg.queryString(
+                "SELECT (current_setting('max_replication_slots')::int - count(*))::text"
+                    + " FROM pg_replication_slots"));
+    assertTrue(free <= 40, "max_replication_slots leaves " + free + " free");
+    List<String> fillers = new ArrayList<>();
+    try {
+      for (int i = 0; i < free; i++) {
+        fillers.add("filler_" + i);
+        pg.execute("SELECT pg_create_logical_replication_slot('filler_" + i + "', 'pgoutput')");
+      }
+      Run full = pgcdc(dir, stream(dir.resolve("full"), "full", "errs", "--create-slot"));
+      assertEquals(1, full.exitCode(), full.stderr());
+      assertEquals(
+          List.of(
+              "pgcdc: error: cannot create replication slot \"full\": ERROR: all replication"
+                  + " slots are in use; Hint: Free one or increase \"max_replication_slots\"."
+                  + " [SQLSTATE 53400]: a server limit is reached (this is not a lost"
+                  + " connection); for \"all replication slots are in use\", drop slots no longer"
+                  + " used (SELECT slot_name FROM pg_replication_slots WHERE NOT active) or raise"
+                  + " max_replication_slots (a server restart)"),
+          full.stderr().lines().toList());
+    } finally {
+      for (String filler : fillers) {
+        pg.execute(
+            "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots"
+                + " WHERE slot_name = '"
+                + filler
+                + "'");
+      }
+    }
+  }
+
+  private static List<String> read(java.io.BufferedReader in, int n) throws Exception {
+    List<String> lines = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      String line = in.readLine();
+      assertTrue(line != null, "stdout ended after " + lines);
+      lines.add(line);
+    }
+    return lines;
+  }
+
+  /** id, event_index, and whether the line says redelivered, for each line. */
+  private static List<String> shape(List<String> lines) throws Exception {
+    List<String> shapes = new ArrayList<>();
+    for (String line : lines) {
+      var e = JSON.readTree(line);
+      shapes.add(
+          e.get("after").get("id").asInt()
+              + "#"
+              + e.get("event_index").asInt()
+              + (e.has("redelivered") ? " redelivered" : ""));
+    }
+    return shapes;
+  }
+
+  @Test
+  void redeliveredMarksExactlyTheEventsThisProcessPrintedBefore(@TempDir Path dir)
+      throws Exception {
+    pg.execute(
+        "CREATE TABLE red (id int PRIMARY KEY)",
+        "CREATE PUBLICATION red FOR TABLE red",
+        "SELECT pg_create_logical_replication_slot('red', 'pgoutput')",
+        "INSERT INTO red VALUES (1), (2), (3)",
+        "INSERT INTO red VALUES (4)");
+    Path store = dir.resolve("store");
+    Process first =
+        new ProcessBuilder(command(stream(store, "red", "red", "--acks-from", "-")))
+            .redirectError(dir.resolve("err").toFile())
+            .start();
+    List<String> printed;
+    try (var lines =
+            new java.io.BufferedReader(
+                new java.io.InputStreamReader(first.getInputStream(), StandardCharsets.UTF_8));
+        var acks = first.getOutputStream()) {
+      printed = read(lines, 4);
+      assertEquals(List.of("1#0", "2#1", "3#2", "4#0"), shape(printed));
+      // a lost connection: the server sends both transactions again; this process printed them
+      pg.execute(
+          "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots"
+              + " WHERE slot_name = 'red' AND active_pid IS NOT NULL");
+      assertEquals(
+          List.of("1#0 redelivered", "2#1 redelivered", "3#2 redelivered", "4#0 redelivered"),
+          shape(read(lines, 4)));
+      acks.write((printed.get(0) + '\n').getBytes(StandardCharsets.UTF_8));
+      acks.flush();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> {
+                Run show = pgcdc(dir, "checkpoint", "show", "--store", "file:" + store);
+                return show.stdout().toString().contains("\"acknowledged\" : [ [ 0, 0 ] ]");
+              });
+      // a server crash: the acknowledged event is skipped, the others come again
+      pg.restart(EmbeddedPostgresServer.ShutdownMode.IMMEDIATE);
+      assertEquals(
+          List.of("2#1 redelivered", "3#2 redelivered", "4#0 redelivered"), shape(read(lines, 3)));
+      pg.execute("INSERT INTO red VALUES (5)");
+      assertEquals(List.of("5#0"), shape(read(lines, 1)));
+      first.toHandle().destroyForcibly(); // SIGKILL
+      first.waitFor();
+    }
+    // a new process printed nothing before: no line says redelivered, also in the transaction of
+    // which the store holds an acknowledged event
+    Process second =
+        new ProcessBuilder(command(stream(store, "red", "red", "--acks-from", "-")))
+            .redirectError(dir.resolve("err2").toFile())
+            .start();
+    try (var lines =
+            new java.io.BufferedReader(
+                new java.io.InputStreamReader(second.getInputStream(), StandardCharsets.UTF_8));
+        var acks = second.getOutputStream()) {
+      assertEquals(List.of("2#1", "3#2", "4#0", "5#0"), shape(read(lines, 4)));
+    }
+    assertTrue(second.waitFor(60, TimeUnit.SECONDS), "the end of the acknowledgements stops it");
+    assertEquals(0, second.exitValue(), Files.readString(dir.resolve("err2")));
+  }
+
+  @Test
+  void slotCreationTimeoutNamesTheTransactionsItWaitsFor(@TempDir Path dir) throws Exception {
+    pg.execute(
+        "CREATE TABLE waits (id int PRIMARY KEY)", "CREATE PUBLICATION waits FOR TABLE waits");
+    try (Connection open = pg.getConnection();
+        Connection prepared = pg.getConnection()) {
+      open.setAutoCommit(false);
+      try (Statement st = open.createStatement()) {
+        st.execute("INSERT INTO waits VALUES (1)"); // an xid, not committed
+      }
+      String pid =
+          pg.queryString(
+              "SELECT pid::text FROM pg_stat_activity WHERE backend_xid IS NOT NULL AND query LIKE 'INSERT INTO waits%'");
+      try (Statement st = prepared.createStatement()) {
+        st.execute("BEGIN");
+        st.execute("INSERT INTO waits VALUES (2)");
+        st.execute("PREPARE TRANSACTION 'held_for_test'");
+      }
+      try {
+        Run run =
+            pgcdc(
+                dir,
+                stream(
+                    dir.resolve("store"),
+                    "waits",
+                    "waits",
+                    "--create-slot",
+                    "--slot-create-timeout",
+                    "0.5"));
+        assertEquals(1, run.exitCode(), run.stderr());
+        List<String> lines = run.stderr().lines().toList();
+        assertEquals(1, lines.size(), run.stderr());
+        String line = lines.get(0);
+        assertTrue(
+            line.startsWith(
+                "pgcdc: error: creating replication slot \"waits\" waited 0.5 s for transactions open"
+                    + " when it began, which PostgreSQL waits for before the slot can start: pid "
+                    + pid
+                    + " (xid "),
+            line);
+        assertTrue(
+            line.contains(", idle in transaction, query 'INSERT INTO waits VALUES (1)')"), line);
+        assertTrue(line.contains("prepared transaction 'held_for_test' (xid "), line);
+        assertTrue(
+            line.endsWith(
+                ". End them (COMMIT or ROLLBACK, ROLLBACK PREPARED 'gid', or"
+                    + " pg_terminate_backend(pid)), or allow a longer wait (slotCreationTimeout,"
+                    + " pgcdc --slot-create-timeout)"),
+            line);
+        assertEquals(
+            "0",
+            pg.queryString(
+                "SELECT count(*)::text FROM pg_replication_slots WHERE slot_name = 'waits'"));
+      } finally {
+        open.rollback();
+        pg.execute("ROLLBACK PREPARED 'held_for_test'");
+      }
+    }
+  }
+}
