@@ -98,7 +98,15 @@ public final class PgTableCheckpointStore extends AbstractCheckpointStore {
 
   @Override
   protected void release() throws SQLException {
-    db.close(); // ends the session, which releases the advisory lock
+    // unlocked before the session ends: the server releases a session's locks only when its
+    // backend exits, some time after the client closed, so a store reopened at once could still
+    // find the lock held
+    try (PreparedStatement unlock = db.prepareStatement("SELECT pg_advisory_unlock(hashtext(?))")) {
+      unlock.setString(1, table);
+      unlock.executeQuery();
+    } finally {
+      db.close();
+    }
   }
 
   @Override
