@@ -90,7 +90,10 @@ class StreamAcknowledgementTest {
     return CheckpointCodec.decode(Files.readAllBytes(file), slot, file.toString());
   }
 
-  /** The watermark, then each partly acknowledged transaction: end LSN, event count, ranges. */
+  /**
+   * The watermark, then each partly acknowledged transaction (end LSN, event count, ranges), then
+   * the runs of fully acknowledged ones if any.
+   */
   private static String describe(CdcCheckpoint checkpoint) {
     if (checkpoint == null) {
       return "none";
@@ -100,7 +103,10 @@ class StreamAcknowledgementTest {
       beyond.add(
           tx.txEndLsn() + " " + tx.eventCount() + " " + Arrays.toString(tx.acknowledgedRanges()));
     }
-    return checkpoint.watermark() + " " + beyond;
+    return checkpoint.watermark()
+        + " "
+        + beyond
+        + (checkpoint.acknowledgedRuns().isEmpty() ? "" : " runs " + checkpoint.acknowledgedRuns());
   }
 
   private static List<Integer> ids(List<String> lines) throws Exception {
@@ -209,7 +215,8 @@ class StreamAcknowledgementTest {
       acknowledgements.flush();
       PgLsn second = PgLsn.parse(JSON.readTree(printed.get(1)).get("tx_end_lsn").asText());
       PgLsn fourth = PgLsn.parse(JSON.readTree(printed.get(3)).get("tx_end_lsn").asText());
-      String expected = second + " [" + fourth + " 1 [0, 1]]";
+      // the fourth transaction, fully acknowledged after the unacknowledged third: a run
+      String expected = second + " [] runs [[" + fourth + ".." + fourth + "]]";
       await()
           .atMost(Duration.ofSeconds(30))
           .until(() -> expected.equals(describe(stored(store, "killed"))));

@@ -249,7 +249,9 @@ class StreamOperationsTest {
       Run down = pgcdc(dir, stream(dir.resolve("store"), "retried", "retried"));
       assertEquals(1, down.exitCode(), down.stderr());
       assertTrue(
-          down.stderr().startsWith("pgcdc: error: cannot check slot \"retried\""), down.stderr());
+          down.stderr()
+              .startsWith("pgcdc: error: cannot connect for replication of slot \"retried\""),
+          down.stderr());
       p =
           new ProcessBuilder(
                   command(
