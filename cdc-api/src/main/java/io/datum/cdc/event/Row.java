@@ -23,8 +23,11 @@ import java.util.Objects;
  * {@code timetz} OffsetTime (PostgreSQL's {@code 24:00:00} as {@link java.time.LocalTime#MAX},
  * which no PostgreSQL time can otherwise be, since it has microseconds only), {@code timestamp}
  * LocalDateTime, {@code timestamptz} Instant ({@code infinity}/{@code -infinity} as the type's
- * MAX/MIN), {@code interval} {@link PgInterval}, every other type its PostgreSQL text output as a
- * String.
+ * MAX/MIN), {@code interval} {@link PgInterval}, enums their label, domains as their base type,
+ * arrays an unmodifiable {@link java.util.List} of their element values (nested per dimension, NULL
+ * elements as null; also arrays of enums, domains, composites and ranges), every other type its
+ * PostgreSQL text output as a String (composites, ranges, geometric types, ...). Text and binary
+ * format give the same values.
  *
  * <p>A fourth state exists only when the source runs with the decode-error policy {@code RAW}
  * ({@code PgCdcSource.Builder.onDecodeError}): a column whose value the source could not decode to

@@ -369,7 +369,9 @@ class StreamCommandTest {
                 "--memory-budget",
                 "8k",
                 "--spill-dir",
-                spill.toString()));
+                spill.toString(),
+                "--on-decode-error",
+                "stop"));
     assertEquals(0, run.exitCode(), run.stderr());
     assertEquals(500, run.stdout().size());
     for (int i = 0; i < 500; i++) {
@@ -388,7 +390,8 @@ class StreamCommandTest {
           {"--origin", "mine"},
           {"--proto-version", "5"},
           {"--memory-budget", "12q"},
-          {"--memory-budget", "0"}
+          {"--memory-budget", "0"},
+          {"--on-decode-error", "ignore"}
         }) {
       Run refused = pgcdc(dir, stream(dir.resolve("store"), "spilled", bad));
       assertEquals(2, refused.exitCode(), refused.stderr());

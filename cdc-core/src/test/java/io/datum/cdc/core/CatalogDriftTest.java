@@ -1,11 +1,13 @@
 package io.datum.cdc.core;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.datum.cdc.CdcDecodingException;
+import io.datum.cdc.CdcHandler;
 import io.datum.cdc.MemoryCheckpointStore;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.event.ChangeEvent;
@@ -16,7 +18,9 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -143,6 +147,62 @@ class CatalogDriftTest {
               && message.contains("not in pg_type"),
           message);
       assertEquals(List.of(), events.drain());
+    }
+  }
+
+  @Test
+  void aTypeDroppedWhileTheSourceRunsDecodesAfterAReconnectAsTheCatalogSaidBefore()
+      throws Exception {
+    // a range's binary form does not carry its subtype: only the catalog can say it
+    pg.execute(
+        "CREATE TYPE k_range AS RANGE (subtype = float8)",
+        "CREATE TABLE kept (id int PRIMARY KEY, r k_range)",
+        "CREATE PUBLICATION kept FOR TABLE kept");
+    slots("kept_binary");
+    CountDownLatch release = new CountDownLatch(1);
+    LinkedBlockingQueue<ChangeEvent> events = new LinkedBlockingQueue<>();
+    CdcHandler handler =
+        (event, handle) -> {
+          events.add(event);
+          if (((Integer) after(event).get("id")) == 1 && release.getCount() > 0) {
+            // hold the first row while the type is dropped and the connection lost
+            assertTrue(release.await(60, TimeUnit.SECONDS));
+          }
+          handle.acknowledge(event.offset());
+        };
+    try (PgCdcSource s =
+        PgCdcSource.builder()
+            .jdbcUrl(pg.jdbcUrl())
+            .user(pg.user())
+            .slot("kept_binary")
+            .publication("kept")
+            .checkpointStore(new MemoryCheckpointStore())
+            .binary(true)
+            .onDecodeError(DecodeErrorPolicy.STOP)
+            .build()) {
+      s.start(handler);
+      pg.execute("INSERT INTO kept VALUES (1, '[1.5,2)')");
+      await().atMost(WAIT).until(() -> !events.isEmpty());
+      pg.execute("INSERT INTO kept VALUES (2, '(,3]')");
+      pg.execute("DROP TABLE kept", "DROP TYPE k_range");
+      pg.execute(
+          "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots"
+              + " WHERE slot_name = 'kept_binary' AND active_pid IS NOT NULL");
+      await().atMost(WAIT).until(() -> s.reconnects() >= 1);
+      release.countDown();
+      // after the reconnect the server sends both rows again; the new connection's decoder
+      // decodes them with the types the source's catalog resolved before the drop
+      await()
+          .atMost(WAIT)
+          .until(() -> events.stream().anyMatch(e -> (Integer) after(e).get("id") == 2));
+      Row second =
+          events.stream()
+              .map(CatalogDriftTest::after)
+              .filter(r -> (Integer) r.get("id") == 2)
+              .findFirst()
+              .orElseThrow();
+      assertEquals("(,3]", second.get("r"));
+      assertEquals(List.of(), second.undecodedColumns());
     }
   }
 

@@ -139,7 +139,7 @@ public final class PgOutputDecoder {
 
   /**
    * Returns the values the last {@link #decodeChange} (or {@link #decode} of a change) kept raw
-   * under the {@code RAW} policy, and forgets them.
+   * under the {@code RAW} policy, and forgets them; the next message decoded forgets them too.
    *
    * @return the failures, or null if every value decoded
    */
@@ -211,6 +211,7 @@ public final class PgOutputDecoder {
     byte type = array[from];
     in.reset(array, from, to);
     in.readByte();
+    tuples.takeFailures(); // the raw values of the message before are not this one's
     if (deferChanges && replayRelations == null) {
       if (defer(type, message, listener)) {
         return;
@@ -259,7 +260,6 @@ public final class PgOutputDecoder {
     inStreamBlock = hasXid;
     replayRelations = relations;
     replayNext = 0;
-    tuples.takeFailures(); // those of a change that failed are not this one's
     try {
       byte type = message.get(message.position());
       if ("IUDTM".indexOf(type) < 0) {

@@ -60,7 +60,10 @@ final class ReplicationLoop {
 
   private PgOutputOptions protocol;
 
-  /** The column types resolved from the catalog; kept by the next loop after a reconnect. */
+  /**
+   * The column types resolved from the catalog; kept by the next loop after a reconnect; null
+   * before PostgreSQL 14 (text mode, user types as text).
+   */
   private PgTypeCatalog types;
 
   private final long statusIntervalNanos;
@@ -176,9 +179,11 @@ final class ReplicationLoop {
               .start();
       lastSentFlush = start;
       lastStatusNanos = System.nanoTime();
-      // timestamptz text (in ranges, composites, arrays of user types) follows the walsender
-      // session's TimeZone, a GUC_REPORT parameter pgjdbc keeps from the server's ParameterStatus
-      types.timeZone(connection.unwrap(PGConnection.class).getParameterStatus("TimeZone"));
+      if (types != null) {
+        // timestamptz text (in ranges, composites, arrays of user types) follows the walsender
+        // session's TimeZone, a GUC_REPORT parameter pgjdbc keeps from the server's ParameterStatus
+        types.timeZone(connection.unwrap(PGConnection.class).getParameterStatus("TimeZone"));
+      }
       PgOutputDecoder decoder = protocol.decoder(types);
       decoder.valueErrors(decodeErrors.policy());
       assembler =

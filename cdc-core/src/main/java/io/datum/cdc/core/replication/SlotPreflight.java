@@ -44,7 +44,8 @@ final class SlotPreflight {
    *     a new one would skip changes) and is reported as such
    * @param stopRequested tells whether the source is stopping (ends the wait for a busy slot)
    * @param known the catalog of the source's previous connection (its types stay known), or null
-   * @return the negotiated options and the type catalog ({@code known} if given)
+   * @return the negotiated options and the type catalog ({@code known} if given; null before
+   *     PostgreSQL 14)
    * @throws io.datum.cdc.CdcException naming the slot, publication or server and the remedy, if a
    *     check fails or the server cannot be reached
    */
@@ -62,7 +63,8 @@ final class SlotPreflight {
         DriverManager.getConnection(config.jdbcUrl(), adminProperties(config))) {
       SlotAdmin slots = new SlotAdmin(admin);
       try {
-        protocol = PgOutputOptions.negotiate(config, slots.serverVersionNum());
+        int serverVersion = slots.serverVersionNum();
+        protocol = PgOutputOptions.negotiate(config, serverVersion);
         if (!slots.publicationExists(config.publication())) {
           if (!config.createPublication()) {
             throw new CdcReplicationException(
@@ -85,9 +87,12 @@ final class SlotPreflight {
           slots.requirePublicationCovers(config.publication(), config.publicationTables());
         }
         // binary values of user-defined types, and arrays of them in text mode, need their kind,
-        // which pgoutput does not send; one catalog per source keeps what it said across reconnects
+        // which pgoutput does not send; one catalog per source keeps what it said across
+        // reconnects.
+        // Its query needs PostgreSQL 14 (typsubscript, rngmultitypid), as binary mode does: before
+        // 14 (text mode only) the source runs without it and arrays of user types stay their text
         types = known;
-        if (types == null) {
+        if (types == null && serverVersion >= 140000) {
           types =
               new PgTypeCatalog(
                   new PgTypeCatalog.ConnectionSource() {
@@ -102,7 +107,9 @@ final class SlotPreflight {
                     }
                   });
         }
-        types.preload(admin, config.publication());
+        if (types != null) {
+          types.preload(admin, config.publication());
+        }
         SlotAdmin.SlotState state = slots.slot(slot);
         if (state == null) {
           if (reconnecting) {

@@ -25,6 +25,9 @@ final class PgArrayValues {
   private final PgBinaryCodec element;
   private int i;
 
+  /** Whether the unquoted element read last had a backslash escape. */
+  private boolean escaped;
+
   private PgArrayValues(String s, int elementOid, char delimiter, PgBinaryCodec element) {
     this.s = s;
     this.elementOid = elementOid;
@@ -136,7 +139,8 @@ final class PgArrayValues {
         elements.add(decodeElement(quoted()));
       } else {
         String raw = unquoted();
-        elements.add(raw.equalsIgnoreCase("NULL") ? null : decodeElement(raw));
+        // array_in: only an unquoted NULL without backslashes is SQL NULL ("N\ULL" is the text)
+        elements.add(raw.equalsIgnoreCase("NULL") && !escaped ? null : decodeElement(raw));
       }
       skipSpace();
       if (i >= s.length()) {
@@ -178,6 +182,7 @@ final class PgArrayValues {
   private String unquoted() {
     StringBuilder sb = new StringBuilder();
     int lastSignificant = 0;
+    escaped = false;
     for (; i < s.length(); i++) {
       char c = s.charAt(i);
       if (c == delimiter || c == '}') {
@@ -190,6 +195,7 @@ final class PgArrayValues {
         }
         sb.append(s.charAt(i));
         lastSignificant = sb.length();
+        escaped = true;
       } else {
         sb.append(c);
         if (!isArraySpace(c)) {

@@ -396,6 +396,53 @@ public class PgOutputDecoderTest {
   }
 
   @Test
+  void underTheRawPolicyAnUndecodableValueIsKeptAsSentAndMarkedInEveryRow() {
+    decoder.valueErrors(ValueFailure.Policy.RAW);
+    orders();
+    // a key tuple: the raw key value is marked in the key row (positions within it)
+    Object[] call = decode(message('D').i32(16390).i8('K').i16(3).text("5x").nul().nul().build());
+    Row key = (Row) call[2];
+    assertEquals("5x", key.get(0));
+    assertEquals(List.of("id"), key.undecodedColumns());
+    List<ValueFailure> failures = decoder.takeFailures();
+    assertEquals(1, failures.size());
+    assertEquals("id", failures.get(0).column());
+    assertEquals(23, failures.get(0).typeOid());
+    assertEquals("int4", failures.get(0).typeName());
+    assertTrue(failures.get(0).reason().contains("\"5x\""), failures.get(0).reason());
+    assertNull(decoder.takeFailures());
+    // an old row's raw value filled into an unchanged-TOAST column stays marked in the new row
+    call =
+        decode(
+            message('U')
+                .i32(16390)
+                .i8('O')
+                .i16(3)
+                .text("1")
+                .text("n")
+                .text("1.5.5")
+                .i8('N')
+                .i16(3)
+                .text("1")
+                .text("m")
+                .unchanged()
+                .build());
+    assertEquals(List.of("amount"), ((Row) call[2]).undecodedColumns());
+    Row after = (Row) call[4];
+    assertEquals("1.5.5", after.get("amount"));
+    assertEquals(List.of("amount"), after.undecodedColumns());
+    assertEquals("m", after.get("note"));
+    // under STOP the same value fails naming column, table and value
+    decoder.valueErrors(ValueFailure.Policy.STOP);
+    ValueDecodingException e =
+        assertThrows(
+            ValueDecodingException.class,
+            () -> decode(message('D').i32(16390).i8('K').i16(3).text("5x").nul().nul().build()));
+    assertEquals("id", e.failure().column());
+    assertTrue(e.getMessage().contains("column \"id\" of public.orders"), e.getMessage());
+  }
+
+  @Test
   void deleteWithKeyAndWithFullTuple() {
     RelationInfo r = orders();
     Object[] call = decode(message('D').i32(16390).i8('K').i16(3).text("5").nul().nul().build());

@@ -101,6 +101,17 @@ class PgArrayValuesTest {
     assertThrows(IllegalArgumentException.class, () -> PgArrayValues.parse("{ ,a}", 25));
   }
 
+  /**
+   * array_in (arrayfuncs.c): an unquoted {@code NULL} in any case is SQL NULL, but not when a
+   * backslash escaped any of its characters, nor quoted; an escaped trailing space is kept.
+   */
+  @Test
+  void onlyAnUnescapedUnquotedNullIsSqlNull() {
+    assertDeepEquals(
+        Arrays.asList(null, null, "NULL", "NULL", "null "),
+        PgArrayValues.parse("{NULL,nUlL,\"NULL\",N\\ULL,null\\ }", 25));
+  }
+
   @Test
   void resultIsUnmodifiable() {
     @SuppressWarnings("unchecked")
