@@ -273,14 +273,7 @@ public class CoordinatorConcurrentBenchmark {
       int share = s.events / s.threads;
       int start = s.nextHalf.getAndIncrement() * share;
       for (int i = start; i < start + share; i++) {
-        CdcOffset offset = offsets[i];
-        if (path == 0) {
-          coordinator.record(offset);
-        } else if (path == 1) {
-          coordinator.acknowledge(offset);
-        } else {
-          handle.acknowledge(offset);
-        }
+        acknowledge(path, coordinator, handle, offsets[i]);
         if ((i + 1) % CHUNK == 0) {
           bh.consume(path == 2 ? handle.watermark() : coordinator.watermark());
         }
@@ -289,17 +282,21 @@ public class CoordinatorConcurrentBenchmark {
     }
     for (int from = s.claimChunk(); from >= 0; from = s.claimChunk()) {
       for (int i = from, to = from + CHUNK; i < to; i++) {
-        CdcOffset offset = offsets[i];
-        if (path == 0) {
-          coordinator.record(offset);
-        } else if (path == 1) {
-          coordinator.acknowledge(offset);
-        } else {
-          handle.acknowledge(offset);
-        }
+        acknowledge(path, coordinator, handle, offsets[i]);
       }
       // DRAIN_EVERY = CHUNK: the committable position once per chunk
       bh.consume(path == 2 ? handle.watermark() : coordinator.watermark());
+    }
+  }
+
+  private static void acknowledge(
+      int path, FeedbackCoordinator coordinator, SourceCheckpointHandle handle, CdcOffset offset) {
+    if (path == 0) {
+      coordinator.record(offset);
+    } else if (path == 1) {
+      coordinator.acknowledge(offset);
+    } else {
+      handle.acknowledge(offset);
     }
   }
 
