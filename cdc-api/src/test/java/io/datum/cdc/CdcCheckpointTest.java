@@ -260,4 +260,76 @@ class CdcCheckpointTest {
     assertThrows(
         NullPointerException.class, () -> PartialTransaction.ofRanges(null, 1, new int[0]));
   }
+
+  private static CdcCheckpoint.AcknowledgedRun run(String first, String last) {
+    return new CdcCheckpoint.AcknowledgedRun(PgLsn.parse(first), PgLsn.parse(last));
+  }
+
+  @Test
+  void runsAreSortedAndAnswerWhichTransactionsTheyCover() {
+    CdcCheckpoint c =
+        new CdcCheckpoint(
+            "s",
+            PgLsn.parse("0/10"),
+            List.of(tx("0/80", 3, 1)),
+            List.of(run("0/90", "0/A0"), run("0/20", "0/40")),
+            null);
+    assertEquals(List.of(run("0/20", "0/40"), run("0/90", "0/A0")), c.acknowledgedRuns());
+    for (String covered : List.of("0/5", "0/10", "0/20", "0/30", "0/40", "0/90", "0/A0")) {
+      assertTrue(c.coversTransaction(PgLsn.parse(covered)), covered);
+      assertTrue(c.isAcknowledged(PgLsn.parse(covered), 7), covered);
+    }
+    for (String open : List.of("0/11", "0/41", "0/80", "0/A1", "FFFFFFFF/0")) {
+      assertFalse(c.coversTransaction(PgLsn.parse(open)), open);
+    }
+    assertTrue(c.isAcknowledged(PgLsn.parse("0/80"), 1));
+    assertFalse(c.isAcknowledged(PgLsn.parse("0/80"), 0));
+    assertFalse(c.isAcknowledged(PgLsn.parse("0/50"), 0));
+    assertEquals("[0/20..0/40]", run("0/20", "0/40").toString());
+  }
+
+  @Test
+  void runsThatOverlapOrHoldATransactionOrReachTheWatermarkAreRejected() {
+    PgLsn w = PgLsn.parse("0/10");
+    IllegalArgumentException overlap =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                new CdcCheckpoint(
+                    "s", w, List.of(), List.of(run("0/20", "0/40"), run("0/40", "0/50")), null));
+    assertEquals(
+        "acknowledged run [0/40..0/50] does not start after the run ending at 0/40",
+        overlap.getMessage());
+    IllegalArgumentException inside =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                new CdcCheckpoint(
+                    "s", w, List.of(tx("0/30", 2, 0)), List.of(run("0/20", "0/40")), null));
+    assertEquals(
+        "acknowledged transaction at 0/30 lies inside run [0/20..0/40]", inside.getMessage());
+    IllegalArgumentException atWatermark =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> new CdcCheckpoint("s", w, List.of(), List.of(run("0/10", "0/40")), null));
+    assertEquals(
+        "acknowledged run [0/10..0/40] does not start after the watermark 0/10",
+        atWatermark.getMessage());
+    assertThrows(IllegalArgumentException.class, () -> run("0/40", "0/20"));
+  }
+
+  @Test
+  void theClusterIdentityIsCheckedAndCarried() {
+    ClusterIdentity id = new ClusterIdentity(-1L, 2, "app");
+    assertEquals("18446744073709551615", id.systemIdentifierText());
+    assertEquals("system 18446744073709551615 timeline 2 database \"app\"", id.toString());
+    assertEquals(id, CdcCheckpoint.atWatermark("s", PgLsn.ZERO).withCluster(id).cluster());
+    assertTrue(id.sameClusterAndDatabase(id.onTimeline(7)));
+    assertFalse(id.sameClusterAndDatabase(new ClusterIdentity(-1L, 2, "other")));
+    assertThrows(IllegalArgumentException.class, () -> new ClusterIdentity(1, 0, "app"));
+    assertThrows(IllegalArgumentException.class, () -> new ClusterIdentity(1, 1, ""));
+    assertThrows(
+        IllegalArgumentException.class, () -> new ClusterIdentity(1, 1, "\u00e9".repeat(32)));
+    assertEquals(63, new ClusterIdentity(1, 1, "d".repeat(63)).database().length());
+  }
 }
