@@ -341,4 +341,35 @@ class StreamAcknowledgementTest {
         JSON.readTree(printed.get(1)).get("tx_end_lsn").asText() + " []",
         describe(stored(store, "followed")));
   }
+
+  @Test
+  void acknowledgementsFromAnInheritedFileDescriptor(@TempDir Path dir) throws Exception {
+    pg.execute(
+        "CREATE TABLE fdacks (id int PRIMARY KEY)",
+        "CREATE PUBLICATION fdacks FOR TABLE fdacks",
+        "SELECT pg_create_logical_replication_slot('fdacks', 'pgoutput')");
+    insertOneRowPerTransaction("fdacks", 1, 2);
+    Path store = dir.resolve("store");
+    // pgcdc inherits descriptor 3, a copy of the pipe the test writes to
+    List<String> command =
+        new ArrayList<>(List.of("bash", "-c", "exec \"$@\" 3<&0 0</dev/null", "bash"));
+    command.addAll(stream(store, "fdacks", "--acks-from", "fd:3", "--max-events", "2"));
+    Process p = new ProcessBuilder(command).redirectError(dir.resolve("err").toFile()).start();
+    List<String> printed;
+    try (BufferedReader lines =
+            new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        OutputStream acknowledgements = p.getOutputStream()) {
+      printed = readLines(lines, 2);
+      for (String line : printed) {
+        acknowledgements.write((line + '\n').getBytes(StandardCharsets.UTF_8));
+      }
+      acknowledgements.flush();
+      assertTrue(p.waitFor(60, TimeUnit.SECONDS), "--max-events 2 did not exit once acknowledged");
+    }
+    assertEquals(0, p.exitValue(), Files.readString(dir.resolve("err")));
+    assertEquals(List.of(1, 2), ids(printed));
+    assertEquals(
+        JSON.readTree(printed.get(1)).get("tx_end_lsn").asText() + " []",
+        describe(stored(store, "fdacks")));
+  }
 }
