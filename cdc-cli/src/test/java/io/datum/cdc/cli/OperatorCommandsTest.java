@@ -137,6 +137,28 @@ class OperatorCommandsTest {
       consumer.waitFor();
     }
 
+    // no write permission (root ignores modes: immutable files stand in for them)
+    if (new ProcessBuilder("chattr", "-R", "+i", store.toString()).start().waitFor() == 0) {
+      try {
+        Run writing =
+            pgcdc(
+                dir, "checkpoint", "delete", "--store", "file:" + store, "--slot", "ops", "--yes");
+        assertEquals(1, writing.exitCode(), "the store really is read-only: " + writing.stderr());
+        Run readOnly = pgcdc(dir, "checkpoint", "show", "--store", "file:" + store);
+        assertEquals(0, readOnly.exitCode(), readOnly.stderr());
+        assertEquals(
+            "ops",
+            JSON.readTree(String.join("\n", readOnly.stdout()))
+                .get("checkpoints")
+                .get(0)
+                .get("slot")
+                .asText());
+      } finally {
+        assertEquals(
+            0, new ProcessBuilder("chattr", "-R", "-i", store.toString()).start().waitFor());
+      }
+    }
+
     Run unconfirmed =
         pgcdc(dir, "checkpoint", "delete", "--store", "file:" + store, "--slot", "ops");
     assertEquals(2, unconfirmed.exitCode(), unconfirmed.stderr());
