@@ -228,4 +228,42 @@ class OperatorCommandsTest {
     assertTrue(expected.matches("\\d+\\.\\d+\\.\\d+.*"), expected);
     assertEquals(List.of("pgcdc " + expected), version.stdout());
   }
+
+  @Test
+  void checkpointDeleteOnAStoreWithoutFilesLeavesAnEmptyCheckpoint(@TempDir Path dir)
+      throws Exception {
+    pg.execute(
+        "CREATE TABLE opsdb (id int PRIMARY KEY)",
+        "CREATE PUBLICATION opsdb FOR TABLE opsdb",
+        "SELECT pg_create_logical_replication_slot('opsdb', 'pgoutput')",
+        "INSERT INTO opsdb VALUES (1)");
+    String store = "rocksdb:" + dir.resolve("rocks");
+    List<String> args = new ArrayList<>(List.of(stream(dir, "opsdb", "--stop-at-lsn", "current")));
+    args.set(args.indexOf("file:" + dir), store);
+    Run first = pgcdc(dir, args.toArray(new String[0]));
+    assertEquals(0, first.exitCode(), first.stderr());
+    assertEquals(1, first.stdout().size());
+    Run deleted = pgcdc(dir, "checkpoint", "delete", "--store", store, "--slot", "opsdb", "--yes");
+    assertEquals(0, deleted.exitCode(), deleted.stderr());
+    assertEquals(1, deleted.stdout().size(), deleted.stdout().toString());
+    assertTrue(
+        deleted.stdout().get(0).startsWith("deleted the checkpoint of slot opsdb from ")
+            && deleted.stdout().get(0).endsWith(" (replaced by an empty one at 0/0)"),
+        deleted.stdout().get(0));
+    Run show = pgcdc(dir, "checkpoint", "show", "--store", store, "--slot", "opsdb");
+    assertEquals(0, show.exitCode(), show.stderr());
+    assertEquals(
+        "0/0",
+        JSON.readTree(String.join("\n", show.stdout()))
+            .get("checkpoints")
+            .get(0)
+            .get("watermark")
+            .asText());
+    // the slot's own position counts: nothing comes again, the next change does
+    pg.execute("INSERT INTO opsdb VALUES (2)");
+    Run resumed = pgcdc(dir, args.toArray(new String[0]));
+    assertEquals(0, resumed.exitCode(), resumed.stderr());
+    assertEquals(1, resumed.stdout().size(), resumed.stdout().toString());
+    assertEquals(2, JSON.readTree(resumed.stdout().get(0)).get("after").get("id").asInt());
+  }
 }
