@@ -201,8 +201,17 @@ final class StreamSession {
         source = next;
         return next.start(this::handle);
       } catch (CdcConnectionException e) {
-        if (attempt >= limits.startAttempts() || isAuthenticationFailure(e)) {
+        if (isAuthenticationFailure(e)) {
           throw e;
+        }
+        if (attempt >= limits.startAttempts()) {
+          throw limits.startAttempts() > 1
+              ? e
+              : new CdcConnectionException(
+                  e.getMessage()
+                      + " (the server could not be reached: check that it runs and the URL;"
+                      + " --retry-start waits for it)",
+                  e);
         }
         long jittered = backoff / 2 + ThreadLocalRandom.current().nextLong(backoff / 2 + 1);
         LOG.warn(

@@ -250,6 +250,13 @@ class StreamOperationsTest {
       assertEquals(1, down.exitCode(), down.stderr());
       assertTrue(
           down.stderr().startsWith("pgcdc: error: cannot check slot \"retried\""), down.stderr());
+      assertTrue(
+          down.stderr()
+              .strip()
+              .endsWith(
+                  " (the server could not be reached: check that it runs and the URL;"
+                      + " --retry-start waits for it)"),
+          down.stderr());
       p =
           new ProcessBuilder(
                   command(
