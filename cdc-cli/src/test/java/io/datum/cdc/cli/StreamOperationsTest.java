@@ -247,9 +247,6 @@ class StreamOperationsTest {
     Process p;
     try {
       Run down = pgcdc(dir, stream(dir.resolve("store"), "retried", "retried"));
-      assertEquals(1, down.exitCode(), down.stderr());
-      assertTrue(
-          down.stderr().startsWith("pgcdc: error: cannot check slot \"retried\""), down.stderr());
       assertTrue(
           down.stderr()
               .strip()
@@ -257,6 +254,9 @@ class StreamOperationsTest {
                   " (the server could not be reached: check that it runs and the URL;"
                       + " --retry-start waits for it)"),
           down.stderr());
+      assertEquals(1, down.exitCode(), down.stderr());
+      assertTrue(
+          down.stderr().startsWith("pgcdc: error: cannot check slot \"retried\""), down.stderr());
       p =
           new ProcessBuilder(
                   command(
