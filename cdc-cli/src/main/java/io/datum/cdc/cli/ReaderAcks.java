@@ -3,6 +3,7 @@ package io.datum.cdc.cli;
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.datum.cdc.CdcCheckpointException;
 import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.CdcException;
 import io.datum.cdc.CdcOffset;
@@ -14,11 +15,15 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,7 +52,8 @@ final class ReaderAcks {
   record Key(long txEndLsn, int eventIndex) {}
 
   private final String spec;
-  private final Consumer<CdcOffset> acknowledge;
+  private final Function<CdcOffset, CompletableFuture<Void>> acknowledge;
+  private final Set<Key> beforeReprint = new HashSet<>(); // guarded by itself
   private final ConcurrentHashMap<Key, CdcOffset> awaiting = new ConcurrentHashMap<>();
   private final AtomicLong acknowledged = new AtomicLong();
   private final AtomicLong unknown = new AtomicLong();
@@ -57,9 +63,10 @@ final class ReaderAcks {
 
   /**
    * @param spec the {@code --acks-from} value, checked by {@link #check}
-   * @param acknowledge called with the offset of each event the reader acknowledged
+   * @param acknowledge called with the offset of each event the reader acknowledged; returns the
+   *     source's {@code acknowledgeAsync} future
    */
-  ReaderAcks(String spec, Consumer<CdcOffset> acknowledge) {
+  ReaderAcks(String spec, Function<CdcOffset, CompletableFuture<Void>> acknowledge) {
     this.spec = spec;
     this.acknowledge = acknowledge;
   }
@@ -98,9 +105,21 @@ final class ReaderAcks {
     reader.start();
   }
 
-  /** Records a printed event as awaiting its acknowledgement; call before printing it. */
-  void printed(CdcOffset offset) {
-    awaiting.put(new Key(offset.txEndLsn().asLong(), offset.eventIndex()), offset);
+  /**
+   * Records a printed event as awaiting its acknowledgement; call before printing it.
+   *
+   * @return true if the reader acknowledged this event already, as printed before a reconnect,
+   *     while the source no longer knew its transaction: acknowledge it once printed
+   */
+  boolean printed(CdcOffset offset) {
+    Key key = new Key(offset.txEndLsn().asLong(), offset.eventIndex());
+    synchronized (beforeReprint) {
+      if (beforeReprint.remove(key)) {
+        return true;
+      }
+      awaiting.put(key, offset);
+      return false;
+    }
   }
 
   /** Returns the number of printed events not acknowledged by the reader yet. */
@@ -228,8 +247,28 @@ final class ReaderAcks {
       }
       return;
     }
-    acknowledge.accept(offset);
+    CompletableFuture<Void> done = acknowledge.apply(offset);
     acknowledged.incrementAndGet();
+    // printed before a reconnect: until the server sends its transaction again the source does not
+    // know it (acknowledgeAsync fails at once); the reprint is acknowledged on the reader's behalf
+    if (done.isCompletedExceptionally()) {
+      try {
+        done.join();
+      } catch (CompletionException e) {
+        if (e.getCause() instanceof CdcCheckpointException) {
+          CdcOffset again;
+          synchronized (beforeReprint) {
+            again = awaiting.remove(key); // reprinted meanwhile: acknowledge the reprint now
+            if (again == null) {
+              beforeReprint.add(key); // printed() acknowledges the reprint
+            }
+          }
+          if (again != null) {
+            acknowledge.apply(again);
+          }
+        }
+      }
+    }
   }
 
   private Key parse(String text, long lineNumber) {

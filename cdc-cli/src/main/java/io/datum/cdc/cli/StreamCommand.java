@@ -365,8 +365,8 @@ final class StreamCommand implements Callable<Integer> {
               new ReaderAcks(
                   acksFrom,
                   offset -> {
-                    StreamSession.acknowledge(session.get().source().checkpoints(), offset);
                     session.get().touch();
+                    return StreamSession.acknowledge(session.get().source().checkpoints(), offset);
                   });
           session.set(
               new StreamSession(sources, StreamSession.readerAcknowledged(stdout(), acks), limits));

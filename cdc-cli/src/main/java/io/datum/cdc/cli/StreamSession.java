@@ -201,8 +201,17 @@ final class StreamSession {
         source = next;
         return next.start(this::handle);
       } catch (CdcConnectionException e) {
-        if (attempt >= limits.startAttempts() || isAuthenticationFailure(e)) {
+        if (isAuthenticationFailure(e)) {
           throw e;
+        }
+        if (attempt >= limits.startAttempts()) {
+          throw limits.startAttempts() > 1
+              ? e
+              : new CdcConnectionException(
+                  e.getMessage()
+                      + " (the server could not be reached: check that it runs and the URL;"
+                      + " --retry-start waits for it)",
+                  e);
         }
         long jittered = backoff / 2 + ThreadLocalRandom.current().nextLong(backoff / 2 + 1);
         LOG.warn(
@@ -272,16 +281,16 @@ final class StreamSession {
    * Acknowledges in the background; a store failure stops the source by itself, an offset the
    * source no longer knows (its transaction was delivered again after a reconnect) is logged.
    */
-  static void acknowledge(CdcCheckpointHandle checkpoints, CdcOffset offset) {
-    checkpoints
-        .acknowledgeAsync(offset)
-        .whenComplete(
-            (done, e) -> {
-              Throwable cause = e instanceof CompletionException c ? c.getCause() : e;
-              if (cause instanceof CdcCheckpointException stale) {
-                LOG.warn("acknowledgement of {} not recorded: {}", offset, stale.getMessage());
-              }
-            });
+  static CompletableFuture<Void> acknowledge(CdcCheckpointHandle checkpoints, CdcOffset offset) {
+    CompletableFuture<Void> done = checkpoints.acknowledgeAsync(offset);
+    done.whenComplete(
+        (ignored, e) -> {
+          Throwable cause = e instanceof CompletionException c ? c.getCause() : e;
+          if (cause instanceof CdcCheckpointException stale) {
+            LOG.info("acknowledgement of {} not recorded: {}", offset, stale.getMessage());
+          }
+        });
+    return done;
   }
 
   /** The default: stdout, acknowledged once flushed. */
@@ -348,10 +357,13 @@ final class StreamSession {
         if (stdoutClosed) {
           return;
         }
-        acks.printed(event.offset());
+        boolean acknowledgedBefore = acks.printed(event.offset());
         try {
           out.write(event, redelivered);
           out.flush();
+          if (acknowledgedBefore) {
+            acknowledge(checkpoints, event.offset());
+          }
         } catch (UncheckedIOException e) {
           stdoutClosed = true;
           acks.outputClosed();

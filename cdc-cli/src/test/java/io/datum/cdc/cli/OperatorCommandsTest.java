@@ -137,6 +137,28 @@ class OperatorCommandsTest {
       consumer.waitFor();
     }
 
+    // no write permission (root ignores modes: immutable files stand in for them)
+    if (new ProcessBuilder("chattr", "-R", "+i", store.toString()).start().waitFor() == 0) {
+      try {
+        Run writing =
+            pgcdc(
+                dir, "checkpoint", "delete", "--store", "file:" + store, "--slot", "ops", "--yes");
+        assertEquals(1, writing.exitCode(), "the store really is read-only: " + writing.stderr());
+        Run readOnly = pgcdc(dir, "checkpoint", "show", "--store", "file:" + store);
+        assertEquals(0, readOnly.exitCode(), readOnly.stderr());
+        assertEquals(
+            "ops",
+            JSON.readTree(String.join("\n", readOnly.stdout()))
+                .get("checkpoints")
+                .get(0)
+                .get("slot")
+                .asText());
+      } finally {
+        assertEquals(
+            0, new ProcessBuilder("chattr", "-R", "-i", store.toString()).start().waitFor());
+      }
+    }
+
     Run unconfirmed =
         pgcdc(dir, "checkpoint", "delete", "--store", "file:" + store, "--slot", "ops");
     assertEquals(2, unconfirmed.exitCode(), unconfirmed.stderr());
@@ -205,5 +227,43 @@ class OperatorCommandsTest {
     String expected = Pgcdc.Version.version();
     assertTrue(expected.matches("\\d+\\.\\d+\\.\\d+.*"), expected);
     assertEquals(List.of("pgcdc " + expected), version.stdout());
+  }
+
+  @Test
+  void checkpointDeleteOnAStoreWithoutFilesLeavesAnEmptyCheckpoint(@TempDir Path dir)
+      throws Exception {
+    pg.execute(
+        "CREATE TABLE opsdb (id int PRIMARY KEY)",
+        "CREATE PUBLICATION opsdb FOR TABLE opsdb",
+        "SELECT pg_create_logical_replication_slot('opsdb', 'pgoutput')",
+        "INSERT INTO opsdb VALUES (1)");
+    String store = "rocksdb:" + dir.resolve("rocks");
+    List<String> args = new ArrayList<>(List.of(stream(dir, "opsdb", "--stop-at-lsn", "current")));
+    args.set(args.indexOf("file:" + dir), store);
+    Run first = pgcdc(dir, args.toArray(new String[0]));
+    assertEquals(0, first.exitCode(), first.stderr());
+    assertEquals(1, first.stdout().size());
+    Run deleted = pgcdc(dir, "checkpoint", "delete", "--store", store, "--slot", "opsdb", "--yes");
+    assertEquals(0, deleted.exitCode(), deleted.stderr());
+    assertEquals(1, deleted.stdout().size(), deleted.stdout().toString());
+    assertTrue(
+        deleted.stdout().get(0).startsWith("deleted the checkpoint of slot opsdb from ")
+            && deleted.stdout().get(0).endsWith(" (replaced by an empty one at 0/0)"),
+        deleted.stdout().get(0));
+    Run show = pgcdc(dir, "checkpoint", "show", "--store", store, "--slot", "opsdb");
+    assertEquals(0, show.exitCode(), show.stderr());
+    assertEquals(
+        "0/0",
+        JSON.readTree(String.join("\n", show.stdout()))
+            .get("checkpoints")
+            .get(0)
+            .get("watermark")
+            .asText());
+    // the slot's own position counts: nothing comes again, the next change does
+    pg.execute("INSERT INTO opsdb VALUES (2)");
+    Run resumed = pgcdc(dir, args.toArray(new String[0]));
+    assertEquals(0, resumed.exitCode(), resumed.stderr());
+    assertEquals(1, resumed.stdout().size(), resumed.stdout().toString());
+    assertEquals(2, JSON.readTree(resumed.stdout().get(0)).get("after").get("id").asInt());
   }
 }

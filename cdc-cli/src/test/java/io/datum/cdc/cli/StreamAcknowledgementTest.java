@@ -117,14 +117,19 @@ class StreamAcknowledgementTest {
     return ids;
   }
 
-  private static List<String> readLines(BufferedReader in, int n) throws Exception {
-    List<String> lines = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      String line = in.readLine();
-      assertNotNull(line, "stdout ended after " + lines);
-      lines.add(line);
-    }
-    return lines;
+  /** Reads n lines, failing after 60 s instead of blocking for ever. */
+  private static List<String> readLines(java.io.BufferedReader in, int n) {
+    return org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+        Duration.ofSeconds(60),
+        () -> {
+          List<String> lines = new ArrayList<>();
+          for (int i = 0; i < n; i++) {
+            String line = in.readLine();
+            assertNotNull(line, "stdout ended after " + lines);
+            lines.add(line);
+          }
+          return lines;
+        });
   }
 
   @Test
@@ -311,5 +316,67 @@ class StreamAcknowledgementTest {
     assertEquals(List.of(1, 2, 3, 4, 5, 6, 7), ids(lines));
     String last = JSON.readTree(lines.get(6)).get("tx_end_lsn").asText();
     assertFalse(stored(store, "filed").watermark().isBefore(PgLsn.parse(last)));
+  }
+
+  @Test
+  void aRegularFileOfAcknowledgementsIsFollowedFromItsEnd(@TempDir Path dir) throws Exception {
+    pg.execute(
+        "CREATE TABLE followed (id int PRIMARY KEY)",
+        "CREATE PUBLICATION followed FOR TABLE followed",
+        "SELECT pg_create_logical_replication_slot('followed', 'pgoutput')");
+    insertOneRowPerTransaction("followed", 1, 3);
+    Path store = dir.resolve("store");
+    Path acks = dir.resolve("acks.txt");
+    Files.writeString(acks, "garbage of an earlier run, never read\n");
+    Process p =
+        new ProcessBuilder(
+                stream(store, "followed", "--acks-from", acks.toString(), "--max-events", "2"))
+            .redirectError(dir.resolve("err").toFile())
+            .start();
+    List<String> printed;
+    try (BufferedReader lines =
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+      printed = readLines(lines, 2);
+      for (String line : printed) {
+        Files.writeString(acks, line + "\n", StandardOpenOption.APPEND);
+      }
+      assertTrue(p.waitFor(60, TimeUnit.SECONDS), "--max-events 2 did not exit once acknowledged");
+    }
+    assertEquals(0, p.exitValue(), Files.readString(dir.resolve("err")));
+    assertEquals(List.of(1, 2), ids(printed));
+    assertEquals(
+        JSON.readTree(printed.get(1)).get("tx_end_lsn").asText() + " []",
+        describe(stored(store, "followed")));
+  }
+
+  @Test
+  void acknowledgementsFromAnInheritedFileDescriptor(@TempDir Path dir) throws Exception {
+    pg.execute(
+        "CREATE TABLE fdacks (id int PRIMARY KEY)",
+        "CREATE PUBLICATION fdacks FOR TABLE fdacks",
+        "SELECT pg_create_logical_replication_slot('fdacks', 'pgoutput')");
+    insertOneRowPerTransaction("fdacks", 1, 2);
+    Path store = dir.resolve("store");
+    // pgcdc inherits descriptor 3, a copy of the pipe the test writes to
+    List<String> command =
+        new ArrayList<>(List.of("bash", "-c", "exec \"$@\" 3<&0 0</dev/null", "bash"));
+    command.addAll(stream(store, "fdacks", "--acks-from", "fd:3", "--max-events", "2"));
+    Process p = new ProcessBuilder(command).redirectError(dir.resolve("err").toFile()).start();
+    List<String> printed;
+    try (BufferedReader lines =
+            new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        OutputStream acknowledgements = p.getOutputStream()) {
+      printed = readLines(lines, 2);
+      for (String line : printed) {
+        acknowledgements.write((line + '\n').getBytes(StandardCharsets.UTF_8));
+      }
+      acknowledgements.flush();
+      assertTrue(p.waitFor(60, TimeUnit.SECONDS), "--max-events 2 did not exit once acknowledged");
+    }
+    assertEquals(0, p.exitValue(), Files.readString(dir.resolve("err")));
+    assertEquals(List.of(1, 2), ids(printed));
+    assertEquals(
+        JSON.readTree(printed.get(1)).get("tx_end_lsn").asText() + " []",
+        describe(stored(store, "fdacks")));
   }
 }

@@ -247,6 +247,13 @@ class StreamOperationsTest {
     Process p;
     try {
       Run down = pgcdc(dir, stream(dir.resolve("store"), "retried", "retried"));
+      assertTrue(
+          down.stderr()
+              .strip()
+              .endsWith(
+                  " (the server could not be reached: check that it runs and the URL;"
+                      + " --retry-start waits for it)"),
+          down.stderr());
       assertEquals(1, down.exitCode(), down.stderr());
       assertTrue(
           down.stderr()
@@ -361,14 +368,19 @@ class StreamOperationsTest {
     }
   }
 
-  private static List<String> read(java.io.BufferedReader in, int n) throws Exception {
-    List<String> lines = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      String line = in.readLine();
-      assertTrue(line != null, "stdout ended after " + lines);
-      lines.add(line);
-    }
-    return lines;
+  /** Reads n lines, failing after 60 s instead of blocking for ever. */
+  private static List<String> read(java.io.BufferedReader in, int n) {
+    return org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+        Duration.ofSeconds(60),
+        () -> {
+          List<String> lines = new ArrayList<>();
+          for (int i = 0; i < n; i++) {
+            String line = in.readLine();
+            assertTrue(line != null, "stdout ended after " + lines);
+            lines.add(line);
+          }
+          return lines;
+        });
   }
 
   /** id, event_index, and whether the line says redelivered, for each line. */
@@ -505,5 +517,64 @@ class StreamOperationsTest {
         pg.execute("ROLLBACK PREPARED 'held_for_test'");
       }
     }
+  }
+
+  @Test
+  void anAcknowledgementOfALinePrintedBeforeAReconnectCounts(@TempDir Path dir) throws Exception {
+    pg.execute(
+        "CREATE TABLE reack (id int PRIMARY KEY)",
+        "CREATE PUBLICATION reack FOR TABLE reack",
+        "SELECT pg_create_logical_replication_slot('reack', 'pgoutput')",
+        "INSERT INTO reack VALUES (1)",
+        "INSERT INTO reack VALUES (2)");
+    Path store = dir.resolve("store");
+    Path err = dir.resolve("err");
+    Process p =
+        new ProcessBuilder(command(stream(store, "reack", "reack", "--acks-from", "-")))
+            .redirectError(err.toFile())
+            .start();
+    try (var lines =
+            new java.io.BufferedReader(
+                new java.io.InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        var acks = p.getOutputStream()) {
+      List<String> printed = read(lines, 2);
+      assertEquals(List.of("1#0", "2#0"), shape(printed));
+      pg.stop();
+      try {
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .until(() -> Files.readString(err).contains("reconnecting"));
+        // the server is down: the source no longer knows the transaction of id 2
+        acks.write((printed.get(1) + '\n').getBytes(StandardCharsets.UTF_8));
+        acks.flush();
+      } finally {
+        pg.start();
+      }
+      // the acknowledgement settled id 2: the server sends it again, the source skips it
+      assertEquals(List.of("1#0 redelivered"), shape(read(lines, 1)));
+      String second = JSON.readTree(printed.get(1)).get("tx_end_lsn").asText();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> {
+                Run show = pgcdc(dir, "checkpoint", "show", "--store", "file:" + store);
+                return String.join("", show.stdout()).contains(second);
+              });
+      p.destroy(); // SIGTERM
+      assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+    }
+    Process next =
+        new ProcessBuilder(command(stream(store, "reack", "reack", "--acks-from", "-")))
+            .redirectError(dir.resolve("err2").toFile())
+            .start();
+    try (var lines =
+            new java.io.BufferedReader(
+                new java.io.InputStreamReader(next.getInputStream(), StandardCharsets.UTF_8));
+        var acks = next.getOutputStream()) {
+      assertEquals(List.of("1#0"), shape(read(lines, 1)));
+      pg.execute("INSERT INTO reack VALUES (3)");
+      assertEquals(List.of("3#0"), shape(read(lines, 1)), "id 2 was settled, it does not come");
+    }
+    assertTrue(next.waitFor(60, TimeUnit.SECONDS));
   }
 }
