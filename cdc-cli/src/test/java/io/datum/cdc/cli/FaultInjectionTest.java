@@ -9,7 +9,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.datum.cdc.CdcCheckpoint;
 import io.datum.cdc.PgLsn;
-import io.datum.cdc.embedded.ChildJvm;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.store.file.FileCheckpointStore;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
@@ -299,23 +298,7 @@ class FaultInjectionTest {
 
     Consumer start(String idleExit) throws Exception {
       List<String> command =
-          new ArrayList<>(
-              List.of(
-                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                  "-cp",
-                  ChildJvm.classPath(),
-                  Pgcdc.class.getName(),
-                  "stream",
-                  "--url",
-                  pg.jdbcUrl(),
-                  "--user",
-                  pg.user(),
-                  "--slot",
-                  slot,
-                  "--publication",
-                  slot,
-                  "--store",
-                  "file:" + store));
+          new ArrayList<>(PgcdcProcess.command(PgcdcProcess.streamArgs(pg, store, slot, slot)));
       if (idleExit != null) {
         command.addAll(List.of("--idle-exit", idleExit));
       }

@@ -1,5 +1,7 @@
 package io.datum.cdc.cli;
 
+import static io.datum.cdc.cli.PgcdcProcess.command;
+import static io.datum.cdc.cli.PgcdcProcess.pgcdc;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -7,16 +9,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.datum.cdc.embedded.ChildJvm;
+import io.datum.cdc.cli.PgcdcProcess.Run;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,55 +35,8 @@ class OperatorCommandsTest {
     this.pg = pg;
   }
 
-  record Run(int exitCode, List<String> stdout, String stderr) {}
-
-  private List<String> command(String... args) {
-    List<String> command =
-        new ArrayList<>(
-            List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp",
-                ChildJvm.classPath(),
-                Pgcdc.class.getName()));
-    command.addAll(List.of(args));
-    return command;
-  }
-
-  private Run pgcdc(Path dir, String... args) throws Exception {
-    Path out = dir.resolve("stdout-" + System.nanoTime());
-    Path err = dir.resolve("stderr-" + System.nanoTime());
-    Process p =
-        new ProcessBuilder(command(args))
-            .redirectOutput(out.toFile())
-            .redirectError(err.toFile())
-            .start();
-    if (!p.waitFor(120, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      throw new AssertionError("pgcdc " + String.join(" ", args) + " did not exit within 120 s");
-    }
-    return new Run(
-        p.exitValue(),
-        Files.readAllLines(out, StandardCharsets.UTF_8),
-        Files.readString(err, StandardCharsets.UTF_8));
-  }
-
   private String[] stream(Path store, String slot, String... extra) {
-    List<String> args =
-        new ArrayList<>(
-            List.of(
-                "stream",
-                "--url",
-                pg.jdbcUrl(),
-                "--user",
-                pg.user(),
-                "--slot",
-                slot,
-                "--publication",
-                slot,
-                "--store",
-                "file:" + store));
-    args.addAll(List.of(extra));
-    return args.toArray(new String[0]);
+    return PgcdcProcess.streamArgs(pg, store, slot, slot, extra);
   }
 
   @Test

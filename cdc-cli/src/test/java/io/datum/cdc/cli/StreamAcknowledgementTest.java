@@ -1,5 +1,6 @@
 package io.datum.cdc.cli;
 
+import static io.datum.cdc.cli.PgcdcProcess.command;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -10,7 +11,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.datum.cdc.CdcCheckpoint;
 import io.datum.cdc.PgLsn;
-import io.datum.cdc.embedded.ChildJvm;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.spi.CheckpointCodec;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
@@ -44,35 +44,8 @@ class StreamAcknowledgementTest {
     this.pg = pg;
   }
 
-  private List<String> pgcdc(String... args) {
-    List<String> command =
-        new ArrayList<>(
-            List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp",
-                ChildJvm.classPath(),
-                Pgcdc.class.getName()));
-    command.addAll(List.of(args));
-    return command;
-  }
-
   private List<String> stream(Path store, String slot, String... extra) {
-    List<String> args =
-        new ArrayList<>(
-            List.of(
-                "stream",
-                "--url",
-                pg.jdbcUrl(),
-                "--user",
-                pg.user(),
-                "--slot",
-                slot,
-                "--publication",
-                slot,
-                "--store",
-                "file:" + store));
-    args.addAll(List.of(extra));
-    return pgcdc(args.toArray(new String[0]));
+    return command(PgcdcProcess.streamArgs(pg, store, slot, slot, extra));
   }
 
   private void insertOneRowPerTransaction(String table, int from, int to) throws Exception {

@@ -1,5 +1,6 @@
 package io.datum.cdc.cli;
 
+import static io.datum.cdc.cli.PgcdcProcess.pgcdc;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -8,14 +9,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.datum.cdc.PgLsn;
-import io.datum.cdc.embedded.ChildJvm;
+import io.datum.cdc.cli.PgcdcProcess.Run;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -33,49 +32,8 @@ class StreamCommandTest {
   }
 
   /** Result of one child run. */
-  record Run(int exitCode, List<String> stdout, String stderr) {}
-
-  private Run pgcdc(Path workDir, String... args) throws Exception {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-cp");
-    command.add(ChildJvm.classPath());
-    command.add(Pgcdc.class.getName());
-    command.addAll(List.of(args));
-    Path out = workDir.resolve("stdout-" + System.nanoTime());
-    Path err = workDir.resolve("stderr-" + System.nanoTime());
-    Process p =
-        new ProcessBuilder(command)
-            .redirectOutput(out.toFile())
-            .redirectError(err.toFile())
-            .start();
-    if (!p.waitFor(120, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      throw new AssertionError("pgcdc " + String.join(" ", args) + " did not exit within 120 s");
-    }
-    return new Run(
-        p.exitValue(),
-        Files.readAllLines(out, StandardCharsets.UTF_8),
-        Files.readString(err, StandardCharsets.UTF_8));
-  }
-
   private String[] stream(Path store, String slot, String... extra) {
-    List<String> args =
-        new ArrayList<>(
-            List.of(
-                "stream",
-                "--url",
-                pg.jdbcUrl(),
-                "--user",
-                pg.user(),
-                "--slot",
-                slot,
-                "--publication",
-                slot,
-                "--store",
-                "file:" + store));
-    args.addAll(List.of(extra));
-    return args.toArray(new String[0]);
+    return PgcdcProcess.streamArgs(pg, store, slot, slot, extra);
   }
 
   @Test
@@ -224,14 +182,7 @@ class StreamCommandTest {
         "SELECT pg_create_logical_replication_slot('sig', 'pgoutput')",
         "INSERT INTO sig VALUES (1)",
         "INSERT INTO sig VALUES (2)");
-    List<String> command =
-        new ArrayList<>(
-            List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp",
-                ChildJvm.classPath(),
-                Pgcdc.class.getName()));
-    command.addAll(List.of(stream(dir.resolve("store"), "sig")));
+    List<String> command = PgcdcProcess.command(stream(dir.resolve("store"), "sig"));
     Path out = dir.resolve("out");
     Process p =
         new ProcessBuilder(command)

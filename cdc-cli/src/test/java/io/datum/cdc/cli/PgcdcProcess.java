@@ -1,0 +1,77 @@
+package io.datum.cdc.cli;
+
+import io.datum.cdc.embedded.ChildJvm;
+import io.datum.cdc.embedded.EmbeddedPostgresServer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** Runs {@code pgcdc} in a child JVM, as the tests of this module do. */
+final class PgcdcProcess {
+
+  private PgcdcProcess() {}
+
+  /** What a finished {@code pgcdc} run printed, and its exit code. */
+  record Run(int exitCode, List<String> stdout, String stderr) {}
+
+  /** The command line that runs {@code pgcdc args...} in a child JVM on this test's class path. */
+  static List<String> command(String... args) {
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                ChildJvm.classPath(),
+                Pgcdc.class.getName()));
+    command.addAll(List.of(args));
+    return command;
+  }
+
+  /**
+   * Runs {@code pgcdc args...} to its end (at most 120 s), its output in files under {@code dir}.
+   */
+  static Run pgcdc(Path dir, String... args) throws Exception {
+    Path out = dir.resolve("stdout-" + System.nanoTime());
+    Path err = dir.resolve("stderr-" + System.nanoTime());
+    Process p =
+        new ProcessBuilder(command(args))
+            .redirectOutput(out.toFile())
+            .redirectError(err.toFile())
+            .start();
+    if (!p.waitFor(120, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new AssertionError("pgcdc " + String.join(" ", args) + " did not exit within 120 s");
+    }
+    return new Run(
+        p.exitValue(),
+        Files.readAllLines(out, StandardCharsets.UTF_8),
+        Files.readString(err, StandardCharsets.UTF_8));
+  }
+
+  /**
+   * The arguments of {@code pgcdc stream} against {@code pg} with a {@code file:} store, then
+   * {@code extra}.
+   */
+  static String[] streamArgs(
+      EmbeddedPostgresServer pg, Path store, String slot, String publication, String... extra) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "stream",
+                "--url",
+                pg.jdbcUrl(),
+                "--user",
+                pg.user(),
+                "--slot",
+                slot,
+                "--publication",
+                publication,
+                "--store",
+                "file:" + store));
+    args.addAll(List.of(extra));
+    return args.toArray(new String[0]);
+  }
+}
