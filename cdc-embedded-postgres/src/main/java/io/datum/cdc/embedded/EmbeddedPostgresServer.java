@@ -606,6 +606,153 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     execute("DROP DATABASE IF EXISTS " + quoteIdentifier(name) + " WITH (FORCE)");
   }
 
+  /**
+   * Creates, starts and returns a physical standby of this running server: a new server of the same
+   * major version and settings on its own port and temporary directory, made from an online base
+   * backup of this one (the low-level backup API; see {@code pg_basebackup -R}: the zonky archives
+   * bring no {@code pg_basebackup}) and streaming from it through a physical replication slot of
+   * this server. Configured for logical replication failover (PostgreSQL docs, 47.2.3 "Logical
+   * Replication Failover" and 19.6.2 / 19.6.4):
+   *
+   * <ul>
+   *   <li>on this server: the physical slot {@code physicalSlot}, created if absent ({@code
+   *       pg_create_physical_replication_slot(name, true)}, reserving WAL from now on), and, on
+   *       PostgreSQL 17+, {@code synchronized_standby_slots} naming it ({@code ALTER SYSTEM}, kept
+   *       with the names already there; reloaded), so that a logical walsender of a failover slot
+   *       sends no change before this standby has received its WAL;
+   *   <li>on the standby: {@code standby.signal}, {@code primary_conninfo} ({@code host}, {@code
+   *       port}, {@code user}, {@code dbname=postgres}, {@code application_name} = the slot name),
+   *       {@code primary_slot_name}, {@code hot_standby_feedback = on}, and on 17+ {@code
+   *       sync_replication_slots = on} (the slot sync worker copies failover slots from this
+   *       server) and an empty {@code synchronized_standby_slots} (so that a promoted standby waits
+   *       for no standby of its own).
+   * </ul>
+   *
+   * <p>Returns once the standby accepts read-only connections ({@code pg_ctl start -w}). The
+   * standby is an ordinary {@link EmbeddedPostgresServer}: {@link #stop()}, {@link #restart()} and
+   * {@link #close()} work on it; closing it deletes its directory but not the slot on this server
+   * (drop it with {@code pg_drop_replication_slot} if this server lives on, or it keeps WAL).
+   *
+   * @param physicalSlot the name of the physical slot the standby streams through: 1 to 63
+   *     lower-case letters, digits and underscores; not {@code null}
+   * @return the running standby, which the caller must {@link #close()}; never {@code null}
+   * @throws IllegalArgumentException if the slot name is not valid
+   * @throws IllegalStateException if this server is not running, or was closed
+   * @throws SQLException if this server refuses the slot, the backup or the settings
+   * @throws UncheckedIOException if the data directory cannot be copied or the standby cannot be
+   *     started; the message quotes the end of the standby's log
+   */
+  public EmbeddedPostgresServer createStandby(String physicalSlot) throws SQLException {
+    Objects.requireNonNull(physicalSlot, "physicalSlot");
+    if (!physicalSlot.matches("[a-z0-9_]{1,63}")) {
+      throw new IllegalArgumentException(
+          "not a replication slot name ([a-z0-9_]{1,63}): \"" + physicalSlot + '"');
+    }
+    if (!isRunning()) {
+      throw new IllegalStateException(
+          "a standby is made from a running server; start " + this + " first");
+    }
+    Builder standbyBuilder =
+        builder()
+            .majorVersion(majorVersion)
+            .startupTimeout(startupTimeout)
+            .shutdownTimeout(shutdownTimeout)
+            .settings(settings);
+    standbyBuilder
+        .setting(
+            "primary_conninfo",
+            "host="
+                + HOST
+                + " port="
+                + port()
+                + " user="
+                + USER
+                + " dbname="
+                + DEFAULT_DATABASE
+                + " application_name="
+                + physicalSlot)
+        .setting("primary_slot_name", physicalSlot)
+        .setting("hot_standby_feedback", "on");
+    if (majorVersion >= 17) {
+      standbyBuilder
+          .setting("sync_replication_slots", "on")
+          .setting("synchronized_standby_slots", "");
+    }
+    EmbeddedPostgresServer standby = standbyBuilder.build();
+    try {
+      try (Connection connection = getConnection()) {
+        try (var ps =
+            connection.prepareStatement(
+                "SELECT pg_create_physical_replication_slot(?, true) WHERE NOT EXISTS"
+                    + " (SELECT 1 FROM pg_replication_slots WHERE slot_name = ?)")) {
+          ps.setString(1, physicalSlot);
+          ps.setString(2, physicalSlot);
+          ps.executeQuery().close();
+        }
+        synchronized (standby) {
+          standby.baseDirectory = ScratchDirectories.create(DATA_DIR);
+          standby.ownsBaseDirectory = true;
+        }
+        BaseBackup.copy(connection, majorVersion, dataDirectory(), standby.dataDirectory());
+        Files.writeString(standby.dataDirectory().resolve("standby.signal"), "");
+        standby.start();
+        if (majorVersion >= 17) {
+          String current = queryString("SHOW synchronized_standby_slots").strip();
+          List<String> names = new java.util.ArrayList<>();
+          for (String name : current.split(",")) {
+            if (!name.isBlank()) {
+              names.add(name.strip());
+            }
+          }
+          if (!names.contains(physicalSlot)) {
+            names.add(physicalSlot);
+            try (Statement st = connection.createStatement()) {
+              // a GUC_LIST_INPUT setting takes its list as one string; the names are [a-z0-9_]
+              st.execute(
+                  "ALTER SYSTEM SET synchronized_standby_slots = '"
+                      + String.join(",", names)
+                      + "'");
+              st.execute("SELECT pg_reload_conf()");
+            }
+          }
+        }
+      }
+      return standby;
+    } catch (IOException e) {
+      standby.close();
+      throw new UncheckedIOException("cannot create the standby's directory " + standby, e);
+    } catch (SQLException | RuntimeException e) {
+      standby.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Promotes this server, a standby made by {@link #createStandby(String)}, to a primary: {@code
+   * SELECT pg_promote(true, seconds)} (PostgreSQL docs, 9.28.5 Recovery Control Functions), which
+   * returns once the promotion is complete. The server then runs on a new timeline (one above its
+   * primary's, whose history file names where the old timeline ended) and accepts writes; on
+   * PostgreSQL 17+ the failover slots it had synchronized ({@code pg_replication_slots.synced})
+   * become usable.
+   *
+   * @throws SQLException if the server is not a standby ({@code recovery is not in progress}), or
+   *     the promotion does not complete within the {@linkplain Builder#startupTimeout(Duration)
+   *     startup timeout}
+   */
+  public void promote() throws SQLException {
+    long seconds = Math.max(1, startupTimeout.toSeconds());
+    String promoted = queryString("SELECT pg_promote(true, " + seconds + ")");
+    if (!"t".equals(promoted)) {
+      throw new SQLException(
+          "the embedded PostgreSQL on port "
+              + port()
+              + " was not promoted within "
+              + seconds
+              + " s (pg_promote returned false); see "
+              + logFile());
+    }
+  }
+
   @Override
   public synchronized String toString() {
     return "EmbeddedPostgresServer[version="
