@@ -132,6 +132,15 @@ final class StreamCommand implements Callable<Integer> {
               + " this server's changes.")
   boolean allowClusterChange;
 
+  @Option(
+      names = "--failover-slot",
+      description =
+          "Create the slot as a failover slot (PostgreSQL 17+), which a physical standby with"
+              + " sync_replication_slots = on keeps, so that streaming resumes on the standby"
+              + " after its promotion; an existing slot must be one. Refused on PostgreSQL 16 and"
+              + " older. Give the URL every host with targetServerType=primary.")
+  boolean failoverSlot;
+
   @Option(names = "--verbose", description = "print stack traces of errors")
   boolean verbose;
 
@@ -198,6 +207,7 @@ final class StreamCommand implements Callable<Integer> {
               .createSlot(createSlot)
               .trustSlotPosition(trustSlotPosition)
               .allowClusterChange(allowClusterChange)
+              .failoverSlot(failoverSlot)
               .acknowledgementDurability(durability)
               .messages(messages)
               .waitForSlot(Duration.ofMillis((long) (waitForSlotSeconds * 1000)))

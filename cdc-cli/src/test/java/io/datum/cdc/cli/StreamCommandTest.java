@@ -192,6 +192,28 @@ class StreamCommandTest {
    * RUNNING_XACTS record the background writer logs every 15 s, or autovacuum's), so how far
    * depends on timing; it never passes the server's current WAL position.
    */
+  @Test
+  void failoverSlotCreatesAFailoverSlot(@TempDir Path dir) throws Exception {
+    pg.execute(
+        "CREATE TABLE fslot (id int PRIMARY KEY)",
+        "CREATE PUBLICATION fslot FOR TABLE fslot",
+        "INSERT INTO fslot VALUES (1)");
+    Run run =
+        pgcdc(
+            dir,
+            stream(
+                dir.resolve("store"),
+                "fslot",
+                "--create-slot",
+                "--failover-slot",
+                "--idle-exit",
+                "2"));
+    assertEquals(0, run.exitCode(), run.stderr());
+    assertEquals(
+        "t", pg.queryString("SELECT failover FROM pg_replication_slots WHERE slot_name = 'fslot'"));
+    pg.execute("SELECT pg_drop_replication_slot('fslot')");
+  }
+
   private void assertConfirmedAtOrBeyond(Path dir, Path store, String slot, String lastTxEnd)
       throws Exception {
     Run show = pgcdc(dir, "checkpoint", "show", "--store", "file:" + store, "--slot", slot);

@@ -104,6 +104,7 @@ final class ReplicationLoop {
    */
   void open(boolean reconnecting) {
     String slot = config.slot();
+    ClusterCheck.TimelineChange promotion;
     try {
       // before anything else: a store of another cluster must not make preflight create a slot or
       // a publication there, nor resume at an unrelated position
@@ -118,8 +119,9 @@ final class ReplicationLoop {
             e);
       }
       ClusterIdentity server = ClusterCheck.identify(connection);
-      ClusterCheck.verify(
-          coordinator.cluster(), server, coordinator.watermark(), connection, config);
+      promotion =
+          ClusterCheck.verify(
+              coordinator.cluster(), server, coordinator.watermark(), connection, config);
       coordinator.cluster(server);
     } catch (SQLException e) {
       closeQuietly();
@@ -135,7 +137,7 @@ final class ReplicationLoop {
     }
     try {
       SlotPreflight.Outcome checked =
-          SlotPreflight.run(config, coordinator, reconnecting, () -> stopRequested);
+          SlotPreflight.run(config, coordinator, reconnecting, promotion, () -> stopRequested);
       protocol = checked.protocol();
       types = checked.types();
     } catch (RuntimeException e) {

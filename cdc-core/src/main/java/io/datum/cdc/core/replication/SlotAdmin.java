@@ -26,6 +26,7 @@ final class SlotAdmin {
 
   /**
    * What {@code pg_replication_slots} says of a slot (PostgreSQL docs, 53.19 pg_replication_slots).
+   * {@code failover} and {@code synced} (PostgreSQL 17+) are null on older servers.
    */
   record SlotState(
       String plugin,
@@ -34,7 +35,9 @@ final class SlotAdmin {
       boolean active,
       Integer activePid,
       PgLsn confirmedFlushLsn,
-      String walStatus) {}
+      String walStatus,
+      Boolean failover,
+      Boolean synced) {}
 
   private final Connection connection;
 
@@ -72,7 +75,9 @@ final class SlotAdmin {
         connection.prepareStatement(
             // wal_status exists from PostgreSQL 13; read through jsonb so older servers give null
             "SELECT plugin, slot_type, database, active, active_pid, confirmed_flush_lsn::text,"
-                + " to_jsonb(s) ->> 'wal_status' FROM pg_replication_slots s WHERE slot_name = ?")) {
+                + " to_jsonb(s) ->> 'wal_status', (to_jsonb(s) ->> 'failover')::boolean,"
+                + " (to_jsonb(s) ->> 'synced')::boolean"
+                + " FROM pg_replication_slots s WHERE slot_name = ?")) {
       ps.setString(1, slot);
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
@@ -88,19 +93,41 @@ final class SlotAdmin {
             rs.getBoolean(4),
             activePid,
             confirmed == null ? PgLsn.ZERO : PgLsn.parse(confirmed),
-            rs.getString(7));
+            rs.getString(7),
+            rs.getObject(8, Boolean.class),
+            rs.getObject(9, Boolean.class));
       }
     }
   }
 
-  /** Creates a logical slot with the pgoutput plugin. */
-  void createSlot(String slot) throws SQLException {
+  /**
+   * Creates a logical slot with the pgoutput plugin; a failover slot ({@code failover => true},
+   * PostgreSQL 17+, docs 9.28.6 Replication Management Functions) if asked, in the creating command
+   * itself.
+   */
+  void createSlot(String slot, boolean failover) throws SQLException {
     try (PreparedStatement ps =
-        connection.prepareStatement("SELECT pg_create_logical_replication_slot(?, 'pgoutput')")) {
+        connection.prepareStatement(
+            failover
+                ? "SELECT pg_create_logical_replication_slot(?, 'pgoutput', failover => true)"
+                : "SELECT pg_create_logical_replication_slot(?, 'pgoutput')")) {
       ps.setString(1, slot);
       ps.executeQuery().close();
     }
-    LOG.info("created logical replication slot {} (pgoutput)", slot);
+    LOG.info(
+        "created logical replication slot {} (pgoutput{})", slot, failover ? ", failover" : "");
+  }
+
+  /**
+   * Returns the names in {@code synchronized_standby_slots} (PostgreSQL 17+): the physical slots
+   * whose standbys must have received WAL before a failover slot's walsender sends it.
+   */
+  String synchronizedStandbySlots() throws SQLException {
+    try (Statement st = connection.createStatement();
+        ResultSet rs = st.executeQuery("SHOW synchronized_standby_slots")) {
+      rs.next();
+      return rs.getString(1);
+    }
   }
 
   /** Returns true if the publication exists in the connection's database. */

@@ -38,6 +38,8 @@ import java.util.Properties;
  * @param spillDirectory where spill files are created
  * @param allowClusterChange accept a server whose system identifier, database or timeline does not
  *     continue the stored checkpoint's (logged at WARN) instead of failing
+ * @param failoverSlot create the slot with {@code failover} (PostgreSQL 17+) and require an
+ *     existing slot to have it
  */
 public record SourceConfig(
     String jdbcUrl,
@@ -65,4 +67,5 @@ public record SourceConfig(
     String origin,
     long memoryBudget,
     Path spillDirectory,
-    boolean allowClusterChange) {}
+    boolean allowClusterChange,
+    boolean failoverSlot) {}
