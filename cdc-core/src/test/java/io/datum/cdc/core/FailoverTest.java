@@ -1,5 +1,6 @@
 package io.datum.cdc.core;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -14,6 +15,8 @@ import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.InsertEvent;
 import io.datum.cdc.store.file.FileCheckpointStore;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
+import java.nio.channels.Channels;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,7 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
  * (51-100) is acknowledged but the standby's copy of the slot may still be behind it, so the new
  * primary may send B again and the source must skip it; C (101-150) is inserted on the new primary.
  */
-@EmbeddedPostgresTest(settings = "wal_sender_timeout=10s")
+@EmbeddedPostgresTest(settings = {"wal_sender_timeout=10s", "log_connections=on"})
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class FailoverTest {
 
@@ -114,6 +117,15 @@ class FailoverTest {
     }
   }
 
+  /** Whether the standby's log shows a connection of the source since the given offset. */
+  private static boolean sourceTriedStandby(long logOffset) throws Exception {
+    try (var channel = Files.newByteChannel(standby.logFile())) {
+      channel.position(logOffset);
+      String tail = new String(Channels.newInputStream(channel).readAllBytes(), UTF_8);
+      return tail.contains("application_name=datum-cdc " + SLOT);
+    }
+  }
+
   @Test
   void theSourceResumesOnThePromotedStandbyWithoutLossOrRepeat(@TempDir Path dir) throws Exception {
     primary.execute(
@@ -172,8 +184,13 @@ class FailoverTest {
                   + SLOT
                   + "'");
 
+      long standbyLogBefore = Files.size(standby.logFile());
       long crashed = System.nanoTime();
       primary.stop(EmbeddedPostgresServer.ShutdownMode.IMMEDIATE);
+      // as in a real failover, the source notices the loss and tries the standby (which pgjdbc
+      // refuses as not a primary) before the promotion
+      await().atMost(WAIT).until(() -> sourceTriedStandby(standbyLogBefore));
+      long triedStandby = System.nanoTime();
       standby.promote();
       long promoted = System.nanoTime();
       await().atMost(WAIT).until(() -> source.reconnects() >= 1);
@@ -199,13 +216,14 @@ class FailoverTest {
               "SELECT active FROM pg_replication_slots WHERE slot_name = '" + SLOT + "'"));
       System.out.printf(
           "failover: slot synchronized %d ms after A was acknowledged; at the crash the standby's"
-              + " copy confirmed %s, the stored watermark was %s; promotion %d ms; reconnected %d"
-              + " ms after the promotion (%d ms after the crash); C delivered %d ms after the"
-              + " reconnect%n",
+              + " copy confirmed %s, the stored watermark was %s; the source tried the standby %d"
+              + " ms after the crash; promotion %d ms; reconnected %d ms after the promotion (%d"
+              + " ms after the crash); C delivered %d ms after the reconnect%n",
           syncMillis,
           standbyConfirmed,
           watermarkB,
-          (promoted - crashed) / 1_000_000,
+          (triedStandby - crashed) / 1_000_000,
+          (promoted - triedStandby) / 1_000_000,
           (reconnected - promoted) / 1_000_000,
           (reconnected - crashed) / 1_000_000,
           (resumed - reconnected) / 1_000_000);
