@@ -12,12 +12,14 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Pattern;
 import org.postgresql.Driver;
 import org.postgresql.PGProperty;
@@ -624,8 +626,9 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
    *       port}, {@code user}, {@code dbname=postgres}, {@code application_name} = the slot name),
    *       {@code primary_slot_name}, {@code hot_standby_feedback = on}, and on 17+ {@code
    *       sync_replication_slots = on} (the slot sync worker copies failover slots from this
-   *       server) and an empty {@code synchronized_standby_slots} (so that a promoted standby waits
-   *       for no standby of its own).
+   *       server); this server's {@code synchronized_standby_slots} is left out of the standby's
+   *       copy of {@code postgresql.auto.conf}, so that a promoted standby waits for no standby but
+   *       those made of it later (its own {@code createStandby} names them).
    * </ul>
    *
    * <p>Returns once the standby accepts read-only connections ({@code pg_ctl start -w}). The
@@ -637,7 +640,9 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
    *     lower-case letters, digits and underscores; not {@code null}
    * @return the running standby, which the caller must {@link #close()}; never {@code null}
    * @throws IllegalArgumentException if the slot name is not valid
-   * @throws IllegalStateException if this server is not running, or was closed
+   * @throws IllegalStateException if this server is not running, or was closed, or (17+) its {@code
+   *     synchronized_standby_slots} was given to the builder, which {@code ALTER SYSTEM} cannot
+   *     override, or the reloaded setting does not name the slot within the startup timeout
    * @throws SQLException if this server refuses the slot, the backup or the settings
    * @throws UncheckedIOException if the data directory cannot be copied or the standby cannot be
    *     started; the message quotes the end of the standby's log
@@ -651,6 +656,13 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     if (!isRunning()) {
       throw new IllegalStateException(
           "a standby is made from a running server; start " + this + " first");
+    }
+    if (majorVersion >= 17 && settings.containsKey("synchronized_standby_slots")) {
+      throw new IllegalStateException(
+          "synchronized_standby_slots was given to the builder of "
+              + this
+              + " (-c on the command line), which ALTER SYSTEM cannot override: leave it out, and"
+              + " createStandby names each standby's slot there");
     }
     Builder standbyBuilder =
         builder()
@@ -674,9 +686,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
         .setting("primary_slot_name", physicalSlot)
         .setting("hot_standby_feedback", "on");
     if (majorVersion >= 17) {
-      standbyBuilder
-          .setting("sync_replication_slots", "on")
-          .setting("synchronized_standby_slots", "");
+      standbyBuilder.setting("sync_replication_slots", "on");
     }
     EmbeddedPostgresServer standby = standbyBuilder.build();
     try {
@@ -695,10 +705,12 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
         }
         BaseBackup.copy(connection, majorVersion, dataDirectory(), standby.dataDirectory());
         Files.writeString(standby.dataDirectory().resolve("standby.signal"), "");
+        dropSetting(
+            standby.dataDirectory().resolve("postgresql.auto.conf"), "synchronized_standby_slots");
         standby.start();
         if (majorVersion >= 17) {
           String current = queryString("SHOW synchronized_standby_slots").strip();
-          List<String> names = new java.util.ArrayList<>();
+          List<String> names = new ArrayList<>();
           for (String name : current.split(",")) {
             if (!name.isBlank()) {
               names.add(name.strip());
@@ -714,6 +726,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
                       + "'");
               st.execute("SELECT pg_reload_conf()");
             }
+            awaitSetting("synchronized_standby_slots", String.join(",", names));
           }
         }
       }
@@ -724,6 +737,37 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     } catch (SQLException | RuntimeException e) {
       standby.close();
       throw e;
+    }
+  }
+
+  /** Removes a setting's lines from a copied {@code postgresql.auto.conf}, if there is one. */
+  private static void dropSetting(Path autoConf, String name) throws IOException {
+    if (!Files.exists(autoConf)) {
+      return;
+    }
+    List<String> kept = new ArrayList<>();
+    for (String line : Files.readAllLines(autoConf, StandardCharsets.UTF_8)) {
+      String setting = line.strip();
+      if (!setting.startsWith(name + " ") && !setting.startsWith(name + "=")) {
+        kept.add(line);
+      }
+    }
+    Files.write(autoConf, kept, StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Waits until a new session sees a reloaded setting: {@code pg_reload_conf()} only signals the
+   * postmaster, which signals the other processes in turn.
+   */
+  private void awaitSetting(String name, String value) throws SQLException {
+    long deadline = System.nanoTime() + startupTimeout.toNanos();
+    String seen;
+    while (!value.equals(seen = queryString("SHOW " + name))) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new IllegalStateException(
+            name + " of " + this + " is '" + seen + "', not '" + value + "', after a reload");
+      }
+      LockSupport.parkNanos(10_000_000L); // the server's reload: nothing to wait on but polling
     }
   }
 

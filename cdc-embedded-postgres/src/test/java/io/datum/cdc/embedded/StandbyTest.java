@@ -61,6 +61,15 @@ class StandbyTest {
       standby.execute("CHECKPOINT"); // the control file names the new timeline from then on
       assertEquals("2", standby.queryString("SELECT timeline_id FROM pg_control_checkpoint()"));
       assertThrows(SQLException.class, standby::promote, "not a standby any more");
+      if (version >= 17) {
+        // the promoted server waits for no standby until one is made of it
+        assertEquals("", standby.queryString("SHOW synchronized_standby_slots"));
+        try (EmbeddedPostgresServer second = standby.createStandby("standby2")) {
+          assertEquals("standby2", standby.queryString("SHOW synchronized_standby_slots"));
+          assertEquals("t", second.queryString("SELECT pg_is_in_recovery()"));
+          assertEquals("3", second.queryString("SELECT count(*) FROM t"));
+        }
+      }
     }
   }
 
