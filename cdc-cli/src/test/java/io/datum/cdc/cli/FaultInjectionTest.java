@@ -37,19 +37,45 @@ import org.junit.jupiter.api.io.TempDir;
  * Fault injection: a workload commits numbered rows while a {@code pgcdc stream} consumer (file
  * store, default options: unlimited reconnects, per-event durable acknowledgements) appends what it
  * prints to a ledger; at random moments the consumer is killed with SIGKILL and restarted, its
- * walsender is terminated, or PostgreSQL crashes and restarts. At the end a checker proves that
- * every committed row was delivered, and that no event whose acknowledgement the store held at a
- * SIGKILL (read from the store right after each kill) was printed again; rows printed but not yet
- * acknowledged at a kill may come again and are counted. Rounds: {@code -Dfaults.rounds=N} (default
- * 6, a short CI run); seed: {@code -Dfaults.seed=S}.
+ * walsender is terminated, PostgreSQL crashes and restarts, or (PostgreSQL 17+) the primary crashes
+ * and its physical standby is promoted. At the end a checker proves that every row committed in the
+ * final primary was delivered, that every delivered row is in it, and that no event whose
+ * acknowledgement the store held at a SIGKILL (read from the store right after each kill) was
+ * printed again; rows printed but not yet acknowledged at a kill may come again and are counted.
+ * Rounds: {@code -Dfaults.rounds=N} (default 6, a short CI run, with at least one failover); seed:
+ * {@code -Dfaults.seed=S}.
+ *
+ * <p>The failover round: the slot is a failover slot and the consumer runs with {@code
+ * --failover-slot} and a URL naming the primary and its standby with {@code
+ * targetServerType=primary}. A round makes a standby if there is none (and restarts the consumer
+ * with SIGTERM, so that its URL names it), waits until the standby has synchronized the slot and
+ * received the primary's WAL, crashes the primary (immediate shutdown), promotes the standby, and
+ * waits until the running consumer prints a row committed on the new primary. The workload follows
+ * the new primary; rows it committed on the old one that never reached the standby are lost with
+ * it, and so must never have been printed.
  */
 @EmbeddedPostgresTest
 class FaultInjectionTest {
 
+  private static final String FAILOVER = "failover (primary crash + standby promotion)";
   private final EmbeddedPostgresServer pg;
+  private final boolean failoverSlots;
+
+  /** The server the workload writes to and the consumers stream from: pg until a failover. */
+  private volatile EmbeddedPostgresServer primary;
+
+  /** The primary's physical standby, made by the first failover round after a promotion. */
+  private EmbeddedPostgresServer standby;
+
+  private final List<EmbeddedPostgresServer> made = new ArrayList<>();
+
+  /** Per failover: milliseconds waiting for the slot's sync, and from the crash to a new row. */
+  private final List<String> failoverMillis = new ArrayList<>();
 
   FaultInjectionTest(EmbeddedPostgresServer pg) {
     this.pg = pg;
+    this.primary = pg;
+    this.failoverSlots = pg.majorVersion() >= 17;
   }
 
   @Test
@@ -61,7 +87,9 @@ class FaultInjectionTest {
     pg.execute(
         "CREATE TABLE numbered (id bigint PRIMARY KEY)",
         "CREATE PUBLICATION faults FOR TABLE numbered",
-        "SELECT pg_create_logical_replication_slot('faults', 'pgoutput')");
+        failoverSlots
+            ? "SELECT pg_create_logical_replication_slot('faults', 'pgoutput', failover => true)"
+            : "SELECT pg_create_logical_replication_slot('faults', 'pgoutput')");
     Path ledger = dir.resolve("ledger.jsonl");
     Path store = dir.resolve("store");
     Workload workload = new Workload();
@@ -74,7 +102,11 @@ class FaultInjectionTest {
       for (int round = 0; round < rounds; round++) {
         long target = workload.committed.get() + 200;
         await().atMost(Duration.ofSeconds(60)).until(() -> workload.committed.get() >= target);
-        switch (random.nextInt(3)) {
+        int kind = random.nextInt(failoverSlots ? 4 : 3);
+        if (failoverSlots && round == rounds - 1 && !faults.containsKey(FAILOVER)) {
+          kind = 3; // every run has a failover
+        }
+        switch (kind) {
           case 0 -> {
             consumer.toHandle().destroyForcibly(); // SIGKILL
             consumer.waitFor();
@@ -83,14 +115,28 @@ class FaultInjectionTest {
             faults.merge("consumer SIGKILL", 1, Integer::sum);
           }
           case 1 -> {
-            pg.execute(
+            primary.execute(
                 "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots"
                     + " WHERE slot_name = 'faults' AND active_pid IS NOT NULL");
             faults.merge("walsender terminated", 1, Integer::sum);
           }
-          default -> {
-            pg.restart(EmbeddedPostgresServer.ShutdownMode.IMMEDIATE);
+          case 2 -> {
+            primary.restart(EmbeddedPostgresServer.ShutdownMode.IMMEDIATE);
             faults.merge("PostgreSQL crash + restart", 1, Integer::sum);
+          }
+          default -> {
+            if (standby == null) {
+              standby = primary.createStandby("standby" + (made.size() + 1));
+              made.add(standby);
+              consumer
+                  .destroy(); // SIGTERM: a graceful stop, so that the next URL names the standby
+              consumer.waitFor();
+              kills.add(Kill.after(ledger, store));
+              consumer = consumer(ledger, store, null);
+              faults.merge("consumer SIGTERM for a new standby", 1, Integer::sum);
+            }
+            failover(consumer, ledger, workload);
+            faults.merge(FAILOVER, 1, Integer::sum);
           }
         }
       }
@@ -124,7 +170,7 @@ class FaultInjectionTest {
     }
 
     Set<Long> committed = new TreeSet<>();
-    try (Connection c = pg.getConnection();
+    try (Connection c = primary.getConnection();
         Statement st = c.createStatement();
         var rs = st.executeQuery("SELECT id FROM numbered")) {
       while (rs.next()) {
@@ -167,7 +213,7 @@ class FaultInjectionTest {
     System.out.printf(
         "fault injection (seed %d): %d rounds %s; %d rows committed, %d deliveries,"
             + " %d delivered more than once (printed but not yet acknowledged at a SIGKILL),"
-            + " %d acknowledged and delivered again, %d missing%n",
+            + " %d acknowledged and delivered again, %d missing; failovers: %s%n",
         seed,
         rounds,
         faults,
@@ -175,7 +221,8 @@ class FaultInjectionTest {
         delivered.values().stream().mapToLong(n -> n).sum(),
         duplicates,
         acknowledgedAgain.size(),
-        missing.size());
+        missing.size(),
+        failoverMillis);
     assertEquals(List.of(), missing, "committed rows never delivered (seed " + seed + ")");
     assertEquals(
         committed, new TreeSet<>(delivered.keySet()), "delivered rows that were never committed");
@@ -183,6 +230,87 @@ class FaultInjectionTest {
         List.of(),
         acknowledgedAgain,
         "acknowledged before a SIGKILL, delivered again (seed " + seed + ")");
+    for (EmbeddedPostgresServer server : made) {
+      server.close();
+    }
+  }
+
+  /**
+   * Crashes the primary and promotes its standby, once the standby has synchronized the slot and
+   * received the WAL written so far (later WAL reaches a failover slot's walsender only after the
+   * standby has it: synchronized_standby_slots); then waits until the running consumer prints a row
+   * committed on the new primary.
+   */
+  private void failover(Process consumer, Path ledger, Workload workload) throws Exception {
+    EmbeddedPostgresServer next = standby;
+    long waiting = System.nanoTime();
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .until(
+            () ->
+                "t"
+                    .equals(
+                        next.queryString(
+                            "SELECT coalesce((SELECT synced AND NOT temporary"
+                                + " FROM pg_replication_slots WHERE slot_name = 'faults'), false)")));
+    String written = primary.queryString("SELECT pg_current_wal_lsn()");
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                "t"
+                    .equals(
+                        next.queryString(
+                            "SELECT pg_last_wal_receive_lsn() >= '" + written + "'::pg_lsn")));
+    EmbeddedPostgresServer old = primary;
+    long crashed = System.nanoTime();
+    old.stop(EmbeddedPostgresServer.ShutdownMode.IMMEDIATE);
+    next.promote();
+    primary = next;
+    standby = null;
+    if (old != pg) {
+      old.close();
+    }
+    long target = workload.committed.get() + 50;
+    await().atMost(Duration.ofSeconds(60)).until(() -> workload.committed.get() >= target);
+    long newest = Long.parseLong(next.queryString("SELECT max(id) FROM numbered"));
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .until(() -> !consumer.isAlive() || printedAtLeast(ledger, newest));
+    if (!consumer.isAlive()) {
+      List<String> err =
+          Files.readAllLines(ledger.resolveSibling("consumer.err"), StandardCharsets.UTF_8);
+      fail(
+          "the consumer did not survive the failover (exit "
+              + consumer.exitValue()
+              + "); its stderr ends with:\n"
+              + String.join("\n", err.subList(Math.max(0, err.size() - 20), err.size())));
+    }
+    failoverMillis.add(
+        "sync "
+            + (crashed - waiting) / 1_000_000
+            + " ms, crash to new row printed "
+            + (System.nanoTime() - crashed) / 1_000_000
+            + " ms");
+  }
+
+  /** Whether the last 256 kB of the ledger hold a row whose id is {@code id} or more. */
+  private static boolean printedAtLeast(Path ledger, long id) throws Exception {
+    byte[] all = Files.readAllBytes(ledger);
+    int from = Math.max(0, all.length - (1 << 18));
+    String tail = new String(all, from, all.length - from, StandardCharsets.UTF_8);
+    ObjectMapper json = new ObjectMapper();
+    for (String line : tail.split("\n")) {
+      try {
+        JsonNode event = json.readTree(line);
+        if (event != null && event.has("after") && event.get("after").get("id").asLong() >= id) {
+          return true;
+        }
+      } catch (JacksonException torn) {
+        // the first line of the tail, cut, or a line being written
+      }
+    }
+    return false;
   }
 
   /**
@@ -220,6 +348,16 @@ class FaultInjectionTest {
     }
   }
 
+  /** The primary, and its standby if there is one, with {@code targetServerType=primary}. */
+  private String url() {
+    return "jdbc:postgresql://localhost:"
+        + primary.port()
+        + (standby == null ? "" : ",localhost:" + standby.port())
+        + "/postgres?user="
+        + pg.user()
+        + "&targetServerType=primary";
+  }
+
   private Process consumer(Path ledger, Path store, String idleExit) throws Exception {
     List<String> command =
         new ArrayList<>(
@@ -230,7 +368,7 @@ class FaultInjectionTest {
                 Pgcdc.class.getName(),
                 "stream",
                 "--url",
-                pg.jdbcUrl(),
+                url(),
                 "--user",
                 pg.user(),
                 "--slot",
@@ -241,6 +379,9 @@ class FaultInjectionTest {
                 "file:" + store));
     if (idleExit != null) {
       command.addAll(List.of("--idle-exit", idleExit));
+    }
+    if (failoverSlots) {
+      command.add("--failover-slot");
     }
     return new ProcessBuilder(command)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(ledger.toFile()))
@@ -262,7 +403,7 @@ class FaultInjectionTest {
       while (!stop.get()) {
         try {
           if (c == null) {
-            c = pg.getConnection();
+            c = primary.getConnection();
           }
           int rows = 1 + random.nextInt(20);
           try (Statement st = c.createStatement()) {
@@ -291,7 +432,7 @@ class FaultInjectionTest {
               .ignoreExceptions()
               .until(
                   () -> {
-                    try (Connection probe = pg.getConnection()) {
+                    try (Connection probe = primary.getConnection()) {
                       return probe.isValid(1);
                     }
                   });
