@@ -128,12 +128,27 @@ class FaultInjectionTest {
             if (standby == null) {
               standby = primary.createStandby("standby" + (made.size() + 1));
               made.add(standby);
-              consumer
-                  .destroy(); // SIGTERM: a graceful stop, so that the next URL names the standby
+              // SIGTERM, a graceful stop, so that the next consumer's URL names the standby
+              String walsender =
+                  primary.queryString(
+                      "SELECT coalesce((SELECT active_pid::text FROM pg_replication_slots"
+                          + " WHERE slot_name = 'faults'), '')");
+              consumer.destroy();
               consumer.waitFor();
               kills.add(Kill.after(ledger, store));
               consumer = consumer(ledger, store, null);
               faults.merge("consumer SIGTERM for a new standby", 1, Integer::sum);
+              await() // streaming again before the crash, so that the failover is what it meets
+                  .atMost(Duration.ofSeconds(60))
+                  .until(
+                      () ->
+                          "t"
+                              .equals(
+                                  primary.queryString(
+                                      "SELECT coalesce((SELECT active AND active_pid::text <> '"
+                                          + walsender
+                                          + "' FROM pg_replication_slots"
+                                          + " WHERE slot_name = 'faults'), false)")));
             }
             failover(consumer, ledger, workload);
             faults.merge(FAILOVER, 1, Integer::sum);

@@ -193,25 +193,61 @@ class StreamCommandTest {
    * depends on timing; it never passes the server's current WAL position.
    */
   @Test
-  void failoverSlotCreatesAFailoverSlot(@TempDir Path dir) throws Exception {
+  void failoverSlotCreatesAFailoverSlotWhoseStandbyCopyStatusShows(@TempDir Path dir)
+      throws Exception {
     pg.execute(
-        "CREATE TABLE fslot (id int PRIMARY KEY)",
-        "CREATE PUBLICATION fslot FOR TABLE fslot",
-        "INSERT INTO fslot VALUES (1)");
-    Run run =
-        pgcdc(
-            dir,
-            stream(
-                dir.resolve("store"),
-                "fslot",
-                "--create-slot",
-                "--failover-slot",
-                "--idle-exit",
-                "2"));
-    assertEquals(0, run.exitCode(), run.stderr());
-    assertEquals(
-        "t", pg.queryString("SELECT failover FROM pg_replication_slots WHERE slot_name = 'fslot'"));
-    pg.execute("SELECT pg_drop_replication_slot('fslot')");
+        "CREATE TABLE fslot (id int PRIMARY KEY)", "CREATE PUBLICATION fslot FOR TABLE fslot");
+    try (EmbeddedPostgresServer standby = pg.createStandby("cli_standby")) {
+      Run run =
+          pgcdc(
+              dir,
+              stream(
+                  dir.resolve("store"),
+                  "fslot",
+                  "--create-slot",
+                  "--failover-slot",
+                  "--idle-exit",
+                  "2"));
+      assertEquals(0, run.exitCode(), run.stderr());
+      JsonNode onPrimary =
+          JSON.readTree(
+              String.join(
+                  "\n", pgcdc(dir, "status", "--url", pg.jdbcUrl(), "--slot", "fslot").stdout()));
+      assertTrue(onPrimary.get("failover").asBoolean(), onPrimary.toString());
+      assertFalse(onPrimary.get("synced").asBoolean(), onPrimary.toString());
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () ->
+                  "1"
+                      .equals(
+                          standby.queryString(
+                              "SELECT count(*) FROM pg_replication_slots"
+                                  + " WHERE slot_name = 'fslot'")));
+      Run onStandby = pgcdc(dir, "status", "--url", standby.jdbcUrl(), "--slot", "fslot");
+      assertEquals(0, onStandby.exitCode(), onStandby.stderr());
+      JsonNode copy = JSON.readTree(String.join("\n", onStandby.stdout()));
+      assertTrue(copy.get("synced").asBoolean(), copy.toString());
+      assertTrue(copy.get("failover").asBoolean(), copy.toString());
+      assertTrue(copy.has("temporary"), copy.toString());
+      assertFalse(
+          PgLsn.parse(copy.get("current_wal_lsn").asText())
+              .isAfter(PgLsn.parse(standby.queryString("SELECT pg_last_wal_replay_lsn()"))),
+          "the standby's replay position, not pg_current_wal_lsn (which fails in recovery)");
+    } finally {
+      // this class's other tests must not wait for the closed standby (synchronized_standby_slots)
+      pg.execute("ALTER SYSTEM RESET synchronized_standby_slots", "SELECT pg_reload_conf()");
+      await() // the closed standby's walsender may hold its slot for a moment
+          .atMost(Duration.ofSeconds(30))
+          .ignoreExceptions()
+          .until(
+              () -> {
+                pg.execute(
+                    "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots"
+                        + " WHERE slot_name IN ('cli_standby', 'fslot')");
+                return true;
+              });
+    }
   }
 
   private void assertConfirmedAtOrBeyond(Path dir, Path store, String slot, String lastTxEnd)

@@ -103,7 +103,11 @@ final class SlotAdmin {
   /**
    * Creates a logical slot with the pgoutput plugin; a failover slot ({@code failover => true},
    * PostgreSQL 17+, docs 9.28.6 Replication Management Functions) if asked, in the creating command
-   * itself.
+   * itself. A slot created on a replication connection with an exported snapshot must carry the
+   * option in that same command too, since the snapshot ends at the connection's next command:
+   * {@code CREATE_REPLICATION_SLOT name LOGICAL pgoutput (SNAPSHOT 'export', FAILOVER true)} (docs
+   * 53.4 Streaming Replication Protocol; FAILOVER from 17), never a later {@code
+   * ALTER_REPLICATION_SLOT}.
    */
   void createSlot(String slot, boolean failover) throws SQLException {
     try (PreparedStatement ps =

@@ -16,6 +16,7 @@ import java.util.function.BooleanSupplier;
 import org.postgresql.PGProperty;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * What a source checks, over an ordinary SQL connection, before it starts streaming: the server's
@@ -214,6 +215,15 @@ final class SlotPreflight {
                   + "; another consumer is streaming from it");
         }
         PgLsn watermark = coordinator.watermark();
+        if (promotion != null && Boolean.TRUE.equals(state.synced())) {
+          LOG.info(
+              "slot {}: resuming on the promoted standby's copy of the slot (synchronized from the"
+                  + " former primary; confirmed_flush_lsn {}, stored watermark {}: transactions"
+                  + " between the two come again and are skipped)",
+              slot,
+              state.confirmedFlushLsn(),
+              watermark);
+        }
         if (!watermark.isZero() && state.confirmedFlushLsn().isAfter(watermark)) {
           // the source reports only stored watermarks, so someone else moved the slot (or dropped
           // and recreated it): transactions between the two positions would be skipped silently
@@ -242,14 +252,16 @@ final class SlotPreflight {
         }
       }
       if (config.failoverSlot() && slots.synchronizedStandbySlots().isBlank()) {
-        LOG.warn(
-            "slot {}: a failover slot, but synchronized_standby_slots is empty on {}: this source"
-                + " may receive and acknowledge changes a standby has not received yet, and after"
-                + " that standby's promotion it refuses to resume (TIMELINE_DIVERGED). Name the"
-                + " standbys' physical slots in synchronized_standby_slots (PostgreSQL docs, 47.2.3"
-                + " Logical Replication Failover)",
-            slot,
-            PgErrors.redact(config.jdbcUrl()));
+        // at start; at a reconnect (perhaps to a promoted standby that has none yet) only DEBUG
+        LOG.atLevel(reconnecting ? Level.DEBUG : Level.WARN)
+            .log(
+                "slot {}: a failover slot, but synchronized_standby_slots is empty on {}: this source"
+                    + " may receive and acknowledge changes a standby has not received yet, and after"
+                    + " that standby's promotion it refuses to resume (TIMELINE_DIVERGED). Name the"
+                    + " standbys' physical slots in synchronized_standby_slots (PostgreSQL docs, 47.2.3"
+                    + " Logical Replication Failover)",
+                slot,
+                PgErrors.redact(config.jdbcUrl()));
       }
       PgLsn stored = coordinator.watermark();
       PgLsn walEnd = slots.currentWalLsn();
