@@ -166,6 +166,11 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   private boolean closed;
   private Thread shutdownHook;
 
+  /** For a standby made by {@link #createStandby}: its primary and slot there; null otherwise. */
+  private volatile EmbeddedPostgresServer upstream;
+
+  private volatile String upstreamSlot;
+
   private EmbeddedPostgresServer(Builder builder) {
     this.majorVersion = builder.majorVersion;
     this.settings = Collections.unmodifiableMap(new LinkedHashMap<>(builder.effectiveSettings()));
@@ -347,8 +352,12 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   /**
    * Stops the server for good ({@linkplain ShutdownMode#FAST fast} shutdown) and deletes the
    * temporary directory it created; a {@linkplain Builder#baseDirectory(Path) base directory} given
-   * to the builder is kept. Calling it again does nothing. Does not throw: a failure to stop or to
-   * delete is logged ({@link System.Logger}, level WARNING).
+   * to the builder is kept. A standby made by {@link #createStandby(String)} and not promoted also
+   * leaves its primary, if that runs, as it was: its name is taken out of the primary's {@code
+   * synchronized_standby_slots} (where it would hold back the primary's failover slots for good)
+   * and its physical slot is dropped (which would keep WAL for good). Calling it again does
+   * nothing. Does not throw: a failure to stop, to delete or to tidy the primary is logged ({@link
+   * System.Logger}, level WARNING).
    */
   @Override
   public void close() {
@@ -358,6 +367,19 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
       shutdownHook = null;
     }
     closeQuietly();
+    EmbeddedPostgresServer primary = upstream;
+    String slot = upstreamSlot;
+    upstream = null;
+    if (primary != null && primary.isRunning()) {
+      try {
+        primary.forgetStandby(slot);
+      } catch (SQLException | RuntimeException e) {
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "cannot take standby slot " + slot + " out of " + primary + "; drop it there",
+            e);
+      }
+    }
     if (hook != null) {
       try {
         Runtime.getRuntime().removeShutdownHook(hook);
@@ -633,8 +655,8 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
    *
    * <p>Returns once the standby accepts read-only connections ({@code pg_ctl start -w}). The
    * standby is an ordinary {@link EmbeddedPostgresServer}: {@link #stop()}, {@link #restart()} and
-   * {@link #close()} work on it; closing it deletes its directory but not the slot on this server
-   * (drop it with {@code pg_drop_replication_slot} if this server lives on, or it keeps WAL).
+   * {@link #close()} work on it; closing it (unless it was {@linkplain #promote() promoted}) also
+   * drops its physical slot here and takes it out of {@code synchronized_standby_slots}.
    *
    * @param physicalSlot the name of the physical slot the standby streams through: 1 to 63
    *     lower-case letters, digits and underscores; not {@code null}
@@ -699,6 +721,8 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
           ps.setString(2, physicalSlot);
           ps.executeQuery().close();
         }
+        standby.upstream = this; // from here on, closing the standby drops the slot again
+        standby.upstreamSlot = physicalSlot;
         synchronized (standby) {
           standby.baseDirectory = ScratchDirectories.create(DATA_DIR);
           standby.ownsBaseDirectory = true;
@@ -709,24 +733,10 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
             standby.dataDirectory().resolve("postgresql.auto.conf"), "synchronized_standby_slots");
         standby.start();
         if (majorVersion >= 17) {
-          String current = queryString("SHOW synchronized_standby_slots").strip();
-          List<String> names = new ArrayList<>();
-          for (String name : current.split(",")) {
-            if (!name.isBlank()) {
-              names.add(name.strip());
-            }
-          }
+          List<String> names = standbySlots();
           if (!names.contains(physicalSlot)) {
             names.add(physicalSlot);
-            try (Statement st = connection.createStatement()) {
-              // a GUC_LIST_INPUT setting takes its list as one string; the names are [a-z0-9_]
-              st.execute(
-                  "ALTER SYSTEM SET synchronized_standby_slots = '"
-                      + String.join(",", names)
-                      + "'");
-              st.execute("SELECT pg_reload_conf()");
-            }
-            awaitSetting("synchronized_standby_slots", String.join(",", names));
+            setStandbySlots(names);
           }
         }
       }
@@ -737,6 +747,58 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     } catch (SQLException | RuntimeException e) {
       standby.close();
       throw e;
+    }
+  }
+
+  /** The names in {@code synchronized_standby_slots}, in order; a new mutable list. */
+  private List<String> standbySlots() throws SQLException {
+    List<String> names = new ArrayList<>();
+    for (String name : queryString("SHOW synchronized_standby_slots").split(",")) {
+      if (!name.isBlank()) {
+        names.add(name.strip());
+      }
+    }
+    return names;
+  }
+
+  /** Sets {@code synchronized_standby_slots} with ALTER SYSTEM, reloads, waits until it is seen. */
+  private void setStandbySlots(List<String> names) throws SQLException {
+    String value = String.join(",", names);
+    // a GUC_LIST_INPUT setting takes its list as one string; the names are [a-z0-9_]
+    execute(
+        names.isEmpty()
+            ? "ALTER SYSTEM RESET synchronized_standby_slots"
+            : "ALTER SYSTEM SET synchronized_standby_slots = '" + value + "'",
+        "SELECT pg_reload_conf()");
+    awaitSetting("synchronized_standby_slots", value);
+  }
+
+  /**
+   * Undoes what {@link #createStandby} did here for a standby that is gone: its name out of {@code
+   * synchronized_standby_slots}, its physical slot dropped once its walsender has exited.
+   */
+  private void forgetStandby(String slot) throws SQLException {
+    if (majorVersion >= 17) {
+      List<String> names = standbySlots();
+      if (names.remove(slot)) {
+        setStandbySlots(names);
+      }
+    }
+    long deadline = System.nanoTime() + shutdownTimeout.toNanos();
+    String query =
+        "SELECT coalesce((SELECT active::text FROM pg_replication_slots WHERE slot_name = '"
+            + slot
+            + "'), 'gone')";
+    for (String state = queryString(query); !state.equals("gone"); state = queryString(query)) {
+      if (state.equals("false")) {
+        execute("SELECT pg_drop_replication_slot('" + slot + "')");
+        return;
+      }
+      if (System.nanoTime() - deadline > 0) {
+        throw new IllegalStateException(
+            "the physical slot " + slot + " of " + this + " is still active");
+      }
+      LockSupport.parkNanos(10_000_000L); // the closed standby's walsender exits: polled
     }
   }
 
@@ -795,6 +857,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
               + " s (pg_promote returned false); see "
               + logFile());
     }
+    upstream = null; // a primary now: closing it leaves the old primary alone
   }
 
   @Override

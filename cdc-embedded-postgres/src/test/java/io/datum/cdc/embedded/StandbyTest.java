@@ -69,6 +69,12 @@ class StandbyTest {
           assertEquals("t", second.queryString("SELECT pg_is_in_recovery()"));
           assertEquals("3", second.queryString("SELECT count(*) FROM t"));
         }
+        // closing a standby leaves its primary as it was
+        assertEquals("", standby.queryString("SHOW synchronized_standby_slots"));
+        assertEquals(
+            "0",
+            standby.queryString(
+                "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'standby2'"));
       }
     }
   }
