@@ -12,14 +12,12 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
-import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Pattern;
 import org.postgresql.Driver;
 import org.postgresql.PGProperty;
@@ -372,7 +370,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     upstream = null;
     if (primary != null && primary.isRunning()) {
       try {
-        primary.forgetStandby(slot);
+        StandbySettings.forget(primary, slot, primary.shutdownTimeout, primary.startupTimeout);
       } catch (SQLException | RuntimeException e) {
         LOG.log(
             System.Logger.Level.WARNING,
@@ -729,15 +727,11 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
         }
         BaseBackup.copy(connection, majorVersion, dataDirectory(), standby.dataDirectory());
         Files.writeString(standby.dataDirectory().resolve("standby.signal"), "");
-        dropSetting(
+        StandbySettings.dropSetting(
             standby.dataDirectory().resolve("postgresql.auto.conf"), "synchronized_standby_slots");
         standby.start();
         if (majorVersion >= 17) {
-          List<String> names = standbySlots();
-          if (!names.contains(physicalSlot)) {
-            names.add(physicalSlot);
-            setStandbySlots(names);
-          }
+          StandbySettings.add(this, physicalSlot, startupTimeout);
         }
       }
       return standby;
@@ -747,89 +741,6 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     } catch (SQLException | RuntimeException e) {
       standby.close();
       throw e;
-    }
-  }
-
-  /** The names in {@code synchronized_standby_slots}, in order; a new mutable list. */
-  private List<String> standbySlots() throws SQLException {
-    List<String> names = new ArrayList<>();
-    for (String name : queryString("SHOW synchronized_standby_slots").split(",")) {
-      if (!name.isBlank()) {
-        names.add(name.strip());
-      }
-    }
-    return names;
-  }
-
-  /** Sets {@code synchronized_standby_slots} with ALTER SYSTEM, reloads, waits until it is seen. */
-  private void setStandbySlots(List<String> names) throws SQLException {
-    String value = String.join(",", names);
-    // a GUC_LIST_INPUT setting takes its list as one string; the names are [a-z0-9_]
-    execute(
-        names.isEmpty()
-            ? "ALTER SYSTEM RESET synchronized_standby_slots"
-            : "ALTER SYSTEM SET synchronized_standby_slots = '" + value + "'",
-        "SELECT pg_reload_conf()");
-    awaitSetting("synchronized_standby_slots", value);
-  }
-
-  /**
-   * Undoes what {@link #createStandby} did here for a standby that is gone: its name out of {@code
-   * synchronized_standby_slots}, its physical slot dropped once its walsender has exited.
-   */
-  private void forgetStandby(String slot) throws SQLException {
-    if (majorVersion >= 17) {
-      List<String> names = standbySlots();
-      if (names.remove(slot)) {
-        setStandbySlots(names);
-      }
-    }
-    long deadline = System.nanoTime() + shutdownTimeout.toNanos();
-    String query =
-        "SELECT coalesce((SELECT active::text FROM pg_replication_slots WHERE slot_name = '"
-            + slot
-            + "'), 'gone')";
-    for (String state = queryString(query); !state.equals("gone"); state = queryString(query)) {
-      if (state.equals("false")) {
-        execute("SELECT pg_drop_replication_slot('" + slot + "')");
-        return;
-      }
-      if (System.nanoTime() - deadline > 0) {
-        throw new IllegalStateException(
-            "the physical slot " + slot + " of " + this + " is still active");
-      }
-      LockSupport.parkNanos(10_000_000L); // the closed standby's walsender exits: polled
-    }
-  }
-
-  /** Removes a setting's lines from a copied {@code postgresql.auto.conf}, if there is one. */
-  private static void dropSetting(Path autoConf, String name) throws IOException {
-    if (!Files.exists(autoConf)) {
-      return;
-    }
-    List<String> kept = new ArrayList<>();
-    for (String line : Files.readAllLines(autoConf, StandardCharsets.UTF_8)) {
-      String setting = line.strip();
-      if (!setting.startsWith(name + " ") && !setting.startsWith(name + "=")) {
-        kept.add(line);
-      }
-    }
-    Files.write(autoConf, kept, StandardCharsets.UTF_8);
-  }
-
-  /**
-   * Waits until a new session sees a reloaded setting: {@code pg_reload_conf()} only signals the
-   * postmaster, which signals the other processes in turn.
-   */
-  private void awaitSetting(String name, String value) throws SQLException {
-    long deadline = System.nanoTime() + startupTimeout.toNanos();
-    String seen;
-    while (!value.equals(seen = queryString("SHOW " + name))) {
-      if (System.nanoTime() - deadline > 0) {
-        throw new IllegalStateException(
-            name + " of " + this + " is '" + seen + "', not '" + value + "', after a reload");
-      }
-      LockSupport.parkNanos(10_000_000L); // the server's reload: nothing to wait on but polling
     }
   }
 
