@@ -24,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A standby promoted without the source's slot (PostgreSQL 16, which has no failover slots, and 17
  * with an ordinary slot, which the standby does not synchronize): the source's reconnect to the
  * promoted standby ends in {@code SLOT_MISSING} naming the slot and the promotion, and no slot is
- * created there. One primary/standby pair per version.
+ * created there; so does a later start with the same store, even with {@code createSlot(true)}. One
+ * primary/standby pair per version.
  */
 @EmbeddedPostgresVersions({16, 17})
 @EmbeddedPostgresTest(settings = "wal_sender_timeout=10s")
@@ -98,6 +99,31 @@ class PromotionWithoutSlotTest {
                 "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + SLOT + "'"),
             "no slot created on the promoted standby");
       }
+      // a process started later with the same store, even one told to create the slot, refuses
+      try (FileCheckpointStore store = FileCheckpointStore.open(dir);
+          PgCdcSource restarted =
+              PgCdcSource.builder()
+                  .jdbcUrl(url)
+                  .user(primary.user())
+                  .slot(SLOT)
+                  .publication("plain")
+                  .checkpointStore(store)
+                  .createSlot(true)
+                  .build()) {
+        CdcReplicationException atStart =
+            assertThrows(
+                CdcReplicationException.class, () -> restarted.start(new EventCollector(true)));
+        assertEquals(CdcReplicationException.Reason.SLOT_MISSING, atStart.reason());
+        assertTrue(atStart.getMessage().contains("a promoted standby"), atStart.getMessage());
+        assertTrue(
+            atStart.getMessage().contains("--create-slot --trust-slot-position"),
+            atStart.getMessage());
+      }
+      assertEquals(
+          "0",
+          standby.queryString(
+              "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + SLOT + "'"),
+          "no slot created at the start either");
     }
   }
 }
