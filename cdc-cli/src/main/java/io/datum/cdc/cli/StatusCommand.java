@@ -25,8 +25,12 @@ import picocli.CommandLine.Option;
  * {@code pgcdc status --url URL --slot NAME}: what the server says of a slot, as JSON: whether it
  * is active and for which process, its {@code confirmed_flush_lsn} and {@code restart_lsn}, the lag
  * in bytes ({@code pg_current_wal_lsn() - confirmed_flush_lsn}), the WAL it retains in bytes
- * ({@code pg_current_wal_lsn() - restart_lsn}) and {@code wal_status} (PostgreSQL docs, 53.19
- * pg_replication_slots).
+ * ({@code pg_current_wal_lsn() - restart_lsn}), {@code wal_status}, and on PostgreSQL 17+ {@code
+ * failover} and {@code synced} (null before 17), and {@code temporary} (PostgreSQL docs, 53.19
+ * pg_replication_slots). On a standby the WAL position is {@code pg_last_wal_replay_lsn()}, so that
+ * a standby's copy of a failover slot can be checked before a switchover: {@code synced} true,
+ * {@code temporary} false (a copy still temporary is dropped at the promotion), its {@code
+ * confirmed_flush_lsn} at the consumer's watermark.
  */
 @Command(
     name = "status",
@@ -37,11 +41,16 @@ final class StatusCommand implements Callable<Integer> {
   private static final String QUERY =
       "SELECT slot_name AS slot, plugin, slot_type, database, active, active_pid,"
           + " confirmed_flush_lsn::text AS confirmed_flush_lsn, restart_lsn::text AS restart_lsn,"
-          + " pg_current_wal_lsn()::text AS current_wal_lsn,"
-          + " pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::bigint AS lag_bytes,"
-          + " pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)::bigint AS retained_wal_bytes,"
-          + " wal_status"
-          + " FROM pg_replication_slots WHERE slot_name = ?";
+          + " w.lsn::text AS current_wal_lsn,"
+          + " pg_wal_lsn_diff(w.lsn, confirmed_flush_lsn)::bigint AS lag_bytes,"
+          + " pg_wal_lsn_diff(w.lsn, restart_lsn)::bigint AS retained_wal_bytes,"
+          + " wal_status,"
+          // failover and synced exist from PostgreSQL 17: read through jsonb, null before
+          + " (to_jsonb(s) ->> 'failover')::boolean AS failover,"
+          + " (to_jsonb(s) ->> 'synced')::boolean AS synced, temporary"
+          + " FROM pg_replication_slots s, (SELECT CASE WHEN pg_is_in_recovery()"
+          + " THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END AS lsn) w"
+          + " WHERE slot_name = ?";
 
   @Option(
       names = "--url",

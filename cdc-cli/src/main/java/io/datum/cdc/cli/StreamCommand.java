@@ -204,6 +204,15 @@ final class StreamCommand implements Callable<Integer> {
   boolean allowClusterChange;
 
   @Option(
+      names = "--failover-slot",
+      description =
+          "create the slot as a failover slot (PostgreSQL 17+), which a physical standby with"
+              + " sync_replication_slots = on keeps, so that streaming resumes on the standby"
+              + " after its promotion; an existing slot must be one; refused on PostgreSQL 16 and"
+              + " older; give the URL every host with targetServerType=primary")
+  boolean failoverSlot;
+
+  @Option(
       names = "--acks-from",
       paramLabel = "FILE|-|fd:N",
       description =
@@ -317,6 +326,7 @@ final class StreamCommand implements Callable<Integer> {
                 .createSlot(createSlot)
                 .trustSlotPosition(trustSlotPosition)
                 .allowClusterChange(allowClusterChange)
+                .failoverSlot(failoverSlot)
                 .acknowledgementDurability(durability)
                 .onDecodeError(decodeErrors)
                 .messages(messages)

@@ -150,6 +150,56 @@ class StreamCommandTest {
    * RUNNING_XACTS record the background writer logs every 15 s, or autovacuum's), so how far
    * depends on timing; it never passes the server's current WAL position.
    */
+  @Test
+  void failoverSlotCreatesAFailoverSlotWhoseStandbyCopyStatusShows(@TempDir Path dir)
+      throws Exception {
+    pg.execute(
+        "CREATE TABLE fslot (id int PRIMARY KEY)", "CREATE PUBLICATION fslot FOR TABLE fslot");
+    try (EmbeddedPostgresServer standby = pg.createStandby("cli_standby")) {
+      Run run =
+          pgcdc(
+              dir,
+              stream(
+                  dir.resolve("store"),
+                  "fslot",
+                  "--create-slot",
+                  "--failover-slot",
+                  "--idle-exit",
+                  "2"));
+      assertEquals(0, run.exitCode(), run.stderr());
+      JsonNode onPrimary =
+          JSON.readTree(
+              String.join(
+                  "\n", pgcdc(dir, "status", "--url", pg.jdbcUrl(), "--slot", "fslot").stdout()));
+      assertTrue(onPrimary.get("failover").asBoolean(), onPrimary.toString());
+      assertFalse(onPrimary.get("synced").asBoolean(), onPrimary.toString());
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () ->
+                  "1"
+                      .equals(
+                          standby.queryString(
+                              "SELECT count(*) FROM pg_replication_slots"
+                                  + " WHERE slot_name = 'fslot'")));
+      Run onStandby = pgcdc(dir, "status", "--url", standby.jdbcUrl(), "--slot", "fslot");
+      assertEquals(0, onStandby.exitCode(), onStandby.stderr());
+      JsonNode copy = JSON.readTree(String.join("\n", onStandby.stdout()));
+      assertTrue(copy.get("synced").asBoolean(), copy.toString());
+      assertTrue(copy.get("failover").asBoolean(), copy.toString());
+      assertTrue(copy.has("temporary"), copy.toString());
+      assertFalse(
+          PgLsn.parse(copy.get("current_wal_lsn").asText())
+              .isAfter(PgLsn.parse(standby.queryString("SELECT pg_last_wal_replay_lsn()"))),
+          "the standby's replay position, not pg_current_wal_lsn (which fails in recovery)");
+    } finally {
+      // closing the standby took it out of synchronized_standby_slots and dropped its slot
+      pg.execute(
+          "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots"
+              + " WHERE slot_name = 'fslot'");
+    }
+  }
+
   private void assertConfirmedAtOrBeyond(Path dir, Path store, String slot, String lastTxEnd)
       throws Exception {
     Run show = pgcdc(dir, "checkpoint", "show", "--store", "file:" + store, "--slot", slot);

@@ -168,6 +168,7 @@ public final class PgCdcSource implements AutoCloseable {
     private Duration stopTimeout = Duration.ofSeconds(30);
     private boolean trustSlotPosition;
     private boolean allowClusterChange;
+    private boolean failoverSlot;
     private int reconnectAttempts = Integer.MAX_VALUE;
     private Duration reconnectInitialBackoff = Duration.ofMillis(200);
     private Duration reconnectMaxBackoff = Duration.ofSeconds(30);
@@ -370,6 +371,36 @@ public final class PgCdcSource implements AutoCloseable {
      */
     public Builder allowClusterChange(boolean allow) {
       this.allowClusterChange = allow;
+      return this;
+    }
+
+    /**
+     * Makes the slot a failover slot (PostgreSQL 17+), one that a physical standby with {@code
+     * sync_replication_slots = on} keeps a copy of, so that after the standby's promotion the
+     * source resumes there without losing or repeating a change (PostgreSQL docs, 47.2.3 "Logical
+     * Replication Failover"). When the source creates the slot ({@link #createSlot}), it sends
+     * {@code failover} in the creating command itself ({@code pg_create_logical_replication_slot(
+     * name, 'pgoutput', failover => true)}); an existing slot must have {@code
+     * pg_replication_slots.failover} true, or {@link PgCdcSource#start} fails with a {@link
+     * io.datum.cdc.CdcReplicationException} ({@code SLOT_INCOMPATIBLE}) saying how to make it one:
+     * a slot that silently is not one would be found out only at the failover, when it is too late.
+     * A primary whose {@code synchronized_standby_slots} is empty is logged at WARN: without it the
+     * source may acknowledge changes the standby has not received yet, and after a promotion the
+     * timeline check refuses to resume ({@code TIMELINE_DIVERGED}).
+     *
+     * <p>Without failover slots a promoted standby has no slot, and the source fails with {@code
+     * SLOT_MISSING} naming the promotion; it never creates a new slot there, which would skip the
+     * changes in between.
+     *
+     * <p>On PostgreSQL 16 and older, which have no failover slots, {@code start} fails with a
+     * {@link CdcConfigurationException} naming {@code failoverSlot} and the server's {@code
+     * server_version_num}.
+     *
+     * @param failover create and require a failover slot (default false)
+     * @return this builder
+     */
+    public Builder failoverSlot(boolean failover) {
+      this.failoverSlot = failover;
       return this;
     }
 
@@ -668,7 +699,8 @@ public final class PgCdcSource implements AutoCloseable {
               spillDirectory,
               decodeErrors.name().toLowerCase(Locale.ROOT),
               allowClusterChange,
-              slotCreationTimeout));
+              slotCreationTimeout,
+              failoverSlot));
     }
   }
 }

@@ -164,6 +164,11 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   private boolean closed;
   private Thread shutdownHook;
 
+  /** For a standby made by {@link #createStandby}: its primary and slot there; null otherwise. */
+  private volatile EmbeddedPostgresServer upstream;
+
+  private volatile String upstreamSlot;
+
   private EmbeddedPostgresServer(Builder builder) {
     this.majorVersion = builder.majorVersion;
     this.settings = Collections.unmodifiableMap(new LinkedHashMap<>(builder.effectiveSettings()));
@@ -345,8 +350,12 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   /**
    * Stops the server for good ({@linkplain ShutdownMode#FAST fast} shutdown) and deletes the
    * temporary directory it created; a {@linkplain Builder#baseDirectory(Path) base directory} given
-   * to the builder is kept. Calling it again does nothing. Does not throw: a failure to stop or to
-   * delete is logged ({@link System.Logger}, level WARNING).
+   * to the builder is kept. A standby made by {@link #createStandby(String)} and not promoted also
+   * leaves its primary, if that runs, as it was: its name is taken out of the primary's {@code
+   * synchronized_standby_slots} (where it would hold back the primary's failover slots for good)
+   * and its physical slot is dropped (which would keep WAL for good). Calling it again does
+   * nothing. Does not throw: a failure to stop, to delete or to tidy the primary is logged ({@link
+   * System.Logger}, level WARNING).
    */
   @Override
   public void close() {
@@ -356,6 +365,19 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
       shutdownHook = null;
     }
     closeQuietly();
+    EmbeddedPostgresServer primary = upstream;
+    String slot = upstreamSlot;
+    upstream = null;
+    if (primary != null && primary.isRunning()) {
+      try {
+        StandbySettings.forget(primary, slot, primary.shutdownTimeout, primary.startupTimeout);
+      } catch (SQLException | RuntimeException e) {
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "cannot take standby slot " + slot + " out of " + primary + "; drop it there",
+            e);
+      }
+    }
     if (hook != null) {
       try {
         Runtime.getRuntime().removeShutdownHook(hook);
@@ -604,6 +626,149 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   public void dropDatabase(String name) throws SQLException {
     requireName(name, "name");
     execute("DROP DATABASE IF EXISTS " + quoteIdentifier(name) + " WITH (FORCE)");
+  }
+
+  /**
+   * Creates, starts and returns a physical standby of this running server: a new server of the same
+   * major version and settings on its own port and temporary directory, made from an online base
+   * backup of this one (the low-level backup API; see {@code pg_basebackup -R}: the zonky archives
+   * bring no {@code pg_basebackup}) and streaming from it through a physical replication slot of
+   * this server. Configured for logical replication failover (PostgreSQL docs, 47.2.3 "Logical
+   * Replication Failover" and 19.6.2 / 19.6.4):
+   *
+   * <ul>
+   *   <li>on this server: the physical slot {@code physicalSlot}, created if absent ({@code
+   *       pg_create_physical_replication_slot(name, true)}, reserving WAL from now on), and, on
+   *       PostgreSQL 17+, {@code synchronized_standby_slots} naming it ({@code ALTER SYSTEM}, kept
+   *       with the names already there; reloaded), so that a logical walsender of a failover slot
+   *       sends no change before this standby has received its WAL;
+   *   <li>on the standby: {@code standby.signal}, {@code primary_conninfo} ({@code host}, {@code
+   *       port}, {@code user}, {@code dbname=postgres}, {@code application_name} = the slot name),
+   *       {@code primary_slot_name}, {@code hot_standby_feedback = on}, and on 17+ {@code
+   *       sync_replication_slots = on} (the slot sync worker copies failover slots from this
+   *       server); this server's {@code synchronized_standby_slots} is left out of the standby's
+   *       copy of {@code postgresql.auto.conf}, so that a promoted standby waits for no standby but
+   *       those made of it later (its own {@code createStandby} names them).
+   * </ul>
+   *
+   * <p>Returns once the standby accepts read-only connections ({@code pg_ctl start -w}). The
+   * standby is an ordinary {@link EmbeddedPostgresServer}: {@link #stop()}, {@link #restart()} and
+   * {@link #close()} work on it; closing it (unless it was {@linkplain #promote() promoted}) also
+   * drops its physical slot here and takes it out of {@code synchronized_standby_slots}.
+   *
+   * @param physicalSlot the name of the physical slot the standby streams through: 1 to 63
+   *     lower-case letters, digits and underscores; not {@code null}
+   * @return the running standby, which the caller must {@link #close()}; never {@code null}
+   * @throws IllegalArgumentException if the slot name is not valid
+   * @throws IllegalStateException if this server is not running, or was closed, or (17+) its {@code
+   *     synchronized_standby_slots} was given to the builder, which {@code ALTER SYSTEM} cannot
+   *     override, or the reloaded setting does not name the slot within the startup timeout
+   * @throws SQLException if this server refuses the slot, the backup or the settings
+   * @throws UncheckedIOException if the data directory cannot be copied or the standby cannot be
+   *     started; the message quotes the end of the standby's log
+   */
+  public EmbeddedPostgresServer createStandby(String physicalSlot) throws SQLException {
+    Objects.requireNonNull(physicalSlot, "physicalSlot");
+    if (!physicalSlot.matches("[a-z0-9_]{1,63}")) {
+      throw new IllegalArgumentException(
+          "not a replication slot name ([a-z0-9_]{1,63}): \"" + physicalSlot + '"');
+    }
+    if (!isRunning()) {
+      throw new IllegalStateException(
+          "a standby is made from a running server; start " + this + " first");
+    }
+    if (majorVersion >= 17 && settings.containsKey("synchronized_standby_slots")) {
+      throw new IllegalStateException(
+          "synchronized_standby_slots was given to the builder of "
+              + this
+              + " (-c on the command line), which ALTER SYSTEM cannot override: leave it out, and"
+              + " createStandby names each standby's slot there");
+    }
+    Builder standbyBuilder =
+        builder()
+            .majorVersion(majorVersion)
+            .startupTimeout(startupTimeout)
+            .shutdownTimeout(shutdownTimeout)
+            .settings(settings);
+    standbyBuilder
+        .setting(
+            "primary_conninfo",
+            "host="
+                + HOST
+                + " port="
+                + port()
+                + " user="
+                + USER
+                + " dbname="
+                + DEFAULT_DATABASE
+                + " application_name="
+                + physicalSlot)
+        .setting("primary_slot_name", physicalSlot)
+        .setting("hot_standby_feedback", "on");
+    if (majorVersion >= 17) {
+      standbyBuilder.setting("sync_replication_slots", "on");
+    }
+    EmbeddedPostgresServer standby = standbyBuilder.build();
+    try {
+      try (Connection connection = getConnection()) {
+        try (var ps =
+            connection.prepareStatement(
+                "SELECT pg_create_physical_replication_slot(?, true) WHERE NOT EXISTS"
+                    + " (SELECT 1 FROM pg_replication_slots WHERE slot_name = ?)")) {
+          ps.setString(1, physicalSlot);
+          ps.setString(2, physicalSlot);
+          ps.executeQuery().close();
+        }
+        standby.upstream = this; // from here on, closing the standby drops the slot again
+        standby.upstreamSlot = physicalSlot;
+        synchronized (standby) {
+          standby.baseDirectory = ScratchDirectories.create(DATA_DIR);
+          standby.ownsBaseDirectory = true;
+        }
+        BaseBackup.copy(connection, majorVersion, dataDirectory(), standby.dataDirectory());
+        Files.writeString(standby.dataDirectory().resolve("standby.signal"), "");
+        StandbySettings.dropSetting(
+            standby.dataDirectory().resolve("postgresql.auto.conf"), "synchronized_standby_slots");
+        standby.start();
+        if (majorVersion >= 17) {
+          StandbySettings.add(this, physicalSlot, startupTimeout);
+        }
+      }
+      return standby;
+    } catch (IOException e) {
+      standby.close();
+      throw new UncheckedIOException("cannot create the standby's directory " + standby, e);
+    } catch (SQLException | RuntimeException e) {
+      standby.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Promotes this server, a standby made by {@link #createStandby(String)}, to a primary: {@code
+   * SELECT pg_promote(true, seconds)} (PostgreSQL docs, 9.28.5 Recovery Control Functions), which
+   * returns once the promotion is complete. The server then runs on a new timeline (one above its
+   * primary's, whose history file names where the old timeline ended) and accepts writes; on
+   * PostgreSQL 17+ the failover slots it had synchronized ({@code pg_replication_slots.synced})
+   * become usable.
+   *
+   * @throws SQLException if the server is not a standby ({@code recovery is not in progress}), or
+   *     the promotion does not complete within the {@linkplain Builder#startupTimeout(Duration)
+   *     startup timeout}
+   */
+  public void promote() throws SQLException {
+    long seconds = Math.max(1, startupTimeout.toSeconds());
+    String promoted = queryString("SELECT pg_promote(true, " + seconds + ")");
+    if (!"t".equals(promoted)) {
+      throw new SQLException(
+          "the embedded PostgreSQL on port "
+              + port()
+              + " was not promoted within "
+              + seconds
+              + " s (pg_promote returned false); see "
+              + logFile());
+    }
+    upstream = null; // a primary now: closing it leaves the old primary alone
   }
 
   @Override

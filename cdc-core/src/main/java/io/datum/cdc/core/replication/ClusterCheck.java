@@ -27,6 +27,16 @@ final class ClusterCheck {
 
   private static final Logger LOG = LoggerFactory.getLogger(ClusterCheck.class);
 
+  /**
+   * A promotion between the stored checkpoint and the server: the server runs on a later timeline
+   * that descends from the stored one.
+   *
+   * @param from the stored timeline
+   * @param to the server's timeline
+   * @param switchpoint where timeline {@code from} ended, per the server's history file
+   */
+  record TimelineChange(int from, int to, PgLsn switchpoint) {}
+
   private ClusterCheck() {}
 
   /**
@@ -110,11 +120,14 @@ final class ClusterCheck {
    * @param watermark the stored watermark
    * @param replication a replication connection to the server, for its timeline history
    * @param config the source's settings: slot, URL, and whether a change is accepted
+   * @return the timeline change if the server is on a later timeline that continues the stored one
+   *     (a promoted standby), else null (same timeline, nothing stored, or a mismatch accepted by
+   *     {@code allowClusterChange})
    * @throws CdcReplicationException with {@link Reason#CLUSTER_MISMATCH} or {@link
    *     Reason#TIMELINE_DIVERGED} naming both identities, unless {@code allowClusterChange}
    * @throws SQLException if the timeline history cannot be read
    */
-  static void verify(
+  static TimelineChange verify(
       ClusterIdentity stored,
       ClusterIdentity current,
       PgLsn watermark,
@@ -124,7 +137,7 @@ final class ClusterCheck {
     String slot = config.slot();
     if (stored == null) {
       LOG.info("slot {}: checkpoints will name {}", slot, current);
-      return;
+      return null;
     }
     String where =
         "the checkpoint of slot \""
@@ -147,10 +160,10 @@ final class ClusterCheck {
               + " this slot's checkpoint to start afresh (pgcdc checkpoint delete); if the slot"
               + " really moved here (pg_upgrade with its slots), allowClusterChange(true) /"
               + " pgcdc --allow-cluster-change accepts it");
-      return;
+      return null;
     }
     if (current.timeline() == stored.timeline()) {
-      return;
+      return null;
     }
     if (current.timeline() < stored.timeline()) {
       refuse(
@@ -162,7 +175,7 @@ final class ClusterCheck {
               + stored.timeline()
               + " may be missing or different here; allowClusterChange(true) /"
               + " pgcdc --allow-cluster-change accepts it");
-      return;
+      return null;
     }
     PgLsn ended = switchpoint(replication, current.timeline(), stored.timeline());
     if (ended == null) {
@@ -176,7 +189,7 @@ final class ClusterCheck {
               + stored.timeline()
               + " (its history file does not name it); allowClusterChange(true) /"
               + " pgcdc --allow-cluster-change accepts it");
-      return;
+      return null;
     }
     if (watermark.isAfter(ended)) {
       refuse(
@@ -193,7 +206,7 @@ final class ClusterCheck {
               + " 17+ synchronized_standby_slots prevents this), and resuming would skip other"
               + " changes up to the watermark; allowClusterChange(true) /"
               + " pgcdc --allow-cluster-change accepts it");
-      return;
+      return null;
     }
     LOG.info(
         "slot {}: the server moved from timeline {} to {} (timeline {} ended at {}, at or after the"
@@ -204,6 +217,7 @@ final class ClusterCheck {
         stored.timeline(),
         ended,
         watermark);
+    return new TimelineChange(stored.timeline(), current.timeline(), ended);
   }
 
   private static void refuse(SourceConfig config, Reason reason, String message) {

@@ -114,6 +114,8 @@ final class ReplicationLoop {
    */
   void open(boolean reconnecting, ReplicationLoop previous) {
     String slot = config.slot();
+    ClusterCheck.TimelineChange promotion;
+    ClusterIdentity server;
     try {
       // before anything else: a store of another cluster must not make preflight create a slot or
       // a publication there, nor resume at an unrelated position
@@ -127,10 +129,10 @@ final class ReplicationLoop {
                 + PgErrors.redact(config.jdbcUrl()),
             e);
       }
-      ClusterIdentity server = ClusterCheck.identify(connection);
-      ClusterCheck.verify(
-          coordinator.cluster(), server, coordinator.watermark(), connection, config);
-      coordinator.cluster(server);
+      server = ClusterCheck.identify(connection);
+      promotion =
+          ClusterCheck.verify(
+              coordinator.cluster(), server, coordinator.watermark(), connection, config);
     } catch (SQLException e) {
       closeQuietly();
       throw PgErrors.map(
@@ -149,6 +151,7 @@ final class ReplicationLoop {
               config,
               coordinator,
               reconnecting,
+              promotion,
               () -> stopRequested,
               previous == null ? null : previous.types);
       protocol = checked.protocol();
@@ -179,6 +182,9 @@ final class ReplicationLoop {
               .start();
       lastSentFlush = start;
       lastStatusNanos = System.nanoTime();
+      // only now: checkpoints name the server streamed from, not one a failed check ended at (a
+      // promoted standby without the slot must still be seen as a promotion at the next start)
+      coordinator.cluster(server);
       if (types != null) {
         // timestamptz text (in ranges, composites, arrays of user types) follows the walsender
         // session's TimeZone, a GUC_REPORT parameter pgjdbc keeps from the server's ParameterStatus

@@ -27,6 +27,7 @@ final class SlotAdmin {
 
   /**
    * What {@code pg_replication_slots} says of a slot (PostgreSQL docs, 53.19 pg_replication_slots).
+   * {@code failover} and {@code synced} (PostgreSQL 17+) are null on older servers.
    */
   record SlotState(
       String plugin,
@@ -35,7 +36,9 @@ final class SlotAdmin {
       boolean active,
       Integer activePid,
       PgLsn confirmedFlushLsn,
-      String walStatus) {}
+      String walStatus,
+      Boolean failover,
+      Boolean synced) {}
 
   private final Connection connection;
 
@@ -73,7 +76,9 @@ final class SlotAdmin {
         connection.prepareStatement(
             // wal_status exists from PostgreSQL 13; read through jsonb so older servers give null
             "SELECT plugin, slot_type, database, active, active_pid, confirmed_flush_lsn::text,"
-                + " to_jsonb(s) ->> 'wal_status' FROM pg_replication_slots s WHERE slot_name = ?")) {
+                + " to_jsonb(s) ->> 'wal_status', (to_jsonb(s) ->> 'failover')::boolean,"
+                + " (to_jsonb(s) ->> 'synced')::boolean"
+                + " FROM pg_replication_slots s WHERE slot_name = ?")) {
       ps.setString(1, slot);
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
@@ -89,26 +94,38 @@ final class SlotAdmin {
             rs.getBoolean(4),
             activePid,
             confirmed == null ? PgLsn.ZERO : PgLsn.parse(confirmed),
-            rs.getString(7));
+            rs.getString(7),
+            rs.getObject(8, Boolean.class),
+            rs.getObject(9, Boolean.class));
       }
     }
   }
 
   /**
-   * Creates a logical slot with the pgoutput plugin. PostgreSQL builds its snapshot once every
-   * transaction (and prepared transaction) with an xid open when the creation began has ended
-   * (snapbuild.c), so the creation waits for them.
+   * Creates a logical slot with the pgoutput plugin; a failover slot ({@code failover => true},
+   * PostgreSQL 17+, docs 9.28.6 Replication Management Functions) if asked, in the creating command
+   * itself. A slot created on a replication connection with an exported snapshot must carry the
+   * option in that same command too, since the snapshot ends at the connection's next command:
+   * {@code CREATE_REPLICATION_SLOT name LOGICAL pgoutput (SNAPSHOT 'export', FAILOVER true)} (docs
+   * 53.4 Streaming Replication Protocol; FAILOVER from 17), never a later {@code
+   * ALTER_REPLICATION_SLOT}. PostgreSQL builds the slot's snapshot once every transaction (and
+   * prepared transaction) with an xid open when the creation began has ended (snapbuild.c), so the
+   * creation waits for them.
    *
+   * @param failover create a failover slot
    * @param timeout the longest wait; zero for no limit
    * @throws CdcReplicationException naming the open transactions, if the timeout passed
    */
-  void createSlot(String slot, Duration timeout) throws SQLException {
+  void createSlot(String slot, boolean failover, Duration timeout) throws SQLException {
     boolean limited = !timeout.isZero();
     if (limited) {
       setStatementTimeout(Long.toString(Math.max(1, timeout.toMillis())));
     }
     try (PreparedStatement ps =
-        connection.prepareStatement("SELECT pg_create_logical_replication_slot(?, 'pgoutput')")) {
+        connection.prepareStatement(
+            failover
+                ? "SELECT pg_create_logical_replication_slot(?, 'pgoutput', failover => true)"
+                : "SELECT pg_create_logical_replication_slot(?, 'pgoutput')")) {
       ps.setString(1, slot);
       ps.executeQuery().close();
     } catch (SQLException e) {
@@ -134,7 +151,20 @@ final class SlotAdmin {
         setStatementTimeout("0");
       }
     }
-    LOG.info("created logical replication slot {} (pgoutput)", slot);
+    LOG.info(
+        "created logical replication slot {} (pgoutput{})", slot, failover ? ", failover" : "");
+  }
+
+  /**
+   * Returns the names in {@code synchronized_standby_slots} (PostgreSQL 17+): the physical slots
+   * whose standbys must have received WAL before a failover slot's walsender sends it.
+   */
+  String synchronizedStandbySlots() throws SQLException {
+    try (Statement st = connection.createStatement();
+        ResultSet rs = st.executeQuery("SHOW synchronized_standby_slots")) {
+      rs.next();
+      return rs.getString(1);
+    }
   }
 
   private void setStatementTimeout(String millis) throws SQLException {

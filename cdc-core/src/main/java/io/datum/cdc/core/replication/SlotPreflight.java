@@ -1,5 +1,6 @@
 package io.datum.cdc.core.replication;
 
+import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.CdcReplicationException;
 import io.datum.cdc.CdcReplicationException.Reason;
 import io.datum.cdc.PgLsn;
@@ -15,6 +16,7 @@ import java.util.function.BooleanSupplier;
 import org.postgresql.PGProperty;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * What a source checks, over an ordinary SQL connection, before it starts streaming: the server's
@@ -24,7 +26,11 @@ import org.slf4j.LoggerFactory;
  * pgoutput, is not invalidated ({@code wal_status lost}) and is not held by another consumer
  * (waiting up to the configured slot wait), that its {@code confirmed_flush_lsn} is not after the
  * stored watermark, and that the stored watermark is not after the server's WAL (a store of another
- * cluster). PostgreSQL docs, 53.19 {@code pg_replication_slots}.
+ * cluster). With {@code failoverSlot}: that the server is PostgreSQL 17+, that the slot is created
+ * as a failover slot and an existing one is one, and (a WARN) that {@code
+ * synchronized_standby_slots} names a standby. After a promotion (the server continues the stored
+ * timeline on a later one), a missing slot is reported as a slot the promoted standby did not have.
+ * PostgreSQL docs, 53.19 {@code pg_replication_slots}, 47.2.3 Logical Replication Failover.
  */
 final class SlotPreflight {
 
@@ -42,6 +48,8 @@ final class SlotPreflight {
    * @param coordinator the source's coordinator, for the stored watermark
    * @param reconnecting true at a reconnect: a missing slot is then never created (it was dropped:
    *     a new one would skip changes) and is reported as such
+   * @param promotion the timeline change {@link ClusterCheck#verify} found since the stored
+   *     checkpoint (a promoted standby), or null
    * @param stopRequested tells whether the source is stopping (ends the wait for a busy slot)
    * @param known the catalog of the source's previous connection (its types stay known), or null
    * @return the negotiated options and the type catalog ({@code known} if given; null before
@@ -53,6 +61,7 @@ final class SlotPreflight {
       SourceConfig config,
       FeedbackCoordinator coordinator,
       boolean reconnecting,
+      ClusterCheck.TimelineChange promotion,
       BooleanSupplier stopRequested,
       PgTypeCatalog known) {
     String slot = config.slot();
@@ -65,6 +74,14 @@ final class SlotPreflight {
       try {
         int serverVersion = slots.serverVersionNum();
         protocol = PgOutputOptions.negotiate(config, serverVersion);
+        if (config.failoverSlot() && serverVersion < 170000) {
+          throw new CdcConfigurationException(
+              "failoverSlot (pgcdc --failover-slot) needs PostgreSQL 17 or later, which has"
+                  + " failover slots; the server is "
+                  + serverVersion
+                  + " (server_version_num). Without it a promoted standby has no slot and the source"
+                  + " stops with SLOT_MISSING; leave the option out on this server");
+        }
         if (!slots.publicationExists(config.publication())) {
           if (!config.createPublication()) {
             throw new CdcReplicationException(
@@ -112,6 +129,10 @@ final class SlotPreflight {
         }
         SlotAdmin.SlotState state = slots.slot(slot);
         if (state == null) {
+          boolean told = config.createSlot() && config.trustSlotPosition() && !reconnecting;
+          if (promotion != null && !coordinator.watermark().isZero() && !told) {
+            throw missingAfterPromotion(config, coordinator.watermark(), promotion);
+          }
           if (reconnecting) {
             // this process had the slot: advising to create one would make it skip changes
             throw new CdcReplicationException(
@@ -155,7 +176,7 @@ final class SlotPreflight {
                     + " acceptable (trustSlotPosition(true), pgcdc --trust-slot-position)");
           }
           try {
-            slots.createSlot(slot, config.slotCreationTimeout());
+            slots.createSlot(slot, config.failoverSlot(), config.slotCreationTimeout());
           } catch (SQLException e) {
             throw PgErrors.map("cannot create replication slot \"" + slot + '"', e);
           }
@@ -182,6 +203,19 @@ final class SlotPreflight {
                     + state.type()
                     + "); datum-cdc needs a logical slot with pgoutput");
           }
+          if (config.failoverSlot() && !Boolean.TRUE.equals(state.failover())) {
+            throw new CdcReplicationException(
+                Reason.SLOT_INCOMPATIBLE,
+                "replication slot \""
+                    + slot
+                    + "\" is not a failover slot (pg_replication_slots.failover is false), but"
+                    + " failoverSlot (pgcdc --failover-slot) asks for one: a standby would not"
+                    + " keep it, and after a promotion the source would stop with SLOT_MISSING."
+                    + " Make it one while no consumer streams from it, on a replication connection"
+                    + " (psql \"dbname=... replication=database\"): ALTER_REPLICATION_SLOT "
+                    + slot
+                    + " (FAILOVER true); or leave the option out");
+          }
           long waitUntil = System.nanoTime() + config.slotWait().toNanos();
           while (state != null
               && state.active()
@@ -206,6 +240,15 @@ final class SlotPreflight {
                     + "; another consumer is streaming from it");
           }
           PgLsn watermark = coordinator.watermark();
+          if (promotion != null && Boolean.TRUE.equals(state.synced())) {
+            LOG.info(
+                "slot {}: resuming on the promoted standby's copy of the slot (synchronized from the"
+                    + " former primary; confirmed_flush_lsn {}, stored watermark {}: transactions"
+                    + " between the two come again and are skipped)",
+                slot,
+                state.confirmedFlushLsn(),
+                watermark);
+          }
           if (!watermark.isZero() && state.confirmedFlushLsn().isAfter(watermark)) {
             // the source reports only stored watermarks, so someone else moved the slot (or dropped
             // and recreated it): transactions between the two positions would be skipped silently
@@ -232,6 +275,19 @@ final class SlotPreflight {
                 state.confirmedFlushLsn(),
                 watermark);
           }
+        }
+        if (config.failoverSlot() && slots.synchronizedStandbySlots().isBlank()) {
+          // at start; at a reconnect (perhaps to a promoted standby that has none yet) only DEBUG
+          LOG.atLevel(reconnecting ? Level.DEBUG : Level.WARN)
+              .log(
+                  "slot {}: a failover slot, but synchronized_standby_slots is empty on {}: this"
+                      + " source may receive and acknowledge changes a standby has not received yet,"
+                      + " and after that standby's promotion it refuses to resume"
+                      + " (TIMELINE_DIVERGED). Name the standbys' physical slots in"
+                      + " synchronized_standby_slots (PostgreSQL docs, 47.2.3 Logical Replication"
+                      + " Failover)",
+                  slot,
+                  PgErrors.redact(config.jdbcUrl()));
         }
         PgLsn stored = coordinator.watermark();
         PgLsn walEnd = slots.currentWalLsn();
@@ -275,6 +331,44 @@ final class SlotPreflight {
           e);
     }
     return new Outcome(protocol, types);
+  }
+
+  /**
+   * The error for a slot missing on a server that is a promoted standby of the checkpoint's
+   * cluster: the standby did not have the slot when it was promoted.
+   */
+  private static CdcReplicationException missingAfterPromotion(
+      SourceConfig config, PgLsn watermark, ClusterCheck.TimelineChange promotion) {
+    String slot = config.slot();
+    return new CdcReplicationException(
+        Reason.SLOT_MISSING,
+        "replication slot \""
+            + slot
+            + "\" does not exist on "
+            + PgErrors.redact(config.jdbcUrl())
+            + ", a promoted standby: it moved from timeline "
+            + promotion.from()
+            + " to "
+            + promotion.to()
+            + " (timeline "
+            + promotion.from()
+            + " ended at "
+            + promotion.switchpoint()
+            + ") since the checkpoint in "
+            + config.store().location()
+            + " (watermark "
+            + watermark
+            + "), and the slot was not on the standby when it was promoted. "
+            + (config.failoverSlot()
+                ? "The slot is a failover slot, but the standby had not synchronized it (on the"
+                    + " standby: sync_replication_slots = on, hot_standby_feedback = on,"
+                    + " primary_slot_name, a dbname in primary_conninfo; before a planned"
+                    + " switchover wait for pg_replication_slots.synced there)."
+                : "Only failover slots survive a promotion (PostgreSQL 17+: failoverSlot(true),"
+                    + " pgcdc --failover-slot, with sync_replication_slots = on on the standby).")
+            + " A new slot here would start after the changes since the watermark, which would"
+            + " be lost: only if that loss is acceptable, start with createSlot(true) and"
+            + " trustSlotPosition(true) (pgcdc --create-slot --trust-slot-position)");
   }
 
   /** The admin connection's properties: the source's, with its own application_name. */

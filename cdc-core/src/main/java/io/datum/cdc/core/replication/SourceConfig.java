@@ -42,6 +42,8 @@ import java.util.Properties;
  *     continue the stored checkpoint's (logged at WARN) instead of failing
  * @param slotCreationTimeout how long creating the slot waits for older transactions; zero: no
  *     limit
+ * @param failoverSlot create the slot with {@code failover} (PostgreSQL 17+) and require an
+ *     existing slot to have it
  */
 public record SourceConfig(
     String jdbcUrl,
@@ -71,4 +73,5 @@ public record SourceConfig(
     Path spillDirectory,
     String decodeErrors,
     boolean allowClusterChange,
-    Duration slotCreationTimeout) {}
+    Duration slotCreationTimeout,
+    boolean failoverSlot) {}
