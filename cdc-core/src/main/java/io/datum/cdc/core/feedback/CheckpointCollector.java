@@ -33,6 +33,86 @@ final class CheckpointCollector {
   private int n;
 
   /**
+   * The longest run of set bits the last snapshot found, {@code [knownSetFrom, knownSetTo)} in
+   * {@code knownSetRing}: still set while that ring is current (see {@link #runEnd}).
+   */
+  private long[] knownSetRing;
+
+  private long knownSetFrom;
+  private long knownSetTo;
+
+  /**
+   * Collects one snapshot's acknowledged events beyond the prefix: scans the bit ring from the
+   * prefix to {@code scanEnd}, skipping words the summary marks empty and the longest run the
+   * previous snapshot found, and adds each run of acknowledged positions. The events of the head
+   * transaction before the prefix are acknowledged without looking.
+   *
+   * @param txs the pending transactions
+   * @param head the oldest pending sequence number
+   * @param tail one past the newest
+   * @param ring the acknowledgement bits
+   * @param summary the ring's occupancy summary
+   * @param prefix the first position not known to be acknowledged
+   * @param headFirst the head transaction's first position
+   * @param scanEnd where acknowledgements end (the newest acknowledged word's end, or the last
+   *     registered position, whichever is first; at least the prefix if the head starts before it)
+   * @param partial where each transaction with some acknowledged events is added
+   * @param runs where each stretch of fully acknowledged transactions is added
+   */
+  void collect(
+      PendingTransactions txs,
+      long head,
+      long tail,
+      long[] ring,
+      long[] summary,
+      long prefix,
+      long headFirst,
+      long scanEnd,
+      List<CdcCheckpoint.PartialTransaction> partial,
+      List<CdcCheckpoint.AcknowledgedRun> runs) {
+    long runStart =
+        headFirst < prefix ? headFirst : AckRing.nextSet(ring, summary, prefix, scanEnd);
+    if (runStart >= scanEnd) {
+      return; // nothing acknowledged beyond the watermark
+    }
+    reset(txs, head, tail, partial, runs);
+    long runEnd = runStart < prefix ? prefix : runEnd(ring, runStart, scanEnd);
+    long longestFrom = runStart;
+    long longestTo = runEnd;
+    while (true) {
+      run(runStart, runEnd);
+      if (runEnd - runStart > longestTo - longestFrom) {
+        longestFrom = runStart;
+        longestTo = runEnd;
+      }
+      runStart = AckRing.nextSet(ring, summary, runEnd, scanEnd);
+      if (runStart >= scanEnd) {
+        break;
+      }
+      runEnd = runEnd(ring, runStart, scanEnd);
+    }
+    finish();
+    knownSetRing = ring;
+    knownSetFrom = Math.max(longestFrom, prefix);
+    knownSetTo = longestTo;
+  }
+
+  /**
+   * The end of the run of set bits starting at {@code from} (at or after the prefix): the first
+   * clear position before {@code limit}, or {@code limit}. Skips what the last snapshot found set:
+   * bits at or after the prefix are never cleared in the same ring (a word starts a new lap only
+   * after the prefix passed it), so a lagging acknowledgement far behind the others costs a
+   * snapshot only the words acknowledged since, not the whole lead.
+   */
+  private long runEnd(long[] ring, long from, long limit) {
+    long p = from;
+    if (ring == knownSetRing && p >= knownSetFrom && p < knownSetTo) {
+      p = Math.min(knownSetTo, limit);
+    }
+    return AckRing.nextClear(ring, p, limit);
+  }
+
+  /**
    * Starts collecting for one snapshot.
    *
    * @param txs the pending transactions
@@ -42,7 +122,7 @@ final class CheckpointCollector {
    * @param runs where each stretch of fully acknowledged transactions is added
    * @return this
    */
-  CheckpointCollector reset(
+  private CheckpointCollector reset(
       PendingTransactions txs,
       long head,
       long tail,
@@ -59,7 +139,7 @@ final class CheckpointCollector {
   }
 
   /** Adds the acknowledged positions [from, to), ascending and after those added before. */
-  void run(long from, long to) {
+  private void run(long from, long to) {
     while (from < to) {
       long s = firstEndingAfter(from);
       if (s >= tail) {
@@ -88,7 +168,7 @@ final class CheckpointCollector {
   }
 
   /** Adds the last transaction's ranges and lets go of the ring and the lists. */
-  void finish() {
+  private void finish() {
     flush();
     txs = null;
     partial = null;

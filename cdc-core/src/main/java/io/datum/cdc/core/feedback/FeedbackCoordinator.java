@@ -139,16 +139,6 @@ public final class FeedbackCoordinator extends AckRing {
   /** Pending transactions per LSN byte, estimated at each advance: guesses sequence numbers. */
   private double transactionsPerLsn;
 
-  /**
-   * The longest run of set bits the last snapshot found, {@code [knownSetFrom, knownSetTo)} in
-   * {@code knownSetRing}: still set while that ring is current (see {@link #runEnd}); under the
-   * monitor.
-   */
-  private long[] knownSetRing;
-
-  private long knownSetFrom;
-  private long knownSetTo;
-
   /** Reused by every snapshot; under the monitor. */
   private final CheckpointCollector snapshotScratch = new CheckpointCollector();
 
@@ -642,30 +632,7 @@ public final class FeedbackCoordinator extends AckRing {
       if (headFirst < z) {
         scanEnd = Math.max(scanEnd, z);
       }
-      long[] summary = occupied;
-      long runStart = headFirst < z ? headFirst : nextSet(ring, summary, z, scanEnd);
-      if (runStart < scanEnd) { // something acknowledged beyond the watermark
-        CheckpointCollector collect = snapshotScratch.reset(txs, h, t, partial, runs);
-        long runEnd = runStart < z ? z : runEnd(ring, runStart, scanEnd);
-        long longestFrom = runStart;
-        long longestTo = runEnd;
-        while (true) {
-          collect.run(runStart, runEnd);
-          if (runEnd - runStart > longestTo - longestFrom) {
-            longestFrom = runStart;
-            longestTo = runEnd;
-          }
-          runStart = nextSet(ring, summary, runEnd, scanEnd);
-          if (runStart >= scanEnd) {
-            break;
-          }
-          runEnd = runEnd(ring, runStart, scanEnd);
-        }
-        collect.finish();
-        knownSetRing = ring;
-        knownSetFrom = Math.max(longestFrom, z);
-        knownSetTo = longestTo;
-      }
+      snapshotScratch.collect(txs, h, t, ring, occupied, z, headFirst, scanEnd, partial, runs);
     }
     // acknowledgements from before a restart or reconnect whose transactions were not delivered
     // again yet
@@ -673,21 +640,6 @@ public final class FeedbackCoordinator extends AckRing {
       restored.addTo(bound, partial, runs);
     }
     return new CdcCheckpoint(slot, PgLsn.of(watermark), partial, runs, cluster);
-  }
-
-  /**
-   * Under the monitor: the end of the run of set bits starting at {@code from} (at or after the
-   * prefix): the first clear position before {@code limit}, or {@code limit}. Skips what the last
-   * snapshot found set: bits at or after the prefix are never cleared in the same ring (a word
-   * starts a new lap only after the prefix passed it), so a lagging acknowledgement far behind the
-   * others costs a snapshot only the words acknowledged since, not the whole lead.
-   */
-  private long runEnd(long[] ring, long from, long limit) {
-    long p = from;
-    if (ring == knownSetRing && p >= knownSetFrom && p < knownSetTo) {
-      p = Math.min(knownSetTo, limit);
-    }
-    return nextClear(ring, p, limit);
   }
 
   /**
