@@ -3,6 +3,7 @@ package io.datum.cdc.cli;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -43,43 +44,108 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Fault injection: a workload commits numbered rows while a {@code pgcdc stream} consumer (file
  * store, default options: unlimited reconnects, per-event durable acknowledgements) appends what it
  * prints to a ledger; at random moments the consumer is killed with SIGKILL and restarted, its
- * walsender is terminated, PostgreSQL crashes and restarts, or (a decode-error round) the consumer
- * is killed, a row with a value of a type then dropped is written, and a new consumer must deliver
- * it raw and marked ({@code "undecoded"}) and go on. At the end a checker proves that every
- * committed row was delivered, and that no event whose acknowledgement the store held at a SIGKILL
- * (read from the store right after each kill) was printed again; rows printed but not yet
- * acknowledged at a kill may come again and are counted. Runs in each acknowledgement mode of
- * {@code pgcdc stream} (stdout, {@code --output}, {@code --acks-from}). Rounds: {@code
- * -Dfaults.rounds=N} (default 6 per mode, a short CI run); seed: {@code -Dfaults.seed=S}.
+ * walsender is terminated, PostgreSQL crashes and restarts, (a decode-error round) the consumer is
+ * killed, a row with a value of a type then dropped is written, and a new consumer must deliver it
+ * raw and marked ({@code "undecoded"}) and go on, or (a failover round, mode {@code failover} only)
+ * the primary crashes and its physical standby is promoted. At the end a checker proves that every
+ * row committed in the final primary was delivered, that every delivered row is in it, and that no
+ * event whose acknowledgement the store held at a SIGKILL (read from the store right after each
+ * kill) was printed again; rows printed but not yet acknowledged at a kill may come again and are
+ * counted. Runs in each acknowledgement mode of {@code pgcdc stream} (stdout, {@code --output},
+ * {@code --acks-from}) and in mode {@code failover}: stdout plus failover rounds. Rounds: {@code
+ * -Dfaults.rounds=N} (default 6 per mode, a short CI run; round 1 is always a decode-error round,
+ * and in mode {@code failover} the last round is a failover round if none came before, which wins
+ * over the decode-error round in a 2-round run); seed: {@code -Dfaults.seed=S}.
+ *
+ * <p>The failover round (PostgreSQL 17+; on older versions mode {@code failover} is skipped): the
+ * slot is a failover slot ({@code failover => true}) and the consumer runs with {@code
+ * --failover-slot} and a URL naming the primary and its standby with {@code
+ * targetServerType=primary}. A round makes a standby of the primary ({@link
+ * EmbeddedPostgresServer#createStandby(String)}), restarts the consumer with SIGTERM so that its
+ * URL names it, waits until the standby has synchronized the slot and received the primary's WAL,
+ * crashes the primary (immediate shutdown), promotes the standby, and waits until the running
+ * consumer prints a row committed on the new primary. The workload, the other faults and the
+ * checker follow the new primary; rows committed on the old one that never reached the standby are
+ * lost with it, and so must never have been printed.
+ *
+ * <p>Servers: the class's server {@code pg} is shared by all invocations, and a failover crashes
+ * its primary for good. So mode {@code failover} never touches {@code pg}: it starts a primary of
+ * its own, of {@code pg}'s version and settings, and closes it and every standby it made at its
+ * end; the other modes run against {@code pg}, so the order of the modes does not matter. All of
+ * them reach their server through {@link #primary}, which only a failover changes: one workload,
+ * one consumer launcher and one checker for every mode.
  */
 @EmbeddedPostgresTest
 class FaultInjectionTest {
 
+  private static final String FAILOVER = "failover (primary crash + standby promotion)";
+
   private final EmbeddedPostgresServer pg;
+
+  /**
+   * The server the workload writes to and the consumers stream from: {@code pg}, or in mode {@code
+   * failover} its own primary, replaced by the promoted standby at each failover. A new test
+   * instance, so a new field, per invocation.
+   */
+  private volatile EmbeddedPostgresServer primary;
+
+  /** The primary's physical standby during a failover round; null otherwise. */
+  private EmbeddedPostgresServer standby;
+
+  /** The servers mode {@code failover} started or made, closed at its end. */
+  private final List<EmbeddedPostgresServer> made = new ArrayList<>();
+
+  /** Per failover: milliseconds waiting for the slot's sync, and from the crash to a new row. */
+  private final List<String> failoverMillis = new ArrayList<>();
 
   FaultInjectionTest(EmbeddedPostgresServer pg) {
     this.pg = pg;
+    this.primary = pg;
   }
 
   /**
    * How the consumer acknowledges: {@code stdout} (the default: once flushed to stdout, which is
    * appended to the ledger), {@code output} ({@code --output LEDGER}: once fsynced) or {@code acks}
    * ({@code --acks-from -}: this test reads stdout, appends each line to the ledger and then writes
-   * it back as the acknowledgement).
+   * it back as the acknowledgement), or {@code failover} (stdout, against a primary of its own,
+   * with failover rounds).
    */
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {"stdout", "output", "acks"})
+  @ValueSource(strings = {"stdout", "output", "acks", "failover"})
   void everyCommittedChangeIsDeliveredThroughKillsDisconnectsAndCrashes(
       String mode, @TempDir Path dir) throws Exception {
+    boolean failover = mode.equals("failover");
+    if (failover) {
+      assumeTrue(pg.majorVersion() >= 17, "failover slots need PostgreSQL 17+");
+      primary =
+          EmbeddedPostgresServer.builder()
+              .majorVersion(pg.majorVersion())
+              .settings(pg.settings())
+              .start();
+      made.add(primary);
+    }
+    try {
+      run(mode, failover, dir);
+    } finally {
+      for (EmbeddedPostgresServer server : made) {
+        server.close();
+      }
+    }
+  }
+
+  private void run(String mode, boolean failover, Path dir) throws Exception {
     int rounds = Integer.getInteger("faults.rounds", 6);
     long seed = Long.getLong("faults.seed", System.nanoTime());
     Random random = new Random(seed);
     String slot = "faults_" + mode;
     String table = "numbered_" + mode;
-    pg.execute(
+    primary.execute(
         "CREATE TABLE " + table + " (id bigint PRIMARY KEY)",
         "CREATE PUBLICATION " + slot + " FOR TABLE " + table,
-        "SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput')");
+        "SELECT pg_create_logical_replication_slot('"
+            + slot
+            + "', 'pgoutput'"
+            + (failover ? ", failover => true)" : ")"));
     Path ledger = dir.resolve("ledger.jsonl");
     Files.createFile(ledger);
     Path store = dir.resolve("store");
@@ -95,8 +161,13 @@ class FaultInjectionTest {
       for (int round = 0; round < rounds; round++) {
         long target = workload.committed.get() + 200;
         await().atMost(Duration.ofSeconds(60)).until(() -> workload.committed.get() >= target);
-        // round 1 is always a decode-error round, so that a short run has one
-        switch (round == 1 ? 3 : random.nextInt(4)) {
+        // round 1 is always a decode-error round, so that a short run has one; in mode failover
+        // the last round is a failover round if none came before
+        int kind = round == 1 ? 3 : random.nextInt(failover ? 5 : 4);
+        if (failover && round == rounds - 1 && !faults.containsKey(FAILOVER)) {
+          kind = 4;
+        }
+        switch (kind) {
           case 0 -> {
             consumer.kill(); // SIGKILL
             kills.add(Kill.after(ledger, store, slot));
@@ -104,7 +175,7 @@ class FaultInjectionTest {
             faults.merge("consumer SIGKILL", 1, Integer::sum);
           }
           case 1 -> {
-            pg.execute(
+            primary.execute(
                 "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots"
                     + " WHERE slot_name = '"
                     + slot
@@ -112,10 +183,10 @@ class FaultInjectionTest {
             faults.merge("walsender terminated", 1, Integer::sum);
           }
           case 2 -> {
-            pg.restart(EmbeddedPostgresServer.ShutdownMode.IMMEDIATE);
+            primary.restart(EmbeddedPostgresServer.ShutdownMode.IMMEDIATE);
             faults.merge("PostgreSQL crash + restart", 1, Integer::sum);
           }
-          default -> {
+          case 3 -> {
             // a value that cannot be decoded: written while the consumer is down, its type
             // dropped before the consumer reads it; the default policy (raw) must deliver it
             // marked, and the stream must go on
@@ -123,7 +194,7 @@ class FaultInjectionTest {
             kills.add(Kill.after(ledger, store, slot));
             poisoned++;
             String poison = "poison_" + mode + poisoned;
-            pg.execute(
+            primary.execute(
                 "CREATE DOMAIN " + poison + "_d AS int CHECK (VALUE > 0)",
                 "CREATE TABLE " + poison + " (id bigint PRIMARY KEY, v " + poison + "_d[])",
                 "ALTER PUBLICATION " + slot + " ADD TABLE " + poison,
@@ -132,6 +203,26 @@ class FaultInjectionTest {
                 "DROP DOMAIN " + poison + "_d");
             consumer = consumers.start(null);
             faults.merge("undecodable value (consumer SIGKILL, type dropped)", 1, Integer::sum);
+          }
+          default -> {
+            standby = primary.createStandby("standby" + made.size());
+            made.add(standby);
+            // SIGTERM, a graceful stop, so that the next consumer's URL names the standby
+            String walsender = activeWalsender(slot);
+            consumer.stop();
+            kills.add(Kill.after(ledger, store, slot));
+            consumer = consumers.start(null);
+            faults.merge("consumer SIGTERM for a new standby", 1, Integer::sum);
+            // streaming again before the crash, so that the failover is what it meets
+            await()
+                .atMost(Duration.ofSeconds(60))
+                .until(
+                    () -> {
+                      String now = activeWalsender(slot);
+                      return !now.isEmpty() && !now.equals(walsender);
+                    });
+            failover(consumer, slot, table, ledger, workload);
+            faults.merge(FAILOVER, 1, Integer::sum);
           }
         }
       }
@@ -164,7 +255,7 @@ class FaultInjectionTest {
     }
 
     Set<Long> committed = new TreeSet<>();
-    try (Connection c = pg.getConnection();
+    try (Connection c = primary.getConnection();
         Statement st = c.createStatement();
         var rs = st.executeQuery("SELECT id FROM " + table)) {
       while (rs.next()) {
@@ -216,7 +307,7 @@ class FaultInjectionTest {
         "fault injection, %s mode (seed %d): %d rounds %s; %d undecodable rows delivered raw;"
             + " %d rows committed, %d deliveries,"
             + " %d delivered more than once (printed but not yet acknowledged at a SIGKILL),"
-            + " %d acknowledged and delivered again, %d missing%n",
+            + " %d acknowledged and delivered again, %d missing%s%n",
         mode,
         seed,
         rounds,
@@ -226,7 +317,8 @@ class FaultInjectionTest {
         delivered.values().stream().mapToLong(n -> n).sum(),
         duplicates,
         acknowledgedAgain.size(),
-        missing.size());
+        missing.size(),
+        failover ? "; failovers: " + failoverMillis : "");
     assertEquals(List.of(), missing, "committed rows never delivered (seed " + seed + ")");
     Set<Long> poisonWritten = new TreeSet<>();
     for (long n = 1; n <= poisoned; n++) {
@@ -235,11 +327,107 @@ class FaultInjectionTest {
     assertEquals(poisonWritten, poisonDelivered, "undecodable rows delivered (seed " + seed + ")");
     assertEquals(List.of(), badPoison, "undecodable rows raw and marked (seed " + seed + ")");
     assertEquals(
-        committed, new TreeSet<>(delivered.keySet()), "delivered rows that were never committed");
+        committed,
+        new TreeSet<>(delivered.keySet()),
+        "delivered rows that were never committed, or (failover) not in the final primary");
     assertEquals(
         List.of(),
         acknowledgedAgain,
         "acknowledged before a SIGKILL, delivered again (seed " + seed + ")");
+  }
+
+  /** The pid of the walsender of {@code slot} on the primary, or the empty string if none. */
+  private String activeWalsender(String slot) throws SQLException {
+    return primary.queryString(
+        "SELECT coalesce((SELECT active_pid::text FROM pg_replication_slots WHERE slot_name = '"
+            + slot
+            + "'), '')");
+  }
+
+  /**
+   * Crashes the primary and promotes its standby, once the standby has synchronized the slot and
+   * received the WAL written so far (later WAL reaches a failover slot's walsender only after the
+   * standby has it: synchronized_standby_slots); then waits until the running consumer prints a row
+   * committed on the new primary.
+   */
+  private void failover(
+      Consumer consumer, String slot, String table, Path ledger, Workload workload)
+      throws Exception {
+    EmbeddedPostgresServer next = standby;
+    long waiting = System.nanoTime();
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .until(
+            () ->
+                "t"
+                    .equals(
+                        next.queryString(
+                            "SELECT coalesce((SELECT synced AND NOT temporary"
+                                + " FROM pg_replication_slots WHERE slot_name = '"
+                                + slot
+                                + "'), false)")));
+    String written = primary.queryString("SELECT pg_current_wal_lsn()");
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                "t"
+                    .equals(
+                        next.queryString(
+                            "SELECT pg_last_wal_receive_lsn() >= '" + written + "'::pg_lsn")));
+    EmbeddedPostgresServer old = primary;
+    long crashed = System.nanoTime();
+    old.stop(EmbeddedPostgresServer.ShutdownMode.IMMEDIATE);
+    next.promote();
+    primary = next;
+    standby = null;
+    old.close();
+    long target = workload.committed.get() + 50;
+    await().atMost(Duration.ofSeconds(60)).until(() -> workload.committed.get() >= target);
+    long newest = Long.parseLong(next.queryString("SELECT max(id) FROM " + table));
+    Process process = consumer.process();
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .until(() -> !process.isAlive() || printedAtLeast(ledger, newest));
+    if (!process.isAlive()) {
+      List<String> err =
+          Files.readAllLines(ledger.resolveSibling("consumer.err"), StandardCharsets.UTF_8);
+      fail(
+          "the consumer did not survive the failover (exit "
+              + process.exitValue()
+              + "); its stderr ends with:\n"
+              + String.join("\n", err.subList(Math.max(0, err.size() - 20), err.size())));
+    }
+    failoverMillis.add(
+        "sync "
+            + (crashed - waiting) / 1_000_000
+            + " ms, crash to new row printed "
+            + (System.nanoTime() - crashed) / 1_000_000
+            + " ms");
+  }
+
+  /**
+   * Whether the last 256 kB of the ledger hold a row (not an undecodable one) {@code id} or more.
+   */
+  private static boolean printedAtLeast(Path ledger, long id) throws IOException {
+    byte[] all = Files.readAllBytes(ledger);
+    int from = Math.max(0, all.length - (1 << 18));
+    String tail = new String(all, from, all.length - from, StandardCharsets.UTF_8);
+    ObjectMapper json = new ObjectMapper();
+    for (String line : tail.split("\n")) {
+      try {
+        JsonNode event = json.readTree(line);
+        if (event != null
+            && event.has("after")
+            && !event.get("table").asText().startsWith("poison")
+            && event.get("after").get("id").asLong() >= id) {
+          return true;
+        }
+      } catch (JacksonException torn) {
+        // the first line of the tail, cut, or a line being written
+      }
+    }
+    return false;
   }
 
   /**
@@ -275,6 +463,16 @@ class FaultInjectionTest {
     /** SIGKILL, then waits for the process and for the pump to copy what it had printed. */
     void kill() throws InterruptedException {
       process.toHandle().destroyForcibly();
+      waitForEnd();
+    }
+
+    /** SIGTERM (a graceful stop), then waits as {@link #kill()} does. */
+    void stop() throws InterruptedException {
+      process.toHandle().destroy();
+      waitForEnd();
+    }
+
+    private void waitForEnd() throws InterruptedException {
       process.waitFor();
       if (pump != null) {
         pump.join();
@@ -298,7 +496,12 @@ class FaultInjectionTest {
 
     Consumer start(String idleExit) throws Exception {
       List<String> command =
-          new ArrayList<>(PgcdcProcess.command(PgcdcProcess.streamArgs(pg, store, slot, slot)));
+          new ArrayList<>(
+              PgcdcProcess.command(
+                  mode.equals("failover")
+                      ? PgcdcProcess.streamArgs(
+                          failoverUrl(), primary.user(), store, slot, slot, "--failover-slot")
+                      : PgcdcProcess.streamArgs(primary, store, slot, slot)));
       if (idleExit != null) {
         command.addAll(List.of("--idle-exit", idleExit));
       }
@@ -307,7 +510,8 @@ class FaultInjectionTest {
               .redirectError(
                   ProcessBuilder.Redirect.appendTo(ledger.resolveSibling("consumer.err").toFile()));
       switch (mode) {
-        case "stdout" -> builder.redirectOutput(ProcessBuilder.Redirect.appendTo(ledger.toFile()));
+        case "stdout", "failover" ->
+            builder.redirectOutput(ProcessBuilder.Redirect.appendTo(ledger.toFile()));
         case "output" -> {
           command.addAll(List.of("--output", ledger.toString()));
           builder.redirectOutput(
@@ -322,6 +526,20 @@ class FaultInjectionTest {
       Thread pump = new Thread(() -> pump(process), "fault-acks");
       pump.start();
       return new Consumer(process, pump);
+    }
+
+    /** The primary, and its standby if there is one, with {@code targetServerType=primary}. */
+    private String failoverUrl() {
+      return "jdbc:postgresql://"
+          + EmbeddedPostgresServer.HOST
+          + ":"
+          + primary.port()
+          + (standby == null ? "" : "," + EmbeddedPostgresServer.HOST + ":" + standby.port())
+          + "/"
+          + EmbeddedPostgresServer.DEFAULT_DATABASE
+          + "?user="
+          + primary.user()
+          + "&targetServerType=primary";
     }
 
     /**
@@ -354,7 +572,10 @@ class FaultInjectionTest {
     }
   }
 
-  /** Commits transactions of 1 to 20 numbered rows until stopped; survives server restarts. */
+  /**
+   * Commits transactions of 1 to 20 numbered rows until stopped; survives server restarts, and
+   * follows the primary to a promoted standby.
+   */
   private final class Workload implements Runnable {
     final AtomicBoolean stop = new AtomicBoolean();
     final AtomicLong committed = new AtomicLong();
@@ -372,7 +593,7 @@ class FaultInjectionTest {
       while (!stop.get()) {
         try {
           if (c == null) {
-            c = pg.getConnection();
+            c = primary.getConnection();
           }
           int rows = 1 + random.nextInt(20);
           try (Statement st = c.createStatement()) {
@@ -403,7 +624,7 @@ class FaultInjectionTest {
               .ignoreExceptions()
               .until(
                   () -> {
-                    try (Connection probe = pg.getConnection()) {
+                    try (Connection probe = primary.getConnection()) {
                       return probe.isValid(1);
                     }
                   });

@@ -57,14 +57,23 @@ final class PgcdcProcess {
    */
   static String[] streamArgs(
       EmbeddedPostgresServer pg, Path store, String slot, String publication, String... extra) {
+    return streamArgs(pg.jdbcUrl(), pg.user(), store, slot, publication, extra);
+  }
+
+  /**
+   * The arguments of {@code pgcdc stream} against the server(s) {@code url} names, as {@code user},
+   * with a {@code file:} store, then {@code extra}.
+   */
+  static String[] streamArgs(
+      String url, String user, Path store, String slot, String publication, String... extra) {
     List<String> args =
         new ArrayList<>(
             List.of(
                 "stream",
                 "--url",
-                pg.jdbcUrl(),
+                url,
                 "--user",
-                pg.user(),
+                user,
                 "--slot",
                 slot,
                 "--publication",
