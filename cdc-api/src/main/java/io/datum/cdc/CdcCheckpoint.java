@@ -1,5 +1,6 @@
 package io.datum.cdc;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -28,13 +29,17 @@ import java.util.Objects;
  *     and disjoint; copied, never null
  * @param cluster the cluster, timeline and database the positions belong to; null if unknown (a
  *     checkpoint written before datum-cdc recorded it, or one built by hand)
+ * @param publication the publication the slot was streamed with: the filter that decided which
+ *     changes the acknowledged positions passed over (a change of a table it did not publish was
+ *     never delivered, yet is behind the watermark); null if unknown; at most 63 UTF-8 bytes
  */
 public record CdcCheckpoint(
     String slot,
     PgLsn watermark,
     List<PartialTransaction> acknowledgedBeyond,
     List<AcknowledgedRun> acknowledgedRuns,
-    ClusterIdentity cluster) {
+    ClusterIdentity cluster,
+    String publication) {
 
   /**
    * Validates and copies the fields.
@@ -43,10 +48,18 @@ public record CdcCheckpoint(
    * @throws NullPointerException if {@code watermark}, {@code acknowledgedBeyond} or {@code
    *     acknowledgedRuns} is null
    * @throws IllegalArgumentException if a transaction or run is at or before the watermark, two
-   *     transactions share an end LSN, runs overlap, or a transaction lies inside a run
+   *     transactions share an end LSN, runs overlap, a transaction lies inside a run, or the
+   *     publication name is empty or longer than 63 UTF-8 bytes
    */
   public CdcCheckpoint {
     SlotNames.requireValid(slot);
+    if (publication != null) {
+      int bytes = publication.getBytes(StandardCharsets.UTF_8).length;
+      if (bytes == 0 || bytes > ClusterIdentity.MAX_DATABASE_BYTES) {
+        throw new IllegalArgumentException(
+            "publication name must take 1 to 63 bytes, took " + bytes);
+      }
+    }
     Objects.requireNonNull(watermark, "watermark");
     List<PartialTransaction> sorted = new ArrayList<>(acknowledgedBeyond);
     sorted.sort(Comparator.comparing(PartialTransaction::txEndLsn));
@@ -99,7 +112,28 @@ public record CdcCheckpoint(
    * @throws IllegalArgumentException as the canonical constructor
    */
   public CdcCheckpoint(String slot, PgLsn watermark, List<PartialTransaction> acknowledgedBeyond) {
-    this(slot, watermark, acknowledgedBeyond, List.of(), null);
+    this(slot, watermark, acknowledgedBeyond, List.of(), null, null);
+  }
+
+  /**
+   * A checkpoint without a publication.
+   *
+   * @param slot a valid slot name
+   * @param watermark the watermark, not null
+   * @param acknowledgedBeyond transactions after the watermark with acknowledged events
+   * @param acknowledgedRuns runs of fully acknowledged transactions after the watermark
+   * @param cluster the cluster identity, or null
+   * @throws CdcConfigurationException if the slot name is invalid
+   * @throws NullPointerException if a list or the watermark is null
+   * @throws IllegalArgumentException as the canonical constructor
+   */
+  public CdcCheckpoint(
+      String slot,
+      PgLsn watermark,
+      List<PartialTransaction> acknowledgedBeyond,
+      List<AcknowledgedRun> acknowledgedRuns,
+      ClusterIdentity cluster) {
+    this(slot, watermark, acknowledgedBeyond, acknowledgedRuns, cluster, null);
   }
 
   /**
@@ -120,7 +154,19 @@ public record CdcCheckpoint(
    * @return a new checkpoint with the same positions
    */
   public CdcCheckpoint withCluster(ClusterIdentity identity) {
-    return new CdcCheckpoint(slot, watermark, acknowledgedBeyond, acknowledgedRuns, identity);
+    return new CdcCheckpoint(
+        slot, watermark, acknowledgedBeyond, acknowledgedRuns, identity, publication);
+  }
+
+  /**
+   * Returns this checkpoint with another publication.
+   *
+   * @param name the publication, or null for unknown
+   * @return a new checkpoint with the same positions
+   * @throws IllegalArgumentException if the name is empty or longer than 63 UTF-8 bytes
+   */
+  public CdcCheckpoint withPublication(String name) {
+    return new CdcCheckpoint(slot, watermark, acknowledgedBeyond, acknowledgedRuns, cluster, name);
   }
 
   /**

@@ -39,6 +39,11 @@ public class CdcReplicationException extends CdcException {
      * of it, or it branched off before the stored watermark (acknowledged changes are not on it).
      */
     TIMELINE_DIVERGED,
+    /**
+     * The stored checkpoint was written while streaming another publication: its watermark passed
+     * over changes that publication filtered out, which the configured one may publish.
+     */
+    PUBLICATION_CHANGED,
     /** The role lacks a privilege (SQLSTATE 42501), such as REPLICATION. */
     PERMISSION_DENIED,
     /** Any other refusal by the server; the message carries its SQLSTATE. */

@@ -42,17 +42,19 @@ import java.util.zip.CRC32C;
  *   u64 system identifier   IDENTIFY_SYSTEM's systemid
  *   u32 timeline            at least 1
  *   u8  database length     1..63, then the database name's UTF-8 bytes
+ * u8    publication length  0: unknown; 1..63, then the publication name's UTF-8 bytes
  * u32   CRC32C              of every byte before it
  * </pre>
  *
- * <p>A checkpoint at a watermark only takes {@code 28 + slot length} bytes, plus {@code 14 +
- * database length} with a cluster identity; each partially acknowledged transaction adds 16 bytes,
- * each run of acknowledged events 8, each run of fully acknowledged transactions 16. Decoding is
- * strict: a wrong magic, an unknown format version, a checksum mismatch, a truncated or over-long
- * value, a value of another slot or fields a {@link CdcCheckpoint} refuses are reported as a {@link
- * CdcStoreException} naming the location and the slot, never returned. Format 1 (datum-cdc before
- * cluster identities and runs) decodes to a checkpoint without either; the next store writes format
- * 2, which earlier versions refuse with a message naming the version.
+ * <p>A checkpoint at a watermark only takes {@code 29 + slot length} bytes, plus {@code 14 +
+ * database length} with a cluster identity and the publication name's length; each partially
+ * acknowledged transaction adds 16 bytes, each run of acknowledged events 8, each run of fully
+ * acknowledged transactions 16. Decoding is strict: a wrong magic, an unknown format version, a
+ * checksum mismatch, a truncated or over-long value, a value of another slot or fields a {@link
+ * CdcCheckpoint} refuses are reported as a {@link CdcStoreException} naming the location and the
+ * slot, never returned. Format 1 (datum-cdc before cluster identities and runs) decodes to a
+ * checkpoint without either; the next store writes format 2, which earlier versions refuse with a
+ * message naming the version.
  *
  * <p>Stateless and thread-safe.
  */
@@ -70,8 +72,8 @@ public final class CheckpointCodec {
   /** magic, version, slot length, watermark, transaction count, checksum (plus the slot). */
   private static final int FIXED_BYTES = 4 + 2 + 1 + 8 + 4 + 4;
 
-  /** run count, cluster flag. */
-  private static final int V2_FIXED_BYTES = 4 + 1;
+  /** run count, cluster flag, publication length. */
+  private static final int V2_FIXED_BYTES = 4 + 1 + 1;
 
   private static final int RUN_BYTES = 8 + 8;
   private static final int CLUSTER_BYTES = 8 + 4 + 1;
@@ -97,13 +99,18 @@ public final class CheckpointCodec {
     List<AcknowledgedRun> runs = checkpoint.acknowledgedRuns();
     ClusterIdentity cluster = checkpoint.cluster();
     byte[] database = cluster == null ? null : cluster.database().getBytes(StandardCharsets.UTF_8);
+    byte[] publication =
+        checkpoint.publication() == null
+            ? new byte[0]
+            : checkpoint.publication().getBytes(StandardCharsets.UTF_8);
     List<int[]> ranges = new ArrayList<>(txs.size());
     long size =
         FIXED_BYTES
             + slot.length
             + V2_FIXED_BYTES
             + (long) RUN_BYTES * runs.size()
-            + (cluster == null ? 0 : CLUSTER_BYTES + database.length);
+            + (cluster == null ? 0 : CLUSTER_BYTES + database.length)
+            + publication.length;
     for (PartialTransaction tx : txs) {
       int[] r = tx.acknowledgedRanges();
       ranges.add(r);
@@ -134,6 +141,7 @@ public final class CheckpointCodec {
       out.put((byte) 1).putLong(cluster.systemIdentifier()).putInt(cluster.timeline());
       out.put((byte) database.length).put(database);
     }
+    out.put((byte) publication.length).put(publication);
     out.putInt(crc(out.array(), out.position()));
     return out.array();
   }
@@ -250,6 +258,7 @@ public final class CheckpointCodec {
     }
     List<AcknowledgedRun> runs = new ArrayList<>();
     ClusterIdentity cluster = null;
+    String publication = null;
     if (version >= FORMAT_VERSION) {
       int runCount = in.getInt();
       if (runCount < 0 || runCount > in.remaining() / RUN_BYTES) {
@@ -284,12 +293,18 @@ public final class CheckpointCodec {
       } else if (flag != 0) {
         throw corrupt(location, slot, "cluster flag " + flag + " is neither 0 nor 1", null);
       }
+      int publicationLength = in.get() & 0xFF;
+      if (publicationLength > 0) {
+        byte[] name = new byte[publicationLength];
+        in.get(name);
+        publication = new String(name, StandardCharsets.UTF_8);
+      }
     }
     if (in.hasRemaining()) {
       throw corrupt(location, slot, in.remaining() + " bytes after the last field", null);
     }
     try {
-      return new CdcCheckpoint(slot, watermark, txs, runs, cluster);
+      return new CdcCheckpoint(slot, watermark, txs, runs, cluster, publication);
     } catch (IllegalArgumentException e) {
       throw corrupt(location, slot, e.getMessage(), e);
     }

@@ -42,15 +42,24 @@ class CheckpointCodecTest {
           List.of(
               new AcknowledgedRun(PgLsn.parse("0/300"), PgLsn.parse("0/800")),
               new AcknowledgedRun(PgLsn.parse("1/0"), PgLsn.parse("1/0"))),
-          new ClusterIdentity(-2L, 3, "démo"));
+          new ClusterIdentity(-2L, 3, "démo"),
+          "orders_pub");
 
   @Test
   void writesTheDocumentedLayout() {
     byte[] bytes = CheckpointCodec.encode(CdcCheckpoint.atWatermark("ab", PgLsn.parse("1/2")));
     assertEquals(
-        "44434b50" + "0002" + "02" + "6162" + "0000000100000002" + "00000000" + "00000000" + "00",
+        "44434b50"
+            + "0002"
+            + "02"
+            + "6162"
+            + "0000000100000002"
+            + "00000000"
+            + "00000000"
+            + "00"
+            + "00",
         HexFormat.of().formatHex(bytes, 0, bytes.length - 4));
-    assertEquals(28 + 2, bytes.length);
+    assertEquals(29 + 2, bytes.length);
     CRC32C crc = new CRC32C();
     crc.update(bytes, 0, bytes.length - 4);
     assertEquals((int) crc.getValue(), ByteBuffer.wrap(bytes, bytes.length - 4, 4).getInt());
@@ -58,9 +67,10 @@ class CheckpointCodecTest {
     byte[] identified =
         CheckpointCodec.encode(
             CdcCheckpoint.atWatermark("ab", PgLsn.parse("1/2"))
-                .withCluster(new ClusterIdentity(0x0102030405060708L, 9, "db")));
+                .withCluster(new ClusterIdentity(0x0102030405060708L, 9, "db"))
+                .withPublication("p"));
     assertEquals(
-        "00000000" + "01" + "0102030405060708" + "00000009" + "02" + "6462",
+        "00000000" + "01" + "0102030405060708" + "00000009" + "02" + "6462" + "01" + "70",
         HexFormat.of().formatHex(identified, 21, identified.length - 4));
   }
 
@@ -72,7 +82,8 @@ class CheckpointCodecTest {
         CdcCheckpoint.atWatermark("ab", PgLsn.parse("1/2")),
         CheckpointCodec.decode(withCrc(v1), "ab", WHERE));
     byte[] partialV1 = CheckpointCodec.encode(PARTIAL);
-    partialV1 = Arrays.copyOf(partialV1, partialV1.length - 5); // no run count, no cluster flag
+    // no run count, no cluster flag, no publication length
+    partialV1 = Arrays.copyOf(partialV1, partialV1.length - 6);
     partialV1[5] = 1;
     assertEquals(PARTIAL, CheckpointCodec.decode(withCrc(partialV1), "s", WHERE));
     assertCorrupt(withCrc(patch(CheckpointCodec.encode(RUNS), 5, (byte) 1)), "after the last");
@@ -82,7 +93,7 @@ class CheckpointCodecTest {
   void runsAndTheClusterIdentityRoundTrip() {
     byte[] bytes = CheckpointCodec.encode(RUNS);
     assertEquals(RUNS, CheckpointCodec.decode(bytes, "s", WHERE));
-    assertEquals(28 + 1 + 2 * 16 + 2 * 8 + 2 * 16 + 13 + 5, bytes.length);
+    assertEquals(29 + 1 + 2 * 16 + 2 * 8 + 2 * 16 + 13 + 5 + 10, bytes.length);
   }
 
   @Test
@@ -91,7 +102,7 @@ class CheckpointCodecTest {
         List.of(PARTIAL, RUNS, CdcCheckpoint.atWatermark("z".repeat(63), PgLsn.ZERO))) {
       assertEquals(c, CheckpointCodec.decode(CheckpointCodec.encode(c), c.slot(), WHERE));
     }
-    assertEquals(28 + 1 + 2 * 16 + 3 * 8, CheckpointCodec.encode(PARTIAL).length);
+    assertEquals(29 + 1 + 2 * 16 + 3 * 8, CheckpointCodec.encode(PARTIAL).length);
   }
 
   @Test

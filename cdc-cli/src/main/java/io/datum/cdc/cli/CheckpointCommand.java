@@ -152,9 +152,10 @@ final class CheckpointCommand {
    * document on stdout: {@code {"store":..., "checkpoints":[{"slot":..., "watermark":...,
    * "acknowledged_beyond":[{"tx_end_lsn":..., "event_count":..., "acknowledged":[[from,to],...]}],
    * "acknowledged_runs":[{"first_tx_end_lsn":..., "last_tx_end_lsn":...}],
-   * "cluster":{"system_identifier":"...", "timeline":n, "database":...}}]}} (inclusive index
-   * ranges; a run: every transaction ending between the two LSNs, inclusive, is fully acknowledged;
-   * {@code cluster} is null for a checkpoint written before datum-cdc recorded it).
+   * "cluster":{"system_identifier":"...", "timeline":n, "database":...}, "publication":...}]}}
+   * (inclusive index ranges; a run: every transaction ending between the two LSNs, inclusive, is
+   * fully acknowledged; {@code cluster} and {@code publication} are null for a checkpoint written
+   * before datum-cdc recorded them).
    */
   @Command(
       name = "show",
@@ -333,6 +334,7 @@ final class CheckpointCommand {
         k.put("database", cluster.database());
         c.put("cluster", k);
       }
+      c.put("publication", checkpoint.publication());
       return c;
     }
 

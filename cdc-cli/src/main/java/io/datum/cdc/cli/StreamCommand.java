@@ -204,6 +204,14 @@ final class StreamCommand implements Callable<Integer> {
   boolean allowClusterChange;
 
   @Option(
+      names = "--allow-publication-change",
+      description =
+          "resume although the stored checkpoint was written streaming another publication (the"
+              + " watermark passed over changes that one filtered out, which this one would never"
+              + " deliver); default: refuse to start")
+  boolean allowPublicationChange;
+
+  @Option(
       names = "--failover-slot",
       description =
           "create the slot as a failover slot (PostgreSQL 17+), which a physical standby with"
@@ -326,6 +334,7 @@ final class StreamCommand implements Callable<Integer> {
                 .createSlot(createSlot)
                 .trustSlotPosition(trustSlotPosition)
                 .allowClusterChange(allowClusterChange)
+                .allowPublicationChange(allowPublicationChange)
                 .failoverSlot(failoverSlot)
                 .acknowledgementDurability(durability)
                 .onDecodeError(decodeErrors)

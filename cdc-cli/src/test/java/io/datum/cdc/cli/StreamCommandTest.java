@@ -91,7 +91,7 @@ class StreamCommandTest {
                 + pg.queryString("SELECT timeline_id FROM pg_control_checkpoint()")
                 + ",\"database\":\""
                 + pg.queryString("SELECT current_database()")
-                + "\"}}]"),
+                + "\"},\"publication\":\"cli\"}]"),
         shown.get("checkpoints"));
     Path typo = dir.resolve("no-such-store");
     Run showTypo = pgcdc(dir, "checkpoint", "show", "--store", "file:" + typo);

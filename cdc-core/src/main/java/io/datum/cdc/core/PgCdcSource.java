@@ -168,6 +168,7 @@ public final class PgCdcSource implements AutoCloseable {
     private Duration stopTimeout = Duration.ofSeconds(30);
     private boolean trustSlotPosition;
     private boolean allowClusterChange;
+    private boolean allowPublicationChange;
     private boolean failoverSlot;
     private int reconnectAttempts = Integer.MAX_VALUE;
     private Duration reconnectInitialBackoff = Duration.ofMillis(200);
@@ -371,6 +372,22 @@ public final class PgCdcSource implements AutoCloseable {
      */
     public Builder allowClusterChange(boolean allow) {
       this.allowClusterChange = allow;
+      return this;
+    }
+
+    /**
+     * Every checkpoint names the publication it was streamed with; a start (or reconnect) with
+     * another publication and a stored watermark fails with a {@link
+     * io.datum.cdc.CdcReplicationException} ({@code PUBLICATION_CHANGED}): the slot's position
+     * moved over the changes the stored publication filtered out, so the new one would never
+     * deliver those of its tables (adding tables to the same publication is no change).
+     *
+     * @param allow accept another publication, logging it at WARN, and name it in later checkpoints
+     *     (default false)
+     * @return this builder
+     */
+    public Builder allowPublicationChange(boolean allow) {
+      this.allowPublicationChange = allow;
       return this;
     }
 
@@ -700,7 +717,8 @@ public final class PgCdcSource implements AutoCloseable {
               decodeErrors.name().toLowerCase(Locale.ROOT),
               allowClusterChange,
               slotCreationTimeout,
-              failoverSlot));
+              failoverSlot,
+              allowPublicationChange));
     }
   }
 }

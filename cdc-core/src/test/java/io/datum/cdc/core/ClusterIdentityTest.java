@@ -47,13 +47,19 @@ class ClusterIdentityTest {
   }
 
   private PgCdcSource source(String slot, MemoryCheckpointStore store, boolean allowChange) {
+    return source(slot, "ident", store, allowChange);
+  }
+
+  private PgCdcSource source(
+      String slot, String publication, MemoryCheckpointStore store, boolean allowChange) {
     return PgCdcSource.builder()
         .jdbcUrl(pg.jdbcUrl())
         .user(pg.user())
         .slot(slot)
-        .publication("ident")
+        .publication(publication)
         .checkpointStore(store)
         .allowClusterChange(allowChange)
+        .allowPublicationChange(allowChange)
         .reconnect(0, Duration.ofMillis(50), Duration.ofMillis(50))
         .build();
   }
@@ -83,6 +89,7 @@ class ClusterIdentityTest {
     events.take(1, Duration.ofSeconds(30));
     source.stop();
     assertEquals(server(), store.load("ident_named").orElseThrow().cluster());
+    assertEquals("ident", store.load("ident_named").orElseThrow().publication());
     pg.execute("SELECT pg_drop_replication_slot('ident_named')");
   }
 
@@ -157,5 +164,35 @@ class ClusterIdentityTest {
     source.stop();
     assertEquals(server(), store.load("ident_adopted").orElseThrow().cluster());
     pg.execute("SELECT pg_drop_replication_slot('ident_adopted')");
+  }
+
+  @Test
+  void anotherPublicationThanTheCheckpointWasStreamedWithIsRefusedNamingBoth() throws Exception {
+    pg.execute(
+        "CREATE TABLE ident_other_table (id int PRIMARY KEY)",
+        "CREATE PUBLICATION ident_other FOR TABLE ident_other_table");
+    MemoryCheckpointStore store = storeFor("ident_pub", server());
+    store.store(store.load("ident_pub").orElseThrow().withPublication("ident"));
+    CdcReplicationException e =
+        assertThrows(
+            CdcReplicationException.class,
+            () -> source("ident_pub", "ident_other", store, false).start(new EventCollector(true)));
+    assertEquals(Reason.PUBLICATION_CHANGED, e.reason());
+    assertTrue(
+        e.getMessage().contains("written streaming publication \"ident\", not \"ident_other\"")
+            && e.getMessage().contains("--allow-publication-change"),
+        e.getMessage());
+    assertEquals("ident", store.load("ident_pub").orElseThrow().publication());
+
+    // the same publication with more tables is no change; accepted when asked, and recorded
+    EventCollector events = new EventCollector(true);
+    PgCdcSource accepting = source("ident_pub", "ident_other", store, true);
+    accepting.start(events);
+    pg.execute("INSERT INTO ident_other_table VALUES (4)");
+    assertEquals(
+        4, ((InsertEvent) events.take(1, Duration.ofSeconds(30)).get(0)).after().get("id"));
+    accepting.stop();
+    assertEquals("ident_other", store.load("ident_pub").orElseThrow().publication());
+    pg.execute("SELECT pg_drop_replication_slot('ident_pub')");
   }
 }

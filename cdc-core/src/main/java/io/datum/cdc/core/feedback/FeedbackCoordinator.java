@@ -95,6 +95,9 @@ public final class FeedbackCoordinator extends AckRing {
   /** The cluster the positions belong to, carried by every snapshot; null while unknown. */
   private volatile ClusterIdentity cluster;
 
+  /** The publication the positions were streamed with, carried by every snapshot; or null. */
+  private volatile String publication;
+
   /**
    * Transactions known from before a restart or reconnect (the store's partial transactions, or the
    * pending ones at a reconnect) that were not registered again yet, with the events acknowledged
@@ -169,7 +172,27 @@ public final class FeedbackCoordinator extends AckRing {
       }
       hasRestored = !restored.isEmpty();
       cluster = checkpoint.cluster();
+      publication = checkpoint.publication();
     }
+  }
+
+  /**
+   * Returns the publication snapshots carry: the stored checkpoint's until {@link
+   * #publication(String)} sets the one streamed with.
+   *
+   * @return the publication, or null if unknown
+   */
+  public String publication() {
+    return publication;
+  }
+
+  /**
+   * Sets the publication every later snapshot carries, once streaming with it started.
+   *
+   * @param name the publication, not null
+   */
+  public void publication(String name) {
+    this.publication = Objects.requireNonNull(name, "name");
   }
 
   /**
@@ -639,7 +662,7 @@ public final class FeedbackCoordinator extends AckRing {
     if (hasRestored) {
       restored.addTo(bound, partial, runs);
     }
-    return new CdcCheckpoint(slot, PgLsn.of(watermark), partial, runs, cluster);
+    return new CdcCheckpoint(slot, PgLsn.of(watermark), partial, runs, cluster, publication);
   }
 
   /**

@@ -220,6 +220,50 @@ final class ClusterCheck {
     return new TimelineChange(stored.timeline(), current.timeline(), ended);
   }
 
+  /**
+   * Compares the configured publication with the one the stored checkpoint was streamed with. A
+   * slot's position moves over every change, published or not: changes of tables the stored
+   * publication did not publish were never delivered, yet lie behind the watermark, so streaming
+   * another publication from there would never deliver them (and switching back would skip the
+   * changes the other one filtered out). Adding tables to the same publication is not a change.
+   *
+   * @param stored the stored checkpoint's publication, or null if unknown (accepted)
+   * @param watermark the stored watermark
+   * @param config the source's settings
+   * @throws CdcReplicationException with {@link Reason#PUBLICATION_CHANGED} naming both, unless
+   *     {@code allowPublicationChange}
+   */
+  static void verifyPublication(String stored, PgLsn watermark, SourceConfig config) {
+    if (stored == null || stored.equals(config.publication()) || watermark.isZero()) {
+      return;
+    }
+    String message =
+        "the checkpoint of slot \""
+            + config.slot()
+            + "\" in "
+            + config.store().location()
+            + " was written streaming publication \""
+            + stored
+            + "\", not \""
+            + config.publication()
+            + "\": its watermark "
+            + watermark
+            + " passed over the changes \""
+            + stored
+            + "\" did not publish, which \""
+            + config.publication()
+            + "\" may publish and would then never deliver. Stream \""
+            + config.publication()
+            + "\" from a slot of its own, or add its tables to \""
+            + stored
+            + "\" (ALTER PUBLICATION ... ADD TABLE); if skipping those changes is acceptable,"
+            + " allowPublicationChange(true) / pgcdc --allow-publication-change";
+    if (!config.allowPublicationChange()) {
+      throw new CdcReplicationException(Reason.PUBLICATION_CHANGED, message);
+    }
+    LOG.warn("slot {}: accepted by allowPublicationChange: {}", config.slot(), message);
+  }
+
   private static void refuse(SourceConfig config, Reason reason, String message) {
     if (!config.allowClusterChange()) {
       throw new CdcReplicationException(reason, message);

@@ -133,6 +133,7 @@ final class ReplicationLoop {
       promotion =
           ClusterCheck.verify(
               coordinator.cluster(), server, coordinator.watermark(), connection, config);
+      ClusterCheck.verifyPublication(coordinator.publication(), coordinator.watermark(), config);
     } catch (SQLException e) {
       closeQuietly();
       throw PgErrors.map(
@@ -185,6 +186,7 @@ final class ReplicationLoop {
       // only now: checkpoints name the server streamed from, not one a failed check ended at (a
       // promoted standby without the slot must still be seen as a promotion at the next start)
       coordinator.cluster(server);
+      coordinator.publication(config.publication());
       if (types != null) {
         // timestamptz text (in ranges, composites, arrays of user types) follows the walsender
         // session's TimeZone, a GUC_REPORT parameter pgjdbc keeps from the server's ParameterStatus

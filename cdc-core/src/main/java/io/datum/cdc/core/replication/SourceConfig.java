@@ -44,6 +44,8 @@ import java.util.Properties;
  *     limit
  * @param failoverSlot create the slot with {@code failover} (PostgreSQL 17+) and require an
  *     existing slot to have it
+ * @param allowPublicationChange accept a stored checkpoint written streaming another publication
+ *     (logged at WARN) instead of failing
  */
 public record SourceConfig(
     String jdbcUrl,
@@ -74,4 +76,5 @@ public record SourceConfig(
     String decodeErrors,
     boolean allowClusterChange,
     Duration slotCreationTimeout,
-    boolean failoverSlot) {}
+    boolean failoverSlot,
+    boolean allowPublicationChange) {}
