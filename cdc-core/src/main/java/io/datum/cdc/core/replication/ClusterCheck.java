@@ -150,6 +150,20 @@ final class ClusterCheck {
             + PgErrors.redact(config.jdbcUrl())
             + " is "
             + current;
+    if (stored.systemIdentifier() == current.systemIdentifier()
+        && !stored.database().equals(current.database())) {
+      refuse(
+          config,
+          Reason.CLUSTER_MISMATCH,
+          where
+              + ": a logical slot belongs to one database, and this checkpoint's positions were"
+              + " confirmed for the changes of database \""
+              + stored.database()
+              + "\". Connect to that database, or give this database a slot and checkpoint of its"
+              + " own; if the database was renamed, allowClusterChange(true) /"
+              + " pgcdc --allow-cluster-change accepts it");
+      return null;
+    }
     if (!stored.sameClusterAndDatabase(current)) {
       refuse(
           config,

@@ -147,7 +147,26 @@ final class SlotPreflight {
                     + ") are gone with it, and a new slot would start after them. Find out what"
                     + " dropped it; only if that loss is acceptable, start again with a new slot"
                     + " (createSlot(true) and trustSlotPosition(true), pgcdc --create-slot"
-                    + " --trust-slot-position)");
+                    + " --trust-slot-position))");
+          }
+          PgLsn stored = coordinator.watermark();
+          if (!stored.isZero() && !(config.createSlot() && config.trustSlotPosition())) {
+            // creating a new slot now would silently skip every change since the stored watermark
+            throw new CdcReplicationException(
+                Reason.SLOT_MISSING,
+                "replication slot \""
+                    + slot
+                    + "\" does not exist, but "
+                    + config.store().location()
+                    + " holds its watermark "
+                    + stored
+                    + ": the slot was dropped, and a new one would start after the changes in"
+                    + " between. Create it anyway only if that loss is acceptable (createSlot(true)"
+                    + " and trustSlotPosition(true), pgcdc --create-slot --trust-slot-position), or"
+                    + " start afresh without the checkpoint (pgcdc checkpoint delete --store URI"
+                    + " --slot "
+                    + slot
+                    + " --yes)");
           }
           if (!config.createSlot()) {
             throw new CdcReplicationException(
@@ -159,21 +178,6 @@ final class SlotPreflight {
                     + slot
                     + "', 'pgoutput')"
                     + " or let the source create it (createSlot(true), pgcdc --create-slot)");
-          }
-          PgLsn stored = coordinator.watermark();
-          if (!stored.isZero() && !config.trustSlotPosition()) {
-            // creating a new slot now would silently skip every change since the stored watermark
-            throw new CdcReplicationException(
-                Reason.SLOT_MISSING,
-                "replication slot \""
-                    + slot
-                    + "\" does not exist, but "
-                    + config.store().location()
-                    + " holds its watermark "
-                    + stored
-                    + ": the slot was dropped, and a new one would"
-                    + " start after the changes in between. Create it anyway only if that loss is"
-                    + " acceptable (trustSlotPosition(true), pgcdc --trust-slot-position)");
           }
           try {
             slots.createSlot(slot, config.failoverSlot(), config.slotCreationTimeout());
@@ -197,11 +201,10 @@ final class SlotPreflight {
                 Reason.SLOT_INCOMPATIBLE,
                 "replication slot \""
                     + slot
-                    + "\" uses plugin "
-                    + state.plugin()
-                    + " (type "
-                    + state.type()
-                    + "); datum-cdc needs a logical slot with pgoutput");
+                    + (state.plugin() == null
+                        ? "\" is a " + state.type() + " slot"
+                        : "\" uses plugin " + state.plugin() + " (type " + state.type() + ")")
+                    + "; datum-cdc needs a logical slot with pgoutput");
           }
           if (config.failoverSlot() && !Boolean.TRUE.equals(state.failover())) {
             throw new CdcReplicationException(
