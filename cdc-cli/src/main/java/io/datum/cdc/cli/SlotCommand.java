@@ -10,9 +10,9 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.Properties;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code pgcdc slot}: operator commands on replication slots. */
@@ -36,23 +36,10 @@ final class SlotCommand {
           "Drop a replication slot (releases its WAL; its unconfirmed changes are gone for good).")
   static final class Drop implements Callable<Integer> {
 
-    @Option(
-        names = "--url",
-        required = true,
-        description = "JDBC URL, jdbc:postgresql://host:port/db")
-    String url;
+    @Mixin ServerOptions server;
 
     @Option(names = "--slot", required = true, description = "replication slot")
     String slot;
-
-    @Option(names = "--user", description = "role to connect as")
-    String user;
-
-    @Option(
-        names = "--password-env",
-        paramLabel = "VAR",
-        description = "name of the environment variable holding the password")
-    String passwordEnv;
 
     @Option(
         names = "--force",
@@ -76,20 +63,8 @@ final class SlotCommand {
                 + slot
                 + "\" has not confirmed are then gone for good");
       }
-      Properties properties = new Properties();
-      if (user != null) {
-        properties.setProperty("user", user);
-      }
-      if (passwordEnv != null) {
-        String password = System.getenv(passwordEnv);
-        if (password == null) {
-          throw new CdcConfigurationException(
-              "environment variable " + passwordEnv + " (--password-env) is not set");
-        }
-        properties.setProperty("password", password);
-      }
-      String where = url.replaceAll("(?i)password=[^&]*", "password=***");
-      try (Connection c = DriverManager.getConnection(url, properties)) {
+      String where = server.redactedUrl();
+      try (Connection c = DriverManager.getConnection(server.url, server.properties())) {
         Integer activePid = activePid(c);
         if (activePid != null) {
           if (!force) {

@@ -3,7 +3,6 @@ package io.datum.cdc.cli;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.CdcConnectionException;
 import io.datum.cdc.CdcException;
 import io.datum.cdc.SlotNames;
@@ -16,9 +15,9 @@ import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -52,23 +51,10 @@ final class StatusCommand implements Callable<Integer> {
           + " THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END AS lsn) w"
           + " WHERE slot_name = ?";
 
-  @Option(
-      names = "--url",
-      required = true,
-      description = "JDBC URL, jdbc:postgresql://host:port/db")
-  String url;
+  @Mixin ServerOptions server;
 
   @Option(names = "--slot", required = true, description = "replication slot")
   String slot;
-
-  @Option(names = "--user", description = "role to connect as")
-  String user;
-
-  @Option(
-      names = "--password-env",
-      paramLabel = "VAR",
-      description = "name of the environment variable holding the password")
-  String passwordEnv;
 
   @Option(names = "--verbose", description = "info logs and stack traces of errors on stderr")
   boolean verbose;
@@ -78,20 +64,8 @@ final class StatusCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     SlotNames.requireValid(slot);
-    Properties properties = new Properties();
-    if (user != null) {
-      properties.setProperty("user", user);
-    }
-    if (passwordEnv != null) {
-      String password = System.getenv(passwordEnv);
-      if (password == null) {
-        throw new CdcConfigurationException(
-            "environment variable " + passwordEnv + " (--password-env) is not set");
-      }
-      properties.setProperty("password", password);
-    }
     Map<String, Object> status = new LinkedHashMap<>();
-    try (Connection c = DriverManager.getConnection(url, properties);
+    try (Connection c = DriverManager.getConnection(server.url, server.properties());
         PreparedStatement ps = c.prepareStatement(QUERY)) {
       ps.setString(1, slot);
       try (ResultSet rs = ps.executeQuery()) {
@@ -108,7 +82,7 @@ final class StatusCommand implements Callable<Integer> {
           "cannot read the state of slot \""
               + slot
               + "\" at "
-              + url.replaceAll("(?i)password=[^&]*", "password=***")
+              + server.redactedUrl()
               + ": "
               + e.getMessage(),
           e);

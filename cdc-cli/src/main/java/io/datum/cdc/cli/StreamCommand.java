@@ -39,11 +39,7 @@ final class StreamCommand implements Callable<Integer> {
 
   private static final Logger LOG = LoggerFactory.getLogger(StreamCommand.class);
 
-  @Option(
-      names = "--url",
-      required = true,
-      description = "JDBC URL, jdbc:postgresql://host:port/db")
-  String url;
+  @Mixin ServerOptions serverOptions;
 
   @Option(
       names = "--slot",
@@ -59,15 +55,6 @@ final class StreamCommand implements Callable<Integer> {
       required = true,
       description = "checkpoint store URI: memory:, file:/dir, ...")
   String store;
-
-  @Option(names = "--user", description = "role with the REPLICATION attribute")
-  String user;
-
-  @Option(
-      names = "--password-env",
-      paramLabel = "VAR",
-      description = "name of the environment variable holding the password")
-  String passwordEnv;
 
   @Option(names = "--create-slot", description = "create the slot if it does not exist")
   boolean createSlot;
@@ -262,14 +249,9 @@ final class StreamCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    String password = null;
-    if (passwordEnv != null) {
-      password = System.getenv(passwordEnv);
-      if (password == null) {
-        throw new CdcConfigurationException(
-            "environment variable " + passwordEnv + " (--password-env) is not set");
-      }
-    }
+    String password = serverOptions.password();
+    String url = serverOptions.url;
+    String user = serverOptions.user;
     AcknowledgementDurability durability =
         switch (durableAcks) {
           case "transaction" -> AcknowledgementDurability.TRANSACTION;

@@ -1,0 +1,70 @@
+package io.datum.cdc.cli;
+
+import io.datum.cdc.CdcConfigurationException;
+import java.util.Properties;
+import picocli.CommandLine.Option;
+
+/**
+ * The options of every command that connects to PostgreSQL: {@code --url}, {@code --user}, {@code
+ * --password-env}, shared as a picocli mixin.
+ */
+final class ServerOptions {
+
+  @Option(
+      names = "--url",
+      required = true,
+      description = "JDBC URL, jdbc:postgresql://host:port/db")
+  String url;
+
+  @Option(
+      names = "--user",
+      description = "role to connect as (stream: one with the REPLICATION attribute)")
+  String user;
+
+  @Option(
+      names = "--password-env",
+      paramLabel = "VAR",
+      description = "name of the environment variable holding the password")
+  String passwordEnv;
+
+  /**
+   * Returns the password from the environment variable {@code --password-env} names.
+   *
+   * @return the password, or null without {@code --password-env}
+   * @throws CdcConfigurationException if the variable is not set
+   */
+  String password() {
+    if (passwordEnv == null) {
+      return null;
+    }
+    String password = System.getenv(passwordEnv);
+    if (password == null) {
+      throw new CdcConfigurationException(
+          "environment variable " + passwordEnv + " (--password-env) is not set");
+    }
+    return password;
+  }
+
+  /**
+   * Returns the JDBC connection properties: {@code user} and {@code password} when given.
+   *
+   * @return new properties
+   * @throws CdcConfigurationException if {@code --password-env} names an unset variable
+   */
+  Properties properties() {
+    Properties properties = new Properties();
+    if (user != null) {
+      properties.setProperty("user", user);
+    }
+    String password = password();
+    if (password != null) {
+      properties.setProperty("password", password);
+    }
+    return properties;
+  }
+
+  /** Returns the URL with a {@code password} parameter's value replaced by {@code ***}. */
+  String redactedUrl() {
+    return url.replaceAll("(?i)password=[^&]*", "password=***");
+  }
+}
