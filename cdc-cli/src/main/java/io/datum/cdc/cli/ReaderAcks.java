@@ -86,6 +86,19 @@ final class ReaderAcks {
         throw new CdcConfigurationException(
             "--acks-from fd:N needs a file descriptor number, was \"" + spec + '"');
       }
+      if (!Files.exists(Path.of("/dev/fd/" + spec.substring(3)))) {
+        throw new CdcConfigurationException(
+            "--acks-from "
+                + spec
+                + ": file descriptor "
+                + spec.substring(3)
+                + " is not open in this process; the process that starts pgcdc must pass it"
+                + " (in a shell: pgcdc stream ... --acks-from "
+                + spec
+                + " "
+                + spec.substring(3)
+                + "<acks), or use - for stdin");
+      }
       return;
     }
     if (!Files.exists(Path.of(spec))) {

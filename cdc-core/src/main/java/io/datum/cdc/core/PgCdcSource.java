@@ -682,7 +682,11 @@ public final class PgCdcSource implements AutoCloseable {
                   + name
                   + " parameter differs from the "
                   + name
-                  + " given to the builder; give it once");
+                  + " given separately (the builder's "
+                  + name
+                  + "(...), pgcdc --"
+                  + (name.equals("user") ? "user" : "password-env")
+                  + "); give it once");
         }
       }
       Properties copy = new Properties();
