@@ -205,8 +205,8 @@ public final class CopyRows implements AutoCloseable {
       long limit,
       ValueFailure.Policy policy)
       throws SQLException {
-    Objects.requireNonNull(policy, "policy");
     String sql = copyStatement(table, after, upTo, limit);
+    Objects.requireNonNull(policy, "policy");
     CopyOut copy = connection.unwrap(PGConnection.class).getCopyAPI().copyOut(sql);
     return new CopyRows(table, policy, copy, extraKeys(table));
   }
@@ -431,7 +431,11 @@ public final class CopyRows implements AutoCloseable {
               + " has no chunk key (no primary key or replica identity"
               + " index): it cannot be read in key ranges");
     }
-    if (bound.size() != table.chunkKey().size() || bound.contains(null)) {
+    boolean hasNull = false;
+    for (String text : bound) {
+      hasNull |= text == null;
+    }
+    if (bound.size() != table.chunkKey().size() || hasNull) {
       throw new IllegalArgumentException(
           "table "
               + table.table()

@@ -230,13 +230,16 @@ public final class SnapshotCatalog {
         }
       }
     }
-    // the published columns: pg_publication_tables.attnames (15+) follows the column list and
-    // publish_generated_columns (18); before 15 every column but generated ones is published
+    // the published columns: pg_publication_tables.attnames (15+) follows the column list, and on
+    // 18 publish_generated_columns; before 18 pgoutput never publishes a generated column, though
+    // attnames of PostgreSQL 15 lists them (pgoutput.c, pgoutput_column_list_init)
+    boolean generatedPublishable = connection.getMetaData().getDatabaseMajorVersion() >= 18;
     List<Attribute> published = new ArrayList<>();
     Set<String> listedNames =
         listed.attnames() == null ? null : new HashSet<>(Arrays.asList(listed.attnames()));
     for (Attribute a : attributes) {
-      if (listedNames == null ? !a.generated() : listedNames.contains(a.name())) {
+      boolean publishable = generatedPublishable || !a.generated();
+      if (publishable && (listedNames == null ? !a.generated() : listedNames.contains(a.name()))) {
         published.add(a);
       }
     }
