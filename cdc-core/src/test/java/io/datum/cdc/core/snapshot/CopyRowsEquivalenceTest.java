@@ -13,6 +13,7 @@ import io.datum.cdc.event.InsertEvent;
 import io.datum.cdc.event.Row;
 import io.datum.cdc.event.TableId;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
+import io.datum.cdc.testkit.EmbeddedPostgresVersions;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.Timeout;
  * replication session's TimeZone) is one with summer time; the reading session starts in UTC, so
  * only {@link CopyRows#prepareSession} makes its timestamptz text match.
  */
+@EmbeddedPostgresVersions({14, 15, 16, 17, 18})
 @EmbeddedPostgresTest
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class CopyRowsEquivalenceTest {
@@ -162,7 +164,8 @@ class CopyRowsEquivalenceTest {
           }
         }
         Row first = byId.get(1);
-        assertFalse(first.has("gen"), "a stored generated column is not published before 18");
+        // not before 18; on 18 only with publish_generated_columns, which this publication lacks
+        assertFalse(first.has("gen"), "a stored generated column is not published");
         assertFalse(first.has("gone"));
         assertEquals(1_000_000, ((String) byId.get(5).get("t")).length());
         assertTrue(first.get("ea") instanceof List<?>, "arrays of enums are Lists");

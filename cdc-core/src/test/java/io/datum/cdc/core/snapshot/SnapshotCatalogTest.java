@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.MemoryCheckpointStore;
 import io.datum.cdc.core.PgCdcSource;
+import io.datum.cdc.core.pgoutput.ValueDecodingException;
+import io.datum.cdc.core.pgoutput.ValueFailure;
 import io.datum.cdc.core.types.PgTypeCatalog;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.event.ChangeEvent;
@@ -368,6 +370,48 @@ class SnapshotCatalogTest {
       assertEquals(9, all.size());
       assertEquals(values(all), values(readInChunks(c, t, 1)));
       assertEquals(values(all), values(readInChunks(c, t, 2)));
+    }
+  }
+
+  @Test
+  void aValueThatDoesNotDecodeStopsOrIsKeptRawAsTheStreamWouldKeepIt() throws Exception {
+    pg.execute(
+        "CREATE TABLE badval (id int PRIMARY KEY, iv interval)",
+        "INSERT INTO badval VALUES (1, '1 day'), (2, '-1 days +02:00:00')",
+        "CREATE PUBLICATION badval FOR TABLE badval");
+    try (Connection c = pg.getConnection()) {
+      SnapshotTable t =
+          SnapshotCatalog.table(c, "badval", new TableId("public", "badval"), types());
+      try (Statement s = c.createStatement()) {
+        s.execute("SET IntervalStyle = sql_standard"); // not what the walsender prints
+      }
+      ValueDecodingException e =
+          assertThrows(ValueDecodingException.class, () -> SnapshotRows.rows(c, t));
+      assertTrue(
+          e.getMessage().contains("public.badval") && e.getMessage().contains("column \"iv\""),
+          e.getMessage());
+      assertEquals("iv", e.failure().column());
+      try (CopyRows rows = CopyRows.open(c, t, null, null, 0, ValueFailure.Policy.RAW)) {
+        assertTrue(rows.next());
+        Row first = rows.row();
+        assertEquals(List.of("iv"), first.undecodedColumns());
+        assertTrue(first.get("iv") instanceof String);
+        List<ValueFailure> failures = rows.takeFailures();
+        assertEquals(1, failures.size());
+        assertEquals(new TableId("public", "badval"), failures.get(0).table());
+        assertFalse(failures.get(0).binary());
+        assertTrue(rows.next());
+        assertEquals(List.of("2"), rows.chunkKeyTexts());
+        assertEquals(List.of("iv"), rows.row().undecodedColumns());
+        assertEquals(1, rows.takeFailures().size());
+        assertFalse(rows.next());
+        assertNull(rows.takeFailures());
+      }
+      // closing early drains the COPY: the connection stays usable
+      try (CopyRows rows = CopyRows.open(c, t, null, null, 0, ValueFailure.Policy.RAW)) {
+        assertTrue(rows.next());
+      }
+      assertEquals(List.of(2L), query(c, "SELECT count(*) FROM badval"));
     }
   }
 
