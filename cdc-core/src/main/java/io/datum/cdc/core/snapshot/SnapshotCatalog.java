@@ -102,19 +102,19 @@ public final class SnapshotCatalog {
   public static List<SnapshotTable> publishedTables(
       Connection connection, String publication, PgBinaryTypes types) throws SQLException {
     requirePublication(connection, publication);
-    List<SnapshotTable> tables = new ArrayList<>();
+    List<Listed> listed = new ArrayList<>();
     try (PreparedStatement ps =
         connection.prepareStatement(tablesQuery(connection) + " ORDER BY 2, 3")) {
       ps.setString(1, publication);
       try (ResultSet rs = ps.executeQuery()) {
-        List<Listed> listed = new ArrayList<>();
         while (rs.next()) {
           listed.add(listed(rs));
         }
-        for (Listed l : listed) {
-          tables.add(describe(connection, publication, l, types));
-        }
       }
+    }
+    List<SnapshotTable> tables = new ArrayList<>(listed.size());
+    for (Listed l : listed) {
+      tables.add(describe(connection, publication, l, types));
     }
     return tables;
   }

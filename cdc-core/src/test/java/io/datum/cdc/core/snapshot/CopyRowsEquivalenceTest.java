@@ -2,19 +2,23 @@ package io.datum.cdc.core.snapshot;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.datum.cdc.MemoryCheckpointStore;
 import io.datum.cdc.core.PgCdcSource;
+import io.datum.cdc.core.pgoutput.RelationInfo;
 import io.datum.cdc.core.types.PgTypeCatalog;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.event.ChangeEvent;
+import io.datum.cdc.event.ColumnInfo;
 import io.datum.cdc.event.InsertEvent;
 import io.datum.cdc.event.Row;
 import io.datum.cdc.event.TableId;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
 import io.datum.cdc.testkit.EmbeddedPostgresVersions;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashMap;
@@ -70,6 +74,23 @@ class CopyRowsEquivalenceTest {
         .createSlot(true)
         .binary(binary)
         .build();
+  }
+
+  private int oid(String type) throws SQLException {
+    return Integer.parseUnsignedInt(pg.queryString("SELECT '" + type + "'::regtype::oid"));
+  }
+
+  private static int index(RelationInfo relation, String name) {
+    for (int i = 0; i < relation.columns().size(); i++) {
+      if (relation.columns().get(i).name().equals(name)) {
+        return i;
+      }
+    }
+    throw new AssertionError("no column " + name + " in " + relation);
+  }
+
+  private static ColumnInfo column(RelationInfo relation, String name) {
+    return relation.columns().get(index(relation, name));
   }
 
   private static final String[] ROWS = {
@@ -149,6 +170,20 @@ class CopyRowsEquivalenceTest {
         assertEquals(List.of("integer"), table.chunkKeyTypes());
         assertFalse(table.partitionedRoot());
         assertEquals(null, table.rowFilter());
+        // what the Relation message (and the Type messages before it) give user types: the
+        // column's own type oid; a domain decodes as its innermost base type when that is builtin
+        RelationInfo relation = table.relation();
+        assertEquals(oid("posint"), column(relation, "dm").typeOid());
+        assertEquals(23, relation.valueTypeOids()[index(relation, "dm")]);
+        assertEquals(869, relation.valueTypeOids()[index(relation, "dd")]); // addr over inet
+        assertEquals(oid("posint[]"), column(relation, "dma").typeOid());
+        assertEquals(oid("posint[]"), relation.valueTypeOids()[index(relation, "dma")]);
+        assertNotNull(relation.binaryCodecs()[index(relation, "dma")]);
+        assertEquals(oid("mood"), column(relation, "e").typeOid());
+        assertEquals(oid("pair"), column(relation, "c").typeOid());
+        assertEquals(24, column(relation, "vc").typeModifier()); // varchar(20): 20 + VARHDRSZ
+        assertTrue(column(relation, "id").key());
+        assertFalse(column(relation, "t").key());
         List<Row> read = SnapshotRows.rows(c, table);
         assertEquals(ROWS.length, read.size());
         Map<Object, Row> byId = new HashMap<>();
