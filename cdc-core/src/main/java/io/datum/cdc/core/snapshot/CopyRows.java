@@ -380,6 +380,11 @@ public final class CopyRows implements AutoCloseable {
     return taken;
   }
 
+  /** Returns the length in bytes of the COPY line of the row read last (its share of memory). */
+  public int lineLength() {
+    return line == null ? 0 : line.length;
+  }
+
   /** Returns the number of rows read so far. */
   public long count() {
     return count;
