@@ -45,16 +45,12 @@ final class ReadEvents {
     TransactionInfo info = new TransactionInfo(0, consistentWith, consistentWith, readAt, null, n);
     List<ReadEvent> events = new ArrayList<>(n);
     String id = range.snapshotId();
+    SnapshotInfo snapshot = new SnapshotInfo(id, chunk, consistentWith, false);
+    SnapshotInfo last = lastOfTable ? new SnapshotInfo(id, chunk, consistentWith, true) : snapshot;
     for (int i = 0; i < n; i++) {
       Row row = rows.rows().get(i);
       CdcOffset offset = new CdcOffset(slot, consistentWith, consistentWith, 0, i, n, chunk);
-      events.add(
-          new ReadEvent(
-              offset,
-              info,
-              range.table(),
-              row,
-              new SnapshotInfo(id, chunk, consistentWith, lastOfTable && i == n - 1)));
+      events.add(new ReadEvent(offset, info, range.table(), row, i == n - 1 ? last : snapshot));
     }
     return events;
   }
