@@ -246,4 +246,35 @@ class InitialSnapshotTest {
       pg.execute("SELECT pg_drop_replication_slot('snap_only')");
     }
   }
+
+  @Test
+  void creatingTheSlotWithItsSnapshotWaitsAtMostTheSlotCreationTimeout() throws Exception {
+    createTables("wait");
+    try (Connection open = pg.getConnection();
+        Statement st = open.createStatement()) {
+      open.setAutoCommit(false);
+      st.execute("INSERT INTO orders VALUES (999999, 0, 'open')"); // an xid, not committed
+      try (PgCdcSource s =
+          source("snap_wait", "snap_wait")
+              .createSlot(true)
+              .snapshot(SnapshotMode.INITIAL)
+              .slotCreationTimeout(Duration.ofSeconds(1))
+              .checkpointStore(new MemoryCheckpointStore())
+              .build()) {
+        io.datum.cdc.CdcReplicationException e =
+            org.junit.jupiter.api.Assertions.assertThrows(
+                io.datum.cdc.CdcReplicationException.class, () -> s.start(new SnapshotReplica()));
+        assertTrue(e.getMessage().contains("waited 1.0 s"), e.getMessage());
+      }
+      open.rollback();
+    }
+    try (Connection c = pg.getConnection();
+        Statement st = c.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'snap_wait'")) {
+      rs.next();
+      assertEquals(0, rs.getInt(1), "no slot left behind");
+    }
+  }
 }

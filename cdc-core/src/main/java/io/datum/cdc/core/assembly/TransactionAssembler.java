@@ -295,10 +295,12 @@ public final class TransactionAssembler implements PgOutputListener {
     if (transactional) {
       throw new CdcDecodingException("transactional Message ('M') was not deferred by the decoder");
     }
-    // A non-transactional message is its own one-event transaction. The walsender skips it on
-    // reconnect once the confirmed position is after its LSN (decode.c, logicalmsg_decode), so
-    // its end is one byte after it.
-    PgLsn end = PgLsn.of(lsn.asLong() + 1);
+    // A non-transactional message is its own one-event transaction, ending at its LSN: pgoutput
+    // reports the end of the message's WAL record (decode.c, logicalmsg_decode, passes
+    // buf->endptr), and the walsender skips the message on reconnect once the confirmed position
+    // is after the record's start (SnapBuildXactNeedsSkip on buf->origptr). One byte more would
+    // confirm a position after the WAL's end when the message is the last record written.
+    PgLsn end = lsn;
     if (coordinator.isAtOrBeforeWatermark(end)) {
       transactionsSkipped++;
       return;

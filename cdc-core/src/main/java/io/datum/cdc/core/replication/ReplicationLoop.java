@@ -1,6 +1,7 @@
 package io.datum.cdc.core.replication;
 
 import io.datum.cdc.CdcException;
+import io.datum.cdc.CdcReplicationException;
 import io.datum.cdc.ClusterIdentity;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.core.assembly.TransactionAssembler;
@@ -18,6 +19,7 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Properties;
@@ -224,8 +226,13 @@ final class ReplicationLoop {
             + (serverVersion >= 150000
                 ? " (SNAPSHOT 'export'" + (config.failoverSlot() ? ", FAILOVER true" : "") + ")"
                 : " EXPORT_SNAPSHOT");
-    try (Statement st = connection.createStatement();
-        ResultSet rs = st.executeQuery(command)) {
+    Duration timeout = config.slotCreationTimeout();
+    try (Statement st = connection.createStatement()) {
+      if (!timeout.isZero()) {
+        // statement_timeout does not cover a replication command: pgjdbc cancels the query
+        st.setQueryTimeout((int) Math.max(1, (timeout.toMillis() + 999) / 1000));
+      }
+      ResultSet rs = st.executeQuery(command);
       rs.next();
       PgLsn consistentPoint = PgLsn.parse(rs.getString("consistent_point"));
       String name = rs.getString("snapshot_name");
@@ -237,6 +244,30 @@ final class ReplicationLoop {
           consistentPoint,
           name);
       return new ExportedSlot(consistentPoint, name);
+    } catch (SQLException e) {
+      if (!timeout.isZero() && "57014".equals(e.getSQLState())) {
+        String open;
+        try (Connection admin =
+            DriverManager.getConnection(config.jdbcUrl(), SlotPreflight.adminProperties(config))) {
+          open = new SlotAdmin(admin).openTransactions();
+        } catch (SQLException listing) {
+          open = "(cannot list them: " + listing.getMessage() + ")";
+        }
+        throw new CdcReplicationException(
+            CdcReplicationException.Reason.SERVER_ERROR,
+            "creating replication slot \""
+                + slot
+                + "\" waited "
+                + timeout.toMillis() / 1000.0
+                + " s for transactions open when it began, which PostgreSQL waits for before the"
+                + " slot can start: "
+                + open
+                + ". End them (COMMIT or ROLLBACK, ROLLBACK PREPARED 'gid', or"
+                + " pg_terminate_backend(pid)), or allow a longer wait (slotCreationTimeout,"
+                + " pgcdc --slot-create-timeout)",
+            e);
+      }
+      throw e;
     }
   }
 

@@ -179,7 +179,13 @@ final class SlotAdmin {
    * Describes the transactions that hold up a slot creation: those with an xid in {@code
    * pg_stat_activity} (but this session's) and the prepared ones in {@code pg_prepared_xacts}.
    */
-  private String openTransactions() throws SQLException {
+  /**
+   * Describes the transactions a slot creation waits for, for its error message.
+   *
+   * @return the open transactions (pid, xid, age, state; prepared ones by gid)
+   * @throws SQLException if the catalog cannot be read
+   */
+  String openTransactions() throws SQLException {
     List<String> open = new ArrayList<>();
     try (Statement st = connection.createStatement();
         ResultSet rs =
