@@ -179,6 +179,16 @@ final class StreamCommand implements Callable<Integer> {
   int snapshotChunkRows;
 
   @Option(
+      names = "--progress-interval",
+      paramLabel = "SECONDS",
+      defaultValue = "5",
+      description =
+          "while a snapshot runs, a progress line on stderr every SECONDS (a decimal number;"
+              + " default 5), and one when it completes; on a terminal one line redrawn instead; 0:"
+              + " none. Never on stdout")
+  double progressIntervalSeconds;
+
+  @Option(
       names = "--messages",
       description =
           "also stream logical decoding messages (pg_logical_emit_message; PostgreSQL 14+)")
@@ -329,6 +339,15 @@ final class StreamCommand implements Callable<Integer> {
           "--slot-create-timeout must not be negative, was " + slotCreateTimeoutSeconds);
     }
     int reconnectAttempts = reconnectAttempts(reconnect);
+    if (!(progressIntervalSeconds >= 0) || Double.isInfinite(progressIntervalSeconds)) {
+      throw new CdcConfigurationException(
+          "--progress-interval must be 0 (none) or a positive number of seconds, was "
+              + progressIntervalSeconds);
+    }
+    // checked before the store is opened: a typo creates nothing
+    SnapshotMode[] snapshot = snapshotModes.isEmpty() ? null : snapshotModes(snapshotModes);
+    long progressMillis =
+        progressIntervalSeconds == 0 ? 0 : Math.max(1, (long) (progressIntervalSeconds * 1000));
     if ((!tables.isEmpty() || allTables) && !createPublication) {
       throw new CdcConfigurationException(
           (allTables ? "--all-tables" : "--tables") + " applies only with --create-publication");
@@ -376,9 +395,9 @@ final class StreamCommand implements Callable<Integer> {
                 .slotCreationTimeout(Duration.ofMillis((long) (slotCreateTimeoutSeconds * 1000)))
                 .reconnect(reconnectAttempts, Duration.ofMillis(200), Duration.ofSeconds(30))
                 .createPublication(createPublication, tables.toArray(new String[0]));
-        if (!snapshotModes.isEmpty()) {
+        if (snapshot != null) {
           builder
-              .snapshot(snapshotModes(snapshotModes))
+              .snapshot(snapshot)
               .snapshotParallelism(snapshotParallelism)
               .snapshotChunkRows(snapshotChunkRows);
         }
@@ -415,7 +434,8 @@ final class StreamCommand implements Callable<Integer> {
                   output,
                   offset -> StreamSession.acknowledge(session.get().source().checkpoints(), offset),
                   e -> session.get().fail(e))) {
-            session.set(new StreamSession(sources, StreamSession.file(file), limits));
+            session.set(
+                new StreamSession(sources, StreamSession.file(file), limits, progressMillis));
             session.get().run();
           }
         } else if (acksFrom != null) {
@@ -427,7 +447,11 @@ final class StreamCommand implements Callable<Integer> {
                     return StreamSession.acknowledge(session.get().source().checkpoints(), offset);
                   });
           session.set(
-              new StreamSession(sources, StreamSession.readerAcknowledged(stdout(), acks), limits));
+              new StreamSession(
+                  sources,
+                  StreamSession.readerAcknowledged(stdout(), acks),
+                  limits,
+                  progressMillis));
           acks.start();
           session.get().run();
           if (acks.failure() != null) {
@@ -435,7 +459,8 @@ final class StreamCommand implements Callable<Integer> {
           }
         } else {
           warnIfStdoutIsAPipe();
-          session.set(new StreamSession(sources, StreamSession.stdout(stdout()), limits));
+          session.set(
+              new StreamSession(sources, StreamSession.stdout(stdout()), limits, progressMillis));
           session.get().run();
         }
       }
