@@ -165,8 +165,8 @@ final class SnapshotProgressReporter {
         endLine(
             "snapshot stopped before it completed: "
                 + summary(f)
-                + "; it resumes at the next"
-                + " start");
+                + "; its progress is stored, and a restart with --snapshot reads only what is"
+                + " left");
       }
     }
   }

@@ -167,16 +167,18 @@ final class StreamCommand implements Callable<Integer> {
   @Option(
       names = "--snapshot-parallelism",
       paramLabel = "N",
-      defaultValue = "1",
-      description = "connections reading the initial snapshot at once (default 1)")
-  int snapshotParallelism;
+      description =
+          "connections reading the initial snapshot at a new slot at once (default 1; with"
+              + " --snapshot only)")
+  Integer snapshotParallelism;
 
   @Option(
       names = "--snapshot-chunk-rows",
       paramLabel = "N",
-      defaultValue = "8192",
-      description = "rows per snapshot chunk, the unit of stored progress (default 8192)")
-  int snapshotChunkRows;
+      description =
+          "rows per snapshot chunk, the unit of stored progress (default 8192; with --snapshot"
+              + " only)")
+  Integer snapshotChunkRows;
 
   @Option(
       names = "--progress-interval",
@@ -346,6 +348,19 @@ final class StreamCommand implements Callable<Integer> {
     }
     // checked before the store is opened: a typo creates nothing
     SnapshotMode[] snapshot = snapshotModes.isEmpty() ? null : snapshotModes(snapshotModes);
+    if (snapshot == null && (snapshotParallelism != null || snapshotChunkRows != null)) {
+      throw new CdcConfigurationException(
+          (snapshotParallelism != null ? "--snapshot-parallelism" : "--snapshot-chunk-rows")
+              + " applies only with --snapshot MODE (it would be ignored)");
+    }
+    if (snapshotParallelism != null && (snapshotParallelism < 1 || snapshotParallelism > 64)) {
+      throw new CdcConfigurationException(
+          "--snapshot-parallelism must be 1 to 64, was " + snapshotParallelism);
+    }
+    if (snapshotChunkRows != null && (snapshotChunkRows < 1 || snapshotChunkRows > 1_000_000)) {
+      throw new CdcConfigurationException(
+          "--snapshot-chunk-rows must be 1 to 1000000, was " + snapshotChunkRows);
+    }
     long progressMillis =
         progressIntervalSeconds == 0 ? 0 : Math.max(1, (long) (progressIntervalSeconds * 1000));
     if ((!tables.isEmpty() || allTables) && !createPublication) {
@@ -396,10 +411,13 @@ final class StreamCommand implements Callable<Integer> {
                 .reconnect(reconnectAttempts, Duration.ofMillis(200), Duration.ofSeconds(30))
                 .createPublication(createPublication, tables.toArray(new String[0]));
         if (snapshot != null) {
-          builder
-              .snapshot(snapshot)
-              .snapshotParallelism(snapshotParallelism)
-              .snapshotChunkRows(snapshotChunkRows);
+          builder.snapshot(snapshot);
+          if (snapshotParallelism != null) {
+            builder.snapshotParallelism(snapshotParallelism);
+          }
+          if (snapshotChunkRows != null) {
+            builder.snapshotChunkRows(snapshotChunkRows);
+          }
         }
         if (user != null) {
           builder.user(user);

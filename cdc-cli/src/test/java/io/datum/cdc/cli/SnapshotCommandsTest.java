@@ -418,6 +418,21 @@ class SnapshotCommandsTest {
             .stderr()
             .contains("--progress-interval must be 0 (none) or a positive number of seconds"),
         interval.stderr());
+    Run ignored = pgcdc(dir, stream(store, "nosnap", "--snapshot-parallelism", "4"));
+    assertEquals(2, ignored.exitCode(), ignored.stderr());
+    assertTrue(
+        ignored
+            .stderr()
+            .contains(
+                "pgcdc: error: --snapshot-parallelism applies only with --snapshot MODE (it would"
+                    + " be ignored)"),
+        ignored.stderr());
+    Run zero =
+        pgcdc(dir, stream(store, "nosnap", "--snapshot", "initial", "--snapshot-chunk-rows", "0"));
+    assertEquals(2, zero.exitCode(), zero.stderr());
+    assertTrue(
+        zero.stderr().contains("pgcdc: error: --snapshot-chunk-rows must be 1 to 1000000, was 0"),
+        zero.stderr());
     assertFalse(Files.exists(store), "a refused start leaves no store behind");
     assertEquals(List.of(), typo.stdout());
   }

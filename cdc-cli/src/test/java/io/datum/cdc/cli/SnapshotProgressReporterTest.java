@@ -93,7 +93,7 @@ class SnapshotProgressReporterTest {
             + summary
             + "\npgcdc: snapshot stopped before it completed: "
             + summary
-            + "; it resumes at the next start\n",
+            + "; its progress is stored, and a restart with --snapshot reads only what is left\n",
         written());
   }
 
