@@ -30,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -345,6 +346,72 @@ class SnapshotCommandsTest {
         second.stderr().contains("pgcdc: snapshot"), "--progress-interval 0: " + second.stderr());
     assertTrue(
         shown(dir, store, "snap_resumed").get("snapshot").get("initial_completed").asBoolean());
+  }
+
+  /**
+   * With stderr a terminal (a pseudo-terminal from util-linux {@code script}), the progress is one
+   * line redrawn with a bar, and stdout (a file) still holds only JSON lines. The reader's
+   * acknowledgements come from a FIFO that is closed unwritten, which stops pgcdc: the bar's line
+   * is then ended and the stopped line follows.
+   */
+  @Test
+  void onATerminalTheProgressIsABarRedrawnInPlace(@TempDir Path dir) throws Exception {
+    Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/script")), "needs script(1)");
+    int rows = 500;
+    pg.execute(
+        "CREATE TABLE snap_tty (id int PRIMARY KEY)",
+        "INSERT INTO snap_tty SELECT generate_series(1, " + rows + ")",
+        "ANALYZE snap_tty",
+        "CREATE PUBLICATION snap_tty FOR TABLE snap_tty");
+    Path acks = dir.resolve("acks");
+    assertEquals(0, new ProcessBuilder("mkfifo", acks.toString()).start().waitFor());
+    Path out = dir.resolve("out");
+    Path typescript = dir.resolve("typescript");
+    StringBuilder shell = new StringBuilder();
+    for (String arg :
+        command(
+            stream(
+                dir.resolve("store"),
+                "snap_tty",
+                "--create-slot",
+                "--snapshot",
+                "initial-only",
+                "--acks-from",
+                acks.toString()))) {
+      shell.append('\'').append(arg.replace("'", "'\\''")).append("' ");
+    }
+    shell.append("> '").append(out).append('\'');
+    Process p =
+        new ProcessBuilder(
+                "/usr/bin/script", "-q", "-e", "-c", shell.toString(), typescript.toString())
+            .redirectOutput(dir.resolve("script-out").toFile())
+            .redirectErrorStream(true)
+            .start();
+    try {
+      String bar =
+          "\rsnapshot [##############################] 100% " + rows + "/" + rows + " rows, ";
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> Files.exists(typescript) && Files.readString(typescript).contains(bar));
+      try (OutputStream closed = Files.newOutputStream(acks)) {
+        // opened and closed: the acknowledgements end, pgcdc stops
+      }
+      assertTrue(p.waitFor(60, TimeUnit.SECONDS), "pgcdc did not stop at the end of its acks");
+      String terminal = Files.readString(typescript);
+      assertTrue(
+          terminal.contains(
+              "tables 0 done/1 left\r\npgcdc: snapshot stopped before it completed: "
+                  + rows
+                  + " of about "
+                  + rows
+                  + " rows read (100%), 0 acknowledged"),
+          terminal);
+      assertFalse(terminal.contains("pgcdc: snapshot: "), "no plain lines on a terminal");
+      List<JsonNode> lines = parse(Files.readAllLines(out, StandardCharsets.UTF_8));
+      assertEquals(rows, lines.size());
+    } finally {
+      p.destroyForcibly();
+    }
   }
 
   /**
