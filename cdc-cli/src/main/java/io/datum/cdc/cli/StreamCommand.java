@@ -253,9 +253,10 @@ final class StreamCommand implements Callable<Integer> {
       paramLabel = "FILE|-|fd:N",
       description =
           "acknowledge only the events the reader of stdout writes back here, one line each (the"
-              + " event's JSON line, or TX_END_LSN EVENT_INDEX): - is stdin, fd:N an inherited file"
-              + " descriptor, FILE a FIFO (read to its end) or a regular file (followed from its"
-              + " end); pgcdc stops when it ends. See docs/pgcdc.md")
+              + " event's JSON line, or TX_END_LSN EVENT_INDEX, plus CHUNK for a read row): - is"
+              + " stdin, fd:N an inherited file descriptor, FILE a FIFO (read to its end) or a"
+              + " regular file (followed from its end); pgcdc stops when it ends. See"
+              + " docs/pgcdc.md")
   String acksFrom;
 
   @Option(
