@@ -12,6 +12,7 @@ import io.datum.cdc.CheckpointStores;
 import io.datum.cdc.ClusterIdentity;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.SlotNames;
+import io.datum.cdc.SnapshotProgress;
 import io.datum.cdc.spi.CheckpointCodec;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -66,6 +67,38 @@ final class CheckpointCommand {
           .toAbsolutePath();
     } catch (IllegalArgumentException e) {
       return null;
+    }
+  }
+
+  /**
+   * Reads a slot's checkpoint from a {@code file:} store's directory without opening the store: no
+   * lock (a running consumer holds it), nothing written. Files are replaced atomically by rename,
+   * so the read is a complete checkpoint.
+   *
+   * @param directory the store's directory ({@link #fileStoreDirectory})
+   * @param store the store URI as given, for messages
+   * @return the checkpoint, or empty if the store holds none for the slot
+   * @throws CdcStoreException if the directory does not exist, or the file cannot be decoded (with
+   *     the remedy)
+   * @throws IOException if the file cannot be read
+   */
+  static Optional<CdcCheckpoint> readFileCheckpoint(Path directory, String store, String slot)
+      throws IOException {
+    if (!Files.isDirectory(directory)) {
+      throw new CdcStoreException(
+          "no checkpoint store at " + store + ": " + directory + " is not a directory");
+    }
+    Path file = directory.resolve(slot + FILE_SUFFIX);
+    byte[] bytes;
+    try {
+      bytes = Files.readAllBytes(file);
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(CheckpointCodec.decode(bytes, slot, file.toString()));
+    } catch (CdcStoreException e) {
+      throw StoreRemedies.withRemedy(e, store, slot);
     }
   }
 
@@ -335,6 +368,23 @@ final class CheckpointCommand {
         c.put("cluster", k);
       }
       c.put("publication", checkpoint.publication());
+      SnapshotProgress snapshot = checkpoint.snapshot();
+      if (!snapshot.equals(SnapshotProgress.NONE)) { // absent when no snapshot ever ran
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("initial_completed", snapshot.initialCompleted());
+        m.put("hold_lsn", snapshot.holdLsn() == null ? null : snapshot.holdLsn().toString());
+        List<Map<String, Object>> tables = new ArrayList<>();
+        for (SnapshotProgress.TableSnapshot t : snapshot.tables()) {
+          Map<String, Object> table = new LinkedHashMap<>();
+          table.put("id", t.snapshotId());
+          table.put("schema", t.table().schema());
+          table.put("table", t.table().table());
+          table.put("key_ranges_left", t.remaining().size());
+          tables.add(table);
+        }
+        m.put("in_progress", tables);
+        c.put("snapshot", m);
+      }
       return c;
     }
 

@@ -1,6 +1,9 @@
 package io.datum.cdc.cli;
 
 import io.datum.cdc.CdcConfigurationException;
+import java.sql.DriverManager;
+import java.sql.DriverPropertyInfo;
+import java.sql.SQLException;
 import java.util.Properties;
 import picocli.CommandLine.Option;
 
@@ -49,7 +52,9 @@ final class ServerOptions {
    * Returns the JDBC connection properties: {@code user} and {@code password} when given.
    *
    * @return new properties
-   * @throws CdcConfigurationException if {@code --password-env} names an unset variable
+   * @throws CdcConfigurationException if {@code --password-env} names an unset variable, or the
+   *     URL's {@code user} or {@code password} parameter differs from {@code --user} or the
+   *     password (pgjdbc would let the URL's win, silently connecting as another role)
    */
   Properties properties() {
     Properties properties = new Properties();
@@ -60,7 +65,41 @@ final class ServerOptions {
     if (password != null) {
       properties.setProperty("password", password);
     }
+    Properties inUrl = urlProperties();
+    for (String name : new String[] {"user", "password"}) {
+      String given = inUrl.getProperty(name);
+      if (given != null
+          && properties.containsKey(name)
+          && !given.equals(properties.getProperty(name))) {
+        throw new CdcConfigurationException(
+            "the --url's "
+                + name
+                + " parameter differs from --"
+                + (name.equals("user") ? "user" : "password-env")
+                + "; give it once");
+      }
+    }
     return properties;
+  }
+
+  /** The URL's own parameters, as the driver reads them (without the properties given apart). */
+  private Properties urlProperties() {
+    Properties inUrl = new Properties();
+    try {
+      for (DriverPropertyInfo p :
+          DriverManager.getDriver(url).getPropertyInfo(url, new Properties())) {
+        if (p.value != null) {
+          inUrl.setProperty(p.name, p.value);
+        }
+      }
+    } catch (SQLException e) {
+      throw new CdcConfigurationException(
+          "--url must be a JDBC URL such as jdbc:postgresql://host:5432/db, was \""
+              + redactedUrl()
+              + "\": "
+              + e.getMessage());
+    }
+    return inUrl;
   }
 
   /** Returns the URL with a {@code password} parameter's value replaced by {@code ***}. */

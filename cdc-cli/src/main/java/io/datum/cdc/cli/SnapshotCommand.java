@@ -10,6 +10,7 @@ import io.datum.cdc.SlotNames;
 import io.datum.cdc.core.SnapshotRequests;
 import io.datum.cdc.event.TableId;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -69,27 +70,7 @@ final class SnapshotCommand implements Callable<Integer> {
       ids.add(SnapshotRequests.table(t));
     }
     if (store != null) {
-      try (CdcCheckpointStore checkpoints = CheckpointStores.open(store)) {
-        CdcCheckpoint stored = checkpoints.load(slot).orElse(null);
-        if (stored != null) {
-          List<TableId> busy = new ArrayList<>();
-          for (TableId t : ids) {
-            if (stored.snapshot().table(t) != null) {
-              busy.add(t);
-            }
-          }
-          if (!busy.isEmpty()) {
-            throw new CdcException(
-                "a snapshot of "
-                    + busy
-                    + " is in progress already for slot "
-                    + slot
-                    + " ("
-                    + checkpoints.location()
-                    + "); it continues, nothing was requested");
-          }
-        }
-      }
+      refuseTablesInProgress(ids);
     }
     PgLsn at;
     try (Connection c = DriverManager.getConnection(server.url, server.properties())) {
@@ -101,8 +82,9 @@ final class SnapshotCommand implements Callable<Integer> {
                 + server.redactedUrl()
                 + ": "
                 + e.getMessage()
-                + " (GRANT EXECUTE ON FUNCTION pg_logical_emit_message(boolean, text, text) TO"
-                + " the user, or use a superuser)");
+                + " (GRANT EXECUTE ON FUNCTION pg_logical_emit_message(boolean, text, text,"
+                + " boolean) TO the role on PostgreSQL 17+, pg_logical_emit_message(boolean, text,"
+                + " text) on 14-16)");
       }
       throw new CdcConnectionException(
           "cannot write the snapshot request at " + server.redactedUrl() + ": " + e.getMessage(),
@@ -119,5 +101,44 @@ final class SnapshotCommand implements Callable<Integer> {
             + " its rows' snapshot id is request-<the request's commit LSN>");
     out.flush();
     return 0;
+  }
+
+  /**
+   * Refuses the tables whose snapshot the slot's stored checkpoint shows in progress. A {@code
+   * file:} store is read without opening it (the running stream holds its lock); other stores are
+   * opened as a consumer opens them.
+   */
+  private void refuseTablesInProgress(List<TableId> ids) throws Exception {
+    Path directory = CheckpointCommand.fileStoreDirectory(store);
+    CdcCheckpoint stored;
+    String location;
+    if (directory != null) {
+      stored = CheckpointCommand.readFileCheckpoint(directory, store, slot).orElse(null);
+      location = directory.toUri().toString();
+    } else {
+      try (CdcCheckpointStore checkpoints = CheckpointStores.open(store)) {
+        stored = checkpoints.load(slot).orElse(null);
+        location = checkpoints.location();
+      }
+    }
+    if (stored == null) {
+      return;
+    }
+    List<TableId> busy = new ArrayList<>();
+    for (TableId t : ids) {
+      if (stored.snapshot().table(t) != null) {
+        busy.add(t);
+      }
+    }
+    if (!busy.isEmpty()) {
+      throw new CdcException(
+          "a snapshot of "
+              + busy
+              + " is in progress already for slot "
+              + slot
+              + " ("
+              + location
+              + "); it continues, nothing was requested");
+    }
   }
 }

@@ -167,16 +167,28 @@ final class StreamCommand implements Callable<Integer> {
   @Option(
       names = "--snapshot-parallelism",
       paramLabel = "N",
-      defaultValue = "1",
-      description = "connections reading the initial snapshot at once (default 1)")
-  int snapshotParallelism;
+      description =
+          "connections reading the initial snapshot at a new slot at once (default 1; with"
+              + " --snapshot only)")
+  Integer snapshotParallelism;
 
   @Option(
       names = "--snapshot-chunk-rows",
       paramLabel = "N",
-      defaultValue = "8192",
-      description = "rows per snapshot chunk, the unit of stored progress (default 8192)")
-  int snapshotChunkRows;
+      description =
+          "rows per snapshot chunk, the unit of stored progress (default 8192; with --snapshot"
+              + " only)")
+  Integer snapshotChunkRows;
+
+  @Option(
+      names = "--progress-interval",
+      paramLabel = "SECONDS",
+      defaultValue = "5",
+      description =
+          "while a snapshot runs, a progress line on stderr every SECONDS (a decimal number;"
+              + " default 5), and one when it completes; on a terminal one line redrawn instead; 0:"
+              + " none. Never on stdout")
+  double progressIntervalSeconds;
 
   @Option(
       names = "--messages",
@@ -241,9 +253,10 @@ final class StreamCommand implements Callable<Integer> {
       paramLabel = "FILE|-|fd:N",
       description =
           "acknowledge only the events the reader of stdout writes back here, one line each (the"
-              + " event's JSON line, or TX_END_LSN EVENT_INDEX): - is stdin, fd:N an inherited file"
-              + " descriptor, FILE a FIFO (read to its end) or a regular file (followed from its"
-              + " end); pgcdc stops when it ends. See docs/pgcdc.md")
+              + " event's JSON line, or TX_END_LSN EVENT_INDEX, plus CHUNK for a read row): - is"
+              + " stdin, fd:N an inherited file descriptor, FILE a FIFO (read to its end) or a"
+              + " regular file (followed from its end); pgcdc stops when it ends. See"
+              + " docs/pgcdc.md")
   String acksFrom;
 
   @Option(
@@ -329,6 +342,28 @@ final class StreamCommand implements Callable<Integer> {
           "--slot-create-timeout must not be negative, was " + slotCreateTimeoutSeconds);
     }
     int reconnectAttempts = reconnectAttempts(reconnect);
+    if (!(progressIntervalSeconds >= 0) || Double.isInfinite(progressIntervalSeconds)) {
+      throw new CdcConfigurationException(
+          "--progress-interval must be 0 (none) or a positive number of seconds, was "
+              + progressIntervalSeconds);
+    }
+    // checked before the store is opened: a typo creates nothing
+    SnapshotMode[] snapshot = snapshotModes.isEmpty() ? null : snapshotModes(snapshotModes);
+    if (snapshot == null && (snapshotParallelism != null || snapshotChunkRows != null)) {
+      throw new CdcConfigurationException(
+          (snapshotParallelism != null ? "--snapshot-parallelism" : "--snapshot-chunk-rows")
+              + " applies only with --snapshot MODE (it would be ignored)");
+    }
+    if (snapshotParallelism != null && (snapshotParallelism < 1 || snapshotParallelism > 64)) {
+      throw new CdcConfigurationException(
+          "--snapshot-parallelism must be 1 to 64, was " + snapshotParallelism);
+    }
+    if (snapshotChunkRows != null && (snapshotChunkRows < 1 || snapshotChunkRows > 1_000_000)) {
+      throw new CdcConfigurationException(
+          "--snapshot-chunk-rows must be 1 to 1000000, was " + snapshotChunkRows);
+    }
+    long progressMillis =
+        progressIntervalSeconds == 0 ? 0 : Math.max(1, (long) (progressIntervalSeconds * 1000));
     if ((!tables.isEmpty() || allTables) && !createPublication) {
       throw new CdcConfigurationException(
           (allTables ? "--all-tables" : "--tables") + " applies only with --create-publication");
@@ -376,11 +411,14 @@ final class StreamCommand implements Callable<Integer> {
                 .slotCreationTimeout(Duration.ofMillis((long) (slotCreateTimeoutSeconds * 1000)))
                 .reconnect(reconnectAttempts, Duration.ofMillis(200), Duration.ofSeconds(30))
                 .createPublication(createPublication, tables.toArray(new String[0]));
-        if (!snapshotModes.isEmpty()) {
-          builder
-              .snapshot(snapshotModes(snapshotModes))
-              .snapshotParallelism(snapshotParallelism)
-              .snapshotChunkRows(snapshotChunkRows);
+        if (snapshot != null) {
+          builder.snapshot(snapshot);
+          if (snapshotParallelism != null) {
+            builder.snapshotParallelism(snapshotParallelism);
+          }
+          if (snapshotChunkRows != null) {
+            builder.snapshotChunkRows(snapshotChunkRows);
+          }
         }
         if (user != null) {
           builder.user(user);
@@ -415,7 +453,8 @@ final class StreamCommand implements Callable<Integer> {
                   output,
                   offset -> StreamSession.acknowledge(session.get().source().checkpoints(), offset),
                   e -> session.get().fail(e))) {
-            session.set(new StreamSession(sources, StreamSession.file(file), limits));
+            session.set(
+                new StreamSession(sources, StreamSession.file(file), limits, progressMillis));
             session.get().run();
           }
         } else if (acksFrom != null) {
@@ -427,7 +466,11 @@ final class StreamCommand implements Callable<Integer> {
                     return StreamSession.acknowledge(session.get().source().checkpoints(), offset);
                   });
           session.set(
-              new StreamSession(sources, StreamSession.readerAcknowledged(stdout(), acks), limits));
+              new StreamSession(
+                  sources,
+                  StreamSession.readerAcknowledged(stdout(), acks),
+                  limits,
+                  progressMillis));
           acks.start();
           session.get().run();
           if (acks.failure() != null) {
@@ -435,7 +478,8 @@ final class StreamCommand implements Callable<Integer> {
           }
         } else {
           warnIfStdoutIsAPipe();
-          session.set(new StreamSession(sources, StreamSession.stdout(stdout()), limits));
+          session.set(
+              new StreamSession(sources, StreamSession.stdout(stdout()), limits, progressMillis));
           session.get().run();
         }
       }

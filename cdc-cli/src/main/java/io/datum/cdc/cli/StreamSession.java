@@ -90,11 +90,25 @@ final class StreamSession {
 
   private int printedIndex = -1;
 
-  StreamSession(Supplier<PgCdcSource> sources, Output output, Limits limits) {
+  /** Milliseconds between two progress lines of a snapshot on stderr; 0: none. */
+  private final long progressIntervalMillis;
+
+  private SnapshotProgressReporter progress; // guarded by this
+
+  /**
+   * @param sources builds a source (again for each start attempt)
+   * @param output where the lines go
+   * @param limits when to stop
+   * @param progressIntervalMillis milliseconds between two lines of a snapshot's progress on stderr
+   *     (a terminal redraws its line more often), 0 for none
+   */
+  StreamSession(
+      Supplier<PgCdcSource> sources, Output output, Limits limits, long progressIntervalMillis) {
     this.sources = sources;
     this.output = output;
     this.limits = limits;
     this.maxEvents = limits.maxEvents();
+    this.progressIntervalMillis = progressIntervalMillis;
   }
 
   /** The running source (null before it started). */
@@ -134,6 +148,7 @@ final class StreamSession {
       if (termination == null) {
         return; // stopped by a signal while waiting for the server
       }
+      startProgress();
       PgLsn stopAt = limits.stopAt();
       if (limits.stopAtCurrent()) {
         stopAt = limits.server().read(); // the server's position at start
@@ -238,7 +253,26 @@ final class StreamSession {
     return false;
   }
 
-  /** Stops writing, lets the output release what it can, then stops the source. Idempotent. */
+  /** Starts showing a snapshot's progress on stderr, unless turned off. */
+  private synchronized void startProgress() {
+    if (progressIntervalMillis <= 0 || closing) {
+      return;
+    }
+    PgCdcSource running = source;
+    progress =
+        new SnapshotProgressReporter(
+            () -> SnapshotProgressReporter.Figures.of(running.metrics()),
+            System.err,
+            SnapshotProgressReporter.stderrIsATerminal(),
+            progressIntervalMillis,
+            System::nanoTime);
+    progress.start();
+  }
+
+  /**
+   * Stops writing, lets the output release what it can, stops the source, then writes the last
+   * progress line of a snapshot. Idempotent.
+   */
   private synchronized void finish() throws InterruptedException {
     closing = true;
     stopRequested.countDown();
@@ -246,6 +280,9 @@ final class StreamSession {
     PgCdcSource running = source;
     if (running != null) {
       running.stop(); // stores every acknowledgement made so far
+    }
+    if (progress != null) {
+      progress.stop(); // after the stop: the acknowledgements it stored count
     }
   }
 

@@ -220,9 +220,10 @@ class StreamAcknowledgementTest {
     String err = Files.readString(dir.resolve("err2"));
     assertTrue(
         err.contains(
-            "pgcdc: error: --acks-from -: line 1 is not an acknowledgement (not two words):"
-                + " \"not an acknowledgement\"; write back each processed event's JSON line, or"
-                + " its tx_end_lsn and event_index separated by a space"),
+            "pgcdc: error: --acks-from -: line 1 is not an acknowledgement (not an LSN of the"
+                + " form X/X (hexadecimal): \"not\"): \"not an acknowledgement\"; write back each"
+                + " processed event's JSON line, or its tx_end_lsn and event_index (and a read"
+                + " row's snapshot chunk) separated by spaces"),
         err);
   }
 
