@@ -94,7 +94,13 @@ final class DataSet {
         s.execute("DROP TABLE IF EXISTS " + t);
         s.execute("CREATE TABLE " + t + " " + COLUMNS);
         s.execute(
-            "INSERT INTO " + t + " " + SELECT + " FROM generate_series(1, " + rowsOf(t) + ") g");
+            "INSERT INTO "
+                + t
+                + " "
+                + SELECT
+                + " FROM generate_series(1::bigint, "
+                + rowsOf(t)
+                + ") g");
         s.execute("ALTER TABLE " + t + " ADD PRIMARY KEY (id)");
       }
     }

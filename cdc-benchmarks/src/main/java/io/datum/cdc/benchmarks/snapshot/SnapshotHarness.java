@@ -27,8 +27,8 @@ import java.util.Map;
  * java -cp cdc-benchmarks/target/benchmarks.jar io.datum.cdc.benchmarks.snapshot.SnapshotHarness \
  *     [--rows 5000000] [--scenarios one,twenty] [--consumers copy,datum,debezium]
  *     [--parallelism 1,2,4] [--runs 1] [--out snapshot.json]
- *     [--datum-jvm-args "-Xms64m -Xmx256m -XX:+UseG1GC"]
- *     [--debezium-jvm-args "-Xms64m -Xmx1g -XX:+UseG1GC"] [--timeout 3600]
+ *     [--datum-jvm-args "-Xms64m -Xmx256m -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError"]
+ *     [--debezium-jvm-args "-Xms64m -Xmx1g -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError"] [--timeout 3600]
  *     [--psql /usr/bin/psql] [--debezium-kafka-dir cdc-benchmarks/target/debezium-kafka]
  * </pre>
  */

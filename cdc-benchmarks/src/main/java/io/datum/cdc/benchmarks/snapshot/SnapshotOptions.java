@@ -14,8 +14,10 @@ final class SnapshotOptions {
   List<Integer> parallelism = List.of(1, 2, 4);
   int runs = 1;
   String out;
-  List<String> datumJvmArgs = List.of("-Xms64m", "-Xmx256m", "-XX:+UseG1GC");
-  List<String> debeziumJvmArgs = List.of("-Xms64m", "-Xmx1g", "-XX:+UseG1GC");
+  List<String> datumJvmArgs =
+      List.of("-Xms64m", "-Xmx256m", "-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError");
+  List<String> debeziumJvmArgs =
+      List.of("-Xms64m", "-Xmx1g", "-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError");
   long timeoutSeconds = 3600;
   String psql = "/usr/bin/psql";
   String debeziumKafkaDir;
@@ -23,8 +25,8 @@ final class SnapshotOptions {
   static final String USAGE =
       "SnapshotHarness [--rows 5000000] [--scenarios one,twenty] [--consumers copy,datum,debezium]"
           + " [--parallelism 1,2,4] [--runs 1] [--out snapshot.json]"
-          + " [--datum-jvm-args \"-Xms64m -Xmx256m -XX:+UseG1GC\"]"
-          + " [--debezium-jvm-args \"-Xms64m -Xmx1g -XX:+UseG1GC\"] [--timeout 3600]"
+          + " [--datum-jvm-args \"-Xms64m -Xmx256m -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError\"]"
+          + " [--debezium-jvm-args \"-Xms64m -Xmx1g -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError\"] [--timeout 3600]"
           + " [--psql /usr/bin/psql] [--debezium-kafka-dir cdc-benchmarks/target/debezium-kafka]";
 
   static SnapshotOptions parse(String[] args) {
