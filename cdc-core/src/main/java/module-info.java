@@ -6,7 +6,7 @@
  */
 module io.datum.cdc.core {
   requires transitive io.datum.cdc.api;
-  requires java.sql;
+  requires transitive java.sql;
   requires org.postgresql.jdbc;
   requires org.slf4j;
 

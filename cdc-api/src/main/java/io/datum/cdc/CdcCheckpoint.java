@@ -32,6 +32,9 @@ import java.util.Objects;
  * @param publication the publication the slot was streamed with: the filter that decided which
  *     changes the acknowledged positions passed over (a change of a table it did not publish was
  *     never delivered, yet is behind the watermark); null if unknown; at most 63 UTF-8 bytes
+ * @param snapshot the slot's snapshots: whether the initial one completed and what is left of those
+ *     in progress; {@link SnapshotProgress#NONE} if none ever ran; never null (null is read as
+ *     NONE)
  */
 public record CdcCheckpoint(
     String slot,
@@ -39,7 +42,8 @@ public record CdcCheckpoint(
     List<PartialTransaction> acknowledgedBeyond,
     List<AcknowledgedRun> acknowledgedRuns,
     ClusterIdentity cluster,
-    String publication) {
+    String publication,
+    SnapshotProgress snapshot) {
 
   /**
    * Validates and copies the fields.
@@ -53,6 +57,9 @@ public record CdcCheckpoint(
    */
   public CdcCheckpoint {
     SlotNames.requireValid(slot);
+    if (snapshot == null) {
+      snapshot = SnapshotProgress.NONE;
+    }
     if (publication != null) {
       int bytes = publication.getBytes(StandardCharsets.UTF_8).length;
       if (bytes == 0 || bytes > ClusterIdentity.MAX_DATABASE_BYTES) {
@@ -112,7 +119,7 @@ public record CdcCheckpoint(
    * @throws IllegalArgumentException as the canonical constructor
    */
   public CdcCheckpoint(String slot, PgLsn watermark, List<PartialTransaction> acknowledgedBeyond) {
-    this(slot, watermark, acknowledgedBeyond, List.of(), null, null);
+    this(slot, watermark, acknowledgedBeyond, List.of(), null, null, SnapshotProgress.NONE);
   }
 
   /**
@@ -137,6 +144,36 @@ public record CdcCheckpoint(
   }
 
   /**
+   * A checkpoint without snapshot progress.
+   *
+   * @param slot a valid slot name
+   * @param watermark the watermark, not null
+   * @param acknowledgedBeyond transactions after the watermark with acknowledged events
+   * @param acknowledgedRuns runs of fully acknowledged transactions after the watermark
+   * @param cluster the cluster identity, or null
+   * @param publication the publication, or null
+   * @throws CdcConfigurationException if the slot name is invalid
+   * @throws NullPointerException if a list or the watermark is null
+   * @throws IllegalArgumentException as the canonical constructor
+   */
+  public CdcCheckpoint(
+      String slot,
+      PgLsn watermark,
+      List<PartialTransaction> acknowledgedBeyond,
+      List<AcknowledgedRun> acknowledgedRuns,
+      ClusterIdentity cluster,
+      String publication) {
+    this(
+        slot,
+        watermark,
+        acknowledgedBeyond,
+        acknowledgedRuns,
+        cluster,
+        publication,
+        SnapshotProgress.NONE);
+  }
+
+  /**
    * Returns a checkpoint with only a watermark.
    *
    * @param slot a valid slot name
@@ -155,7 +192,7 @@ public record CdcCheckpoint(
    */
   public CdcCheckpoint withCluster(ClusterIdentity identity) {
     return new CdcCheckpoint(
-        slot, watermark, acknowledgedBeyond, acknowledgedRuns, identity, publication);
+        slot, watermark, acknowledgedBeyond, acknowledgedRuns, identity, publication, snapshot);
   }
 
   /**
@@ -166,7 +203,19 @@ public record CdcCheckpoint(
    * @throws IllegalArgumentException if the name is empty or longer than 63 UTF-8 bytes
    */
   public CdcCheckpoint withPublication(String name) {
-    return new CdcCheckpoint(slot, watermark, acknowledgedBeyond, acknowledgedRuns, cluster, name);
+    return new CdcCheckpoint(
+        slot, watermark, acknowledgedBeyond, acknowledgedRuns, cluster, name, snapshot);
+  }
+
+  /**
+   * Returns this checkpoint with other snapshot progress.
+   *
+   * @param progress the progress; null for {@link SnapshotProgress#NONE}
+   * @return a new checkpoint with the same positions
+   */
+  public CdcCheckpoint withSnapshot(SnapshotProgress progress) {
+    return new CdcCheckpoint(
+        slot, watermark, acknowledgedBeyond, acknowledgedRuns, cluster, publication, progress);
   }
 
   /**

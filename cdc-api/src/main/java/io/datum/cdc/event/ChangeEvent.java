@@ -7,7 +7,8 @@ import io.datum.cdc.CdcOffset;
  * {@link io.datum.cdc.CdcCheckpointHandle#acknowledge(CdcOffset)} passing {@link #offset()}.
  *
  * <p>The kinds are {@link InsertEvent}, {@link UpdateEvent}, {@link DeleteEvent}, {@link
- * TruncateEvent} and {@link MessageEvent}; switch on {@link #kind()} or use pattern matching.
+ * TruncateEvent}, {@link MessageEvent} and, from a snapshot, {@link ReadEvent}; switch on {@link
+ * #kind()} or use pattern matching.
  */
 public sealed interface ChangeEvent permits RowChange, TruncateEvent, MessageEvent {
 

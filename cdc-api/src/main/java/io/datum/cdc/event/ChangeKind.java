@@ -13,7 +13,9 @@ public enum ChangeKind {
   /** One TRUNCATE statement on one or more tables. */
   TRUNCATE,
   /** A logical decoding message ({@code pg_logical_emit_message}). */
-  MESSAGE;
+  MESSAGE,
+  /** A row that already existed, read by a snapshot ({@link ReadEvent}). */
+  READ;
 
   /** Returns the name used in the JSON-lines format: {@code insert}, {@code update}, ... */
   public String jsonName() {

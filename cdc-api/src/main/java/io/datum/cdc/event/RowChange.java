@@ -1,8 +1,8 @@
 package io.datum.cdc.event;
 
-/** A change of one row of one table: an insert, update or delete. */
+/** One row of one table: an insert, update or delete, or a row read by a snapshot. */
 public sealed interface RowChange extends ChangeEvent
-    permits InsertEvent, UpdateEvent, DeleteEvent {
+    permits InsertEvent, UpdateEvent, DeleteEvent, ReadEvent {
 
   /** Returns the table the row belongs to, as it was named when the change was written. */
   TableId table();

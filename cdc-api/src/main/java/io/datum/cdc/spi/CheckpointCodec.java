@@ -7,6 +7,14 @@ import io.datum.cdc.CdcStoreException;
 import io.datum.cdc.ClusterIdentity;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.SlotNames;
+import io.datum.cdc.SnapshotProgress;
+import io.datum.cdc.SnapshotProgress.KeyRange;
+import io.datum.cdc.SnapshotProgress.TableSnapshot;
+import io.datum.cdc.event.TableId;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -19,11 +27,12 @@ import java.util.zip.CRC32C;
  * The one binary form of a {@link CdcCheckpoint}, used by every checkpoint store shipped with
  * datum-cdc and open to plugins: a store keeps these bytes per slot and needs no format of its own.
  *
- * <p>Format version 2; integers big-endian, LSNs unsigned 64-bit:
+ * <p>Format version 3; integers big-endian, LSNs unsigned 64-bit:
  *
  * <pre>
  * u32   magic               0x44434B50, "DCKP"
- * u16   format version      2 (1 is read too: it ends after the transactions)
+ * u16   format version      3 (1 is read too: it ends after the transactions; 2 after the
+ *                           publication)
  * u8    slot length         1..63
  * bytes slot                ASCII [a-z0-9_], the slot the value is stored for
  * u64   watermark
@@ -43,6 +52,15 @@ import java.util.zip.CRC32C;
  *   u32 timeline            at least 1
  *   u8  database length     1..63, then the database name's UTF-8 bytes
  * u8    publication length  0: unknown; 1..63, then the publication name's UTF-8 bytes
+ * u8    snapshot flags      (version 3) bit 0: progress follows; bit 1: initial snapshot completed
+ *   u64 hold LSN            0: none; else the initial snapshot's consistent point
+ *   u32 table count t
+ *   t times:
+ *     str16 snapshot id, str16 schema, str16 table    (u16 length, then UTF-8 bytes)
+ *     u32 range count k
+ *     k times:
+ *       key after, key through    (u16 column count, 0: no bound; then per column a str32)
+ *       u32 acknowledged count a, then a keys (u16 column count, at least 1, then str32s)
  * u32   CRC32C              of every byte before it
  * </pre>
  *
@@ -53,8 +71,8 @@ import java.util.zip.CRC32C;
  * checksum mismatch, a truncated or over-long value, a value of another slot or fields a {@link
  * CdcCheckpoint} refuses are reported as a {@link CdcStoreException} naming the location and the
  * slot, never returned. Format 1 (datum-cdc before cluster identities and runs) decodes to a
- * checkpoint without either; the next store writes format 2, which earlier versions refuse with a
- * message naming the version.
+ * checkpoint without either, format 2 (before snapshots) to one without snapshot progress; the next
+ * store writes format 3, which earlier versions refuse with a message naming the version.
  *
  * <p>Stateless and thread-safe.
  */
@@ -64,10 +82,13 @@ public final class CheckpointCodec {
   public static final int MAGIC = 0x44434B50;
 
   /** The format version this class writes; it reads this one and version 1. */
-  public static final int FORMAT_VERSION = 2;
+  public static final int FORMAT_VERSION = 3;
 
   /** The first format version, still read: no runs, no cluster identity. */
   public static final int FORMAT_VERSION_1 = 1;
+
+  /** The second format version, still read: no snapshot progress. */
+  public static final int FORMAT_VERSION_2 = 2;
 
   /** magic, version, slot length, watermark, transaction count, checksum (plus the slot). */
   private static final int FIXED_BYTES = 4 + 2 + 1 + 8 + 4 + 4;
@@ -104,10 +125,12 @@ public final class CheckpointCodec {
             ? new byte[0]
             : checkpoint.publication().getBytes(StandardCharsets.UTF_8);
     List<int[]> ranges = new ArrayList<>(txs.size());
+    byte[] snapshot = encodeSnapshot(checkpoint.snapshot());
     long size =
         FIXED_BYTES
             + slot.length
             + V2_FIXED_BYTES
+            + (snapshot == null ? 1 : snapshot.length)
             + (long) RUN_BYTES * runs.size()
             + (cluster == null ? 0 : CLUSTER_BYTES + database.length)
             + publication.length;
@@ -142,8 +165,141 @@ public final class CheckpointCodec {
       out.put((byte) database.length).put(database);
     }
     out.put((byte) publication.length).put(publication);
+    if (snapshot == null) {
+      out.put((byte) 0);
+    } else {
+      out.put(snapshot);
+    }
     out.putInt(crc(out.array(), out.position()));
     return out.array();
+  }
+
+  /** The snapshot section from its flags on, or null for {@link SnapshotProgress#NONE}. */
+  private static byte[] encodeSnapshot(SnapshotProgress progress) {
+    if (progress.equals(SnapshotProgress.NONE)) {
+      return null;
+    }
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      out.writeByte(1 | (progress.initialCompleted() ? 2 : 0));
+      out.writeLong(progress.holdLsn() == null ? 0 : progress.holdLsn().asLong());
+      out.writeInt(progress.tables().size());
+      for (TableSnapshot table : progress.tables()) {
+        writeString16(out, table.snapshotId());
+        writeString16(out, table.table().schema());
+        writeString16(out, table.table().table());
+        out.writeInt(table.remaining().size());
+        for (KeyRange range : table.remaining()) {
+          writeKey(out, range.after());
+          writeKey(out, range.through());
+          out.writeInt(range.acknowledged().size());
+          for (List<String> key : range.acknowledged()) {
+            writeKey(out, key);
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a ByteArrayOutputStream does not throw
+    }
+    return bytes.toByteArray();
+  }
+
+  private static void writeString16(DataOutputStream out, String text) throws IOException {
+    byte[] b = text.getBytes(StandardCharsets.UTF_8);
+    if (b.length > 0xFFFF) {
+      throw new IllegalArgumentException("name of " + b.length + " bytes in snapshot progress");
+    }
+    out.writeShort(b.length);
+    out.write(b);
+  }
+
+  private static void writeKey(DataOutputStream out, List<String> key) throws IOException {
+    if (key == null) {
+      out.writeShort(0);
+      return;
+    }
+    if (key.size() > 0xFFFF) {
+      throw new IllegalArgumentException("key of " + key.size() + " columns");
+    }
+    out.writeShort(key.size());
+    for (String value : key) {
+      byte[] b = value.getBytes(StandardCharsets.UTF_8);
+      out.writeInt(b.length);
+      out.write(b);
+    }
+  }
+
+  private static SnapshotProgress decodeSnapshot(ByteBuffer in, String location, String slot) {
+    int flags = in.get() & 0xFF;
+    if (flags == 0) {
+      return SnapshotProgress.NONE;
+    }
+    if ((flags & ~3) != 0 || (flags & 1) == 0) {
+      throw corrupt(location, slot, "snapshot flags 0x" + Integer.toHexString(flags), null);
+    }
+    long hold = in.getLong();
+    int tableCount = in.getInt();
+    if (tableCount < 0 || tableCount > in.remaining() / 10) {
+      throw corrupt(location, slot, "snapshot table count " + tableCount + " is too large", null);
+    }
+    List<TableSnapshot> tables = new ArrayList<>(tableCount);
+    try {
+      for (int t = 0; t < tableCount; t++) {
+        String id = readString16(in);
+        TableId table = new TableId(readString16(in), readString16(in));
+        int rangeCount = in.getInt();
+        if (rangeCount < 0 || rangeCount > in.remaining() / 8) {
+          throw corrupt(location, slot, "table " + table + ": range count " + rangeCount, null);
+        }
+        List<KeyRange> ranges = new ArrayList<>(rangeCount);
+        for (int r = 0; r < rangeCount; r++) {
+          List<String> after = readKey(in, location, slot);
+          List<String> through = readKey(in, location, slot);
+          int ackCount = in.getInt();
+          if (ackCount < 0 || ackCount > in.remaining() / 2) {
+            throw corrupt(
+                location, slot, "table " + table + ": acknowledged key count " + ackCount, null);
+          }
+          List<List<String>> acked = new ArrayList<>(ackCount);
+          for (int a = 0; a < ackCount; a++) {
+            List<String> key = readKey(in, location, slot);
+            if (key == null) {
+              throw corrupt(location, slot, "table " + table + ": an empty acknowledged key", null);
+            }
+            acked.add(key);
+          }
+          ranges.add(new KeyRange(after, through, acked));
+        }
+        tables.add(new TableSnapshot(id, table, ranges));
+      }
+      return new SnapshotProgress((flags & 2) != 0, hold == 0 ? null : PgLsn.of(hold), tables);
+    } catch (IllegalArgumentException e) {
+      throw corrupt(location, slot, "snapshot progress: " + e.getMessage(), e);
+    }
+  }
+
+  private static String readString16(ByteBuffer in) {
+    byte[] b = new byte[in.getShort() & 0xFFFF];
+    in.get(b);
+    return new String(b, StandardCharsets.UTF_8);
+  }
+
+  private static List<String> readKey(ByteBuffer in, String location, String slot) {
+    int columns = in.getShort() & 0xFFFF;
+    if (columns == 0) {
+      return null;
+    }
+    List<String> key = new ArrayList<>(columns);
+    for (int i = 0; i < columns; i++) {
+      int length = in.getInt();
+      if (length < 0 || length > in.remaining()) {
+        throw corrupt(location, slot, "snapshot key value of " + length + " bytes", null);
+      }
+      byte[] b = new byte[length];
+      in.get(b);
+      key.add(new String(b, StandardCharsets.UTF_8));
+    }
+    return key;
   }
 
   /**
@@ -154,7 +310,7 @@ public final class CheckpointCodec {
    * @param location where the value was read from, such as a file or a store URI; named in errors
    * @return the checkpoint, whose {@link CdcCheckpoint#slot()} is {@code slot}
    * @throws CdcStoreException naming {@code location} and {@code slot} if the value is not exactly
-   *     a format-2 or format-1 checkpoint of {@code slot} with a matching checksum
+   *     a format-3, 2 or 1 checkpoint of {@code slot} with a matching checksum
    */
   public static CdcCheckpoint decode(byte[] value, String slot, String location) {
     if (value.length < FIXED_BYTES + 1) {
@@ -183,7 +339,7 @@ public final class CheckpointCodec {
           null);
     }
     int version = in.getShort() & 0xFFFF;
-    if (version != FORMAT_VERSION && version != FORMAT_VERSION_1) {
+    if (version != FORMAT_VERSION && version != FORMAT_VERSION_2 && version != FORMAT_VERSION_1) {
       throw corrupt(
           location,
           slot,
@@ -191,7 +347,7 @@ public final class CheckpointCodec {
               + version
               + "; this version of datum-cdc reads "
               + FORMAT_VERSION_1
-              + " and "
+              + " to "
               + FORMAT_VERSION
               + " (a newer datum-cdc wrote it: run that one, or delete the checkpoint and"
               + " create a new slot)",
@@ -259,7 +415,8 @@ public final class CheckpointCodec {
     List<AcknowledgedRun> runs = new ArrayList<>();
     ClusterIdentity cluster = null;
     String publication = null;
-    if (version >= FORMAT_VERSION) {
+    SnapshotProgress snapshot = SnapshotProgress.NONE;
+    if (version >= FORMAT_VERSION_2) {
       int runCount = in.getInt();
       if (runCount < 0 || runCount > in.remaining() / RUN_BYTES) {
         throw corrupt(
@@ -299,12 +456,15 @@ public final class CheckpointCodec {
         in.get(name);
         publication = new String(name, StandardCharsets.UTF_8);
       }
+      if (version >= FORMAT_VERSION) {
+        snapshot = decodeSnapshot(in, location, slot);
+      }
     }
     if (in.hasRemaining()) {
       throw corrupt(location, slot, in.remaining() + " bytes after the last field", null);
     }
     try {
-      return new CdcCheckpoint(slot, watermark, txs, runs, cluster, publication);
+      return new CdcCheckpoint(slot, watermark, txs, runs, cluster, publication, snapshot);
     } catch (IllegalArgumentException e) {
       throw corrupt(location, slot, e.getMessage(), e);
     }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.datum.cdc.CdcOffset;
 import io.datum.cdc.PgLsn;
@@ -33,7 +34,28 @@ class ChangeEventsTest {
     assertEquals("delete", ChangeKind.DELETE.jsonName());
     assertEquals("truncate", ChangeKind.TRUNCATE.jsonName());
     assertEquals("message", ChangeKind.MESSAGE.jsonName());
-    assertEquals(5, ChangeKind.values().length);
+    assertEquals("read", ChangeKind.READ.jsonName());
+    assertEquals(6, ChangeKind.values().length);
+  }
+
+  @Test
+  void aReadEventNeedsASnapshotOffsetAndTakesItsKeyFromTheRow() {
+    CdcOffset read = new CdcOffset("s", PgLsn.parse("0/10"), PgLsn.parse("0/10"), 0, 2, 5, 7);
+    assertTrue(read.isSnapshotRead());
+    assertEquals("s@snapshot chunk 7#2/5", read.toString());
+    Row after = Row.of(KEYED, new Object[] {1, "x"});
+    ReadEvent e =
+        new ReadEvent(
+            read, TX, ORDERS, after, new SnapshotInfo("initial", 7, PgLsn.parse("0/10"), false));
+    assertEquals(ChangeKind.READ, e.kind());
+    assertEquals(1, e.key().get("id"));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> new ReadEvent(OFFSET, TX, ORDERS, after, e.snapshot()));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> new CdcOffset("s", PgLsn.parse("0/10"), PgLsn.parse("0/10"), 0, 0, 1, -1));
+    assertThrows(IllegalArgumentException.class, () -> new SnapshotInfo("x", 0, PgLsn.ZERO, false));
   }
 
   @Test

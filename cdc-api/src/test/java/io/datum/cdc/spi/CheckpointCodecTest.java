@@ -10,6 +10,8 @@ import io.datum.cdc.CdcCheckpoint.PartialTransaction;
 import io.datum.cdc.CdcStoreException;
 import io.datum.cdc.ClusterIdentity;
 import io.datum.cdc.PgLsn;
+import io.datum.cdc.SnapshotProgress;
+import io.datum.cdc.event.TableId;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -50,16 +52,17 @@ class CheckpointCodecTest {
     byte[] bytes = CheckpointCodec.encode(CdcCheckpoint.atWatermark("ab", PgLsn.parse("1/2")));
     assertEquals(
         "44434b50"
-            + "0002"
+            + "0003"
             + "02"
             + "6162"
             + "0000000100000002"
             + "00000000"
             + "00000000"
             + "00"
+            + "00"
             + "00",
         HexFormat.of().formatHex(bytes, 0, bytes.length - 4));
-    assertEquals(29 + 2, bytes.length);
+    assertEquals(29 + 3, bytes.length);
     CRC32C crc = new CRC32C();
     crc.update(bytes, 0, bytes.length - 4);
     assertEquals((int) crc.getValue(), ByteBuffer.wrap(bytes, bytes.length - 4, 4).getInt());
@@ -70,7 +73,7 @@ class CheckpointCodecTest {
                 .withCluster(new ClusterIdentity(0x0102030405060708L, 9, "db"))
                 .withPublication("p"));
     assertEquals(
-        "00000000" + "01" + "0102030405060708" + "00000009" + "02" + "6462" + "01" + "70",
+        "00000000" + "01" + "0102030405060708" + "00000009" + "02" + "6462" + "01" + "70" + "00",
         HexFormat.of().formatHex(identified, 21, identified.length - 4));
   }
 
@@ -83,7 +86,7 @@ class CheckpointCodecTest {
         CheckpointCodec.decode(withCrc(v1), "ab", WHERE));
     byte[] partialV1 = CheckpointCodec.encode(PARTIAL);
     // no run count, no cluster flag, no publication length
-    partialV1 = Arrays.copyOf(partialV1, partialV1.length - 6);
+    partialV1 = Arrays.copyOf(partialV1, partialV1.length - 7);
     partialV1[5] = 1;
     assertEquals(PARTIAL, CheckpointCodec.decode(withCrc(partialV1), "s", WHERE));
     assertCorrupt(withCrc(patch(CheckpointCodec.encode(RUNS), 5, (byte) 1)), "after the last");
@@ -93,7 +96,7 @@ class CheckpointCodecTest {
   void runsAndTheClusterIdentityRoundTrip() {
     byte[] bytes = CheckpointCodec.encode(RUNS);
     assertEquals(RUNS, CheckpointCodec.decode(bytes, "s", WHERE));
-    assertEquals(29 + 1 + 2 * 16 + 2 * 8 + 2 * 16 + 13 + 5 + 10, bytes.length);
+    assertEquals(29 + 1 + 2 * 16 + 2 * 8 + 2 * 16 + 13 + 5 + 10 + 1, bytes.length);
   }
 
   @Test
@@ -102,7 +105,45 @@ class CheckpointCodecTest {
         List.of(PARTIAL, RUNS, CdcCheckpoint.atWatermark("z".repeat(63), PgLsn.ZERO))) {
       assertEquals(c, CheckpointCodec.decode(CheckpointCodec.encode(c), c.slot(), WHERE));
     }
-    assertEquals(29 + 1 + 2 * 16 + 3 * 8, CheckpointCodec.encode(PARTIAL).length);
+    assertEquals(29 + 1 + 2 * 16 + 3 * 8 + 1, CheckpointCodec.encode(PARTIAL).length);
+  }
+
+  /** Snapshot progress with composite keys, open bounds and awkward text. */
+  private static final CdcCheckpoint SNAPSHOT =
+      RUNS.withSnapshot(
+          new SnapshotProgress(
+              false,
+              PgLsn.parse("0/50"),
+              List.of(
+                  SnapshotProgress.TableSnapshot.whole("initial", new TableId("public", "t")),
+                  new SnapshotProgress.TableSnapshot(
+                      "request-0/80",
+                      new TableId("s", "ü\ttab"),
+                      List.of(
+                          new SnapshotProgress.KeyRange(
+                              List.of("1", "a"), List.of("9", ""), List.of(List.of("3", "x"))),
+                          new SnapshotProgress.KeyRange(List.of("9", ""), null, List.of()))))));
+
+  @Test
+  void snapshotProgressRoundTripsAndFormatTwoReadsWithout() {
+    assertEquals(SNAPSHOT, CheckpointCodec.decode(CheckpointCodec.encode(SNAPSHOT), "s", WHERE));
+    CdcCheckpoint done = RUNS.withSnapshot(new SnapshotProgress(true, null, List.of()));
+    assertEquals(done, CheckpointCodec.decode(CheckpointCodec.encode(done), "s", WHERE));
+    // format 2: everything up to the publication, no snapshot flags
+    byte[] v2 = CheckpointCodec.encode(RUNS);
+    v2 = Arrays.copyOf(v2, v2.length - 5);
+    v2[5] = 2;
+    assertEquals(
+        RUNS, CheckpointCodec.decode(withCrc(Arrays.copyOf(v2, v2.length + 4)), "s", WHERE));
+  }
+
+  @Test
+  void damagedSnapshotProgressIsAnErrorNamingTheLocation() {
+    byte[] bytes = CheckpointCodec.encode(SNAPSHOT);
+    for (int cut = 1; cut < 60; cut++) {
+      byte[] truncated = Arrays.copyOf(bytes, bytes.length - 4 - cut);
+      assertCorrupt(withCrc(Arrays.copyOf(truncated, truncated.length + 4)), "");
+    }
   }
 
   @Test
@@ -122,7 +163,7 @@ class CheckpointCodecTest {
 
   @Test
   void anotherVersionAnotherSlotAndJsonAreNamedAsSuch() {
-    assertCorrupt(withCrc(patch(CheckpointCodec.encode(PARTIAL), 5, (byte) 3)), "format version 3");
+    assertCorrupt(withCrc(patch(CheckpointCodec.encode(PARTIAL), 5, (byte) 4)), "format version 4");
     assertCorrupt(withCrc(patch(CheckpointCodec.encode(PARTIAL), 5, (byte) 0)), "format version 0");
     assertCorrupt(CheckpointCodec.encode(CdcCheckpoint.atWatermark("t", PgLsn.ZERO)), "slot \"t\"");
     assertCorrupt(

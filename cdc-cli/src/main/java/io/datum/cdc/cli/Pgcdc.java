@@ -21,6 +21,7 @@ import picocli.CommandLine.Command;
     description = "PostgreSQL change data capture: committed row changes as JSON lines.",
     subcommands = {
       StreamCommand.class,
+      SnapshotCommand.class,
       DemoCommand.class,
       CheckpointCommand.class,
       SlotCommand.class,

@@ -31,12 +31,13 @@ import org.slf4j.LoggerFactory;
  * The acknowledgements of {@code pgcdc stream --acks-from SOURCE}: the reader of stdout says which
  * printed events it has processed, one line each, and only those are acknowledged.
  *
- * <p>A line is either a JSON object with {@code tx_end_lsn} and {@code event_index} (the event's
- * own line, echoed back as read, is one), or the two words {@code TX_END_LSN EVENT_INDEX}; blank
- * lines are ignored. A line naming an event this process printed and that awaits its
- * acknowledgement acknowledges it; a line naming any other event (printed by an earlier process, or
- * acknowledged already) changes nothing and is counted (a warning for the first). A line that is
- * neither form stops {@code pgcdc} with an error naming the line.
+ * <p>A line is either a JSON object with {@code tx_end_lsn} and {@code event_index}, and for a row
+ * read by a snapshot its {@code snapshot.chunk} (the event's own line, echoed back as read, is
+ * one), or the words {@code TX_END_LSN EVENT_INDEX}, plus {@code CHUNK} for a read row; blank lines
+ * are ignored. A line naming an event this process printed and that awaits its acknowledgement
+ * acknowledges it; a line naming any other event (printed by an earlier process, or acknowledged
+ * already) changes nothing and is counted (a warning for the first). A line that is neither form
+ * stops {@code pgcdc} with an error naming the line.
  *
  * <p>SOURCE: {@code -} (stdin), {@code fd:N} (an inherited file descriptor, read through {@code
  * /dev/fd/N}), or a path: a FIFO or other non-regular file is read until its end, a regular file is
@@ -48,8 +49,15 @@ final class ReaderAcks {
   private static final Logger LOG = LoggerFactory.getLogger(ReaderAcks.class);
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** What identifies a printed event in an acknowledgement line. */
-  record Key(long txEndLsn, int eventIndex) {}
+  /**
+   * What identifies a printed event in an acknowledgement line: a read row's chunk ({@code
+   * snapshot.chunk}, its offset's snapshotChunk) besides its position, 0 for a change.
+   */
+  record Key(long txEndLsn, int eventIndex, long chunk) {
+    static Key of(CdcOffset offset) {
+      return new Key(offset.txEndLsn().asLong(), offset.eventIndex(), offset.snapshotChunk());
+    }
+  }
 
   private final String spec;
   private final Function<CdcOffset, CompletableFuture<Void>> acknowledge;
@@ -125,7 +133,7 @@ final class ReaderAcks {
    *     while the source no longer knew its transaction: acknowledge it once printed
    */
   boolean printed(CdcOffset offset) {
-    Key key = new Key(offset.txEndLsn().asLong(), offset.eventIndex());
+    Key key = Key.of(offset);
     synchronized (beforeReprint) {
       if (beforeReprint.remove(key)) {
         return true;
@@ -287,6 +295,7 @@ final class ReaderAcks {
   private Key parse(String text, long lineNumber) {
     String lsn;
     String index;
+    String chunk;
     if (text.startsWith("{")) {
       JsonNode node;
       try {
@@ -301,26 +310,35 @@ final class ReaderAcks {
       }
       lsn = l.asText();
       index = Integer.toString(i.asInt());
+      JsonNode snapshot = node.get("snapshot");
+      JsonNode c = snapshot == null ? null : snapshot.get("chunk");
+      if (snapshot != null && (c == null || !c.canConvertToLong())) {
+        throw malformed(lineNumber, text, "a snapshot object without a chunk number");
+      }
+      chunk = c == null ? "0" : Long.toString(c.asLong());
     } else {
       String[] words = text.split("\\s+");
-      if (words.length != 2) {
-        throw malformed(lineNumber, text, "not two words");
+      if (words.length != 2 && words.length != 3) {
+        throw malformed(lineNumber, text, "not two or three words");
       }
       lsn = words[0];
       index = words[1];
+      chunk = words.length == 3 ? words[2] : "0";
     }
     PgLsn parsed;
     int eventIndex;
+    long chunkNumber;
     try {
       parsed = PgLsn.parse(lsn);
       eventIndex = Integer.parseInt(index);
+      chunkNumber = Long.parseLong(chunk);
     } catch (IllegalArgumentException e) {
       throw malformed(lineNumber, text, e.getMessage());
     }
-    if (eventIndex < 0) {
-      throw malformed(lineNumber, text, "negative event_index");
+    if (eventIndex < 0 || chunkNumber < 0) {
+      throw malformed(lineNumber, text, "negative event_index or chunk");
     }
-    return new Key(parsed.asLong(), eventIndex);
+    return new Key(parsed.asLong(), eventIndex, chunkNumber);
   }
 
   private CdcException malformed(long lineNumber, String text, String why) {
@@ -335,6 +353,6 @@ final class ReaderAcks {
             + "): \""
             + shown
             + "\"; write back each processed event's JSON line, or its tx_end_lsn and"
-            + " event_index separated by a space");
+            + " event_index (and a read row's snapshot chunk) separated by spaces");
   }
 }

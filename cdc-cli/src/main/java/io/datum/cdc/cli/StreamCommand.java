@@ -9,6 +9,7 @@ import io.datum.cdc.cli.json.JsonLinesWriter;
 import io.datum.cdc.core.AcknowledgementDurability;
 import io.datum.cdc.core.DecodeErrorPolicy;
 import io.datum.cdc.core.PgCdcSource;
+import io.datum.cdc.core.SnapshotMode;
 import java.io.BufferedOutputStream;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
@@ -16,6 +17,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
@@ -150,6 +152,33 @@ final class StreamCommand implements Callable<Integer> {
   String onDecodeError;
 
   @Option(
+      names = "--snapshot",
+      paramLabel = "MODE[,MODE]",
+      split = ",",
+      description =
+          "copy the rows that already exist, as \"op\":\"read\" lines: never (default);"
+              + " initial (every published table when the slot is created, at its exported"
+              + " snapshot, or online when the store holds no completed initial snapshot; then"
+              + " stream); initial-only (the same, then exit 0 once every row is acknowledged);"
+              + " on-request (also snapshot tables asked for with pgcdc snapshot while"
+              + " streaming); combine as initial,on-request. PostgreSQL 14+")
+  List<String> snapshotModes = new ArrayList<>();
+
+  @Option(
+      names = "--snapshot-parallelism",
+      paramLabel = "N",
+      defaultValue = "1",
+      description = "connections reading the initial snapshot at once (default 1)")
+  int snapshotParallelism;
+
+  @Option(
+      names = "--snapshot-chunk-rows",
+      paramLabel = "N",
+      defaultValue = "8192",
+      description = "rows per snapshot chunk, the unit of stored progress (default 8192)")
+  int snapshotChunkRows;
+
+  @Option(
       names = "--messages",
       description =
           "also stream logical decoding messages (pg_logical_emit_message; PostgreSQL 14+)")
@@ -230,6 +259,28 @@ final class StreamCommand implements Callable<Integer> {
   boolean verbose;
 
   @Mixin PgOutputCliOptions pgoutput = new PgOutputCliOptions();
+
+  /** Parses --snapshot's modes: never, initial, initial-only, on-request. */
+  static SnapshotMode[] snapshotModes(List<String> names) {
+    List<SnapshotMode> modes = new ArrayList<>();
+    for (String name : names) {
+      SnapshotMode mode = null;
+      for (SnapshotMode m : SnapshotMode.values()) {
+        if (m.cliName().equals(name.strip())) {
+          mode = m;
+        }
+      }
+      if (mode == null) {
+        throw new CdcConfigurationException(
+            "--snapshot takes never, initial, initial-only or on-request (comma-separated),"
+                + " was \""
+                + name
+                + '"');
+      }
+      modes.add(mode);
+    }
+    return modes.toArray(new SnapshotMode[0]);
+  }
 
   private static int reconnectAttempts(String value) {
     if (value.equals("unlimited")) {
@@ -325,6 +376,12 @@ final class StreamCommand implements Callable<Integer> {
                 .slotCreationTimeout(Duration.ofMillis((long) (slotCreateTimeoutSeconds * 1000)))
                 .reconnect(reconnectAttempts, Duration.ofMillis(200), Duration.ofSeconds(30))
                 .createPublication(createPublication, tables.toArray(new String[0]));
+        if (!snapshotModes.isEmpty()) {
+          builder
+              .snapshot(snapshotModes(snapshotModes))
+              .snapshotParallelism(snapshotParallelism)
+              .snapshotChunkRows(snapshotChunkRows);
+        }
         if (user != null) {
           builder.user(user);
         }

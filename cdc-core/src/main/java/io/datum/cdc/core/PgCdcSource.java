@@ -9,9 +9,11 @@ import io.datum.cdc.SlotNames;
 import io.datum.cdc.core.replication.PgErrors;
 import io.datum.cdc.core.replication.SourceConfig;
 import io.datum.cdc.core.replication.SourceRuntime;
+import io.datum.cdc.core.snapshot.SnapshotSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -104,6 +106,41 @@ public final class PgCdcSource implements AutoCloseable {
     runtime.dropSlot(force);
   }
 
+  /**
+   * Snapshots tables while streaming (an online, incremental snapshot): their rows come as {@link
+   * io.datum.cdc.event.ReadEvent}s interleaved with the changes, never after a newer change of the
+   * same key, chunk by chunk, the stream never waiting longer than one chunk read. Progress is kept
+   * in the checkpoint store: after a restart the source reads only what was not acknowledged. No
+   * write to any user table; needs EXECUTE on {@code pg_logical_emit_message} (docs/snapshots.md).
+   *
+   * @param tables the tables, as the publication publishes them (a partitioned table's root with
+   *     publish_via_partition_root), at least one
+   * @return the snapshot's id ({@code request-<LSN>}), as its rows' {@link
+   *     io.datum.cdc.event.SnapshotInfo#id()}
+   * @throws CdcConfigurationException if the source was built with {@link SnapshotMode#NEVER}, a
+   *     table is not published by the publication, has no primary key or replica identity index, or
+   *     is being snapshotted already (nothing is requested then)
+   * @throws IllegalStateException if the source is not running
+   * @throws io.datum.cdc.CdcConnectionException if the tables cannot be checked
+   */
+  public String snapshot(io.datum.cdc.event.TableId... tables) {
+    Objects.requireNonNull(tables, "tables");
+    if (tables.length == 0) {
+      throw new CdcConfigurationException("snapshot(...) needs at least one table");
+    }
+    return runtime.requestSnapshot(List.of(tables));
+  }
+
+  /**
+   * Returns whether a snapshot has rows left to read or acknowledge (the initial one, or one asked
+   * for with {@link #snapshot(io.datum.cdc.event.TableId...)}).
+   *
+   * @return true while a snapshot is in progress
+   */
+  public boolean snapshotInProgress() {
+    return runtime.snapshotTracker().inProgress();
+  }
+
   /** Returns the handle the handler receives, for acknowledging from elsewhere. */
   public CdcCheckpointHandle checkpoints() {
     return runtime.handle();
@@ -136,7 +173,9 @@ public final class PgCdcSource implements AutoCloseable {
         runtime.reconnects(),
         p[5],
         p[6],
-        p[7]);
+        p[7],
+        runtime.snapshotTracker().figures(),
+        runtime.snapshotChunksRetried());
   }
 
   /** Returns how many times the source reconnected after a connection loss. */
@@ -170,6 +209,9 @@ public final class PgCdcSource implements AutoCloseable {
     private boolean allowClusterChange;
     private boolean allowPublicationChange;
     private boolean failoverSlot;
+    private EnumSet<SnapshotMode> snapshotModes = EnumSet.of(SnapshotMode.NEVER);
+    private int snapshotParallelism = 1;
+    private int snapshotChunkRows = 8192;
     private int reconnectAttempts = Integer.MAX_VALUE;
     private Duration reconnectInitialBackoff = Duration.ofMillis(200);
     private Duration reconnectMaxBackoff = Duration.ofSeconds(30);
@@ -491,6 +533,68 @@ public final class PgCdcSource implements AutoCloseable {
     }
 
     /**
+     * When to copy the rows that already exist, as {@link io.datum.cdc.event.ReadEvent}s, besides
+     * streaming changes. Default {@link SnapshotMode#NEVER}. {@link SnapshotMode#INITIAL} or {@link
+     * SnapshotMode#INITIAL_ONLY} may be combined with {@link SnapshotMode#ON_REQUEST}.
+     *
+     * @param modes one or more modes, not null
+     * @return this builder
+     * @throws CdcConfigurationException if no mode is given, NEVER is combined with another, or
+     *     INITIAL with INITIAL_ONLY
+     */
+    public Builder snapshot(SnapshotMode... modes) {
+      Objects.requireNonNull(modes, "modes");
+      if (modes.length == 0) {
+        throw new CdcConfigurationException("snapshot(...) needs at least one SnapshotMode");
+      }
+      EnumSet<SnapshotMode> set = EnumSet.noneOf(SnapshotMode.class);
+      for (SnapshotMode mode : modes) {
+        set.add(Objects.requireNonNull(mode, "mode"));
+      }
+      if (set.contains(SnapshotMode.NEVER) && set.size() > 1) {
+        throw new CdcConfigurationException(
+            "snapshot mode never cannot be combined with another: " + set);
+      }
+      if (set.contains(SnapshotMode.INITIAL) && set.contains(SnapshotMode.INITIAL_ONLY)) {
+        throw new CdcConfigurationException(
+            "snapshot modes initial and initial-only exclude each other; give one");
+      }
+      this.snapshotModes = set;
+      return this;
+    }
+
+    /**
+     * @param connections how many connections read snapshot chunks at once (each a PostgreSQL
+     *     backend holding the snapshot); default 1
+     * @return this builder
+     * @throws CdcConfigurationException if not in [1, 64]
+     */
+    public Builder snapshotParallelism(int connections) {
+      if (connections < 1 || connections > 64) {
+        throw new CdcConfigurationException(
+            "snapshotParallelism must be in [1, 64], was " + connections);
+      }
+      this.snapshotParallelism = connections;
+      return this;
+    }
+
+    /**
+     * @param rows rows per snapshot chunk: the unit of progress kept in the checkpoint store and,
+     *     while streaming, of one chunk query; default 8192. A chunk also ends early once its rows
+     *     take a quarter of the {@link #memoryBudget} divided by the parallelism
+     * @return this builder
+     * @throws CdcConfigurationException if not in [1, 1,000,000]
+     */
+    public Builder snapshotChunkRows(int rows) {
+      if (rows < 1 || rows > 1_000_000) {
+        throw new CdcConfigurationException(
+            "snapshotChunkRows must be in [1, 1000000], was " + rows);
+      }
+      this.snapshotChunkRows = rows;
+      return this;
+    }
+
+    /**
      * @param messages deliver logical decoding messages written with {@code
      *     pg_logical_emit_message} as {@link io.datum.cdc.event.MessageEvent}s (pgoutput option
      *     {@code messages}, PostgreSQL 14 and later; {@link PgCdcSource#start} fails with a {@link
@@ -722,7 +826,15 @@ public final class PgCdcSource implements AutoCloseable {
               allowClusterChange,
               slotCreationTimeout,
               failoverSlot,
-              allowPublicationChange));
+              allowPublicationChange,
+              new SnapshotSettings(
+                  snapshotModes.contains(SnapshotMode.INITIAL)
+                      || snapshotModes.contains(SnapshotMode.INITIAL_ONLY),
+                  snapshotModes.contains(SnapshotMode.INITIAL_ONLY),
+                  snapshotModes.contains(SnapshotMode.ON_REQUEST),
+                  !snapshotModes.contains(SnapshotMode.NEVER),
+                  snapshotParallelism,
+                  snapshotChunkRows)));
     }
   }
 }

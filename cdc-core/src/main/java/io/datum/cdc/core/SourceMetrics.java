@@ -20,6 +20,8 @@ public final class SourceMetrics {
   private final long transactionsSpilled;
   private final long eventsSkipped;
   private final long eventsWithUndecoded;
+  private final long[] snapshot;
+  private final long snapshotChunksRetried;
 
   SourceMetrics(
       PgLsn watermark,
@@ -31,7 +33,11 @@ public final class SourceMetrics {
       long reconnects,
       long transactionsSpilled,
       long eventsSkipped,
-      long eventsWithUndecoded) {
+      long eventsWithUndecoded,
+      long[] snapshot,
+      long snapshotChunksRetried) {
+    this.snapshot = snapshot;
+    this.snapshotChunksRetried = snapshotChunksRetried;
     this.watermark = watermark;
     this.pendingTransactions = pendingTransactions;
     this.pendingEvents = pendingEvents;
@@ -107,6 +113,77 @@ public final class SourceMetrics {
     return eventsWithUndecoded;
   }
 
+  /** Returns true while a snapshot has rows left to read or acknowledge. */
+  public boolean snapshotInProgress() {
+    return snapshot[0] > 0;
+  }
+
+  /** Returns the tables whose snapshot has rows left to read or acknowledge. */
+  public long snapshotTablesLeft() {
+    return snapshot[0];
+  }
+
+  /** Returns the tables whose snapshot this source completed (every row acknowledged). */
+  public long snapshotTablesDone() {
+    return snapshot[1];
+  }
+
+  /** Returns the key ranges of the tables in progress not yet read and acknowledged. */
+  public long snapshotRangesLeft() {
+    return snapshot[2];
+  }
+
+  /** Returns the snapshot chunks this source delivered. */
+  public long snapshotChunksDone() {
+    return snapshot[3];
+  }
+
+  /**
+   * Returns the online chunks read and discarded to be read again (a transaction committed before
+   * the chunk's low watermark but not yet visible to its snapshot, or a change without its key).
+   */
+  public long snapshotChunksRetried() {
+    return snapshotChunksRetried;
+  }
+
+  /** Returns the rows this source read and delivered as {@code ReadEvent}s. */
+  public long snapshotRowsRead() {
+    return snapshot[4];
+  }
+
+  /** Returns the read rows acknowledged. */
+  public long snapshotRowsAcknowledged() {
+    return snapshot[5];
+  }
+
+  /** Returns the read rows delivered per second since this source's first snapshot started. */
+  public double snapshotRowsPerSecond() {
+    return snapshot[7] == 0 ? 0 : snapshot[4] / (snapshot[7] / 1e9);
+  }
+
+  /**
+   * Returns the rows the snapshots in progress are expected to read in all, from the tables'
+   * statistics ({@code pg_class.reltuples}, as of their last ANALYZE); 0 if unknown.
+   */
+  public long snapshotRowsEstimated() {
+    return snapshot[6];
+  }
+
+  /**
+   * Returns the estimated seconds until the snapshots in progress are read, from the estimated rows
+   * left and the rate so far; NaN if unknown, 0 when none is in progress.
+   */
+  public double snapshotSecondsLeft() {
+    if (snapshot[0] == 0) {
+      return 0;
+    }
+    double rate = snapshotRowsPerSecond();
+    if (snapshot[6] == 0 || rate <= 0) {
+      return Double.NaN;
+    }
+    return Math.max(0, snapshot[6] - snapshot[4]) / rate;
+  }
+
   @Override
   public String toString() {
     return "SourceMetrics[watermark="
@@ -129,6 +206,12 @@ public final class SourceMetrics {
         + eventsSkipped
         + ", eventsWithUndecoded="
         + eventsWithUndecoded
+        + ", snapshotTablesLeft="
+        + snapshot[0]
+        + ", snapshotRowsRead="
+        + snapshot[4]
+        + ", snapshotChunksRetried="
+        + snapshotChunksRetried
         + ']';
   }
 }

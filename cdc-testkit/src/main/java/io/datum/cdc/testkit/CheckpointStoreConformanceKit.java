@@ -19,6 +19,8 @@ import io.datum.cdc.CdcStoreException;
 import io.datum.cdc.CheckpointStores;
 import io.datum.cdc.ClusterIdentity;
 import io.datum.cdc.PgLsn;
+import io.datum.cdc.SnapshotProgress;
+import io.datum.cdc.event.TableId;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -318,7 +320,11 @@ public abstract class CheckpointStoreConformanceKit {
                           PgLsn.parse("FFFFFFFF/0"), PgLsn.parse("FFFFFFFF/FFFFFFFF"))),
                   new ClusterIdentity(-1L, Integer.MAX_VALUE, "d".repeat(63))),
               CdcCheckpoint.atWatermark("identified", PgLsn.parse("0/16B3748"))
-                  .withCluster(new ClusterIdentity(7_421_343_521_349_893_421L, 1, "postgres")));
+                  .withCluster(new ClusterIdentity(7_421_343_521_349_893_421L, 1, "postgres")),
+              CdcCheckpoint.atWatermark("snapshot", PgLsn.parse("0/16B3748"))
+                  .withSnapshot(snapshotProgress()),
+              CdcCheckpoint.atWatermark("snapshot_done", PgLsn.parse("1/0"))
+                  .withSnapshot(new SnapshotProgress(true, null, List.of())));
       for (CdcCheckpoint c : checkpoints) {
         store.store(c);
       }
@@ -584,5 +590,28 @@ public abstract class CheckpointStoreConformanceKit {
     Corruption() {
       super(CheckpointStoreConformanceKit.this);
     }
+  }
+
+  /**
+   * Snapshot progress with every kind of field: an initial snapshot holding the slot, a table not
+   * started, one with a composite key and acknowledged keys beyond the prefix, values with tabs,
+   * quotes, backslashes and non-ASCII text, and an empty string as a key value.
+   */
+  static SnapshotProgress snapshotProgress() {
+    return new SnapshotProgress(
+        false,
+        PgLsn.parse("0/16B3700"),
+        List.of(
+            SnapshotProgress.TableSnapshot.whole("initial", new TableId("public", "orders")),
+            new SnapshotProgress.TableSnapshot(
+                "request-0/16B3000",
+                new TableId("Sales \"EU\"", "lines\tü"),
+                List.of(
+                    new SnapshotProgress.KeyRange(
+                        List.of("41", "a\tb"), List.of("99", "z"), List.of(List.of("43", ""))),
+                    new SnapshotProgress.KeyRange(
+                        List.of("99", "z"),
+                        null,
+                        List.of(List.of("100", "\\x00"), List.of("120", "日本")))))));
   }
 }

@@ -13,8 +13,10 @@ import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.DeleteEvent;
 import io.datum.cdc.event.InsertEvent;
 import io.datum.cdc.event.MessageEvent;
+import io.datum.cdc.event.ReadEvent;
 import io.datum.cdc.event.Row;
 import io.datum.cdc.event.RowChange;
+import io.datum.cdc.event.SnapshotInfo;
 import io.datum.cdc.event.TableId;
 import io.datum.cdc.event.TransactionInfo;
 import io.datum.cdc.event.TruncateEvent;
@@ -95,6 +97,11 @@ public final class JsonLinesWriter implements Flushable, Closeable {
   private static final SerializedString PREFIX = new SerializedString("prefix");
   private static final SerializedString CONTENT = new SerializedString("content");
   private static final SerializedString TRANSACTIONAL = new SerializedString("transactional");
+  private static final SerializedString SNAPSHOT = new SerializedString("snapshot");
+  private static final SerializedString ID = new SerializedString("id");
+  private static final SerializedString CHUNK = new SerializedString("chunk");
+  private static final SerializedString CONSISTENT_WITH = new SerializedString("consistent_with");
+  private static final SerializedString LAST_OF_TABLE = new SerializedString("last_of_table");
 
   private final JsonGenerator generator;
   private final JsonValueWriter values;
@@ -272,6 +279,9 @@ public final class JsonLinesWriter implements Flushable, Closeable {
     if (change instanceof InsertEvent insert) {
       before = null;
       after = insert.after();
+    } else if (change instanceof ReadEvent read) {
+      before = null;
+      after = read.after();
     } else if (change instanceof UpdateEvent update) {
       before = update.before();
       after = update.after();
@@ -296,6 +306,22 @@ public final class JsonLinesWriter implements Flushable, Closeable {
     }
     generator.writeEndArray();
     writeUndecoded(change.key(), before, after);
+    if (change instanceof ReadEvent read) {
+      SnapshotInfo snapshot = read.snapshot();
+      generator.writeFieldName(SNAPSHOT);
+      generator.writeStartObject();
+      generator.writeFieldName(ID);
+      generator.writeString(snapshot.id());
+      generator.writeFieldName(CHUNK);
+      generator.writeNumber(snapshot.chunk());
+      generator.writeFieldName(CONSISTENT_WITH);
+      generator.writeString(snapshot.consistentWith().toString());
+      if (snapshot.lastOfTable()) {
+        generator.writeFieldName(LAST_OF_TABLE);
+        generator.writeBoolean(true);
+      }
+      generator.writeEndObject();
+    }
   }
 
   /**

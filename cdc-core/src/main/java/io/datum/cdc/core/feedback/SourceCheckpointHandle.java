@@ -7,6 +7,7 @@ import io.datum.cdc.CdcException;
 import io.datum.cdc.CdcOffset;
 import io.datum.cdc.CdcStoreException;
 import io.datum.cdc.PgLsn;
+import io.datum.cdc.SnapshotProgress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
@@ -39,6 +40,7 @@ import java.util.function.Consumer;
 public final class SourceCheckpointHandle implements CdcCheckpointHandle {
 
   private final FeedbackCoordinator coordinator;
+  private final SnapshotAcknowledgements snapshots;
   private final CdcCheckpointStore store;
   private final Executor asyncExecutor;
   private final Consumer<CdcException> onStoreFailure;
@@ -46,6 +48,7 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
   private final boolean durableEachAcknowledgement;
   private final Object storeLock = new Object();
   private volatile PgLsn durableWatermark;
+  private volatile PgLsn durableHold;
 
   /**
    * Stores begun so far, each numbered by this count; written under storeLock. An acknowledgement
@@ -61,6 +64,7 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
 
   /**
    * @param coordinator the source's coordinator
+   * @param snapshots the source's snapshot acknowledgements
    * @param store where checkpoints go
    * @param asyncExecutor runs the stores of {@link #acknowledgeAsync}
    * @param onStoreFailure told about a failed store before it is thrown (stops the source)
@@ -70,19 +74,50 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
    */
   public SourceCheckpointHandle(
       FeedbackCoordinator coordinator,
+      SnapshotAcknowledgements snapshots,
       CdcCheckpointStore store,
       Executor asyncExecutor,
       Consumer<CdcException> onStoreFailure,
       Runnable onWatermarkMoved,
       boolean durableEachAcknowledgement) {
     this.coordinator = coordinator;
+    this.snapshots = snapshots;
     this.store = store;
     this.asyncExecutor = asyncExecutor;
     this.onStoreFailure = onStoreFailure;
     this.onWatermarkMoved = onWatermarkMoved;
     this.durableEachAcknowledgement = durableEachAcknowledgement;
     this.durableWatermark = coordinator.watermark();
-    this.lastStored = coordinator.snapshot(); // what the store holds, as far as it matters
+    // what the store holds, as far as it matters
+    this.lastStored = coordinator.snapshot().withSnapshot(snapshots.progress());
+    this.durableHold = snapshots.holdLsn();
+  }
+
+  /**
+   * A handle of a source without snapshots (benchmarks and tests).
+   *
+   * @param coordinator the source's coordinator
+   * @param store where checkpoints go
+   * @param asyncExecutor runs the stores of {@link #acknowledgeAsync}
+   * @param onStoreFailure told about a failed store before it is thrown
+   * @param onWatermarkMoved told after a store moved the durable watermark
+   * @param durableEachAcknowledgement per-event durability
+   */
+  public SourceCheckpointHandle(
+      FeedbackCoordinator coordinator,
+      CdcCheckpointStore store,
+      Executor asyncExecutor,
+      Consumer<CdcException> onStoreFailure,
+      Runnable onWatermarkMoved,
+      boolean durableEachAcknowledgement) {
+    this(
+        coordinator,
+        new SnapshotAcknowledgements(SnapshotProgress.NONE),
+        store,
+        asyncExecutor,
+        onStoreFailure,
+        onWatermarkMoved,
+        durableEachAcknowledgement);
   }
 
   @Override
@@ -100,6 +135,11 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
    * @return whether a store must include it before it counts as done
    */
   private boolean record(CdcOffset offset) {
+    if (offset.isSnapshotRead()) {
+      // per transaction: a read row's chunk plays its transaction's part
+      return snapshots.record(offset)
+          && (durableEachAcknowledgement || snapshots.chunkSettled(offset));
+    }
     if (durableEachAcknowledgement) {
       coordinator.record(offset);
       return true;
@@ -109,6 +149,12 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
 
   @Override
   public void acknowledgeTransaction(CdcOffset offset) {
+    if (offset.isSnapshotRead()) {
+      if (snapshots.recordChunk(offset) || durableEachAcknowledgement) {
+        persistAfter(storesBegun);
+      }
+      return;
+    }
     if (coordinator.acknowledgeTransaction(offset) || durableEachAcknowledgement) {
       persistAfter(storesBegun);
     }
@@ -134,9 +180,38 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
     return durableWatermark;
   }
 
-  /** Returns the newest watermark the store holds: the only position that may be confirmed. */
+  /** Returns the newest watermark the store holds. */
   public PgLsn durableWatermark() {
     return durableWatermark;
+  }
+
+  /**
+   * Returns the only position that may be confirmed to PostgreSQL: the durable watermark, but not
+   * past the stored initial snapshot's consistent point while that snapshot is not complete.
+   */
+  public PgLsn flushPosition() {
+    PgLsn w = durableWatermark;
+    PgLsn hold = durableHold;
+    return hold != null && w.isAfter(hold) ? hold : w;
+  }
+
+  /** Returns true once a stored checkpoint records the slot's initial snapshot as complete. */
+  public boolean storedInitialCompleted() {
+    synchronized (storeLock) {
+      return lastStored.snapshot().initialCompleted();
+    }
+  }
+
+  /**
+   * Stores the current acknowledgements and snapshot progress now (the plan of a snapshot that
+   * starts, so a restart knows it), whether or not anything changed.
+   *
+   * @throws CdcException if the store failed
+   */
+  public void persistNow() {
+    synchronized (storeLock) {
+      store(snapshotForStore());
+    }
   }
 
   /**
@@ -189,7 +264,11 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
   /** Called with storeLock held: numbers the store about to be written, then takes its snapshot. */
   private CdcCheckpoint snapshotForStore() {
     storesBegun = storesBegun + 1;
-    return coordinator.snapshot();
+    // the snapshot progress first: a chunk whose rows were all acknowledged may end a range; the
+    // stream positions taken after it can only be newer, never hide an acknowledgement
+    SnapshotProgress progress = snapshots.progress();
+    CdcCheckpoint positions = coordinator.snapshot();
+    return progress == SnapshotProgress.NONE ? positions : positions.withSnapshot(progress);
   }
 
   /** Called with storeLock held, after {@link #snapshotForStore}. */
@@ -207,6 +286,7 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
     }
     storesDone = storesBegun;
     lastStored = checkpoint;
+    durableHold = checkpoint.snapshot().holdLsn();
     PgLsn previous = durableWatermark;
     durableWatermark = checkpoint.watermark();
     if (!previous.equals(durableWatermark)) {

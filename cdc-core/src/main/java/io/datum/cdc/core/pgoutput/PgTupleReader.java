@@ -2,7 +2,6 @@ package io.datum.cdc.core.pgoutput;
 
 import io.datum.cdc.core.types.PgBinaryCodec;
 import io.datum.cdc.core.types.PgBinaryValues;
-import io.datum.cdc.core.types.PgBuiltinType;
 import io.datum.cdc.core.types.PgTextValues;
 import io.datum.cdc.event.ColumnInfo;
 import io.datum.cdc.event.Row;
@@ -108,41 +107,15 @@ final class PgTupleReader {
     if (failures == null) {
       failures = new ArrayList<>(2);
     }
-    ColumnInfo info = relation.columns().get(column);
-    failures.add(
-        new ValueFailure(
-            relation.table(),
-            info.name(),
-            info.typeOid(),
-            typeName(relation, column),
-            binary,
-            reason));
-  }
-
-  /** The name of a column's type for messages: its codec's, a builtin's typname, or its oid. */
-  private static String typeName(RelationInfo relation, int column) {
-    PgBinaryCodec[] codecs = relation.binaryCodecs();
-    if (codecs != null && codecs[column] != null) {
-      return codecs[column].describe();
-    }
-    int oid = relation.columns().get(column).typeOid();
-    PgBuiltinType builtin = PgBuiltinType.of(oid);
-    return builtin != null ? builtin.typname() : "oid " + Integer.toUnsignedString(oid);
+    failures.add(TextValueDecoding.failure(relation, column, binary, reason));
   }
 
   private ValueDecodingException failure(
       RelationInfo relation, int column, int at, boolean binary, String message, Throwable e) {
-    ColumnInfo info = relation.columns().get(column);
     return new ValueDecodingException(
         in.error(at, message).getMessage(),
         e,
-        new ValueFailure(
-            relation.table(),
-            info.name(),
-            info.typeOid(),
-            typeName(relation, column),
-            binary,
-            message));
+        TextValueDecoding.failure(relation, column, binary, message));
   }
 
   /**
@@ -240,24 +213,11 @@ final class PgTupleReader {
   }
 
   private Object decodeValue(RelationInfo relation, int column, int start, int length, int out) {
-    int oid = relation.valueTypeOids()[column];
-    PgBinaryCodec[] codecs = relation.binaryCodecs();
     try {
-      if (codecs != null && codecs[column] != null) {
-        return codecs[column].textValue(
-            new String(in.array(), start, length, StandardCharsets.UTF_8));
-      }
-      return PgTextValues.decode(oid, in.array(), start, length);
+      return TextValueDecoding.decode(relation, column, in.array(), start, length);
     } catch (RuntimeException e) {
-      ColumnInfo info = relation.columns().get(column);
       String message =
-          PgTextValues.describeFailure(
-              info.name(),
-              relation.describe(),
-              info.typeOid(),
-              oid,
-              PgTextValues.excerpt(in.array(), start, length),
-              e);
+          TextValueDecoding.describeFailure(relation, column, in.array(), start, length, e);
       if (policy == ValueFailure.Policy.RAW) {
         keepRaw(out, relation, column, false, message);
         return new String(in.array(), start, length, StandardCharsets.UTF_8);

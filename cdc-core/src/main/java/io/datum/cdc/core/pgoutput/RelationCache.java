@@ -16,8 +16,13 @@ import java.util.Map;
  * a Type message before the first Relation message that uses the type; {@code
  * logicalrep_write_typ}, src/backend/replication/logical/proto.c). Changes are decoded against the
  * relation as its last Relation message described it. Used by one decoder's thread only.
+ *
+ * <p>Public (in this unexported package) so that the snapshot reader ({@code
+ * io.datum.cdc.core.snapshot.SnapshotCatalog}) resolves a table's columns exactly as a Relation
+ * message for it would be resolved here: it feeds the Type messages pgoutput would send and the
+ * Relation it would send through {@link #addType}, {@link #valueType} and {@link #add}.
  */
-final class RelationCache {
+public final class RelationCache {
 
   /** Codecs of column types the builtin decoders do not decode; null: such values stay text. */
   private final PgBinaryTypes binaryTypes;
@@ -32,7 +37,7 @@ final class RelationCache {
    * @param binaryTypes where codecs of non-builtin column types come from (binary values, and
    *     arrays of user types in text mode), or null to keep every such text value as its text
    */
-  RelationCache(PgBinaryTypes binaryTypes) {
+  public RelationCache(PgBinaryTypes binaryTypes) {
     this.binaryTypes = binaryTypes;
   }
 
@@ -55,7 +60,7 @@ final class RelationCache {
    * @return the relation as cached (with its codecs)
    * @throws RuntimeException if the type catalog cannot be asked
    */
-  RelationInfo add(RelationInfo relation) {
+  public RelationInfo add(RelationInfo relation) {
     RelationInfo cached = binaryTypes == null ? relation : withBinaryCodecs(relation);
     relations.put(cached.oid(), new RelationInfo[] {cached});
     return cached;
@@ -68,7 +73,7 @@ final class RelationCache {
    * @param namespace its namespace ({@code pg_catalog} for an empty one)
    * @param name its name; a domain comes under its base type's name
    */
-  void addType(int oid, String namespace, String name) {
+  public void addType(int oid, String namespace, String name) {
     types.put(oid, new String[] {namespace, name});
   }
 
@@ -81,7 +86,7 @@ final class RelationCache {
    * @param typeOid the column's type oid
    * @return the builtin oid to decode its values as, or {@code typeOid} itself
    */
-  int valueType(int typeOid) {
+  public int valueType(int typeOid) {
     String[] sent = types.get(typeOid);
     if (sent != null && !PgBuiltinType.decodesText(typeOid) && "pg_catalog".equals(sent[0])) {
       int builtin = PgBuiltinType.builtinOidNamed(sent[1]);

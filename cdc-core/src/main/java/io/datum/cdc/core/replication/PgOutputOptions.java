@@ -78,7 +78,8 @@ record PgOutputOptions(int protocolVersion, Map<String, String> slotOptions, boo
         version);
     require(config.twoPhase(), "two_phase", 150000, 3, serverVersionNum, version);
     require(config.origin() != null, "origin", 160000, 1, serverVersionNum, version);
-    if (config.messages()) {
+    if (config.messages() || config.snapshot().needsMessages()) {
+      // snapshots' watermarks and requests are logical decoding messages of their own prefix
       options.put("messages", "true");
     }
     if (config.binary()) {

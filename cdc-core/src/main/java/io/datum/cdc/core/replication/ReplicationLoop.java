@@ -11,10 +11,15 @@ import io.datum.cdc.core.feedback.SourceCheckpointHandle;
 import io.datum.cdc.core.pgoutput.PgOutputDecoder;
 import io.datum.cdc.core.types.PgTypeCatalog;
 import io.datum.cdc.event.ChangeEvent;
+import io.datum.cdc.event.MessageEvent;
 import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayDeque;
+import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -54,6 +59,21 @@ final class ReplicationLoop {
   private final FeedbackCoordinator coordinator;
   private final Handoff handoff;
   private final DecodeErrorHandling decodeErrors;
+  private final SourceSnapshots snapshots;
+
+  /** The slot this loop created with an exported snapshot, until the initial snapshot read it. */
+  private ExportedSlot exported;
+
+  /** Read rows to deliver before the next event of the stream (an online chunk's, in order). */
+  private final ArrayDeque<ChangeEvent> reads = new ArrayDeque<>();
+
+  /**
+   * The stream event {@link #own} looked at last (it is offered again while the hand-off is full).
+   */
+  private ChangeEvent observed;
+
+  /** The result of CREATE_REPLICATION_SLOT with an exported snapshot. */
+  private record ExportedSlot(PgLsn consistentPoint, String snapshotName) {}
 
   /** Created by {@link #open} once the protocol version is negotiated. */
   private volatile TransactionAssembler assembler;
@@ -85,7 +105,9 @@ final class ReplicationLoop {
       SourceCheckpointHandle handle,
       Handoff handoff,
       DecodeErrorHandling decodeErrors,
+      SourceSnapshots snapshots,
       Runnable beforeFinalFeedback) {
+    this.snapshots = snapshots;
     this.beforeFinalFeedback = beforeFinalFeedback;
     this.decodeErrors = decodeErrors;
     this.config = config;
@@ -146,8 +168,9 @@ final class ReplicationLoop {
       closeQuietly();
       throw e;
     }
+    SlotPreflight.Outcome checked;
     try {
-      SlotPreflight.Outcome checked =
+      checked =
           SlotPreflight.run(
               config,
               coordinator,
@@ -161,6 +184,65 @@ final class ReplicationLoop {
       closeQuietly();
       throw e;
     }
+    try {
+      snapshots.configure(types, connection, checked.serverVersion());
+      if (checked.createWithSnapshot()) {
+        exported = createSlotExportingSnapshot(checked.serverVersion());
+        this.server = server;
+        return; // streaming starts once the initial snapshot read the tables (run)
+      }
+      if (!reconnecting) {
+        snapshots.planInitialOnline(coordinator.watermark());
+      }
+    } catch (SQLException e) {
+      closeQuietly();
+      throw PgErrors.map("cannot create replication slot \"" + slot + "\" for its snapshot", e);
+    } catch (RuntimeException e) {
+      closeQuietly();
+      throw e;
+    }
+    startStreaming(server);
+  }
+
+  /** The server identified at open, adopted into checkpoints once streaming starts. */
+  private ClusterIdentity server;
+
+  /**
+   * Creates the slot on the replication connection with an exported snapshot: {@code
+   * CREATE_REPLICATION_SLOT name LOGICAL pgoutput (SNAPSHOT 'export'[, FAILOVER true])} on
+   * PostgreSQL 15+, {@code ... EXPORT_SNAPSHOT} on 14 (PostgreSQL docs, 53.4 Streaming Replication
+   * Protocol). Every slot option goes into this one command: the snapshot lives only until the
+   * connection's next command. PostgreSQL waits for the transactions open when it began (also
+   * prepared ones) before it returns (snapbuild.c).
+   */
+  private ExportedSlot createSlotExportingSnapshot(int serverVersion) throws SQLException {
+    String slot = config.slot();
+    String command =
+        "CREATE_REPLICATION_SLOT "
+            + PgErrors.quoteIdentifier(slot)
+            + " LOGICAL pgoutput"
+            + (serverVersion >= 150000
+                ? " (SNAPSHOT 'export'" + (config.failoverSlot() ? ", FAILOVER true" : "") + ")"
+                : " EXPORT_SNAPSHOT");
+    try (Statement st = connection.createStatement();
+        ResultSet rs = st.executeQuery(command)) {
+      rs.next();
+      PgLsn consistentPoint = PgLsn.parse(rs.getString("consistent_point"));
+      String name = rs.getString("snapshot_name");
+      LOG.info(
+          "created logical replication slot {} (pgoutput{}) at consistent point {} with exported"
+              + " snapshot {}",
+          slot,
+          config.failoverSlot() ? ", failover" : "",
+          consistentPoint,
+          name);
+      return new ExportedSlot(consistentPoint, name);
+    }
+  }
+
+  /** Sends START_REPLICATION at the watermark and sets up decoding. */
+  private void startStreaming(ClusterIdentity server) {
+    String slot = config.slot();
     try {
       PgLsn start = coordinator.watermark();
       var builder =
@@ -221,9 +303,51 @@ final class ReplicationLoop {
   void run() {
     thread = Thread.currentThread();
     try {
+      if (exported != null) {
+        ExportedSlot slot = exported;
+        exported = null;
+        try {
+          snapshots.runInitial(
+              slot.snapshotName(), slot.consistentPoint(), this::deliverBlocking, () -> {});
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+        if (stopRequested) {
+          return;
+        }
+        if (snapshots.stopAfterInitial()) {
+          awaitInitialAcknowledged();
+          return;
+        }
+        startStreaming(server);
+      }
+      snapshots.startOnline();
       while (!stopRequested) {
+        if (snapshots.stopAfterInitial() && snapshots.initialStored()) {
+          LOG.info("slot {}: initial snapshot acknowledged and stored; stopping", config.slot());
+          // the handler ends once this loop did (it is not stopping): store, do not wait for it
+          handle.persistIfChanged();
+          sendFeedback(true);
+          return;
+        }
+        snapshots.checkFailure();
+        ChangeEvent read = reads.peekFirst();
+        if (read != null) {
+          if (offer(read)) {
+            reads.removeFirst();
+          }
+          continue;
+        }
         ChangeEvent ready = assembler.peek();
         if (ready != null) {
+          if (ready != observed) {
+            observed = ready;
+            if (own(ready)) {
+              assembler.poll();
+              continue;
+            }
+          }
           handOff(ready);
           continue;
         }
@@ -247,6 +371,69 @@ final class ReplicationLoop {
     } finally {
       closeQuietly();
     }
+  }
+
+  /**
+   * Takes datum-cdc's own messages (watermarks, snapshot requests) and, when the source did not ask
+   * for messages, every other message out of the stream, acknowledging them; lets the online
+   * snapshot see every other event.
+   *
+   * @return true if the event is not to be delivered
+   */
+  private boolean own(ChangeEvent event) {
+    if (snapshots.consume(event, reads::addLast)) {
+      coordinator.acknowledge(event.offset());
+      return true;
+    }
+    if (event instanceof MessageEvent && !config.messages()) {
+      coordinator.acknowledge(event.offset()); // asked for by the snapshots only
+      return true;
+    }
+    snapshots.observe(event);
+    return false;
+  }
+
+  /** Offers one read row; false if the hand-off stayed full (status updates are kept going). */
+  private boolean offer(ChangeEvent read) throws SQLException {
+    if (handoff.offer(read)) {
+      return true;
+    }
+    try {
+      if (handoff.offer(read, 50)) {
+        return true;
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      stopRequested = true;
+      return false;
+    }
+    sendFeedback(false);
+    return false;
+  }
+
+  /** Delivers an initial snapshot chunk's rows, waiting for room (no stream to keep alive yet). */
+  private void deliverBlocking(List<? extends ChangeEvent> events) throws InterruptedException {
+    for (ChangeEvent e : events) {
+      while (!handoff.offer(e, 50)) {
+        if (stopRequested) {
+          throw new InterruptedException("source of slot " + config.slot() + " is stopping");
+        }
+      }
+    }
+  }
+
+  /** initial-only at a new slot: waits until every read row is acknowledged and stored. */
+  private void awaitInitialAcknowledged() {
+    while (!stopRequested && !snapshots.initialStored()) {
+      LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(20));
+    }
+    if (stopRequested) {
+      beforeFinalFeedback.run();
+      return;
+    }
+    LOG.info(
+        "slot {}: initial snapshot acknowledged and stored; the slot stays at its consistent point",
+        config.slot());
   }
 
   /** Asks the loop to stop after the current message; it sends a final status update. */
@@ -295,6 +482,7 @@ final class ReplicationLoop {
     long now = System.nanoTime();
     if (now - lastIdleAdvanceNanos < IDLE_ADVANCE_GAP_NANOS
         || !assembler.isIdle()
+        || !reads.isEmpty()
         || !handoff.isEmpty()
         || coordinator.hasPending()) {
       return;
@@ -312,7 +500,10 @@ final class ReplicationLoop {
   }
 
   private void sendFeedback(boolean force) throws SQLException {
-    PgLsn flush = handle.durableWatermark();
+    if (stream == null) {
+      return; // the initial snapshot runs before streaming starts
+    }
+    PgLsn flush = handle.flushPosition();
     long now = System.nanoTime();
     boolean changed = !flush.equals(lastSentFlush);
     if (force

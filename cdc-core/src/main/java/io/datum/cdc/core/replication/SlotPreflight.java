@@ -37,7 +37,18 @@ final class SlotPreflight {
   private static final Logger LOG = LoggerFactory.getLogger(SlotPreflight.class);
 
   /** What the checks found: the negotiated pgoutput options and, in binary mode, the catalog. */
-  record Outcome(PgOutputOptions protocol, PgTypeCatalog types) {}
+  /**
+   * @param protocol the negotiated pgoutput options
+   * @param types the type catalog, or null before PostgreSQL 14
+   * @param createWithSnapshot the slot is missing and is to be created on the replication
+   *     connection with an exported snapshot (an initial snapshot), by the caller
+   * @param serverVersion the server's {@code server_version_num}
+   */
+  record Outcome(
+      PgOutputOptions protocol,
+      PgTypeCatalog types,
+      boolean createWithSnapshot,
+      int serverVersion) {}
 
   private SlotPreflight() {}
 
@@ -68,11 +79,20 @@ final class SlotPreflight {
     PgOutputOptions protocol;
     PgTypeCatalog types = null;
     boolean createdPublication = false;
+    boolean createWithSnapshot = false;
+    int version = 0;
     try (Connection admin =
         DriverManager.getConnection(config.jdbcUrl(), adminProperties(config))) {
       SlotAdmin slots = new SlotAdmin(admin);
       try {
         int serverVersion = slots.serverVersionNum();
+        version = serverVersion;
+        if (config.snapshot().enabled() && serverVersion < 140000) {
+          throw new CdcConfigurationException(
+              "snapshots (snapshot(...), pgcdc --snapshot) need PostgreSQL 14 or later (pgoutput's"
+                  + " messages option carries their watermarks); the server is "
+                  + serverVersion);
+        }
         protocol = PgOutputOptions.negotiate(config, serverVersion);
         if (config.failoverSlot() && serverVersion < 170000) {
           throw new CdcConfigurationException(
@@ -180,7 +200,11 @@ final class SlotPreflight {
                     + " or let the source create it (createSlot(true), pgcdc --create-slot)");
           }
           try {
-            slots.createSlot(slot, config.failoverSlot(), config.slotCreationTimeout());
+            if (config.snapshot().initial()) {
+              createWithSnapshot = true; // on the replication connection, exporting its snapshot
+            } else {
+              slots.createSlot(slot, config.failoverSlot(), config.slotCreationTimeout());
+            }
           } catch (SQLException e) {
             throw PgErrors.map("cannot create replication slot \"" + slot + '"', e);
           }
@@ -333,7 +357,7 @@ final class SlotPreflight {
               + PgErrors.redact(config.jdbcUrl()),
           e);
     }
-    return new Outcome(protocol, types);
+    return new Outcome(protocol, types, createWithSnapshot, version);
   }
 
   /**

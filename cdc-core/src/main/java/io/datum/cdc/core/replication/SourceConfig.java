@@ -1,6 +1,7 @@
 package io.datum.cdc.core.replication;
 
 import io.datum.cdc.CdcCheckpointStore;
+import io.datum.cdc.core.snapshot.SnapshotSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -46,6 +47,7 @@ import java.util.Properties;
  *     existing slot to have it
  * @param allowPublicationChange accept a stored checkpoint written streaming another publication
  *     (logged at WARN) instead of failing
+ * @param snapshot when and how to snapshot, not null
  */
 public record SourceConfig(
     String jdbcUrl,
@@ -77,4 +79,5 @@ public record SourceConfig(
     boolean allowClusterChange,
     Duration slotCreationTimeout,
     boolean failoverSlot,
-    boolean allowPublicationChange) {}
+    boolean allowPublicationChange,
+    SnapshotSettings snapshot) {}

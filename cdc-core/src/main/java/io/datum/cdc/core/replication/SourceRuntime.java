@@ -7,9 +7,11 @@ import io.datum.cdc.CdcConnectionException;
 import io.datum.cdc.CdcException;
 import io.datum.cdc.CdcHandler;
 import io.datum.cdc.CdcReplicationException;
+import io.datum.cdc.SnapshotProgress;
 import io.datum.cdc.core.delivery.HandlerThread;
 import io.datum.cdc.core.delivery.Handoff;
 import io.datum.cdc.core.feedback.FeedbackCoordinator;
+import io.datum.cdc.core.feedback.SnapshotAcknowledgements;
 import io.datum.cdc.core.feedback.SourceCheckpointHandle;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -53,6 +55,7 @@ public final class SourceRuntime {
   private final FeedbackCoordinator coordinator;
   private final DecodeErrorHandling decodeErrors;
   private final SourceCheckpointHandle handle;
+  private final SourceSnapshots snapshots;
   private volatile ReplicationLoop loop;
   private volatile Thread dispatcher;
   private Handoff handoff;
@@ -74,14 +77,18 @@ public final class SourceRuntime {
     CdcCheckpoint stored = config.store().load(config.slot()).orElse(null);
     this.coordinator = new FeedbackCoordinator(config.slot(), stored);
     this.decodeErrors = new DecodeErrorHandling(config.slot(), config.decodeErrors(), coordinator);
+    SnapshotAcknowledgements tracker =
+        new SnapshotAcknowledgements(stored == null ? SnapshotProgress.NONE : stored.snapshot());
     this.handle =
         new SourceCheckpointHandle(
             coordinator,
+            tracker,
             config.store(),
             asyncAcks,
             this::fail,
             this::wakeLoop,
             config.durableEachAcknowledgement());
+    this.snapshots = new SourceSnapshots(config, tracker, handle);
     if (stored != null) {
       LOG.info(
           "slot {}: resuming at stored watermark {} ({} partly acknowledged transactions, {} runs"
@@ -121,7 +128,13 @@ public final class SourceRuntime {
     handoff = new Handoff(config.handoffCapacity());
     ReplicationLoop opened =
         new ReplicationLoop(
-            config, coordinator, handle, handoff, decodeErrors, this::beforeFinalFeedback);
+            config,
+            coordinator,
+            handle,
+            handoff,
+            decodeErrors,
+            snapshots,
+            this::beforeFinalFeedback);
     try {
       opened.open();
     } catch (RuntimeException e) {
@@ -211,6 +224,7 @@ public final class SourceRuntime {
     LOG.warn("slot {}: connection lost ({}); reconnecting", config.slot(), lost.getMessage());
     handoff.clear();
     coordinator.resetPending();
+    snapshots.connectionLost();
     long backoff = config.reconnectInitialBackoff().toMillis();
     for (int attempt = 1; ; attempt++) {
       long jittered = backoff / 2 + ThreadLocalRandom.current().nextLong(backoff / 2 + 1);
@@ -219,7 +233,13 @@ public final class SourceRuntime {
       }
       ReplicationLoop next =
           new ReplicationLoop(
-              config, coordinator, handle, handoff, decodeErrors, this::beforeFinalFeedback);
+              config,
+              coordinator,
+              handle,
+              handoff,
+              decodeErrors,
+              snapshots,
+              this::beforeFinalFeedback);
       try {
         next.open(true, loop);
         transactionsDeliveredBefore += loop.transactionsDelivered();
@@ -242,6 +262,31 @@ public final class SourceRuntime {
       }
       backoff = Math.min(backoff * 2, config.reconnectMaxBackoff().toMillis());
     }
+  }
+
+  /**
+   * Asks for an online snapshot of tables.
+   *
+   * @param tables the tables, at least one
+   * @return the snapshot's id
+   * @throws io.datum.cdc.CdcConfigurationException as {@code PgCdcSource.snapshot}
+   * @throws IllegalStateException if the source is not running
+   */
+  public String requestSnapshot(java.util.List<io.datum.cdc.event.TableId> tables) {
+    if (loop == null || loopDone) {
+      throw new IllegalStateException("the source of slot " + config.slot() + " is not running");
+    }
+    return snapshots.request(tables);
+  }
+
+  /** Returns the online snapshot chunks read again so far. */
+  public long snapshotChunksRetried() {
+    return snapshots.chunksRetried();
+  }
+
+  /** Returns the source's snapshot acknowledgements (for metrics). */
+  public SnapshotAcknowledgements snapshotTracker() {
+    return snapshots.tracker();
   }
 
   /** Returns how many times the source reconnected after a connection loss. */
@@ -316,6 +361,7 @@ public final class SourceRuntime {
       Thread.currentThread().interrupt();
     }
     asyncAcks.shutdown();
+    snapshots.close();
     try {
       // acknowledged events of incomplete transactions: keep them from being delivered again
       if (handle.persistIfChanged()) {

@@ -1,0 +1,123 @@
+package io.datum.cdc.cli;
+
+import io.datum.cdc.CdcCheckpoint;
+import io.datum.cdc.CdcCheckpointStore;
+import io.datum.cdc.CdcConnectionException;
+import io.datum.cdc.CdcException;
+import io.datum.cdc.CheckpointStores;
+import io.datum.cdc.PgLsn;
+import io.datum.cdc.SlotNames;
+import io.datum.cdc.core.SnapshotRequests;
+import io.datum.cdc.event.TableId;
+import java.io.PrintStream;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code pgcdc snapshot --url URL --slot NAME --table schema.table ...}: asks the {@code pgcdc
+ * stream} (or library source) of a slot, running with {@code --snapshot on-request}, to snapshot
+ * tables while it streams, by writing the request into the WAL ({@link SnapshotRequests}). With
+ * {@code --store}, a table whose snapshot the slot's checkpoint shows in progress is refused.
+ */
+@Command(
+    name = "snapshot",
+    mixinStandardHelpOptions = true,
+    description =
+        "Ask the running stream of a slot (started with --snapshot on-request) to snapshot tables"
+            + " while it streams. Writes the request into the WAL (pg_logical_emit_message); no"
+            + " table is written to.")
+final class SnapshotCommand implements Callable<Integer> {
+
+  @Mixin ServerOptions server;
+
+  @Option(names = "--slot", required = true, description = "the stream's replication slot")
+  String slot;
+
+  @Option(
+      names = "--table",
+      required = true,
+      paramLabel = "SCHEMA.TABLE",
+      description =
+          "a table to snapshot, as its publication publishes it (repeatable; quote names as in"
+              + " SQL: '\"Sales\".\"Orders\"')")
+  List<String> tables = new ArrayList<>();
+
+  @Option(
+      names = "--store",
+      paramLabel = "URI",
+      description =
+          "the stream's checkpoint store: refuse tables whose snapshot is in progress already")
+  String store;
+
+  @Option(names = "--verbose", description = "info logs and stack traces of errors on stderr")
+  boolean verbose;
+
+  PrintStream out = System.out;
+
+  @Override
+  public Integer call() throws Exception {
+    SlotNames.requireValid(slot);
+    List<TableId> ids = new ArrayList<>();
+    for (String t : tables) {
+      ids.add(SnapshotRequests.table(t));
+    }
+    if (store != null) {
+      try (CdcCheckpointStore checkpoints = CheckpointStores.open(store)) {
+        CdcCheckpoint stored = checkpoints.load(slot).orElse(null);
+        if (stored != null) {
+          List<TableId> busy = new ArrayList<>();
+          for (TableId t : ids) {
+            if (stored.snapshot().table(t) != null) {
+              busy.add(t);
+            }
+          }
+          if (!busy.isEmpty()) {
+            throw new CdcException(
+                "a snapshot of "
+                    + busy
+                    + " is in progress already for slot "
+                    + slot
+                    + " ("
+                    + checkpoints.location()
+                    + "); it continues, nothing was requested");
+          }
+        }
+      }
+    }
+    PgLsn at;
+    try (Connection c = DriverManager.getConnection(server.url, server.properties())) {
+      at = SnapshotRequests.request(c, slot, ids);
+    } catch (SQLException e) {
+      if ("42501".equals(e.getSQLState())) {
+        throw new CdcException(
+            "not allowed to write the request into the WAL at "
+                + server.redactedUrl()
+                + ": "
+                + e.getMessage()
+                + " (GRANT EXECUTE ON FUNCTION pg_logical_emit_message(boolean, text, text) TO"
+                + " the user, or use a superuser)");
+      }
+      throw new CdcConnectionException(
+          "cannot write the snapshot request at " + server.redactedUrl() + ": " + e.getMessage(),
+          e);
+    }
+    out.println(
+        "requested a snapshot of "
+            + ids
+            + " from the stream of slot "
+            + slot
+            + " (message at "
+            + at
+            + "); it starts once that stream reads it, if it runs with --snapshot on-request;"
+            + " its rows' snapshot id is request-<the request's commit LSN>");
+    out.flush();
+    return 0;
+  }
+}

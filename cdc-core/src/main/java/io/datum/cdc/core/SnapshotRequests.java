@@ -1,0 +1,67 @@
+package io.datum.cdc.core;
+
+import io.datum.cdc.CdcConfigurationException;
+import io.datum.cdc.PgLsn;
+import io.datum.cdc.SlotNames;
+import io.datum.cdc.core.snapshot.SnapshotMessages;
+import io.datum.cdc.event.TableId;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.List;
+
+/**
+ * Asks a running source, from anywhere, to snapshot tables: writes the request into the WAL as a
+ * transactional logical decoding message ({@code pg_logical_emit_message(true, 'datum-cdc',
+ * 'snapshot SLOT schema.table ...')}, PostgreSQL docs 9.28.6 Replication Management Functions),
+ * which the source of that slot reads in commit order and honours if it was built with {@link
+ * SnapshotMode#ON_REQUEST}. No table is written to; the caller needs EXECUTE on {@code
+ * pg_logical_emit_message} (by default superusers only; see docs/snapshots.md). {@code pgcdc
+ * snapshot} uses it.
+ */
+public final class SnapshotRequests {
+
+  private SnapshotRequests() {}
+
+  /**
+   * Writes a request in its own transaction (or in the caller's, if one is open: it then counts
+   * once that commits).
+   *
+   * @param connection a connection to the slot's database
+   * @param slot the slot whose source is to snapshot the tables
+   * @param tables the tables, as the source's publication publishes them, at least one
+   * @return the LSN of the message (the snapshot's id is {@code request-} and the LSN of the commit
+   *     of the transaction that wrote it)
+   * @throws CdcConfigurationException if the slot name is invalid or no table is given
+   * @throws SQLException if PostgreSQL refuses (a missing privilege names the function)
+   */
+  public static PgLsn request(Connection connection, String slot, List<TableId> tables)
+      throws SQLException {
+    SlotNames.requireValid(slot);
+    if (tables.isEmpty()) {
+      throw new CdcConfigurationException("a snapshot request names at least one table");
+    }
+    try (PreparedStatement ps =
+        connection.prepareStatement("SELECT pg_logical_emit_message(true, ?, ?)::text")) {
+      ps.setString(1, SnapshotMessages.PREFIX);
+      ps.setString(2, SnapshotMessages.request(slot, tables));
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return PgLsn.parse(rs.getString(1));
+      }
+    }
+  }
+
+  /**
+   * Parses a table name as {@code schema.table}; a part holding anything but lower-case letters,
+   * digits and underscores is double-quoted as in SQL ({@code "Sales"."Orders 2024"}).
+   *
+   * @param qualified the name
+   * @return the table
+   * @throws CdcConfigurationException naming the text if it is not of that form
+   */
+  public static TableId table(String qualified) {
+    return SnapshotMessages.table(qualified);
+  }
+}

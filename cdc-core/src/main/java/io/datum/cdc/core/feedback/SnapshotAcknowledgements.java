@@ -1,0 +1,615 @@
+package io.datum.cdc.core.feedback;
+
+import io.datum.cdc.CdcCheckpointException;
+import io.datum.cdc.CdcOffset;
+import io.datum.cdc.PgLsn;
+import io.datum.cdc.SnapshotProgress;
+import io.datum.cdc.SnapshotProgress.KeyRange;
+import io.datum.cdc.SnapshotProgress.TableSnapshot;
+import io.datum.cdc.event.TableId;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Which rows of the source's snapshots were acknowledged: the snapshot half of a checkpoint ({@link
+ * SnapshotProgress}), beside the {@link FeedbackCoordinator}'s stream positions.
+ *
+ * <p>Each table in progress has key ranges left to read. Readers take a range's {@link
+ * Range#readCursor() read cursor}, read the next chunk of rows after it in key order, and {@link
+ * #deliver} it: the chunk's rows get offsets (chunk number and row index) and the cursor moves past
+ * the chunk. Acknowledgements mark rows; a range's acknowledged bound ({@link KeyRange#after()})
+ * moves over the contiguous acknowledged prefix of its chunks in delivery order, so a checkpoint
+ * lists individual keys only for rows acknowledged out of order. A range whose last chunk is
+ * acknowledged is gone; a table without ranges is done; when the tables of the initial snapshot are
+ * all done, it is complete and the slot is no longer held at its consistent point.
+ *
+ * <p>Thread-safe: one lock, held briefly by the readers' {@link #deliver}, the acknowledgements and
+ * the stores' {@link #progress}. Cost of an acknowledgement: a hash lookup and a bit; of a progress
+ * snapshot, O(tables + ranges + keys acknowledged out of order).
+ */
+public final class SnapshotAcknowledgements {
+
+  /** The snapshot id of a slot's initial snapshot. */
+  public static final String INITIAL = "initial";
+
+  private boolean initialCompleted;
+  private PgLsn holdLsn;
+  private volatile PgLsn hold;
+  private final LinkedHashMap<TableId, Table> tables = new LinkedHashMap<>();
+  private final Map<Long, Chunk> chunks = new HashMap<>();
+  private long nextChunk = 1;
+  private long rowsDelivered;
+  private long rowsAcknowledged;
+  private long tablesDone;
+  private long rowsExpected;
+  private long startedNanos;
+
+  /**
+   * @param restored what the stored checkpoint recorded, or {@link SnapshotProgress#NONE}
+   */
+  public SnapshotAcknowledgements(SnapshotProgress restored) {
+    initialCompleted = restored.initialCompleted();
+    holdLsn = restored.holdLsn();
+    hold = holdLsn;
+    for (TableSnapshot t : restored.tables()) {
+      Table table = new Table(t.snapshotId(), t.table());
+      for (KeyRange r : t.remaining()) {
+        table.ranges.add(new Range(table, r.after(), r.through(), r.acknowledged()));
+      }
+      tables.put(t.table(), table);
+    }
+  }
+
+  /** One table's snapshot in progress. */
+  public static final class Table {
+    final String snapshotId;
+    final TableId id;
+    final List<Range> ranges = new ArrayList<>();
+
+    Table(String snapshotId, TableId id) {
+      this.snapshotId = snapshotId;
+      this.id = id;
+    }
+
+    /** Returns the snapshot the table's rows belong to. */
+    public String snapshotId() {
+      return snapshotId;
+    }
+
+    /** Returns the table. */
+    public TableId table() {
+      return id;
+    }
+  }
+
+  /** A key range of a table left to read; its state is guarded by the tracker's lock. */
+  public static final class Range {
+    final Table table;
+    List<String> after;
+    final List<String> through;
+
+    /** Keys acknowledged out of order before a restart or reset, as text. */
+    final Set<List<String>> acknowledged;
+
+    /** Chunks delivered and not all acknowledged, in delivery order. */
+    final ArrayDeque<Chunk> inFlight = new ArrayDeque<>();
+
+    /** Where the next chunk starts (exclusive): after the last chunk delivered; null: the start. */
+    List<String> readCursor;
+
+    /** True once the chunk ending the range was delivered. */
+    boolean fullyRead;
+
+    Range(Table table, List<String> after, List<String> through, List<List<String>> acked) {
+      this.table = table;
+      this.after = after;
+      this.through = through;
+      this.acknowledged = new HashSet<>(acked);
+      this.readCursor = after;
+    }
+
+    /** Returns the table. */
+    public TableId table() {
+      return table.id;
+    }
+
+    /** Returns the snapshot id. */
+    public String snapshotId() {
+      return table.snapshotId;
+    }
+  }
+
+  /** A delivered chunk. */
+  private static final class Chunk {
+    final long id;
+    final Range range;
+    final List<String>[] keys;
+    final List<String> readThrough;
+    final boolean endsRange;
+    final List<List<String>> skipped;
+    final long[] bits;
+    int prefix; // rows [0, prefix) acknowledged
+    int acknowledged;
+
+    Chunk(
+        long id,
+        Range range,
+        List<String>[] keys,
+        List<String> readThrough,
+        boolean endsRange,
+        List<List<String>> skipped) {
+      this.id = id;
+      this.skipped = skipped;
+      this.range = range;
+      this.keys = keys;
+      this.readThrough = readThrough;
+      this.endsRange = endsRange;
+      this.bits = new long[(keys.length + 63) >>> 6];
+    }
+
+    boolean complete() {
+      return acknowledged == keys.length;
+    }
+
+    /** A chunk of a table without a chunk key: its rows are not recorded one by one. */
+    boolean keyless() {
+      return readThrough == null;
+    }
+  }
+
+  /**
+   * A range to read, as a reader sees it: where to start, where to end, and which keys in it were
+   * acknowledged already (to skip).
+   *
+   * @param range the tracker's handle, passed back to {@link #deliver}
+   * @param after exclusive start, or null for the table's first key
+   * @param through inclusive end, or null for none
+   * @param acknowledged keys in the range already acknowledged; not to be delivered again
+   */
+  public record ReadTask(
+      Range range, List<String> after, List<String> through, Set<List<String>> acknowledged) {}
+
+  /**
+   * Starts the initial snapshot: the given tables, each one whole range, and the slot held at the
+   * consistent point until all are acknowledged.
+   *
+   * @param consistentPoint the slot's consistent point
+   * @param published the tables to read
+   */
+  public synchronized void startInitial(PgLsn consistentPoint, List<TableId> published) {
+    holdLsn = consistentPoint;
+    hold = consistentPoint;
+    initialCompleted = false;
+    started();
+    for (TableId t : published) {
+      tables.computeIfAbsent(t, id -> whole(INITIAL, id));
+    }
+    completeIfDone();
+  }
+
+  /**
+   * Adds tables to snapshot while streaming.
+   *
+   * @param snapshotId the snapshot's id
+   * @param requested the tables
+   * @return the tables that were in progress already (left as they are)
+   */
+  public synchronized List<TableId> add(String snapshotId, List<TableId> requested) {
+    started();
+    List<TableId> busy = new ArrayList<>();
+    for (TableId t : requested) {
+      if (tables.containsKey(t)) {
+        busy.add(t);
+      } else {
+        tables.put(t, whole(snapshotId, t));
+      }
+    }
+    return busy;
+  }
+
+  private static Table whole(String snapshotId, TableId id) {
+    Table table = new Table(snapshotId, id);
+    table.ranges.add(new Range(table, null, null, List.of()));
+    return table;
+  }
+
+  /** Returns true if the store held a completed initial snapshot, or this source completed one. */
+  public synchronized boolean initialCompleted() {
+    return initialCompleted;
+  }
+
+  /**
+   * Returns the position the slot is held at (the initial snapshot's consistent point), or null.
+   */
+  public PgLsn holdLsn() {
+    return hold;
+  }
+
+  /** Returns true if some table has rows left to read or acknowledge. */
+  public synchronized boolean inProgress() {
+    return !tables.isEmpty();
+  }
+
+  /** Returns the tables in progress, in order. */
+  public synchronized List<TableId> tablesInProgress() {
+    return List.copyOf(tables.keySet());
+  }
+
+  /**
+   * Adds to the rows the snapshots in progress are expected to read (the tables' {@code
+   * reltuples}), for the estimate of the time left.
+   *
+   * @param rows an estimate, 0 or more
+   */
+  public synchronized void expect(long rows) {
+    rowsExpected += Math.max(0, rows);
+  }
+
+  /**
+   * Returns this source's snapshot figures, in this order: tables left, tables done, ranges left,
+   * chunks delivered, rows delivered, rows acknowledged, rows expected (estimate; 0 if unknown),
+   * nanoseconds since the first snapshot of this source started (0 if none did).
+   *
+   * @return a new array
+   */
+  public synchronized long[] figures() {
+    long ranges = 0;
+    for (Table t : tables.values()) {
+      ranges += t.ranges.size();
+    }
+    return new long[] {
+      tables.size(),
+      tablesDone,
+      ranges,
+      nextChunk - 1,
+      rowsDelivered,
+      rowsAcknowledged,
+      rowsExpected,
+      startedNanos == 0 ? 0 : System.nanoTime() - startedNanos
+    };
+  }
+
+  private void started() {
+    if (startedNanos == 0) {
+      startedNanos = System.nanoTime();
+    }
+  }
+
+  /**
+   * Returns the ranges with rows left to read, in table order then key order.
+   *
+   * @return one task per range not fully read, never null
+   */
+  public synchronized List<ReadTask> readTasks() {
+    List<ReadTask> tasks = new ArrayList<>();
+    for (Table t : tables.values()) {
+      for (Range r : t.ranges) {
+        if (!r.fullyRead) {
+          tasks.add(new ReadTask(r, r.readCursor, r.through, Set.copyOf(r.acknowledged)));
+        }
+      }
+    }
+    return tasks;
+  }
+
+  /**
+   * Splits a range nothing was read from yet at the given keys (ascending), for parallel readers.
+   *
+   * @param range a range with no chunk delivered
+   * @param bounds inner bounds, ascending, each a key inside the range
+   * @return the new ranges' tasks, in key order
+   * @throws IllegalStateException if the range had chunks delivered
+   */
+  public synchronized List<ReadTask> split(Range range, List<List<String>> bounds) {
+    if (!range.inFlight.isEmpty() || range.fullyRead || range.readCursor != range.after) {
+      throw new IllegalStateException("range of " + range.table.id + " was read from already");
+    }
+    List<Range> parts = new ArrayList<>();
+    List<String> lower = range.after;
+    for (List<String> bound : bounds) {
+      parts.add(new Range(range.table, lower, bound, List.copyOf(range.acknowledged)));
+      lower = bound;
+    }
+    parts.add(new Range(range.table, lower, range.through, List.copyOf(range.acknowledged)));
+    List<Range> ranges = range.table.ranges;
+    int at = ranges.indexOf(range);
+    ranges.remove(at);
+    ranges.addAll(at, parts);
+    List<ReadTask> tasks = new ArrayList<>();
+    for (Range r : parts) {
+      tasks.add(new ReadTask(r, r.after, r.through, Set.copyOf(r.acknowledged)));
+    }
+    return tasks;
+  }
+
+  /**
+   * Registers a chunk about to be delivered and moves its range's read cursor past it.
+   *
+   * @param range the range read
+   * @param keys the chunk key of each row to deliver, in order; may be empty (every row read was
+   *     superseded or acknowledged before)
+   * @param readThrough the last key the chunk read (at or after the last delivered one); null for a
+   *     table without a chunk key (its keys are then null too, and its progress is all or nothing:
+   *     until its last chunk is acknowledged, its range stays whole)
+   * @param endsRange true if no row of the range lies after the chunk
+   * @param skipped the keys of rows the chunk read but left out as acknowledged before (from the
+   *     task's {@link ReadTask#acknowledged()}); never null
+   * @return the chunk's number for the rows' offsets
+   */
+  public synchronized long deliver(
+      Range range,
+      List<String>[] keys,
+      List<String> readThrough,
+      boolean endsRange,
+      List<List<String>> skipped) {
+    long id = nextChunk++;
+    Chunk chunk = new Chunk(id, range, keys, readThrough, endsRange, skipped);
+    if (readThrough != null) {
+      range.readCursor = readThrough;
+    }
+    range.fullyRead = endsRange;
+    rowsDelivered += keys.length;
+    range.inFlight.addLast(chunk);
+    if (keys.length > 0) {
+      chunks.put(id, chunk);
+    } else {
+      settle(range);
+    }
+    return id;
+  }
+
+  /**
+   * Records the acknowledgement of one read row.
+   *
+   * @param offset a read row's offset
+   * @return true if this call acknowledged it; false if acknowledged before
+   * @throws CdcCheckpointException if the chunk is unknown (delivered before a reconnect, or not by
+   *     this source) or the index is outside it
+   */
+  public synchronized boolean record(CdcOffset offset) {
+    Chunk chunk = chunk(offset);
+    int i = offset.eventIndex();
+    long bit = 1L << i;
+    if ((chunk.bits[i >>> 6] & bit) != 0) {
+      return false;
+    }
+    chunk.bits[i >>> 6] |= bit;
+    chunk.acknowledged++;
+    rowsAcknowledged++;
+    while (chunk.prefix < chunk.keys.length
+        && (chunk.bits[chunk.prefix >>> 6] & (1L << chunk.prefix)) != 0) {
+      chunk.prefix++;
+    }
+    if (chunk.complete()) {
+      chunks.remove(chunk.id);
+      settle(chunk.range);
+    }
+    return true;
+  }
+
+  /**
+   * Drops a table from its snapshot (it cannot be read: not published, or no key to read it online
+   * by); its rows delivered so far stay delivered, nothing more is read.
+   *
+   * @param table the table
+   */
+  public synchronized void abandon(TableId table) {
+    Table t = tables.remove(table);
+    if (t == null) {
+      return;
+    }
+    for (Range r : t.ranges) {
+      for (Chunk c : r.inFlight) {
+        chunks.remove(c.id);
+      }
+    }
+    completeIfDone();
+  }
+
+  /**
+   * Returns whether every range of the range's table was read to its end.
+   *
+   * @param range a range of the table
+   * @return true if no chunk of the table is left to read
+   */
+  public synchronized boolean fullyRead(Range range) {
+    for (Range r : range.table.ranges) {
+      if (!r.fullyRead) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Returns whether the chunk of a read row's offset is no longer awaiting acknowledgements (every
+   * row of it was acknowledged).
+   *
+   * @param offset a read row's offset
+   * @return true if its chunk is complete
+   */
+  public synchronized boolean chunkSettled(CdcOffset offset) {
+    return !chunks.containsKey(offset.snapshotChunk());
+  }
+
+  /**
+   * Records the acknowledgement of every row of a chunk.
+   *
+   * @param offset the offset of any row of the chunk
+   * @return true if a row was not acknowledged before
+   * @throws CdcCheckpointException as {@link #record}
+   */
+  public synchronized boolean recordChunk(CdcOffset offset) {
+    Chunk chunk = chunk(offset);
+    if (chunk.complete()) {
+      return false;
+    }
+    rowsAcknowledged += chunk.keys.length - chunk.acknowledged;
+    java.util.Arrays.fill(chunk.bits, -1L);
+    chunk.acknowledged = chunk.keys.length;
+    chunk.prefix = chunk.keys.length;
+    chunks.remove(chunk.id);
+    settle(chunk.range);
+    return true;
+  }
+
+  private Chunk chunk(CdcOffset offset) {
+    Chunk chunk = chunks.get(offset.snapshotChunk());
+    if (chunk == null) {
+      throw new CdcCheckpointException(
+          "acknowledged "
+              + offset
+              + ": no such snapshot chunk is awaiting acknowledgement (acknowledged before,"
+              + " delivered before a reconnect and to be read again, or not delivered by this"
+              + " source)");
+    }
+    if (offset.eventIndex() >= chunk.keys.length || offset.eventCount() != chunk.keys.length) {
+      throw new CdcCheckpointException(
+          "acknowledged " + offset + ": chunk " + chunk.id + " has " + chunk.keys.length + " rows");
+    }
+    return chunk;
+  }
+
+  /** Moves a range's acknowledged bound over its completed leading chunks; drops finished ones. */
+  private void settle(Range range) {
+    while (!range.inFlight.isEmpty() && range.inFlight.peekFirst().complete()) {
+      Chunk done = range.inFlight.removeFirst();
+      if (!done.keyless()) {
+        range.after = done.readThrough;
+      }
+      range.acknowledged.removeAll(done.skipped); // the bound moved past them
+      if (done.endsRange) {
+        Table table = range.table;
+        table.ranges.remove(range);
+        if (table.ranges.isEmpty()) {
+          tables.remove(table.id);
+          tablesDone++;
+          completeIfDone();
+        }
+        return;
+      }
+    }
+  }
+
+  private void completeIfDone() {
+    if (holdLsn == null) {
+      return;
+    }
+    for (Table t : tables.values()) {
+      if (t.snapshotId.equals(INITIAL)) {
+        return;
+      }
+    }
+    initialCompleted = true;
+    holdLsn = null;
+    hold = null;
+  }
+
+  /**
+   * Forgets the chunks delivered but not all acknowledged (the hand-off was dropped at a
+   * reconnect), keeping what was acknowledged of them: their ranges are read again from their
+   * acknowledged bound, skipping the keys acknowledged out of order.
+   */
+  public synchronized void resetInFlight() {
+    for (Table t : tables.values()) {
+      for (Range r : t.ranges) {
+        fold(r);
+        r.readCursor = r.after;
+        r.fullyRead = false;
+      }
+    }
+    chunks.clear();
+  }
+
+  /** Folds a range's in-flight chunks into its bound and acknowledged keys, and clears them. */
+  private static void fold(Range r) {
+    boolean contiguous = true;
+    for (Chunk c : r.inFlight) {
+      if (c.keyless()) {
+        break; // all or nothing: read again from the start
+      }
+      if (contiguous) {
+        if (c.prefix > 0) {
+          r.after = c.keys[c.prefix - 1];
+        }
+        contiguous = c.complete();
+        if (contiguous) {
+          r.after = c.readThrough;
+        }
+      }
+      for (int i = contiguous ? c.keys.length : c.prefix; i < c.keys.length; i++) {
+        if ((c.bits[i >>> 6] & (1L << i)) != 0) {
+          r.acknowledged.add(c.keys[i]);
+        }
+      }
+    }
+    r.inFlight.clear();
+  }
+
+  /**
+   * Returns what a checkpoint keeps of the snapshots: everything acknowledged before the call.
+   *
+   * @return a new progress value
+   */
+  public synchronized SnapshotProgress progress() {
+    if (tables.isEmpty()) {
+      return initialCompleted ? COMPLETED : SnapshotProgress.NONE;
+    }
+    List<TableSnapshot> out = new ArrayList<>(tables.size());
+    for (Table t : tables.values()) {
+      List<KeyRange> ranges = new ArrayList<>(t.ranges.size());
+      for (Range r : t.ranges) {
+        ranges.add(rangeProgress(r));
+      }
+      out.add(new TableSnapshot(t.snapshotId, t.id, ranges));
+    }
+    return new SnapshotProgress(initialCompleted, holdLsn, out);
+  }
+
+  private static final SnapshotProgress COMPLETED = new SnapshotProgress(true, null, List.of());
+
+  private static KeyRange rangeProgress(Range r) {
+    List<String> after = r.after;
+    List<List<String>> acked = new ArrayList<>();
+    boolean contiguous = true;
+    for (Chunk c : r.inFlight) {
+      if (c.keyless()) {
+        break; // all or nothing
+      }
+      int from;
+      if (contiguous) {
+        if (c.complete()) {
+          after = c.readThrough;
+          continue;
+        }
+        if (c.prefix > 0) {
+          after = c.keys[c.prefix - 1];
+        }
+        contiguous = false;
+        from = c.prefix;
+      } else {
+        from = 0;
+      }
+      for (int i = from; i < c.keys.length; i++) {
+        if ((c.bits[i >>> 6] & (1L << i)) != 0) {
+          acked.add(c.keys[i]);
+        }
+      }
+    }
+    if (after == r.after && acked.isEmpty() && r.acknowledged.isEmpty()) {
+      return new KeyRange(after, r.through, List.of());
+    }
+    if (!r.acknowledged.isEmpty()) {
+      List<List<String>> all = new ArrayList<>(r.acknowledged);
+      all.addAll(acked);
+      acked = all;
+    }
+    return new KeyRange(after, r.through, acked);
+  }
+}

@@ -1,0 +1,311 @@
+package io.datum.cdc.core.replication;
+
+import io.datum.cdc.CdcConfigurationException;
+import io.datum.cdc.CdcException;
+import io.datum.cdc.PgLsn;
+import io.datum.cdc.core.feedback.SnapshotAcknowledgements;
+import io.datum.cdc.core.feedback.SourceCheckpointHandle;
+import io.datum.cdc.core.pgoutput.ValueFailure;
+import io.datum.cdc.core.snapshot.InitialSnapshot;
+import io.datum.cdc.core.snapshot.OnlineSnapshots;
+import io.datum.cdc.core.snapshot.SnapshotSettings;
+import io.datum.cdc.core.snapshot.SnapshotTable;
+import io.datum.cdc.core.snapshot.TableReader;
+import io.datum.cdc.core.types.PgTypeCatalog;
+import io.datum.cdc.event.ChangeEvent;
+import io.datum.cdc.event.ReadEvent;
+import io.datum.cdc.event.TableId;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.function.Consumer;
+import org.postgresql.PGConnection;
+import org.postgresql.PGProperty;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A source's snapshots: the settings, the acknowledgement tracker, the reader, the initial snapshot
+ * at a new slot's exported snapshot and the online snapshots while streaming. Lives as long as the
+ * source, across reconnects.
+ */
+final class SourceSnapshots implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(SourceSnapshots.class);
+
+  private final SourceConfig config;
+  private final SnapshotSettings settings;
+  private final SnapshotAcknowledgements tracker;
+  private final SourceCheckpointHandle handle;
+  private final TableReader reader;
+  private volatile OnlineSnapshots online;
+
+  /**
+   * @param config the source's settings
+   * @param tracker the source's snapshot acknowledgements
+   * @param handle the source's checkpoint handle (stores plans)
+   */
+  SourceSnapshots(
+      SourceConfig config, SnapshotAcknowledgements tracker, SourceCheckpointHandle handle) {
+    this.config = config;
+    this.settings = config.snapshot();
+    this.tracker = tracker;
+    this.handle = handle;
+    this.reader =
+        new TableReader(
+            ValueFailure.Policy.valueOf(config.decodeErrors().toUpperCase(java.util.Locale.ROOT)));
+  }
+
+  /** Returns the tracker. */
+  SnapshotAcknowledgements tracker() {
+    return tracker;
+  }
+
+  /** Bytes of row text per chunk: a quarter of the memory budget shared by the readers. */
+  private long chunkBytes() {
+    return Math.max(1L << 20, config.memoryBudget() / (4L * settings.parallelism()));
+  }
+
+  /**
+   * Called at each open, once the preflight resolved the types: the reader decodes as the stream of
+   * this connection does (its types, the walsender session's TimeZone).
+   *
+   * @param types the type catalog, or null before PostgreSQL 14
+   * @param replication the replication connection
+   * @param serverVersion the server's version number
+   * @throws SQLException if the connection's parameters cannot be read
+   */
+  void configure(PgTypeCatalog types, Connection replication, int serverVersion)
+      throws SQLException {
+    if (!settings.enabled()) {
+      return;
+    }
+    reader.configure(types, replication.unwrap(PGConnection.class).getParameterStatus("TimeZone"));
+    if (online == null) {
+      online =
+          new OnlineSnapshots(
+              config.slot(),
+              config.publication(),
+              tracker,
+              this::plainConnection,
+              reader,
+              settings.chunkRows(),
+              chunkBytes(),
+              serverVersion >= 170000);
+    }
+  }
+
+  /** Opens a plain connection for reading, named for pg_stat_activity. */
+  Connection plainConnection() throws SQLException {
+    Properties p = new Properties();
+    p.putAll(config.properties());
+    PGProperty.APPLICATION_NAME.set(p, "datum-cdc snapshot " + config.slot());
+    return DriverManager.getConnection(config.jdbcUrl(), p);
+  }
+
+  /**
+   * With an initial mode at an existing slot whose store holds no completed initial snapshot (and
+   * none in progress): plans one over every published table, read online while streaming, and holds
+   * the slot at the stream's start position until it is acknowledged.
+   *
+   * @param watermark the position streaming starts at
+   */
+  void planInitialOnline(PgLsn watermark) {
+    if (!settings.initial() || tracker.initialCompleted() || initialInProgress()) {
+      return;
+    }
+    List<TableId> ids = new ArrayList<>();
+    try (Connection c = plainConnection()) {
+      TableReader.prepareSession(c, reader.timeZone());
+      for (SnapshotTable t : reader.publishedTables(c, config.publication())) {
+        ids.add(t.table());
+        tracker.expect((long) Math.max(0, t.reltuples()));
+      }
+    } catch (SQLException e) {
+      throw PgErrors.map(
+          "cannot list the tables of publication \""
+              + config.publication()
+              + "\" for the initial snapshot of slot \""
+              + config.slot()
+              + '"',
+          e);
+    }
+    ids.sort(java.util.Comparator.comparing(TableId::toString));
+    // PgLsn.ZERO cannot be held: hold at the smallest position, so the slot keeps its own
+    tracker.startInitial(watermark.isZero() ? PgLsn.of(1) : watermark, ids);
+    handle.persistNow();
+    LOG.info(
+        "slot {}: the store holds no completed initial snapshot; reading {} table(s) online while"
+            + " streaming from {}",
+        config.slot(),
+        ids.size(),
+        watermark);
+  }
+
+  private boolean initialInProgress() {
+    for (SnapshotAcknowledgements.ReadTask t : tracker.readTasks()) {
+      if (SnapshotAcknowledgements.INITIAL.equals(t.range().snapshotId())) {
+        return true;
+      }
+    }
+    return tracker.inProgress() && tracker.holdLsn() != null;
+  }
+
+  /**
+   * Runs the initial snapshot at a new slot's exported snapshot.
+   *
+   * @param snapshotName the exported snapshot
+   * @param consistentPoint the slot's consistent point
+   * @param delivery where chunks go
+   * @param imported called once every worker imported the snapshot
+   * @throws InterruptedException if the source is stopping
+   */
+  void runInitial(
+      String snapshotName,
+      PgLsn consistentPoint,
+      InitialSnapshot.Delivery delivery,
+      Runnable imported)
+      throws InterruptedException {
+    new InitialSnapshot(
+            config.slot(),
+            config.publication(),
+            tracker,
+            this::plainConnection,
+            reader,
+            settings.parallelism(),
+            settings.chunkRows(),
+            chunkBytes())
+        .run(snapshotName, consistentPoint, handle::persistNow, delivery, imported);
+  }
+
+  /** Returns the online chunks read again so far. */
+  long chunksRetried() {
+    OnlineSnapshots o = online;
+    return o == null ? 0 : o.chunkCounts()[1];
+  }
+
+  /** True for initial-only. */
+  boolean stopAfterInitial() {
+    return settings.stopAfterInitial();
+  }
+
+  /** True once a stored checkpoint records the initial snapshot as complete. */
+  boolean initialStored() {
+    return handle.storedInitialCompleted();
+  }
+
+  /** Starts the online snapshot thread (if snapshots are enabled). */
+  void startOnline() {
+    OnlineSnapshots o = online;
+    if (o != null) {
+      o.start();
+    }
+  }
+
+  /**
+   * Throws the online snapshot's failure, if it failed for good.
+   *
+   * @throws CdcException the failure
+   */
+  void checkFailure() {
+    OnlineSnapshots o = online;
+    if (o != null && o.failure() != null) {
+      throw o.failure();
+    }
+  }
+
+  /** See {@link OnlineSnapshots#consume}. */
+  boolean consume(ChangeEvent event, Consumer<ReadEvent> out) {
+    OnlineSnapshots o = online;
+    return o != null && o.consume(event, settings.onRequest(), out);
+  }
+
+  /** See {@link OnlineSnapshots#observe}. */
+  void observe(ChangeEvent event) {
+    OnlineSnapshots o = online;
+    if (o != null) {
+      o.observe(event);
+    }
+  }
+
+  /** The hand-off was dropped at a reconnect: chunks in flight are read again. */
+  void connectionLost() {
+    OnlineSnapshots o = online;
+    if (o != null) {
+      o.connectionLost();
+    }
+    tracker.resetInFlight();
+  }
+
+  /**
+   * Asks for an online snapshot of tables ({@code PgCdcSource.snapshot}): each must be published
+   * and have a primary key or replica identity index.
+   *
+   * @param tables the tables
+   * @return the snapshot's id
+   * @throws CdcConfigurationException if snapshots are off (NEVER), a table is not published, has
+   *     no key, or is being snapshotted already
+   */
+  String request(List<TableId> tables) {
+    if (!settings.enabled()) {
+      throw new CdcConfigurationException(
+          "the source of slot "
+              + config.slot()
+              + " was built with snapshot mode never; build it with snapshot(SnapshotMode.ON_REQUEST)"
+              + " (or INITIAL) to snapshot tables while streaming");
+    }
+    OnlineSnapshots o = online;
+    if (o == null) {
+      throw new IllegalStateException("the source of slot " + config.slot() + " is not started");
+    }
+    String id;
+    try (Connection c = plainConnection()) {
+      TableReader.prepareSession(c, reader.timeZone());
+      for (TableId t : tables) {
+        SnapshotTable table = reader.describe(c, config.publication(), t);
+        tracker.expect((long) Math.max(0, table.reltuples()));
+        if (table.chunkKey().isEmpty()) {
+          throw new CdcConfigurationException(
+              "cannot snapshot "
+                  + t
+                  + " while streaming: it has no primary key or replica identity index, so a"
+                  + " change cannot be matched to a row read; add a primary key");
+        }
+      }
+      try (Statement st = c.createStatement();
+          ResultSet rs = st.executeQuery("SELECT pg_current_wal_lsn()::text")) {
+        rs.next();
+        id = "request-" + rs.getString(1);
+      }
+    } catch (SQLException e) {
+      throw PgErrors.map(
+          "cannot check the tables to snapshot for slot \"" + config.slot() + '"', e);
+    }
+    List<TableId> busy = new ArrayList<>();
+    for (TableId t : tables) {
+      if (tracker.tablesInProgress().contains(t)) {
+        busy.add(t);
+      }
+    }
+    if (!busy.isEmpty()) {
+      throw new CdcConfigurationException(
+          "a snapshot of " + busy + " is in progress already (slot " + config.slot() + ")");
+    }
+    o.request(id, tables);
+    handle.persistNow();
+    return id;
+  }
+
+  @Override
+  public void close() {
+    OnlineSnapshots o = online;
+    if (o != null) {
+      o.close();
+    }
+  }
+}

@@ -1,0 +1,284 @@
+package io.datum.cdc.core.snapshot;
+
+import io.datum.cdc.CdcException;
+import io.datum.cdc.PgLsn;
+import io.datum.cdc.core.feedback.SnapshotAcknowledgements;
+import io.datum.cdc.core.feedback.SnapshotAcknowledgements.ReadTask;
+import io.datum.cdc.event.ReadEvent;
+import io.datum.cdc.event.TableId;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The initial snapshot at the slot's exported snapshot: every published table read on {@code
+ * parallelism} connections at once, each of which imported the snapshot ({@code BEGIN ISOLATION
+ * LEVEL REPEATABLE READ READ ONLY; SET TRANSACTION SNAPSHOT 'name'}, PostgreSQL docs, SET
+ * TRANSACTION, and 9.28.5 Snapshot Synchronization Functions), so every worker sees the database
+ * exactly as of the slot's consistent point, and streaming from that point continues with no gap
+ * and no overlap. The snapshot stays valid only while the replication connection that created the
+ * slot sends nothing else (protocol docs, CREATE_REPLICATION_SLOT), so every worker imports it
+ * before the caller continues.
+ *
+ * <p>Work is one task per key range: a large table is split into ranges at keys sampled from it, so
+ * that several workers read it; each range is read in key order, in chunks of {@code chunkRows}
+ * rows, each delivered as a unit. A table without a primary key or replica identity index is read
+ * whole by one worker. Ranges a worker could not finish (its connection was lost) stay in the
+ * tracker: the stream's online snapshot reads them.
+ */
+public final class InitialSnapshot {
+
+  private static final Logger LOG = LoggerFactory.getLogger(InitialSnapshot.class);
+
+  /** Delivers one chunk's events in order, waiting for room. */
+  public interface Delivery {
+    /**
+     * @param events the chunk's events
+     * @throws InterruptedException if the source is stopping
+     */
+    void deliver(List<ReadEvent> events) throws InterruptedException;
+  }
+
+  private final String slot;
+  private final String publication;
+  private final SnapshotAcknowledgements tracker;
+  private final OnlineSnapshots.Connections connections;
+  private final TableReader reader;
+  private final int parallelism;
+  private final int chunkRows;
+  private final long chunkBytes;
+  private final Object deliveryLock = new Object();
+
+  /**
+   * @param slot the slot
+   * @param publication the publication whose tables are read
+   * @param tracker the source's snapshot acknowledgements
+   * @param connections opens the workers' connections
+   * @param reader reads and decodes rows
+   * @param parallelism workers
+   * @param chunkRows rows per chunk
+   * @param chunkBytes bytes of row text per chunk, at most
+   */
+  public InitialSnapshot(
+      String slot,
+      String publication,
+      SnapshotAcknowledgements tracker,
+      OnlineSnapshots.Connections connections,
+      TableReader reader,
+      int parallelism,
+      int chunkRows,
+      long chunkBytes) {
+    this.slot = slot;
+    this.publication = publication;
+    this.tracker = tracker;
+    this.connections = connections;
+    this.reader = reader;
+    this.parallelism = parallelism;
+    this.chunkRows = chunkRows;
+    this.chunkBytes = chunkBytes;
+  }
+
+  /**
+   * Imports the exported snapshot on every worker, plans the tables, stores the plan, then reads
+   * and delivers every row; returns once every chunk was delivered (not yet acknowledged).
+   *
+   * @param snapshotName the exported snapshot's name ({@code snapshot_name})
+   * @param consistentPoint the slot's {@code consistent_point}
+   * @param persistPlan stores the tracker's plan (called once, after the tables are known)
+   * @param delivery where chunks go
+   * @param imported called once every worker imported the snapshot (the replication connection may
+   *     be used again)
+   * @throws CdcException if a worker cannot import the snapshot, or reading fails other than by a
+   *     lost connection
+   * @throws InterruptedException if the source is stopping
+   */
+  public void run(
+      String snapshotName,
+      PgLsn consistentPoint,
+      Runnable persistPlan,
+      Delivery delivery,
+      Runnable imported)
+      throws InterruptedException {
+    List<Connection> workers = new ArrayList<>();
+    try {
+      try {
+        for (int i = 0; i < parallelism; i++) {
+          Connection c = connections.open();
+          workers.add(c);
+          TableReader.prepareSession(c, reader.timeZone());
+          c.setAutoCommit(false);
+          try (Statement st = c.createStatement()) {
+            st.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+            st.execute("SET TRANSACTION SNAPSHOT '" + snapshotName.replace("'", "''") + "'");
+          }
+        }
+      } catch (SQLException e) {
+        throw new CdcException(
+            "cannot import the exported snapshot "
+                + snapshotName
+                + " of slot "
+                + slot
+                + " for its initial snapshot: "
+                + e.getMessage(),
+            e);
+      }
+      imported.run();
+      Map<TableId, SnapshotTable> tables = new HashMap<>();
+      try {
+        for (SnapshotTable t : reader.publishedTables(workers.get(0), publication)) {
+          tables.put(t.table(), t);
+          tracker.expect((long) Math.max(0, t.reltuples()));
+        }
+        List<TableId> ids = new ArrayList<>(tables.keySet());
+        ids.sort(Comparator.comparing(TableId::toString));
+        tracker.startInitial(consistentPoint, ids);
+        persistPlan.run();
+        LOG.info(
+            "slot {}: initial snapshot of {} table(s) at {} on {} connection(s)",
+            slot,
+            ids.size(),
+            consistentPoint,
+            parallelism);
+        split(workers.get(0), tables);
+      } catch (SQLException e) {
+        throw new CdcException(
+            "cannot plan the initial snapshot of slot " + slot + ": " + e.getMessage(), e);
+      }
+      ConcurrentLinkedQueue<ReadTask> queue = new ConcurrentLinkedQueue<>(tracker.readTasks());
+      AtomicReference<Throwable> failed = new AtomicReference<>();
+      List<Thread> threads = new ArrayList<>();
+      for (int i = 0; i < workers.size(); i++) {
+        Connection c = workers.get(i);
+        Thread t =
+            new Thread(
+                () -> work(c, queue, tables, consistentPoint, delivery, failed),
+                "datum-cdc-snapshot-" + slot + "-" + i);
+        t.setDaemon(true);
+        threads.add(t);
+        t.start();
+      }
+      try {
+        for (Thread t : threads) {
+          t.join();
+        }
+      } catch (InterruptedException e) {
+        threads.forEach(Thread::interrupt);
+        throw e;
+      }
+      Throwable t = failed.get();
+      if (t instanceof InterruptedException ie) {
+        throw ie;
+      }
+      if (t instanceof CdcException ce) {
+        throw ce;
+      }
+      if (t instanceof RuntimeException re) {
+        throw re;
+      }
+    } finally {
+      for (Connection c : workers) {
+        try {
+          c.rollback();
+          c.close();
+        } catch (SQLException e) {
+          LOG.debug("closing a snapshot worker connection: {}", e.toString());
+        }
+      }
+    }
+  }
+
+  /** Splits the largest keyed tables into ranges so that every worker has work. */
+  private void split(Connection c, Map<TableId, SnapshotTable> tables) throws SQLException {
+    if (parallelism == 1) {
+      return;
+    }
+    List<ReadTask> tasks = tracker.readTasks();
+    tasks.sort(
+        Comparator.comparingDouble((ReadTask t) -> -tables.get(t.range().table()).reltuples()));
+    int count = tasks.size();
+    for (ReadTask task : tasks) {
+      SnapshotTable table = tables.get(task.range().table());
+      double rows = table.reltuples();
+      if (count >= 2 * parallelism || table.chunkKey().isEmpty() || rows < 4.0 * chunkRows) {
+        continue;
+      }
+      int parts = (int) Math.min(4L * parallelism, Math.max(2, (long) (rows / chunkRows)));
+      List<List<String>> bounds = reader.sampleBounds(c, table, parts);
+      if (!bounds.isEmpty()) {
+        tracker.split(task.range(), bounds);
+        count += bounds.size();
+      }
+    }
+  }
+
+  private void work(
+      Connection c,
+      ConcurrentLinkedQueue<ReadTask> queue,
+      Map<TableId, SnapshotTable> tables,
+      PgLsn consistentPoint,
+      Delivery delivery,
+      AtomicReference<Throwable> failed) {
+    try {
+      for (ReadTask next = queue.poll(); next != null; next = queue.poll()) {
+        if (failed.get() != null) {
+          return;
+        }
+        ReadTask task = next;
+        SnapshotTable table = tables.get(task.range().table());
+        if (table.chunkKey().isEmpty()) {
+          // no key to page by: one COPY, cut into chunks as it streams
+          reader.readAll(
+              c,
+              table,
+              chunkRows,
+              chunkBytes,
+              rows -> {
+                synchronized (deliveryLock) {
+                  delivery.deliver(
+                      ReadEvents.register(
+                          tracker, slot, task.range(), rows, consistentPoint, Instant.now()));
+                }
+              });
+          continue;
+        }
+        List<String> after = task.after();
+        while (true) {
+          ChunkRows rows =
+              reader.read(
+                  c, table, after, task.through(), chunkRows, chunkBytes, task.acknowledged());
+          synchronized (deliveryLock) {
+            List<ReadEvent> events =
+                ReadEvents.register(
+                    tracker, slot, task.range(), rows, consistentPoint, Instant.now());
+            delivery.deliver(events);
+          }
+          if (rows.endsRange()) {
+            break;
+          }
+          after = rows.readThrough();
+        }
+      }
+    } catch (SQLException e) {
+      // what was read stays delivered; the rest is read online once streaming
+      LOG.warn(
+          "slot {}: an initial snapshot worker lost its connection ({}); the ranges it did not"
+              + " finish are read while streaming",
+          slot,
+          e.getMessage());
+    } catch (InterruptedException e) {
+      failed.compareAndSet(null, e);
+    } catch (RuntimeException e) {
+      failed.compareAndSet(null, e);
+    }
+  }
+}

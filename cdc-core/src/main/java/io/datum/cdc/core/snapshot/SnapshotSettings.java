@@ -1,0 +1,30 @@
+package io.datum.cdc.core.snapshot;
+
+/**
+ * The snapshot settings of one source, from {@code PgCdcSource.Builder}.
+ *
+ * @param initial snapshot every published table when the slot is created or the store holds no
+ *     completed initial snapshot
+ * @param stopAfterInitial stop the source once the initial snapshot is acknowledged
+ * @param onRequest honour snapshot requests written into the WAL
+ * @param enabled snapshots at all (false for NEVER: {@code PgCdcSource.snapshot} is refused)
+ * @param parallelism connections reading at once, at least 1
+ * @param chunkRows rows per chunk, at least 1
+ */
+public record SnapshotSettings(
+    boolean initial,
+    boolean stopAfterInitial,
+    boolean onRequest,
+    boolean enabled,
+    int parallelism,
+    int chunkRows) {
+
+  /** No snapshots. */
+  public static final SnapshotSettings NEVER =
+      new SnapshotSettings(false, false, false, false, 1, 8192);
+
+  /** Returns true if the stream must carry datum-cdc's WAL messages (watermarks, requests). */
+  public boolean needsMessages() {
+    return enabled;
+  }
+}

@@ -1,0 +1,110 @@
+package io.datum.cdc.core;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.datum.cdc.CdcConfigurationException;
+import io.datum.cdc.MemoryCheckpointStore;
+import io.datum.cdc.embedded.EmbeddedPostgresServer;
+import io.datum.cdc.event.TableId;
+import io.datum.cdc.testkit.EmbeddedPostgresTest;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * An online snapshot asked for while streaming, under concurrent changes to the same keys (a few
+ * hot keys updated all the time, TOASTed values they leave unchanged, deletes and re-inserts), in
+ * small chunks: the replayed events equal the table, TOASTed values included; a second request for
+ * the table while it is in progress and a table without a key are refused.
+ */
+@EmbeddedPostgresTest
+@Timeout(value = 4, unit = TimeUnit.MINUTES)
+class OnlineSnapshotTest {
+
+  private static final Duration WAIT = Duration.ofSeconds(90);
+  private static final TableId DOCS = new TableId("public", "docs");
+
+  @Test
+  void hotKeysAndToastedValuesUnderAnOnlineSnapshot(EmbeddedPostgresServer pg) throws Exception {
+    pg.execute(
+        "CREATE TABLE docs (id int PRIMARY KEY, hot int, body text)",
+        "CREATE TABLE nokey (v int)",
+        // about 8 kB of incompressible text per row: stored out of line (TOAST)
+        "INSERT INTO docs SELECT g, 0, (SELECT string_agg(md5(g::text || '-' || i), '')"
+            + " FROM generate_series(1, 250) i) FROM generate_series(1, 1500) g",
+        "CREATE PUBLICATION docs FOR TABLE docs, nokey",
+        "SELECT pg_create_logical_replication_slot('docs', 'pgoutput')");
+    SnapshotReplica replica = new SnapshotReplica().key(DOCS, "id");
+    AtomicBoolean stop = new AtomicBoolean();
+    Thread writer =
+        new Thread(
+            () -> {
+              Random random = new Random(7);
+              try (Connection c = pg.getConnection();
+                  Statement st = c.createStatement()) {
+                for (int n = 0; !stop.get(); n++) {
+                  int hot = 1 + random.nextInt(40);
+                  st.execute("UPDATE docs SET hot = hot + 1 WHERE id = " + hot);
+                  if (n % 7 == 0) {
+                    int id = 1 + random.nextInt(1500);
+                    st.execute("DELETE FROM docs WHERE id = " + id);
+                    st.execute(
+                        "INSERT INTO docs VALUES ("
+                            + id
+                            + ", -1, repeat('x', 3000))"
+                            + " ON CONFLICT DO NOTHING");
+                  }
+                }
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    writer.setDaemon(true);
+    try (PgCdcSource s =
+        PgCdcSource.builder()
+            .jdbcUrl(pg.jdbcUrl())
+            .user(pg.user())
+            .slot("docs")
+            .publication("docs")
+            .checkpointStore(new MemoryCheckpointStore())
+            .snapshot(SnapshotMode.ON_REQUEST)
+            .snapshotChunkRows(60)
+            .build()) {
+      CompletableFuture<Void> done = s.start(replica);
+      writer.start();
+      String id = s.snapshot(DOCS);
+      assertTrue(id.startsWith("request-"), id);
+      CdcConfigurationException twice =
+          assertThrows(CdcConfigurationException.class, () -> s.snapshot(DOCS));
+      assertTrue(twice.getMessage().contains("in progress already"), twice.getMessage());
+      CdcConfigurationException keyless =
+          assertThrows(
+              CdcConfigurationException.class, () -> s.snapshot(new TableId("public", "nokey")));
+      assertTrue(keyless.getMessage().contains("no primary key"), keyless.getMessage());
+      await().atMost(WAIT).until(() -> !s.snapshotInProgress() || done.isDone());
+      stop.set(true);
+      writer.join();
+      pg.execute("INSERT INTO docs VALUES (-1, -1, 'sentinel')");
+      await().atMost(WAIT).until(() -> replica.table(DOCS).containsKey(List.<Object>of(-1)));
+      try (Connection c = pg.getConnection()) {
+        assertEquals(SnapshotReplica.content(c, DOCS, List.of("id")), replica.sorted(DOCS));
+      }
+      assertTrue(replica.changes.get() > 100, "changes during the snapshot: " + replica.changes);
+      assertEquals(s.metrics().snapshotRowsRead(), replica.reads.get());
+      s.stop();
+      done.get(30, TimeUnit.SECONDS);
+    } finally {
+      stop.set(true);
+    }
+  }
+}

@@ -1,0 +1,115 @@
+package io.datum.cdc.core.feedback;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.datum.cdc.CdcCheckpointException;
+import io.datum.cdc.CdcOffset;
+import io.datum.cdc.PgLsn;
+import io.datum.cdc.SnapshotProgress;
+import io.datum.cdc.SnapshotProgress.KeyRange;
+import io.datum.cdc.event.TableId;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class SnapshotAcknowledgementsTest {
+
+  private static final TableId A = new TableId("public", "a");
+  private static final TableId B = new TableId("public", "b");
+  private static final PgLsn CP = PgLsn.parse("0/100");
+
+  @SuppressWarnings("unchecked")
+  private static List<String>[] keys(int from, int to) {
+    List<String>[] k = new List[to - from + 1];
+    for (int i = from; i <= to; i++) {
+      k[i - from] = List.of(Integer.toString(i));
+    }
+    return k;
+  }
+
+  private static CdcOffset row(long chunk, int index, int count) {
+    return new CdcOffset("s", CP, CP, 0, index, count, chunk);
+  }
+
+  @Test
+  void theBoundMovesOverTheAcknowledgedPrefixAndOutOfOrderKeysAreListed() {
+    SnapshotAcknowledgements t = new SnapshotAcknowledgements(SnapshotProgress.NONE);
+    t.startInitial(CP, List.of(A));
+    SnapshotAcknowledgements.Range r = t.readTasks().get(0).range();
+    long c1 = t.deliver(r, keys(1, 3), List.of("3"), false, List.of());
+    long c2 = t.deliver(r, keys(4, 6), List.of("7"), true, List.of());
+    assertEquals(CP, t.progress().holdLsn());
+    t.record(row(c1, 0, 3));
+    t.record(row(c1, 2, 3));
+    t.record(row(c2, 1, 3));
+    KeyRange p = t.progress().table(A).remaining().get(0);
+    assertEquals(List.of("1"), p.after());
+    assertEquals(List.of(List.of("3"), List.of("5")), p.acknowledged());
+    t.record(row(c1, 1, 3));
+    p = t.progress().table(A).remaining().get(0);
+    assertEquals(List.of("3"), p.after(), "chunk 1 complete: the bound is its read-through key");
+    assertEquals(List.of(List.of("5")), p.acknowledged());
+    assertFalse(t.record(row(c2, 1, 3)), "acknowledged twice");
+    t.recordChunk(row(c2, 0, 3));
+    SnapshotProgress done = t.progress();
+    assertTrue(done.initialCompleted());
+    assertNull(done.holdLsn());
+    assertTrue(done.isIdle());
+    assertThrows(CdcCheckpointException.class, () -> t.record(row(c2, 0, 3)));
+  }
+
+  @Test
+  void aRestoredRangeSkipsItsAcknowledgedKeysAndResetKeepsWhatWasAcknowledged() {
+    SnapshotProgress stored =
+        new SnapshotProgress(
+            false,
+            CP,
+            List.of(
+                new SnapshotProgress.TableSnapshot(
+                    "initial",
+                    A,
+                    List.of(new KeyRange(List.of("10"), null, List.of(List.of("12")))))));
+    SnapshotAcknowledgements t = new SnapshotAcknowledgements(stored);
+    SnapshotAcknowledgements.ReadTask task = t.readTasks().get(0);
+    assertEquals(List.of("10"), task.after());
+    assertEquals(Set.of(List.of("12")), task.acknowledged());
+    long c = t.deliver(task.range(), keys(11, 11), List.of("13"), false, List.of(List.of("12")));
+    t.deliver(task.range(), keys(14, 15), List.of("15"), true, List.of());
+    t.record(row(c, 0, 1));
+    assertEquals(List.of("13"), t.progress().table(A).remaining().get(0).after());
+    assertEquals(List.of(), t.progress().table(A).remaining().get(0).acknowledged());
+    // the connection is lost: the unacknowledged chunk is read again from the bound
+    t.resetInFlight();
+    SnapshotAcknowledgements.ReadTask again = t.readTasks().get(0);
+    assertEquals(List.of("13"), again.after());
+  }
+
+  @Test
+  void splitRangesAndTablesWithoutAKeyAreAllOrNothing() {
+    SnapshotAcknowledgements t = new SnapshotAcknowledgements(SnapshotProgress.NONE);
+    t.startInitial(CP, List.of(A, B));
+    SnapshotAcknowledgements.Range a = t.readTasks().get(0).range();
+    List<SnapshotAcknowledgements.ReadTask> parts =
+        t.split(a, List.of(List.of("100"), List.of("200")));
+    assertEquals(3, parts.size());
+    assertEquals(List.of("100"), parts.get(1).after());
+    assertEquals(List.of("200"), parts.get(1).through());
+    assertEquals(4, t.readTasks().size());
+    SnapshotAcknowledgements.Range b = t.readTasks().get(3).range();
+    @SuppressWarnings("unchecked")
+    List<String>[] none = new List[2];
+    long c = t.deliver(b, none, null, false, List.of());
+    t.record(row(c, 0, 2));
+    t.record(row(c, 1, 2));
+    KeyRange whole = t.progress().table(B).remaining().get(0);
+    assertNull(whole.after(), "a table without a key keeps no partial progress");
+    long last = t.deliver(b, none, null, true, List.of());
+    t.recordChunk(row(last, 0, 2));
+    assertNull(t.progress().table(B));
+    assertEquals(1, t.figures()[1], "tables done");
+  }
+}
