@@ -173,6 +173,22 @@ public final class SnapshotHarness {
                       Long.toString(data.expectedRows(scenario)),
                       Long.toString(o.timeoutSeconds),
                       Integer.toString(p)));
+          case "datum" ->
+              ChildConsumer.run(
+                  o,
+                  r,
+                  o.datumJvmArgs,
+                  "",
+                  List.of(
+                      DatumSnapshotConsumer.class.getName(),
+                      pg.jdbcUrl(),
+                      pg.user(),
+                      pg.password().isEmpty() ? "-" : pg.password(),
+                      slot,
+                      publication,
+                      Long.toString(data.expectedRows(scenario)),
+                      Long.toString(o.timeoutSeconds),
+                      Integer.toString(p)));
           default -> throw new IllegalArgumentException("unknown consumer " + consumer);
         }
       } finally {
