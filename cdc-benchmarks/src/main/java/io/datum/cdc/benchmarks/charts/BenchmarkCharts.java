@@ -312,10 +312,21 @@ public final class BenchmarkCharts {
             ranges,
             "%.0f");
     if (!failed.isEmpty()) {
+      Map<String, Integer> counts = new LinkedHashMap<>();
+      failed.forEach(f -> counts.merge(f, 1, Integer::sum));
+      List<String> parts = new ArrayList<>();
+      counts.forEach((f, n) -> parts.add(f + " (" + n + "x)"));
       chart.addSubtitle(
           new TextTitle(
-              "no bar (failed, see docs/benchmarks.md): " + String.join("; ", failed),
+              "failed (no bar; see docs/benchmarks.md): " + String.join("; ", parts),
               new Font(Font.SANS_SERIF, Font.PLAIN, 12)));
+    }
+    double top = 0;
+    for (double[] r : ranges.values()) {
+      top = Math.max(top, r[1]);
+    }
+    if (top > 0) {
+      chart.getCategoryPlot().getRangeAxis().setUpperBound(top * 1.08);
     }
     BarRenderer renderer = (BarRenderer) chart.getCategoryPlot().getRenderer();
     renderer.setItemMargin(0.02);
