@@ -48,6 +48,10 @@ import org.jfree.data.category.DefaultCategoryDataset;
  *       coordinator benchmarks): acknowledgements per second per workload, datum-cdc's {@code
  *       FeedbackCoordinator} against Kafka Connect's {@code SubmittedRecords}, in both scopes; the
  *       whisker is JMH's 99.9% confidence interval.
+ *   <li>{@code benchmark-snapshot.png} from {@code snapshot/*.json} (the snapshot harness's {@code
+ *       --out}, every file in that directory): rows per second of an initial snapshot, per
+ *       scenario, consumer and parallelism; the bar is the median of the measurements of all files,
+ *       the whisker spans the lowest to the highest.
  * </ul>
  *
  * <pre>
@@ -69,6 +73,12 @@ public final class BenchmarkCharts {
 
   private BenchmarkCharts() {}
 
+  /**
+   * Renders the charts.
+   *
+   * @param args the results directory and the output directory
+   * @throws IOException if a file cannot be read or written
+   */
   public static void main(String[] args) throws IOException {
     if (args.length != 2) {
       System.err.println("usage: BenchmarkCharts <results dir> <output dir>");
@@ -94,6 +104,14 @@ public final class BenchmarkCharts {
       System.out.println("wrote " + png + " from " + coordinator);
     } else {
       System.err.println("no coordinator.json in " + in);
+    }
+    Path snapshots = in.resolve("snapshot");
+    if (Files.isDirectory(snapshots)) {
+      Path png = out.resolve("benchmark-snapshot.png");
+      ChartUtils.saveChartAsPNG(png.toFile(), snapshotChart(snapshots), WIDTH, HEIGHT);
+      System.out.println("wrote " + png + " from " + snapshots);
+    } else {
+      System.err.println("no snapshot/ in " + in);
     }
   }
 
@@ -196,6 +214,139 @@ public final class BenchmarkCharts {
 
   private static String trim(double d) {
     return d == Math.rint(d) ? String.valueOf((long) d) : String.valueOf(d);
+  }
+
+  // ---------------------------------------------------------------- snapshots
+
+  private static final List<String> SNAPSHOT_CONSUMERS = List.of("copy", "datum", "debezium");
+
+  private static final Map<String, String> SNAPSHOT_NAMES =
+      Map.of(
+          "copy", "psql COPY TO STDOUT",
+          "datum", "datum-cdc",
+          "debezium", "Debezium Engine");
+
+  static JFreeChart snapshotChart(Path dir) throws IOException {
+    List<Path> files;
+    try (var list = Files.list(dir)) {
+      files = list.filter(p -> p.toString().endsWith(".json")).sorted().toList();
+    }
+    // series (consumer, parallelism) -> scenario label -> rows/s of every measurement
+    Map<String, Map<String, List<Double>>> bySeries = new HashMap<>();
+    Map<String, String> scenarioLabels = new LinkedHashMap<>();
+    List<String[]> seriesKeys = new ArrayList<>();
+    Object cpus = null;
+    int measurements = 0;
+    List<String> failed = new ArrayList<>();
+    for (Path f : files) {
+      @SuppressWarnings("unchecked")
+      Map<String, Object> root = (Map<String, Object>) JSON.readValue(f.toFile(), Object.class);
+      cpus = root.get("cpus");
+      long rows = ((Number) root.get("rows")).longValue();
+      long small = ((Number) root.get("rowsPerSmallTable")).longValue();
+      scenarioLabels.putIfAbsent("one", String.format(Locale.ROOT, "one table of %,d rows", rows));
+      scenarioLabels.putIfAbsent(
+          "twenty", String.format(Locale.ROOT, "20 tables of %,d rows", small));
+      @SuppressWarnings("unchecked")
+      List<Map<String, Object>> results = (List<Map<String, Object>>) root.get("results");
+      for (Map<String, Object> r : results) {
+        if (!(r.get("rowsPerSecond") instanceof Number v)
+            || !Boolean.TRUE.equals(r.get("complete"))) {
+          failed.add(
+              SNAPSHOT_NAMES.getOrDefault((String) r.get("consumer"), (String) r.get("consumer"))
+                  + " parallelism "
+                  + r.get("parallelism")
+                  + " on "
+                  + ("one".equals(r.get("scenario")) ? "one table" : "20 tables"));
+          continue;
+        }
+        String consumer = (String) r.get("consumer");
+        String p = String.valueOf(r.get("parallelism"));
+        String series = SNAPSHOT_NAMES.getOrDefault(consumer, consumer) + ", parallelism " + p;
+        if (!bySeries.containsKey(series)) {
+          seriesKeys.add(new String[] {consumer, p, series});
+        }
+        bySeries
+            .computeIfAbsent(series, s -> new HashMap<>())
+            .computeIfAbsent(scenarioLabels.get((String) r.get("scenario")), s -> new ArrayList<>())
+            .add(v.doubleValue() / 1000);
+        measurements++;
+      }
+    }
+    seriesKeys.sort(
+        (a, b) -> {
+          int c =
+              Integer.compare(SNAPSHOT_CONSUMERS.indexOf(a[0]), SNAPSHOT_CONSUMERS.indexOf(b[0]));
+          return c != 0 ? c : Integer.compare(Integer.parseInt(a[1]), Integer.parseInt(b[1]));
+        });
+    DefaultCategoryDataset dataset = new DefaultCategoryDataset();
+    Map<String, double[]> ranges = new HashMap<>();
+    for (String[] key : seriesKeys) {
+      for (String scenario : scenarioLabels.values()) {
+        List<Double> v = bySeries.get(key[2]).get(scenario);
+        if (v == null) {
+          continue;
+        }
+        List<Double> sorted = new ArrayList<>(v);
+        Collections.sort(sorted);
+        dataset.addValue(median(sorted), key[2], scenario);
+        ranges.put(
+            key[2] + "\u0000" + scenario,
+            new double[] {sorted.get(0), sorted.get(sorted.size() - 1)});
+      }
+    }
+    JFreeChart chart =
+        barChart(
+            "Initial snapshot: thousands of rows per second (higher is better)",
+            String.format(
+                Locale.ROOT,
+                "rows over the time from the consumer's launch to its last row; median of %d"
+                    + " measurements in %d file%s, whisker = lowest to highest; %s cores,"
+                    + " PostgreSQL 17, JDK 17",
+                measurements,
+                files.size(),
+                files.size() == 1 ? "" : "s",
+                cpus instanceof Number n ? String.valueOf(n.intValue()) : "?"),
+            "thousand rows/s",
+            dataset,
+            ranges,
+            "%.0f");
+    if (!failed.isEmpty()) {
+      Map<String, Integer> counts = new LinkedHashMap<>();
+      failed.forEach(f -> counts.merge(f, 1, Integer::sum));
+      List<String> parts = new ArrayList<>();
+      counts.forEach((f, n) -> parts.add(f + " (" + n + "x)"));
+      chart.addSubtitle(
+          new TextTitle(
+              "failed (no bar; see docs/benchmarks.md): " + String.join("; ", parts),
+              new Font(Font.SANS_SERIF, Font.PLAIN, 12)));
+    }
+    double top = 0;
+    for (double[] r : ranges.values()) {
+      top = Math.max(top, r[1]);
+    }
+    if (top > 0) {
+      chart.getCategoryPlot().getRangeAxis().setUpperBound(top * 1.08);
+    }
+    BarRenderer renderer = (BarRenderer) chart.getCategoryPlot().getRenderer();
+    renderer.setItemMargin(0.02);
+    for (int i = 0; i < dataset.getRowCount(); i++) {
+      String series = dataset.getRowKey(i).toString();
+      int shade = series.endsWith("parallelism 1") ? 0 : series.endsWith("parallelism 2") ? 1 : 2;
+      Color[] colors =
+          series.startsWith("datum-cdc")
+              ? new Color[] {new Color(0x1f77b4), new Color(0x5fa2d6), new Color(0xaec7e8)}
+              : series.startsWith("Debezium")
+                  ? new Color[] {new Color(0xd62728), new Color(0xe8625f), new Color(0xff9896)}
+                  : new Color[] {new Color(0x4d4d4d), new Color(0x8c8c8c), new Color(0xc7c7c7)};
+      renderer.setSeriesPaint(i, colors[shade]);
+      renderer.setSeriesItemLabelPaint(i, Color.BLACK);
+    }
+    // above the bar: bars of a few thousand rows/s next to bars of a few hundred thousand
+    renderer.setDefaultPositiveItemLabelPosition(
+        new ItemLabelPosition(ItemLabelAnchor.OUTSIDE12, TextAnchor.BOTTOM_CENTER));
+    renderer.setDefaultItemLabelFont(new Font(Font.SANS_SERIF, Font.BOLD, 11));
+    return chart;
   }
 
   // ---------------------------------------------------------------- coordinator

@@ -24,21 +24,29 @@ import javax.management.openmbean.CompositeData;
  * What a consumer child JVM measures about itself: the time of its first and last event, its peak
  * heap occupancy (the largest heap use seen before any collection, and now), its process CPU time
  * and the CPU time of its busiest threads. {@link #report} prints one {@code E2E-RESULT} line the
- * harness parses.
+ * harness parses. Public for the snapshot harness's consumers ({@code
+ * io.datum.cdc.benchmarks.snapshot}), which measure themselves the same way.
  */
-final class ConsumerProbe {
-  static final String RESULT_PREFIX = "E2E-RESULT ";
+public final class ConsumerProbe {
+  /** The prefix of the result line on standard output. */
+  public static final String RESULT_PREFIX = "E2E-RESULT ";
 
   private final long expected;
   private final AtomicLong events = new AtomicLong();
   private final AtomicLong peakHeap = new AtomicLong();
+  private final AtomicLong peakLiveHeap = new AtomicLong();
   private final CountDownLatch done = new CountDownLatch(1);
   private final Set<String> heapPools = new HashSet<>();
   private volatile long firstNanos;
   private volatile long lastNanos;
   private volatile long cpuAtFirstNanos;
 
-  ConsumerProbe(long expected) {
+  /**
+   * A probe that counts events up to {@code expected}, and listens to the collector from now on.
+   *
+   * @param expected the number of events after which {@link #await} returns
+   */
+  public ConsumerProbe(long expected) {
     this.expected = expected;
     for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
       if (pool.getType() == MemoryType.HEAP) {
@@ -64,14 +72,26 @@ final class ConsumerProbe {
                   }
                 }
                 peakHeap.accumulateAndGet(used, Math::max);
+                long live = 0;
+                for (Map.Entry<String, MemoryUsage> e :
+                    info.getGcInfo().getMemoryUsageAfterGc().entrySet()) {
+                  if (heapPools.contains(e.getKey())) {
+                    live += e.getValue().getUsed();
+                  }
+                }
+                peakLiveHeap.accumulateAndGet(live, Math::max);
               },
               null,
               null);
     }
   }
 
-  /** One change event received and acknowledged; true when it was the last one expected. */
-  boolean event() {
+  /**
+   * One change event received and acknowledged.
+   *
+   * @return true when it was the last one expected
+   */
+  public boolean event() {
     long n = events.incrementAndGet();
     long now = System.nanoTime();
     if (n == 1) {
@@ -86,11 +106,22 @@ final class ConsumerProbe {
     return false;
   }
 
-  long events() {
+  /**
+   * The events counted so far.
+   *
+   * @return the count
+   */
+  public long events() {
     return events.get();
   }
 
-  void await(long timeoutSeconds) throws InterruptedException {
+  /**
+   * Waits for the expected number of events, or the timeout (then says so on standard error).
+   *
+   * @param timeoutSeconds how long to wait at most
+   * @throws InterruptedException if interrupted while waiting
+   */
+  public void await(long timeoutSeconds) throws InterruptedException {
     if (!done.await(timeoutSeconds, TimeUnit.SECONDS)) {
       System.err.println(
           "timed out after "
@@ -109,7 +140,7 @@ final class ConsumerProbe {
   }
 
   /** Prints the result line; call after the last event, before shutting the consumer down. */
-  void report() {
+  public void report() {
     long cpu = processCpuNanos();
     long heapNow = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
     long peak = Math.max(peakHeap.get(), heapNow);
@@ -143,6 +174,8 @@ final class ConsumerProbe {
             + (cpu - cpuAtFirstNanos)
             + " peakHeapBytes="
             + peak
+            + " liveHeapBytes="
+            + peakLiveHeap.get()
             + " busiestThreadsCpuS="
             + busiest);
     System.out.flush();
