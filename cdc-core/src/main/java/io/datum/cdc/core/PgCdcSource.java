@@ -63,9 +63,10 @@ public final class PgCdcSource implements AutoCloseable {
    * watermark. Returns once streaming has started.
    *
    * @param handler the application's handler, not null
-   * @return a future completed when the source stops: normally after {@link #stop()}, exceptionally
-   *     with the failure (a {@link io.datum.cdc.CdcConnectionException} when the connection is
-   *     lost, the handler's exception, ...)
+   * @return a future completed when the source stops: normally after {@link #stop()} (or, with
+   *     {@link SnapshotMode#INITIAL_ONLY}, once every row of the initial snapshot is acknowledged
+   *     and stored), exceptionally with the failure (a {@link io.datum.cdc.CdcConnectionException}
+   *     when the connection is lost, the handler's exception, ...)
    * @throws io.datum.cdc.CdcReplicationException if the slot or publication is missing (and not to
    *     be created), the slot is active for another process, the slot's {@code confirmed_flush_lsn}
    *     is after the stored watermark (see {@link Builder#trustSlotPosition}), the stored
@@ -553,7 +554,8 @@ public final class PgCdcSource implements AutoCloseable {
       }
       if (set.contains(SnapshotMode.NEVER) && set.size() > 1) {
         throw new CdcConfigurationException(
-            "snapshot mode never cannot be combined with another: " + set);
+            "snapshot mode never cannot be combined with another: "
+                + set.stream().map(SnapshotMode::cliName).toList());
       }
       if (set.contains(SnapshotMode.INITIAL) && set.contains(SnapshotMode.INITIAL_ONLY)) {
         throw new CdcConfigurationException(

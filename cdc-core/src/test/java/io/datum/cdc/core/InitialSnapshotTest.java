@@ -175,7 +175,18 @@ class InitialSnapshotTest {
   void atAnExistingSlotOnlineWhileStreaming() throws Exception {
     createTables("online");
     pg.execute("SELECT pg_create_logical_replication_slot('snap_online', 'pgoutput')");
-    // a table without a key cannot be read online: only the keyed ones are published here
+    // a table without a key cannot be read online: refused before anything is read
+    try (PgCdcSource refused =
+        source("snap_online", "snap_online")
+            .snapshot(SnapshotMode.INITIAL)
+            .checkpointStore(new MemoryCheckpointStore())
+            .build()) {
+      io.datum.cdc.CdcConfigurationException e =
+          org.junit.jupiter.api.Assertions.assertThrows(
+              io.datum.cdc.CdcConfigurationException.class,
+              () -> refused.start(new SnapshotReplica()));
+      assertTrue(e.getMessage().contains("public.audit_log"), e.getMessage());
+    }
     pg.execute("ALTER PUBLICATION snap_online DROP TABLE audit_log");
     SnapshotReplica replica =
         new SnapshotReplica().key(ORDERS, "id").key(LINES, "order_id", "line");

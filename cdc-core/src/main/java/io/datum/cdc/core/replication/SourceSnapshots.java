@@ -122,7 +122,29 @@ final class SourceSnapshots implements AutoCloseable {
     List<TableId> ids = new ArrayList<>();
     try (Connection c = plainConnection()) {
       TableReader.prepareSession(c, reader.timeZone());
-      for (SnapshotTable t : reader.publishedTables(c, config.publication())) {
+      List<TableId> keyless = new ArrayList<>();
+      List<SnapshotTable> published = reader.publishedTables(c, config.publication());
+      for (SnapshotTable t : published) {
+        if (t.chunkKey().isEmpty()) {
+          keyless.add(t.table());
+        }
+      }
+      if (!keyless.isEmpty()) {
+        // refused before reading anything: online, a change cannot be matched to a row read
+        throw new CdcConfigurationException(
+            "the initial snapshot of slot \""
+                + config.slot()
+                + "\", which exists already, is read online while streaming, and "
+                + keyless
+                + (keyless.size() == 1 ? " has" : " have")
+                + " no primary key or replica identity index to match changes to rows read by."
+                + " Add a primary key, take "
+                + (keyless.size() == 1 ? "it" : "them")
+                + " out of publication \""
+                + config.publication()
+                + "\", or start on a new slot (its exported snapshot reads any table)");
+      }
+      for (SnapshotTable t : published) {
         ids.add(t.table());
         tracker.expect((long) Math.max(0, t.reltuples()));
       }
