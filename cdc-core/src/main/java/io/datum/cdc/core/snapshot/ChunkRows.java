@@ -12,7 +12,7 @@ import java.util.List;
  * @param readThrough the last key read (delivered or skipped), or null if nothing was read
  * @param endsRange true if the read reached the range's end: no row of the range is after it
  */
-record ChunkRows(
+public record ChunkRows(
     List<Row> rows,
     List<List<String>> keys,
     List<List<String>> skipped,

@@ -212,6 +212,20 @@ public final class CopyRows implements AutoCloseable {
   }
 
   /**
+   * Reads a table's rows from a COPY already started, in text format, with the fields {@link
+   * #copyStatement} selects (for the benchmarks, which feed recorded lines; {@link #open} starts
+   * the COPY itself).
+   *
+   * @param copy the COPY, positioned before its first row
+   * @param table the table
+   * @param policy as for {@link #open}
+   * @return the reader
+   */
+  public static CopyRows over(CopyOut copy, SnapshotTable table, ValueFailure.Policy policy) {
+    return new CopyRows(table, Objects.requireNonNull(policy, "policy"), copy, extraKeys(table));
+  }
+
+  /**
    * Reads and decodes the next row.
    *
    * @return true if a row was read ({@link #row()}), false at the end of the COPY

@@ -11,8 +11,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Turns a chunk's rows into {@link ReadEvent}s, registering the chunk for acknowledgement. */
-final class ReadEvents {
+/**
+ * Turns a chunk's rows into {@link ReadEvent}s, registering the chunk for acknowledgement. Public
+ * only for the benchmarks module; not API.
+ */
+public final class ReadEvents {
 
   private ReadEvents() {}
 
@@ -28,7 +31,7 @@ final class ReadEvents {
    * @return the events, in key order; empty if no row is to be delivered
    */
   @SuppressWarnings("unchecked")
-  static List<ReadEvent> register(
+  public static List<ReadEvent> register(
       SnapshotAcknowledgements tracker,
       String slot,
       SnapshotAcknowledgements.Range range,
