@@ -21,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The initial snapshot ({@code INITIAL_ONLY}, at a new slot, two readers) of a table of wide rows
- * (about 600 bytes of text each) through a source in a JVM limited to {@code -Xmx256m} with a 64
+ * (about 600 bytes of text each; {@code -Ddatum.cdc.snapshot.large.md5s=N} makes column {@code a} N
+ * times 32 characters, default 6) through a source in a JVM limited to {@code -Xmx256m} with a 64
  * MiB memory budget: it completes without OutOfMemoryError, every row arrives exactly once, and
  * nothing else arrives; the peak heap measured is printed (not asserted). Rows: {@code
  * -Ddatum.cdc.snapshot.large.rows=N} (default 400,000, a CI run; the benchmark runs 10,000,000).
@@ -30,6 +31,10 @@ import org.junit.jupiter.api.io.TempDir;
 class LargeSnapshotTest {
 
   private static final int ROWS = Integer.getInteger("datum.cdc.snapshot.large.rows", 400_000);
+
+  /** Copies of a 32-character md5 in column {@code a}: {@code -Ddatum.cdc.snapshot.large.md5s}. */
+  private static final int MD5S = Integer.getInteger("datum.cdc.snapshot.large.md5s", 6);
+
   private final EmbeddedPostgresServer pg;
 
   LargeSnapshotTest(EmbeddedPostgresServer pg) {
@@ -42,7 +47,9 @@ class LargeSnapshotTest {
     pg.execute(
         "CREATE TABLE wide (id int PRIMARY KEY, a text, b text, c text, n bigint,"
             + " at timestamptz, j jsonb)",
-        "INSERT INTO wide SELECT g, repeat(md5(g::text), 6), repeat(md5((g + 1)::text), 4),"
+        "INSERT INTO wide SELECT g, repeat(md5(g::text), "
+            + MD5S
+            + "), repeat(md5((g + 1)::text), 4),"
             + " repeat('c', 100), g * 31, now(), jsonb_build_object('g', g, 'h', md5(g::text))"
             + " FROM generate_series(1, "
             + ROWS
