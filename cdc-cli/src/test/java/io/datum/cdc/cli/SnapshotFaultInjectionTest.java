@@ -136,15 +136,16 @@ class SnapshotFaultInjectionTest {
     try {
       for (int k = 0; k < kills; k++) {
         // the first kill within the exported phase (before every initial row was printed); the
-        // later ones after a random number of further lines
+        // later ones once the restarted consumer printed a random number of read rows of the
+        // online remainder (it streams the changes since the consistent point meanwhile)
         long target =
-            counter.lines()
-                + (k == 0 ? 500 + random.nextInt(initialRows / 3) : 200 + random.nextInt(4000));
+            counter.reads()
+                + (k == 0 ? 500 + random.nextInt(initialRows / 3) : 100 + random.nextInt(3000));
         Process process = consumer.process();
         await()
             .atMost(Duration.ofSeconds(120))
             .pollInterval(Duration.ofMillis(5))
-            .until(() -> counter.lines() >= target || !process.isAlive());
+            .until(() -> counter.reads() >= target || !process.isAlive());
         if (!process.isAlive()) {
           fail("consumer exited (" + process.exitValue() + "): " + stderrTail(ledger));
         }
@@ -213,13 +214,24 @@ class SnapshotFaultInjectionTest {
 
     // (1) acknowledged at a kill, printed again after it
     List<String> acknowledgedAgain = new ArrayList<>();
-    List<Long> acknowledgedAtKills = new ArrayList<>(); // read lines the store held as acknowledged
+    // read lines / change lines the store held as acknowledged at each kill
+    List<String> acknowledgedAtKills = new ArrayList<>();
     for (Kill kill : killed) {
+      List<JsonNode> before = lines.subList(0, Math.min(kill.linesBefore(), lines.size()));
       acknowledgedAtKills.add(
-          lines.subList(0, Math.min(kill.linesBefore(), lines.size())).stream()
-              .filter(
-                  e -> e != null && e.path("op").asText().equals("read") && kill.acknowledged(e))
-              .count());
+          before.stream()
+                  .filter(
+                      e ->
+                          e != null && e.path("op").asText().equals("read") && kill.acknowledged(e))
+                  .count()
+              + "/"
+              + before.stream()
+                  .filter(
+                      e ->
+                          e != null
+                              && !e.path("op").asText().equals("read")
+                              && kill.acknowledged(e))
+                  .count());
       for (JsonNode event :
           lines.subList(Math.min(kill.linesBefore(), lines.size()), lines.size())) {
         if (event != null && kill.acknowledged(event)) {
@@ -235,9 +247,12 @@ class SnapshotFaultInjectionTest {
     long changeLines = 0;
     // (3) per run: the last change line of each key
     List<String> staleReads = new ArrayList<>();
+    List<String> runs = new ArrayList<>(); // per run: read lines / change lines
     for (int r = 0; r < runStarts.size(); r++) {
       int from = runStarts.get(r);
       int to = r + 1 < runStarts.size() ? runStarts.get(r + 1) : lines.size();
+      long readsBefore = readLines;
+      long changesBefore = changeLines;
       Map<String, JsonNode> lastChange = new HashMap<>(); // table|key -> after, or null (gone)
       Map<String, Boolean> changed = new HashMap<>();
       for (JsonNode event : lines.subList(from, Math.max(from, to))) {
@@ -299,6 +314,7 @@ class SnapshotFaultInjectionTest {
           default -> fail("unexpected event " + event);
         }
       }
+      runs.add((readLines - readsBefore) + "/" + (changeLines - changesBefore));
     }
     Map<String, Map<List<String>, Map<String, String>>> content = new HashMap<>();
     try (Connection c = pg.getConnection()) {
@@ -323,7 +339,8 @@ class SnapshotFaultInjectionTest {
         "snapshot fault injection, %s mode (seed %d, %d ms): %d SIGKILLs, %d of them during the"
             + " snapshot (first in the exported phase: %s); %d initial rows, %d writes; %d lines,"
             + " %d read lines of %d distinct keys (%d read again, unacknowledged at a kill),"
-            + " %d change lines; read lines acknowledged at each kill %s; %d acknowledged reads"
+            + " %d change lines; read/change lines per run %s; read/change lines acknowledged at"
+            + " each kill %s; %d acknowledged reads"
             + " printed again, %d stale reads;"
             + " %d rows at the end%n",
         mode,
@@ -339,6 +356,7 @@ class SnapshotFaultInjectionTest {
         distinctRead,
         reReads,
         changeLines,
+        runs,
         acknowledgedAtKills,
         acknowledgedAgain.size(),
         staleReads.size(),
@@ -424,11 +442,14 @@ class SnapshotFaultInjectionTest {
     return String.join("\n", err.subList(Math.max(0, err.size() - 40), err.size()));
   }
 
-  /** Counts the ledger's lines incrementally. */
+  /** Counts the ledger's lines, and its read lines, incrementally. */
   private static final class LineCounter {
+    private static final byte[] READ = "{\"op\":\"read\"".getBytes(StandardCharsets.UTF_8);
     private final Path file;
     private long position;
     private long lines;
+    private long reads;
+    private int matched; // bytes of READ matched at the start of the current line; -1: no match
 
     LineCounter(Path file) {
       this.file = file;
@@ -437,19 +458,31 @@ class SnapshotFaultInjectionTest {
     synchronized long lines() throws IOException {
       try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
         long length = f.length();
-        if (length > position) {
+        while (length > position) {
           f.seek(position);
           byte[] buffer = new byte[(int) Math.min(length - position, 1 << 20)];
           int n = f.read(buffer);
           for (int i = 0; i < n; i++) {
-            if (buffer[i] == '\n') {
+            byte b = buffer[i];
+            if (b == '\n') {
               lines++;
+              matched = 0;
+            } else if (matched >= 0 && matched < READ.length) {
+              matched = b == READ[matched] ? matched + 1 : -1;
+              if (matched == READ.length) {
+                reads++;
+              }
             }
           }
           position += n;
         }
       }
       return lines;
+    }
+
+    synchronized long reads() throws IOException {
+      lines();
+      return reads;
     }
   }
 
