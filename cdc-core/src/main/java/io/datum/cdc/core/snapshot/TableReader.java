@@ -11,6 +11,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Reads chunks of a table for both kinds of snapshot: a chunk is the next rows of a key range in
@@ -33,6 +34,15 @@ public final class TableReader {
   }
 
   private final ValueFailure.Policy policy;
+
+  /**
+   * Per table, the row limit of its next chunk's query when its rows are so wide that chunkBytes
+   * ends chunks before chunkRows: the rows a cut chunk read. Without it, each cut chunk's COPY
+   * would still send (and {@link CopyRows#close} read and discard) up to chunkRows rows, the rest
+   * of a range of wide rows again for every chunk of it.
+   */
+  private final ConcurrentHashMap<TableId, Integer> rowLimits = new ConcurrentHashMap<>();
+
   private volatile PgTypeCatalog types;
   private volatile String timeZone;
 
@@ -127,7 +137,8 @@ public final class TableReader {
     long bytes = 0;
     boolean cut = false;
     int read = 0;
-    try (CopyRows copy = CopyRows.open(c, table, after, through, chunkRows, policy)) {
+    int limit = Math.min(chunkRows, rowLimits.getOrDefault(table.table(), chunkRows));
+    try (CopyRows copy = CopyRows.open(c, table, after, through, limit, policy)) {
       while (copy.next()) {
         read++;
         List<String> key = copy.chunkKeyTexts();
@@ -144,12 +155,18 @@ public final class TableReader {
         copy.takeFailures();
         bytes += copy.lineLength();
         if (bytes >= chunkBytes) {
-          cut = read < chunkRows;
+          cut = read < limit;
           break;
         }
       }
     }
-    boolean ends = !cut && read < chunkRows;
+    if (cut || (read == limit && limit < chunkRows)) {
+      // rows as wide as these fill a chunk at about this count; when a whole limit fitted, the
+      // rows got narrower: allow twice as many next time
+      int next = cut ? read : (int) Math.min(chunkRows, 2L * limit);
+      rowLimits.put(table.table(), Math.max(1, next));
+    }
+    boolean ends = !cut && read < limit;
     return new ChunkRows(rows, keys, skipped, last == null ? after : last, ends);
   }
 

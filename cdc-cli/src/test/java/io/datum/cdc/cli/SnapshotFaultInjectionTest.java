@@ -1,0 +1,708 @@
+package io.datum.cdc.cli;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.datum.cdc.CdcCheckpoint;
+import io.datum.cdc.PgLsn;
+import io.datum.cdc.SnapshotProgress;
+import io.datum.cdc.embedded.EmbeddedPostgresServer;
+import io.datum.cdc.event.TableId;
+import io.datum.cdc.store.file.FileCheckpointStore;
+import io.datum.cdc.testkit.EmbeddedPostgresTest;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.RandomAccessFile;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The snapshot phase of fault injection: {@code pgcdc stream --snapshot initial --create-slot} with
+ * small chunks over three tables (a bigint key, a composite key, a partitioned table published via
+ * its root) of tens of thousands of rows, SIGKILLed at random moments of its snapshot (the first
+ * kill in the exported phase, the next ones during the online remainder the restarted consumers
+ * read) and restarted each time on the same {@code file:} store, while a writer inserts, updates
+ * (also the key) and deletes. Keys are never reused: inserts and key updates take fresh keys above
+ * every initial one, so a key's rows are one row's history.
+ *
+ * <p>At the end, after a sentinel row per table, the checker proves: (1) no read row whose
+ * acknowledgement the store held right after a kill (its key outside the table's remaining ranges,
+ * or listed as acknowledged in them, or the table done) is printed again by a later consumer; (2)
+ * replaying every printed line in order into one map per table gives the table's content, row by
+ * row; (3) within one consumer's run, no read line of a key comes after a change line of that key
+ * unless it carries the values of the last such change (a read after a delete or a key change away
+ * is never right); and the store records the initial snapshot as completed. Runs in each
+ * acknowledgement mode (stdout, {@code --output}, {@code --acks-from -}; {@code
+ * -Dfaults.snapshot.modes=stdout} for one). Kills: {@code -Dfaults.snapshot.kills=N} (default 4),
+ * seed {@code -Dfaults.seed=S}.
+ */
+@EmbeddedPostgresTest
+@Timeout(value = 6, unit = TimeUnit.MINUTES)
+class SnapshotFaultInjectionTest {
+
+  private static final int SIMPLE_ROWS = 40_000;
+  private static final int COMP_A = 200;
+  private static final int COMP_B = 100;
+  private static final int PART_ROWS = 30_000;
+  private static final long FRESH = 1_000_000;
+
+  private static final Map<String, List<String>> KEYS =
+      Map.of("s_simple", List.of("id"), "s_comp", List.of("a", "b"), "s_part", List.of("id"));
+
+  private final EmbeddedPostgresServer pg;
+
+  SnapshotFaultInjectionTest(EmbeddedPostgresServer pg) {
+    this.pg = pg;
+  }
+
+  /** The acknowledgement modes to run: {@code -Dfaults.snapshot.modes=stdout,output,acks}. */
+  static List<String> modes() {
+    return List.of(System.getProperty("faults.snapshot.modes", "stdout,output,acks").split(","));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("modes")
+  void killedDuringTheSnapshotNothingIsLostNoAcknowledgedRowComesAgain(
+      String mode, @TempDir Path dir) throws Exception {
+    int kills = Integer.getInteger("faults.snapshot.kills", 4);
+    long seed = Long.getLong("faults.seed", System.nanoTime());
+    Random random = new Random(seed);
+    String schema = "snap_" + mode;
+    String slot = "snapfaults_" + mode;
+    pg.execute(
+        "CREATE SCHEMA " + schema,
+        "SET search_path TO " + schema,
+        "CREATE TABLE s_simple (id bigint PRIMARY KEY, v int NOT NULL, s text)",
+        "INSERT INTO s_simple SELECT g, 0, 'row ' || g FROM generate_series(1, "
+            + SIMPLE_ROWS
+            + ") g",
+        "CREATE TABLE s_comp (a int, b int, v int NOT NULL, PRIMARY KEY (a, b))",
+        "INSERT INTO s_comp SELECT a, b, 0 FROM generate_series(1, "
+            + COMP_A
+            + ") a, generate_series(1, "
+            + COMP_B
+            + ") b",
+        "CREATE TABLE s_part (id bigint PRIMARY KEY, v int NOT NULL) PARTITION BY RANGE (id)",
+        "CREATE TABLE s_part_1 PARTITION OF s_part FOR VALUES FROM (MINVALUE) TO (10000)",
+        "CREATE TABLE s_part_2 PARTITION OF s_part FOR VALUES FROM (10000) TO (20000)",
+        "CREATE TABLE s_part_3 PARTITION OF s_part FOR VALUES FROM (20000) TO (MAXVALUE)",
+        "INSERT INTO s_part SELECT g, 0 FROM generate_series(1, " + PART_ROWS + ") g",
+        "ANALYZE s_simple, s_comp, s_part",
+        "CREATE PUBLICATION "
+            + slot
+            + " FOR TABLE s_simple, s_comp, s_part WITH (publish_via_partition_root = true)");
+    Path ledger = dir.resolve("ledger.jsonl");
+    Files.createFile(ledger);
+    Path store = dir.resolve("store");
+    Launcher launcher = new Launcher(mode, slot, ledger, store);
+    LineCounter counter = new LineCounter(ledger);
+    Writer workload = new Writer(schema);
+    Thread writer = new Thread(workload, "snapshot-fault-writer");
+    List<Kill> killed = new ArrayList<>();
+    int initialRows = SIMPLE_ROWS + COMP_A * COMP_B + PART_ROWS;
+    int duringSnapshot = 0;
+    long started = System.nanoTime();
+    Consumer consumer = launcher.start(false);
+    writer.start();
+    try {
+      for (int k = 0; k < kills; k++) {
+        // the first kill within the exported phase (before every initial row was printed); the
+        // later ones once the restarted consumer printed a random number of read rows of the
+        // online remainder (it streams the changes since the consistent point meanwhile)
+        long target =
+            counter.reads()
+                + (k == 0 ? 500 + random.nextInt(initialRows / 3) : 100 + random.nextInt(3000));
+        Process process = consumer.process();
+        await()
+            .atMost(Duration.ofSeconds(120))
+            .pollInterval(Duration.ofMillis(5))
+            .until(() -> counter.reads() >= target || !process.isAlive());
+        if (!process.isAlive()) {
+          fail("consumer exited (" + process.exitValue() + "): " + stderrTail(ledger));
+        }
+        consumer.kill();
+        Kill kill = Kill.after(counter.lines(), store, slot);
+        killed.add(kill);
+        if (kill.snapshotInProgress()) {
+          duringSnapshot++;
+        }
+        consumer = launcher.start(false);
+      }
+      // let the restarted consumer read on while the writer goes on
+      long more = counter.lines() + 2000;
+      Process process = consumer.process();
+      await()
+          .atMost(Duration.ofSeconds(120))
+          .until(() -> counter.lines() >= more || !process.isAlive());
+    } finally {
+      workload.stop.set(true);
+      writer.join();
+    }
+    if (workload.failure != null) {
+      throw workload.failure;
+    }
+    consumer.kill();
+    killed.add(Kill.after(counter.lines(), store, slot));
+    pg.execute(
+        "SET search_path TO " + schema,
+        "INSERT INTO s_simple VALUES (-1, -1, 'sentinel')",
+        "INSERT INTO s_comp VALUES (-1, -1, -1)",
+        "INSERT INTO s_part VALUES (-1, -1)");
+    Consumer last = launcher.start(true);
+    long size = -1;
+    long progress = System.nanoTime();
+    while (!last.process().waitFor(3, TimeUnit.SECONDS)
+        && System.nanoTime() - progress < TimeUnit.SECONDS.toNanos(60)) {
+      long now = Files.size(ledger);
+      if (now != size) {
+        size = now;
+        progress = System.nanoTime();
+      }
+    }
+    if (last.process().isAlive()) {
+      last.kill();
+      fail("final consumer made no progress for 60 s: " + stderrTail(ledger));
+    }
+    last.waitForEnd();
+    long millis = (System.nanoTime() - started) / 1_000_000;
+
+    // the ledger, and the runs it consists of
+    ObjectMapper json = new ObjectMapper();
+    List<JsonNode> lines = new ArrayList<>();
+    for (String line : Files.readAllLines(ledger, StandardCharsets.UTF_8)) {
+      JsonNode event = null;
+      try {
+        event = line.isBlank() ? null : json.readTree(line);
+      } catch (JacksonException torn) {
+        // the last line of a consumer killed while writing it
+      }
+      lines.add(event);
+    }
+    List<Integer> runStarts = new ArrayList<>(List.of(0));
+    for (Kill kill : killed) {
+      runStarts.add(Math.min(kill.linesBefore(), lines.size()));
+    }
+
+    // (1) acknowledged at a kill, printed again after it
+    List<String> acknowledgedAgain = new ArrayList<>();
+    // read lines / change lines the store held as acknowledged at each kill
+    List<String> acknowledgedAtKills = new ArrayList<>();
+    for (Kill kill : killed) {
+      List<JsonNode> before = lines.subList(0, Math.min(kill.linesBefore(), lines.size()));
+      acknowledgedAtKills.add(
+          before.stream()
+                  .filter(
+                      e ->
+                          e != null && e.path("op").asText().equals("read") && kill.acknowledged(e))
+                  .count()
+              + "/"
+              + before.stream()
+                  .filter(
+                      e ->
+                          e != null
+                              && !e.path("op").asText().equals("read")
+                              && kill.acknowledged(e))
+                  .count());
+      for (JsonNode event :
+          lines.subList(Math.min(kill.linesBefore(), lines.size()), lines.size())) {
+        if (event != null && kill.acknowledged(event)) {
+          acknowledgedAgain.add(event.toString());
+        }
+      }
+    }
+
+    // (2) replay everything in order
+    Map<String, Map<List<String>, Map<String, String>>> replica = new HashMap<>();
+    Map<String, Map<List<String>, Integer>> readCounts = new HashMap<>();
+    long readLines = 0;
+    long changeLines = 0;
+    // (3) per run: the last change line of each key
+    List<String> staleReads = new ArrayList<>();
+    List<String> runs = new ArrayList<>(); // per run: read lines / change lines
+    for (int r = 0; r < runStarts.size(); r++) {
+      int from = runStarts.get(r);
+      int to = r + 1 < runStarts.size() ? runStarts.get(r + 1) : lines.size();
+      long readsBefore = readLines;
+      long changesBefore = changeLines;
+      Map<String, JsonNode> lastChange = new HashMap<>(); // table|key -> after, or null (gone)
+      Map<String, Boolean> changed = new HashMap<>();
+      for (JsonNode event : lines.subList(from, Math.max(from, to))) {
+        if (event == null || !event.has("table")) {
+          continue;
+        }
+        String table = event.get("table").asText();
+        if (!KEYS.containsKey(table)) {
+          continue;
+        }
+        Map<List<String>, Map<String, String>> rows =
+            replica.computeIfAbsent(table, t -> new HashMap<>());
+        String op = event.get("op").asText();
+        switch (op) {
+          case "read" -> {
+            readLines++;
+            List<String> key = key(table, event.get("after"));
+            readCounts.computeIfAbsent(table, t -> new HashMap<>()).merge(key, 1, Integer::sum);
+            String id = table + "|" + key;
+            if (changed.containsKey(id)) {
+              JsonNode newest = lastChange.get(id);
+              if (newest == null || !newest.equals(event.get("after"))) {
+                staleReads.add(
+                    "run " + r + ": " + event + " after " + (newest == null ? "its end" : newest));
+              }
+            }
+            rows.put(key, values(event.get("after")));
+          }
+          case "insert" -> {
+            changeLines++;
+            List<String> key = key(table, event.get("after"));
+            rows.put(key, values(event.get("after")));
+            changed.put(table + "|" + key, true);
+            lastChange.put(table + "|" + key, event.get("after"));
+          }
+          case "update" -> {
+            changeLines++;
+            JsonNode before = event.get("before");
+            List<String> key = key(table, event.get("after"));
+            if (before != null && !before.isNull()) {
+              List<String> old = key(table, before);
+              if (!old.equals(key)) {
+                rows.remove(old);
+                changed.put(table + "|" + old, true);
+                lastChange.put(table + "|" + old, null);
+              }
+            }
+            rows.put(key, values(event.get("after")));
+            changed.put(table + "|" + key, true);
+            lastChange.put(table + "|" + key, event.get("after"));
+          }
+          case "delete" -> {
+            changeLines++;
+            List<String> key = key(table, event.get("before"));
+            rows.remove(key);
+            changed.put(table + "|" + key, true);
+            lastChange.put(table + "|" + key, null);
+          }
+          default -> fail("unexpected event " + event);
+        }
+      }
+      runs.add((readLines - readsBefore) + "/" + (changeLines - changesBefore));
+    }
+    Map<String, Map<List<String>, Map<String, String>>> content = new HashMap<>();
+    try (Connection c = pg.getConnection()) {
+      for (String table : KEYS.keySet()) {
+        content.put(table, content(c, schema + "." + table, table));
+      }
+    }
+    long reReads = 0;
+    long distinctRead = 0;
+    for (Map<List<String>, Integer> counts : readCounts.values()) {
+      distinctRead += counts.size();
+      for (int n : counts.values()) {
+        reReads += n - 1;
+      }
+    }
+    long finalRows = content.values().stream().mapToLong(Map::size).sum();
+    CdcCheckpoint end;
+    try (FileCheckpointStore checkpoints = FileCheckpointStore.open(store)) {
+      end = checkpoints.load(slot).orElseThrow();
+    }
+    System.out.printf(
+        "snapshot fault injection, %s mode (seed %d, %d ms): %d SIGKILLs, %d of them during the"
+            + " snapshot (first in the exported phase: %s); %d initial rows, %d writes; %d lines,"
+            + " %d read lines of %d distinct keys (%d read again, unacknowledged at a kill),"
+            + " %d change lines; read/change lines per run %s; read/change lines acknowledged at"
+            + " each kill %s; %d acknowledged reads"
+            + " printed again, %d stale reads;"
+            + " %d rows at the end%n",
+        mode,
+        seed,
+        millis,
+        killed.size() - 1,
+        duringSnapshot,
+        killed.get(0).snapshotInProgress(),
+        initialRows,
+        workload.writes.get(),
+        lines.size(),
+        readLines,
+        distinctRead,
+        reReads,
+        changeLines,
+        runs,
+        acknowledgedAtKills,
+        acknowledgedAgain.size(),
+        staleReads.size(),
+        finalRows);
+    assertTrue(killed.get(0).snapshotInProgress(), "the first kill fell in the snapshot");
+    assertEquals(
+        List.of(),
+        acknowledgedAgain.subList(0, Math.min(20, acknowledgedAgain.size())),
+        "acknowledged before a SIGKILL, printed again (seed " + seed + ")");
+    assertEquals(
+        List.of(),
+        staleReads.subList(0, Math.min(20, staleReads.size())),
+        "read lines after a newer change of their key (seed " + seed + ")");
+    for (String table : KEYS.keySet()) {
+      Map<List<String>, Map<String, String>> expected = content.get(table);
+      Map<List<String>, Map<String, String>> got = replica.getOrDefault(table, Map.of());
+      List<String> diff = new ArrayList<>();
+      for (var e : expected.entrySet()) {
+        if (!e.getValue().equals(got.get(e.getKey()))) {
+          diff.add(e.getKey() + ": table " + e.getValue() + ", replayed " + got.get(e.getKey()));
+        }
+      }
+      for (var e : got.entrySet()) {
+        if (!expected.containsKey(e.getKey())) {
+          diff.add(e.getKey() + ": not in the table, replayed " + e.getValue());
+        }
+      }
+      assertEquals(
+          List.of(),
+          diff.subList(0, Math.min(20, diff.size())),
+          table
+              + ": replayed lines against the table, "
+              + diff.size()
+              + " rows differ (seed "
+              + seed
+              + ")");
+      assertTrue(
+          expected.containsKey(KEYS.get(table).size() == 1 ? List.of("-1") : List.of("-1", "-1")));
+    }
+    assertTrue(end.snapshot().initialCompleted(), "initial snapshot completed: " + end.snapshot());
+  }
+
+  private static List<String> key(String table, JsonNode row) {
+    List<String> key = new ArrayList<>();
+    for (String column : KEYS.get(table)) {
+      key.add(row.get(column).asText());
+    }
+    return key;
+  }
+
+  private static Map<String, String> values(JsonNode row) {
+    Map<String, String> out = new LinkedHashMap<>();
+    row.fields()
+        .forEachRemaining(
+            e -> out.put(e.getKey(), e.getValue().isNull() ? null : e.getValue().asText()));
+    return out;
+  }
+
+  private static Map<List<String>, Map<String, String>> content(
+      Connection c, String qualified, String table) throws SQLException {
+    Map<List<String>, Map<String, String>> out = new HashMap<>();
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT * FROM " + qualified)) {
+      ResultSetMetaData md = rs.getMetaData();
+      while (rs.next()) {
+        Map<String, String> row = new LinkedHashMap<>();
+        for (int i = 1; i <= md.getColumnCount(); i++) {
+          row.put(md.getColumnName(i), rs.getString(i));
+        }
+        List<String> key = new ArrayList<>();
+        for (String column : KEYS.get(table)) {
+          key.add(row.get(column));
+        }
+        out.put(key, row);
+      }
+    }
+    return out;
+  }
+
+  private static String stderrTail(Path ledger) throws IOException {
+    List<String> err =
+        Files.readAllLines(ledger.resolveSibling("consumer.err"), StandardCharsets.UTF_8);
+    return String.join("\n", err.subList(Math.max(0, err.size() - 40), err.size()));
+  }
+
+  /** Counts the ledger's lines, and its read lines, incrementally. */
+  private static final class LineCounter {
+    private static final byte[] READ = "{\"op\":\"read\"".getBytes(StandardCharsets.UTF_8);
+    private final Path file;
+    private long position;
+    private long lines;
+    private long reads;
+    private int matched; // bytes of READ matched at the start of the current line; -1: no match
+
+    LineCounter(Path file) {
+      this.file = file;
+    }
+
+    synchronized long lines() throws IOException {
+      try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
+        long length = f.length();
+        while (length > position) {
+          f.seek(position);
+          byte[] buffer = new byte[(int) Math.min(length - position, 1 << 20)];
+          int n = f.read(buffer);
+          for (int i = 0; i < n; i++) {
+            byte b = buffer[i];
+            if (b == '\n') {
+              lines++;
+              matched = 0;
+            } else if (matched >= 0 && matched < READ.length) {
+              matched = b == READ[matched] ? matched + 1 : -1;
+              if (matched == READ.length) {
+                reads++;
+              }
+            }
+          }
+          position += n;
+        }
+      }
+      return lines;
+    }
+
+    synchronized long reads() throws IOException {
+      lines();
+      return reads;
+    }
+  }
+
+  /**
+   * What the store held right after a consumer was SIGKILLed, and how many ledger lines were
+   * written by then.
+   */
+  private record Kill(int linesBefore, CdcCheckpoint stored) {
+
+    static Kill after(long lines, Path store, String slot) throws Exception {
+      try (FileCheckpointStore checkpoints = FileCheckpointStore.open(store)) {
+        return new Kill((int) lines, checkpoints.load(slot).orElse(null));
+      }
+    }
+
+    boolean snapshotInProgress() {
+      return stored == null || !stored.snapshot().initialCompleted();
+    }
+
+    /**
+     * Whether the store held the event's acknowledgement: a change by its position, a read row by
+     * the snapshot's progress (its table done, or its key outside every range left, or listed as
+     * acknowledged in its range).
+     */
+    boolean acknowledged(JsonNode event) {
+      if (stored == null || !event.has("table")) {
+        return false;
+      }
+      if (!event.get("op").asText().equals("read")) {
+        return stored.isAcknowledged(
+            PgLsn.parse(event.get("tx_end_lsn").asText()), event.get("event_index").asInt());
+      }
+      SnapshotProgress progress = stored.snapshot();
+      if (progress.initialCompleted()) {
+        return true;
+      }
+      if (progress.holdLsn() == null) {
+        return false; // the initial snapshot had not started when the store was last written
+      }
+      String table = event.get("table").asText();
+      SnapshotProgress.TableSnapshot t =
+          progress.table(new TableId(event.get("schema").asText(), table));
+      if (t == null) {
+        return true;
+      }
+      List<String> key = key(table, event.get("after"));
+      for (SnapshotProgress.KeyRange range : t.remaining()) {
+        boolean above = range.after() == null || compare(key, range.after()) > 0;
+        boolean below = range.through() == null || compare(key, range.through()) <= 0;
+        if (above && below) {
+          return range.acknowledged().contains(key);
+        }
+      }
+      return true;
+    }
+
+    private static int compare(List<String> a, List<String> b) {
+      for (int i = 0; i < a.size(); i++) {
+        int c = Long.compare(Long.parseLong(a.get(i)), Long.parseLong(b.get(i)));
+        if (c != 0) {
+          return c;
+        }
+      }
+      return 0;
+    }
+  }
+
+  /** A running consumer, and in {@code acks} mode the thread that reads and acknowledges. */
+  private record Consumer(Process process, Thread pump) {
+
+    void kill() throws InterruptedException {
+      process.toHandle().destroyForcibly();
+      waitForEnd();
+    }
+
+    void waitForEnd() throws InterruptedException {
+      process.waitFor();
+      if (pump != null) {
+        pump.join();
+      }
+    }
+  }
+
+  /** Starts consumers of one acknowledgement mode, as FaultInjectionTest does. */
+  private final class Launcher {
+    final String mode;
+    final String slot;
+    final Path ledger;
+    final Path store;
+
+    Launcher(String mode, String slot, Path ledger, Path store) {
+      this.mode = mode;
+      this.slot = slot;
+      this.ledger = ledger;
+      this.store = store;
+    }
+
+    Consumer start(boolean idleExit) throws Exception {
+      List<String> command =
+          new ArrayList<>(
+              PgcdcProcess.command(
+                  PgcdcProcess.streamArgs(
+                      pg,
+                      store,
+                      slot,
+                      slot,
+                      "--create-slot",
+                      "--snapshot",
+                      "initial",
+                      "--snapshot-chunk-rows",
+                      "200",
+                      "--snapshot-parallelism",
+                      "2")));
+      if (idleExit) {
+        command.addAll(List.of("--idle-exit", "3"));
+      }
+      ProcessBuilder builder =
+          new ProcessBuilder(command)
+              .redirectError(
+                  ProcessBuilder.Redirect.appendTo(ledger.resolveSibling("consumer.err").toFile()));
+      switch (mode) {
+        case "stdout" -> builder.redirectOutput(ProcessBuilder.Redirect.appendTo(ledger.toFile()));
+        case "output" -> {
+          command.addAll(List.of("--output", ledger.toString()));
+          builder.redirectOutput(
+              ProcessBuilder.Redirect.appendTo(ledger.resolveSibling("stdout").toFile()));
+        }
+        default -> command.addAll(List.of("--acks-from", "-"));
+      }
+      Process process = builder.start();
+      if (!mode.equals("acks")) {
+        return new Consumer(process, null);
+      }
+      Thread pump = new Thread(() -> pump(process), "snapshot-fault-acks");
+      pump.start();
+      return new Consumer(process, pump);
+    }
+
+    /** Appends each line to the ledger, then acknowledges it, until stdout ends. */
+    private void pump(Process process) {
+      try (BufferedReader lines =
+              new BufferedReader(
+                  new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+          OutputStream ledgerOut = Files.newOutputStream(ledger, StandardOpenOption.APPEND)) {
+        OutputStream acks = process.getOutputStream();
+        boolean acking = true;
+        String line;
+        while ((line = lines.readLine()) != null) {
+          ledgerOut.write((line + '\n').getBytes(StandardCharsets.UTF_8));
+          ledgerOut.flush();
+          if (acking) {
+            try {
+              acks.write((line + '\n').getBytes(StandardCharsets.UTF_8));
+              acks.flush();
+            } catch (IOException dead) {
+              acking = false;
+            }
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+
+  /**
+   * Inserts (fresh keys), updates (values, and keys to fresh ones, also across partitions) and
+   * deletes rows of the three tables, one statement per transaction, until stopped.
+   */
+  private final class Writer implements Runnable {
+    final AtomicBoolean stop = new AtomicBoolean();
+    final AtomicLong writes = new AtomicLong();
+    final String schema;
+    volatile Exception failure;
+
+    Writer(String schema) {
+      this.schema = schema;
+    }
+
+    @Override
+    public void run() {
+      Random random = new Random();
+      long fresh = FRESH;
+      try (Connection c = pg.getConnection();
+          Statement st = c.createStatement()) {
+        st.execute("SET search_path TO " + schema);
+        while (!stop.get()) {
+          int op = random.nextInt(10);
+          long id = 1 + random.nextInt(SIMPLE_ROWS);
+          int a = 1 + random.nextInt(COMP_A);
+          int b = 1 + random.nextInt(COMP_B);
+          long p = 1 + random.nextInt(PART_ROWS);
+          String sql =
+              switch (random.nextInt(3) * 10 + op) {
+                case 0, 1, 2 ->
+                    "INSERT INTO s_simple VALUES (" + fresh++ + ", 1, 'new " + fresh + "')";
+                case 3, 4, 5 -> "UPDATE s_simple SET v = v + 1, s = s || '+' WHERE id = " + id;
+                case 6, 7 -> "UPDATE s_simple SET id = " + fresh++ + ", v = v + 1 WHERE id = " + id;
+                case 8, 9 -> "DELETE FROM s_simple WHERE id = " + id;
+                case 10, 11, 12 -> "INSERT INTO s_comp VALUES (" + fresh++ + ", 1, 1)";
+                case 13, 14, 15 -> "UPDATE s_comp SET v = v + 1 WHERE a = " + a + " AND b = " + b;
+                case 16, 17 ->
+                    "UPDATE s_comp SET a = "
+                        + fresh++
+                        + ", v = v + 1 WHERE a = "
+                        + a
+                        + " AND b = "
+                        + b;
+                case 18, 19 -> "DELETE FROM s_comp WHERE a = " + a + " AND b = " + b;
+                case 20, 21, 22 -> "INSERT INTO s_part VALUES (" + fresh++ + ", 1)";
+                case 23, 24, 25 -> "UPDATE s_part SET v = v + 1 WHERE id = " + p;
+                case 26, 27 -> "UPDATE s_part SET id = " + fresh++ + ", v = v + 1 WHERE id = " + p;
+                default -> "DELETE FROM s_part WHERE id = " + p;
+              };
+          st.execute(sql);
+          writes.incrementAndGet();
+        }
+      } catch (Exception e) {
+        failure = e;
+      }
+    }
+  }
+}
