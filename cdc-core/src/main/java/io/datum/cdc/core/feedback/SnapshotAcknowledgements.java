@@ -47,6 +47,16 @@ public final class SnapshotAcknowledgements {
   private long rowsDelivered;
   private long rowsAcknowledged;
   private long tablesDone;
+
+  /** Rows of the chunks delivered and not settled (their keys are held); guarded by this. */
+  private long unsettledRows;
+
+  /**
+   * Read rows delivered and not settled after which readers wait ({@link #awaitRoom}): bounds the
+   * keys held for acknowledgement (about 100 bytes a row) when a handler acknowledges late.
+   */
+  public static final long MAX_UNSETTLED_ROWS = 1 << 19;
+
   private long rowsExpected;
   private long startedNanos;
 
@@ -355,6 +365,7 @@ public final class SnapshotAcknowledgements {
     }
     range.fullyRead = endsRange;
     rowsDelivered += keys.length;
+    unsettledRows += keys.length;
     range.inFlight.addLast(chunk);
     if (keys.length > 0) {
       chunks.put(id, chunk);
@@ -362,6 +373,37 @@ public final class SnapshotAcknowledgements {
       settle(range);
     }
     return id;
+  }
+
+  /**
+   * Waits while {@link #MAX_UNSETTLED_ROWS} or more read rows are delivered and not settled (an
+   * unacknowledged row keeps the chunks after it in its range from settling), so that memory stays
+   * bounded when the handler acknowledges late; returns at once otherwise.
+   *
+   * @param millis the longest wait
+   * @return true if there is room now; false if the wait timed out (the caller may say why it
+   *     waits, and wait again)
+   * @throws InterruptedException if interrupted while waiting
+   */
+  public synchronized boolean awaitRoom(long millis) throws InterruptedException {
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(millis);
+    while (unsettledRows >= MAX_UNSETTLED_ROWS) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return false;
+      }
+      wait(Math.max(1, java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(left)));
+    }
+    return true;
+  }
+
+  /** Returns the read rows delivered and not settled, and the oldest such chunk's number (0). */
+  public synchronized long[] unsettled() {
+    long oldest = 0;
+    for (Chunk c : chunks.values()) {
+      oldest = oldest == 0 ? c.id : Math.min(oldest, c.id);
+    }
+    return new long[] {unsettledRows, oldest};
   }
 
   /**
@@ -408,6 +450,7 @@ public final class SnapshotAcknowledgements {
       for (Chunk c : r.inFlight) {
         chunks.remove(c.id);
       }
+      forget(r);
     }
     completeIfDone();
   }
@@ -480,6 +523,8 @@ public final class SnapshotAcknowledgements {
   private void settle(Range range) {
     while (!range.inFlight.isEmpty() && range.inFlight.peekFirst().complete()) {
       Chunk done = range.inFlight.removeFirst();
+      unsettledRows -= done.keys.length;
+      notifyAll();
       if (!done.keyless()) {
         range.after = done.readThrough;
       }
@@ -519,6 +564,7 @@ public final class SnapshotAcknowledgements {
   public synchronized void resetInFlight() {
     for (Table t : tables.values()) {
       for (Range r : t.ranges) {
+        forget(r);
         fold(r);
         r.readCursor = r.after;
         r.fullyRead = false;
@@ -550,6 +596,13 @@ public final class SnapshotAcknowledgements {
       }
     }
     r.inFlight.clear();
+  }
+
+  private void forget(Range r) {
+    for (Chunk c : r.inFlight) {
+      unsettledRows -= c.keys.length;
+    }
+    notifyAll();
   }
 
   /**

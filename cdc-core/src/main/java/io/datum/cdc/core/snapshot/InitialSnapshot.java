@@ -221,6 +221,24 @@ public final class InitialSnapshot {
     }
   }
 
+  /**
+   * Waits, saying why every 30 s, while too many read rows are delivered and not acknowledged.
+   *
+   * @throws InterruptedException if the source is stopping
+   */
+  static void awaitRoom(SnapshotAcknowledgements tracker, String slot) throws InterruptedException {
+    while (!tracker.awaitRoom(30_000)) {
+      long[] u = tracker.unsettled();
+      LOG.warn(
+          "slot {}: the snapshot waits: {} read rows are delivered and not settled (the oldest"
+              + " unacknowledged one is in chunk {}; the chunks after it cannot settle before it"
+              + " is acknowledged); it goes on once the handler acknowledges them",
+          slot,
+          u[0],
+          u[1]);
+    }
+  }
+
   private void work(
       Connection c,
       ConcurrentLinkedQueue<ReadTask> queue,
@@ -243,6 +261,7 @@ public final class InitialSnapshot {
               chunkRows,
               chunkBytes,
               rows -> {
+                awaitRoom(tracker, slot);
                 synchronized (deliveryLock) {
                   delivery.deliver(
                       ReadEvents.register(
@@ -253,6 +272,7 @@ public final class InitialSnapshot {
         }
         List<String> after = task.after();
         while (true) {
+          awaitRoom(tracker, slot);
           ChunkRows rows =
               reader.read(
                   c, table, after, task.through(), chunkRows, chunkBytes, task.acknowledged());

@@ -47,7 +47,8 @@ import org.slf4j.LoggerFactory;
  * connection:
  *
  * <ol>
- *   <li>write the low watermark L (non-transactional, decoded at its own WAL position);
+ *   <li>write the low watermark L (PostgreSQL 17+: non-transactional and flushed, decoded at its
+ *       own WAL position; before: transactional, in a transaction of its own);
  *   <li>{@code BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY}; {@code pg_current_snapshot()} as
  *       its first statement, the snapshot S every later statement of the transaction uses; read the
  *       next chunk in key order; commit;
@@ -189,8 +190,9 @@ public final class OnlineSnapshots implements AutoCloseable {
    * @param reader reads and decodes chunks
    * @param chunkRows rows per chunk
    * @param chunkBytes bytes of row text per chunk, at most (a chunk ends early past them)
-   * @param flushMessages write the watermarks with {@code flush => true} (PostgreSQL 17+), so an
-   *     idle server sends them at once
+   * @param flushMessages write the watermarks non-transactional with {@code flush => true}
+   *     (PostgreSQL 17+), else as transactional messages in transactions of their own; either way
+   *     an idle server sends them at once
    */
   public OnlineSnapshots(
       String slot,
@@ -284,11 +286,15 @@ public final class OnlineSnapshots implements AutoCloseable {
           if (c == null || c.isClosed()) {
             c = connections.open();
             TableReader.prepareSession(c, reader.timeZone());
+            try (Statement st = c.createStatement()) {
+              st.execute("SET synchronous_commit = local");
+            }
           }
           SnapshotTable table = table(c, task.range().table());
           if (table == null) {
             continue;
           }
+          InitialSnapshot.awaitRoom(tracker, slot);
           boolean delivered = readChunk(c, task, table);
           if (delivered) {
             backoff = 50;
@@ -435,10 +441,16 @@ public final class OnlineSnapshots implements AutoCloseable {
   }
 
   private void emit(Connection c, boolean low, long n) throws SQLException {
+    // PostgreSQL 17+: non-transactional, flushed at once (the flush argument), decoded at its own
+    // position: a few milliseconds to the stream. Before 17 a non-transactional message waits for
+    // the WAL writer or other traffic, so it is transactional, in a transaction of its own whose
+    // commit flushes and wakes the walsender, and is decoded at that commit, in commit order with
+    // every other transaction. The connection commits with synchronous_commit = local, so a stuck
+    // synchronous standby does not hold a watermark back.
     String sql =
         flushMessages
             ? "SELECT pg_logical_emit_message(false, ?, ?, true)"
-            : "SELECT pg_logical_emit_message(false, ?, ?)";
+            : "SELECT pg_logical_emit_message(true, ?, ?)";
     try (PreparedStatement ps = c.prepareStatement(sql)) {
       ps.setString(1, SnapshotMessages.PREFIX);
       ps.setString(2, SnapshotMessages.watermark(slot, nonce, low, n));

@@ -13,8 +13,9 @@ import java.util.List;
  *
  * <ul>
  *   <li>{@code watermark SLOT NONCE low|high CHUNK}: the low and high watermarks around one online
- *       chunk read; non-transactional, so decoded at their own WAL position (decode.c, {@code
- *       logicalmsg_decode}). NONCE names the source instance that wrote them; others ignore them.
+ *       chunk read; on PostgreSQL 17+ non-transactional and flushed, so decoded at their own WAL
+ *       position (decode.c, {@code logicalmsg_decode}), before 17 transactional in a transaction of
+ *       their own. NONCE names the source instance that wrote them; others ignore them.
  *   <li>{@code snapshot SLOT TABLE...}: a request to snapshot tables ({@code pgcdc snapshot});
  *       transactional, so delivered in commit order, once committed. TABLE is {@code schema.table},
  *       each name double-quoted (with {@code ""} for a quote inside) when it holds anything but

@@ -112,4 +112,25 @@ class SnapshotAcknowledgementsTest {
     assertNull(t.progress().table(B));
     assertEquals(1, t.figures()[1], "tables done");
   }
+
+  @Test
+  void readersWaitWhileTooManyRowsAreUnsettledAndGoOnOnceTheOldestIsAcknowledged()
+      throws Exception {
+    SnapshotAcknowledgements t = new SnapshotAcknowledgements(SnapshotProgress.NONE);
+    t.add("request-0/1", List.of(A));
+    SnapshotAcknowledgements.Range r = t.readTasks().get(0).range();
+    int half = (int) (SnapshotAcknowledgements.MAX_UNSETTLED_ROWS / 2);
+    @SuppressWarnings("unchecked")
+    List<String>[] many = new List[half];
+    java.util.Arrays.fill(many, List.of("k"));
+    long first = t.deliver(r, many, List.of("k"), false, List.of());
+    assertTrue(t.awaitRoom(10));
+    long second = t.deliver(r, many.clone(), List.of("l"), false, List.of());
+    t.recordChunk(row(second, 0, half)); // complete, but behind the unacknowledged first
+    assertFalse(t.awaitRoom(10), "the first chunk holds the second's keys");
+    assertEquals(first, t.unsettled()[1]);
+    t.recordChunk(row(first, 0, half));
+    assertTrue(t.awaitRoom(10));
+    assertEquals(0, t.unsettled()[0]);
+  }
 }
