@@ -299,6 +299,14 @@ final class StreamSession {
       return; // not written, not acknowledged, delivered again next time
     }
     CdcOffset offset = event.offset();
+    if (offset.isSnapshotRead()) {
+      // a read row is never printed twice by one process: a chunk read again (after a reconnect)
+      // is a new read of its rows, with a new chunk number; its position is not the stream's
+      output.write(event, false, checkpoints);
+      lastActivityNanos = System.nanoTime();
+      events.incrementAndGet();
+      return;
+    }
     long end = offset.txEndLsn().asLong();
     // printed in commit order: everything at or before the newest printed event was printed,
     // and comes again only after a reconnect

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -117,6 +118,8 @@ class SnapshotCommandsTest {
     Map<String, Integer> lastOfTable = new HashMap<>();
     for (JsonNode line : lines) {
       assertEquals("read", line.get("op").asText(), line.toString());
+      // chunks share tx_end_lsn and restart event_index: none of them was printed before
+      assertNull(line.get("redelivered"), line.toString());
       assertEquals("snap", line.get("slot").asText());
       JsonNode snapshot = line.get("snapshot");
       assertEquals("initial", snapshot.get("id").asText(), line.toString());
@@ -573,6 +576,10 @@ class SnapshotCommandsTest {
     assertTrue(
         mixed.stderr().contains("snapshot mode never cannot be combined with another"),
         mixed.stderr());
+    Run only = pgcdc(dir, stream(store, "nosnap", "--snapshot", "initial-only,on-request"));
+    assertEquals(2, only.exitCode(), only.stderr());
+    assertTrue(
+        only.stderr().contains("initial-only and on-request exclude each other"), only.stderr());
     Run interval = pgcdc(dir, stream(store, "nosnap", "--progress-interval", "-1"));
     assertEquals(2, interval.exitCode(), interval.stderr());
     assertTrue(

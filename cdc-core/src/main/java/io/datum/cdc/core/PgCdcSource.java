@@ -541,7 +541,7 @@ public final class PgCdcSource implements AutoCloseable {
      * @param modes one or more modes, not null
      * @return this builder
      * @throws CdcConfigurationException if no mode is given, NEVER is combined with another, or
-     *     INITIAL with INITIAL_ONLY
+     *     INITIAL_ONLY with INITIAL or ON_REQUEST
      */
     public Builder snapshot(SnapshotMode... modes) {
       Objects.requireNonNull(modes, "modes");
@@ -556,6 +556,12 @@ public final class PgCdcSource implements AutoCloseable {
         throw new CdcConfigurationException(
             "snapshot mode never cannot be combined with another: "
                 + set.stream().map(SnapshotMode::cliName).toList());
+      }
+      if (set.contains(SnapshotMode.INITIAL_ONLY) && set.contains(SnapshotMode.ON_REQUEST)) {
+        throw new CdcConfigurationException(
+            "snapshot modes initial-only and on-request exclude each other: an initial-only source"
+                + " stops once its initial snapshot is acknowledged; use initial,on-request to go on"
+                + " streaming and take requests");
       }
       if (set.contains(SnapshotMode.INITIAL) && set.contains(SnapshotMode.INITIAL_ONLY)) {
         throw new CdcConfigurationException(

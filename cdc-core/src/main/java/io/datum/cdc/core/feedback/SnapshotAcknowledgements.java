@@ -74,6 +74,9 @@ public final class SnapshotAcknowledgements {
       }
       tables.put(t.table(), table);
     }
+    if (!tables.isEmpty()) {
+      started(); // resuming: the rate counts from this source's start
+    }
   }
 
   /** One table's snapshot in progress. */

@@ -143,9 +143,19 @@ public final class SnapshotMessages {
    * @throws CdcConfigurationException naming the text if it is not of that form
    */
   public static TableId table(String qualified) {
-    List<TableId> one = tables(qualified, qualified);
+    List<TableId> one;
+    try {
+      one = tables(qualified, qualified);
+    } catch (CdcConfigurationException e) {
+      one = List.of();
+    }
     if (one.size() != 1) {
-      throw malformed(qualified);
+      throw new CdcConfigurationException(
+          "table name \""
+              + qualified
+              + "\" is not schema.table: give the schema (public.orders), and double-quote a"
+              + " part holding anything but lower-case letters, digits and underscores, as in"
+              + " SQL ('\"Sales\".\"Orders 2024\"'); an unquoted part is taken as written");
     }
     return one.get(0);
   }
