@@ -1,7 +1,6 @@
 package io.datum.cdc.core.replication;
 
 import io.datum.cdc.CdcException;
-import io.datum.cdc.CdcReplicationException;
 import io.datum.cdc.ClusterIdentity;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.core.assembly.TransactionAssembler;
@@ -253,19 +252,7 @@ final class ReplicationLoop {
         } catch (SQLException listing) {
           open = "(cannot list them: " + listing.getMessage() + ")";
         }
-        throw new CdcReplicationException(
-            CdcReplicationException.Reason.SERVER_ERROR,
-            "creating replication slot \""
-                + slot
-                + "\" waited "
-                + timeout.toMillis() / 1000.0
-                + " s for transactions open when it began, which PostgreSQL waits for before the"
-                + " slot can start: "
-                + open
-                + ". End them (COMMIT or ROLLBACK, ROLLBACK PREPARED 'gid', or"
-                + " pg_terminate_backend(pid)), or allow a longer wait (slotCreationTimeout,"
-                + " pgcdc --slot-create-timeout)",
-            e);
+        throw SlotAdmin.creationTimedOut(slot, timeout, open, e);
       }
       throw e;
     }

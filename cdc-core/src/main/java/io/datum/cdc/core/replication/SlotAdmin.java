@@ -131,19 +131,7 @@ final class SlotAdmin {
     } catch (SQLException e) {
       if (limited && "57014".equals(e.getSQLState())) { // query_canceled: the statement timeout
         setStatementTimeout("0");
-        throw new CdcReplicationException(
-            Reason.SERVER_ERROR,
-            "creating replication slot \""
-                + slot
-                + "\" waited "
-                + timeout.toMillis() / 1000.0
-                + " s for transactions open when it began, which PostgreSQL waits for before the"
-                + " slot can start: "
-                + openTransactions()
-                + ". End them (COMMIT or ROLLBACK, ROLLBACK PREPARED 'gid', or"
-                + " pg_terminate_backend(pid)), or allow a longer wait (slotCreationTimeout,"
-                + " pgcdc --slot-create-timeout)",
-            e);
+        throw creationTimedOut(slot, timeout, openTransactions(), e);
       }
       throw e;
     } finally {
@@ -179,6 +167,32 @@ final class SlotAdmin {
    * Describes the transactions that hold up a slot creation: those with an xid in {@code
    * pg_stat_activity} (but this session's) and the prepared ones in {@code pg_prepared_xacts}.
    */
+  /**
+   * The error of a slot creation that waited longer than the slot creation timeout.
+   *
+   * @param slot the slot
+   * @param timeout the timeout
+   * @param open the transactions it waited for ({@link #openTransactions})
+   * @param cause the cancelled statement's error
+   * @return the error, naming the transactions and the remedies
+   */
+  static CdcReplicationException creationTimedOut(
+      String slot, Duration timeout, String open, SQLException cause) {
+    return new CdcReplicationException(
+        Reason.SERVER_ERROR,
+        "creating replication slot \""
+            + slot
+            + "\" waited "
+            + timeout.toMillis() / 1000.0
+            + " s for transactions open when it began, which PostgreSQL waits for before the"
+            + " slot can start: "
+            + open
+            + ". End them (COMMIT or ROLLBACK, ROLLBACK PREPARED 'gid', or"
+            + " pg_terminate_backend(pid)), or allow a longer wait (slotCreationTimeout,"
+            + " pgcdc --slot-create-timeout)",
+        cause);
+  }
+
   /**
    * Describes the transactions a slot creation waits for, for its error message.
    *

@@ -126,15 +126,7 @@ public final class SourceRuntime {
               + " is not a writable directory (spillDirectory, pgcdc --spill-dir)");
     }
     handoff = new Handoff(config.handoffCapacity());
-    ReplicationLoop opened =
-        new ReplicationLoop(
-            config,
-            coordinator,
-            handle,
-            handoff,
-            decodeErrors,
-            snapshots,
-            this::beforeFinalFeedback);
+    ReplicationLoop opened = newLoop();
     try {
       opened.open();
     } catch (RuntimeException e) {
@@ -231,15 +223,7 @@ public final class SourceRuntime {
       if (stopSignal.await(jittered, TimeUnit.MILLISECONDS) || stopping) {
         throw lost;
       }
-      ReplicationLoop next =
-          new ReplicationLoop(
-              config,
-              coordinator,
-              handle,
-              handoff,
-              decodeErrors,
-              snapshots,
-              this::beforeFinalFeedback);
+      ReplicationLoop next = newLoop();
       try {
         next.open(true, loop);
         transactionsDeliveredBefore += loop.transactionsDelivered();
@@ -287,6 +271,12 @@ public final class SourceRuntime {
   /** Returns the source's snapshot acknowledgements (for metrics). */
   public SnapshotAcknowledgements snapshotTracker() {
     return snapshots.tracker();
+  }
+
+  /** A replication loop over this source's parts, for the first connection or a reconnect. */
+  private ReplicationLoop newLoop() {
+    return new ReplicationLoop(
+        config, coordinator, handle, handoff, decodeErrors, snapshots, this::beforeFinalFeedback);
   }
 
   /** Returns how many times the source reconnected after a connection loss. */
