@@ -286,11 +286,12 @@ final class SourceSnapshots implements AutoCloseable {
       throw new IllegalStateException("the source of slot " + config.slot() + " is not started");
     }
     String id;
+    long expected = 0;
     try (Connection c = plainConnection()) {
       TableReader.prepareSession(c, reader.timeZone());
       for (TableId t : tables) {
         SnapshotTable table = reader.describe(c, config.publication(), t);
-        tracker.expect((long) Math.max(0, table.reltuples()));
+        expected += (long) Math.max(0, table.reltuples());
         if (table.chunkKey().isEmpty()) {
           throw new CdcConfigurationException(
               "cannot snapshot "
@@ -318,6 +319,7 @@ final class SourceSnapshots implements AutoCloseable {
       throw new CdcConfigurationException(
           "a snapshot of " + busy + " is in progress already (slot " + config.slot() + ")");
     }
+    tracker.expect(expected); // only for a request that is taken
     o.request(id, tables);
     handle.persistNow();
     return id;

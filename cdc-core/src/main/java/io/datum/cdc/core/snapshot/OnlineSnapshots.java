@@ -494,16 +494,6 @@ public final class OnlineSnapshots implements AutoCloseable {
     recentNext = (recentNext + 1) & (RECENT - 1);
   }
 
-  private boolean recentlyChanged(long xid) {
-    int x = (int) xid;
-    for (int v : recent) {
-      if (v == x && x != 0) {
-        return true;
-      }
-    }
-    return false;
-  }
-
   private static void record(Window win, long xid, RowChange change) {
     if (win.overflow) {
       return;
