@@ -1,0 +1,66 @@
+package io.datum.cdc.kafka.connect;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Describes the types that are not PostgreSQL builtins (oids from {@code FirstNormalObjectId},
+ * 16384, on: enums, domains, arrays of them, composites, ranges, extension types), which the schema
+ * of a column needs. {@link ChangeRecords} asks only when it first meets a column list, never per
+ * row, and never for a builtin oid. {@link PgTypeLookup} asks {@code pg_type}.
+ */
+interface TypeLookup {
+
+  /** A lookup that knows no type: every non-builtin column becomes a STRING of its text. */
+  TypeLookup NONE = oid -> null;
+
+  /**
+   * Returns what the catalog says of one type.
+   *
+   * @param oid a type oid of at least 16384 (unsigned, as {@code int})
+   * @return the type, or null if the catalog does not hold it (dropped before it was asked)
+   * @throws org.apache.kafka.connect.errors.ConnectException if the catalog cannot be asked
+   */
+  UserType type(int oid);
+
+  /**
+   * One row of {@code pg_type} as far as the Connect schema needs it (PostgreSQL docs, 53.64
+   * pg_type; 53.20 pg_enum).
+   *
+   * @param oid the type oid
+   * @param schema the type's schema ({@code typnamespace}), not null
+   * @param name the type's name ({@code typname}), not null
+   * @param kind {@code typtype}: {@code b} base, {@code c} composite, {@code d} domain, {@code e}
+   *     enum, {@code p} pseudo, {@code r} range, {@code m} multirange
+   * @param baseType a domain's {@code typbasetype}, else 0
+   * @param baseTypeModifier a domain's {@code typtypmod} (the modifier of its base type, e.g. a
+   *     domain over {@code numeric(10,2)}), else -1
+   * @param elementType the element type of an array type ({@code typelem} when {@code typsubscript}
+   *     is {@code array_subscript_handler}), else 0
+   * @param enumLabels an enum's labels in {@code enumsortorder}, else empty; not null
+   */
+  record UserType(
+      int oid,
+      String schema,
+      String name,
+      char kind,
+      int baseType,
+      int baseTypeModifier,
+      int elementType,
+      List<String> enumLabels) {
+
+    /**
+     * @throws NullPointerException if {@code schema}, {@code name} or {@code enumLabels} is null
+     */
+    public UserType {
+      Objects.requireNonNull(schema, "schema");
+      Objects.requireNonNull(name, "name");
+      enumLabels = List.copyOf(enumLabels);
+    }
+
+    /** Returns true for an array type. */
+    boolean isArray() {
+      return elementType != 0;
+    }
+  }
+}
