@@ -1,0 +1,44 @@
+package io.datum.cdc.kafka.connect;
+
+import io.datum.cdc.CdcOffset;
+import io.datum.cdc.PgLsn;
+import io.datum.cdc.event.ColumnInfo;
+import io.datum.cdc.event.DeleteEvent;
+import io.datum.cdc.event.InsertEvent;
+import io.datum.cdc.event.Row;
+import io.datum.cdc.event.TableId;
+import io.datum.cdc.event.TransactionInfo;
+import io.datum.cdc.event.UpdateEvent;
+import java.time.Instant;
+import java.util.List;
+
+/** Builds library events for unit tests, as the source would deliver them. */
+final class Events {
+
+  static final TableId TABLE = new TableId("public", "t");
+  static final Instant COMMIT = Instant.parse("2026-11-30T08:18:40.123456Z");
+  static final PgLsn COMMIT_LSN = PgLsn.of(0x16B3748L);
+  static final PgLsn END_LSN = PgLsn.of(0x16B3780L);
+
+  private Events() {}
+
+  static TransactionInfo tx(int events) {
+    return new TransactionInfo(771, COMMIT_LSN, END_LSN, COMMIT, null, events);
+  }
+
+  static CdcOffset offset(int index, int count) {
+    return new CdcOffset("slot", END_LSN, COMMIT_LSN, 771, index, count);
+  }
+
+  static InsertEvent insert(List<ColumnInfo> columns, Object... values) {
+    return new InsertEvent(offset(0, 1), tx(1), TABLE, Row.of(columns, values));
+  }
+
+  static UpdateEvent update(List<ColumnInfo> columns, Row before, Object... values) {
+    return new UpdateEvent(offset(0, 1), tx(1), TABLE, before, Row.of(columns, values));
+  }
+
+  static DeleteEvent delete(List<ColumnInfo> columns, Object... values) {
+    return new DeleteEvent(offset(0, 1), tx(1), TABLE, Row.of(columns, values));
+  }
+}
