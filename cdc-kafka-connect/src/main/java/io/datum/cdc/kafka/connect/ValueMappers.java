@@ -12,6 +12,7 @@ import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.UUID;
 import org.apache.kafka.connect.data.Decimal;
 import org.apache.kafka.connect.data.Schema;
@@ -92,7 +93,8 @@ final class ValueMappers {
     if (BuiltinType.isBuiltin(oid)) {
       BuiltinType element = BuiltinType.elementOfArray(oid);
       if (element != null) {
-        return array(scalar(element, typmod), "_" + element.name().toLowerCase(), element);
+        return array(
+            scalar(element, typmod), "_" + element.name().toLowerCase(Locale.ROOT), element);
       }
       BuiltinType scalar = BuiltinType.of(oid);
       return scalar != null ? scalar(scalar, typmod) : text("oid " + oid);
@@ -157,7 +159,7 @@ final class ValueMappers {
   }
 
   private ValueMapper scalar(BuiltinType type, int typmod) {
-    String name = type.name().toLowerCase();
+    String name = type.name().toLowerCase(Locale.ROOT);
     return switch (type) {
       case BOOL -> plain(Schema.OPTIONAL_BOOLEAN_SCHEMA, v -> (Boolean) v, name);
       case INT2 -> plain(Schema.OPTIONAL_INT16_SCHEMA, v -> (Short) v, name);

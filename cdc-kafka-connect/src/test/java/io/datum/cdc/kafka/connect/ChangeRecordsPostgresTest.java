@@ -284,8 +284,10 @@ class ChangeRecordsPostgresTest {
       // an update leaving the TOASTed column unchanged; a column added; a delete
       pg.execute(
           "UPDATE every_type SET i4 = 42 WHERE id = " + (base + 1),
-          "ALTER TABLE every_type ADD COLUMN IF NOT EXISTS extra" + suffix + " int",
-          "INSERT INTO every_type (id, extra" + suffix + ") VALUES (" + (base + 4) + ", 7)",
+          // a type created while the source runs, and a column of it
+          "CREATE TYPE color_" + suffix + " AS ENUM ('red', 'green')",
+          "ALTER TABLE every_type ADD COLUMN extra" + suffix + " color_" + suffix,
+          "INSERT INTO every_type (id, extra" + suffix + ") VALUES (" + (base + 4) + ", 'green')",
           "DELETE FROM every_type WHERE id = " + (base + 3));
       List<ChangeEvent> changes = queue.take(3);
       Collected.Part update = convertOne(records, changes.get(0));
@@ -301,7 +303,10 @@ class ChangeRecordsPostgresTest {
       Collected.Part added = convertOne(records, changes.get(1));
       Struct addedRow = after(added);
       assertEquals(2, addedRow.schema().version(), "a column added: the next value schema version");
-      assertEquals(7, addedRow.get("extra" + suffix));
+      assertEquals("green", addedRow.get("extra" + suffix));
+      Schema color = addedRow.schema().field("extra" + suffix).schema();
+      assertEquals("io.debezium.data.Enum", color.name());
+      assertEquals("red,green", color.parameters().get("allowed"));
       assertEquals(1, added.keySchema().version(), "the key did not change");
 
       Collected sink = new Collected();

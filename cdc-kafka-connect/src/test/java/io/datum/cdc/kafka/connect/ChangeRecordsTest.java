@@ -159,6 +159,53 @@ class ChangeRecordsTest {
   }
 
   @Test
+  void aSnapshotRowSaysWhichSnapshotAndChunk() {
+    ChangeRecords records = records(TypeLookup.NONE);
+    List<ColumnInfo> cols = columns(col("id", 23, true));
+    PgLsn at = Events.COMMIT_LSN;
+    var initial =
+        new io.datum.cdc.event.ReadEvent(
+            new io.datum.cdc.CdcOffset("slot", at, at, 0, 0, 2, 7),
+            new io.datum.cdc.event.TransactionInfo(0, at, at, Events.COMMIT, null, 2),
+            Events.TABLE,
+            Row.of(cols, new Object[] {1}),
+            new io.datum.cdc.event.SnapshotInfo("initial", 7, at, false));
+    Struct value = (Struct) convert(records, initial).only().value();
+    assertEquals("r", value.get("op"));
+    assertNull(value.get("transaction"));
+    Struct source = value.getStruct("source");
+    assertEquals("true", source.get("snapshot"));
+    assertEquals("initial", source.get("snapshot_id"));
+    assertEquals(7L, source.get("snapshot_chunk"));
+    assertEquals(at.asLong(), source.get("lsn"));
+    assertNull(source.get("txId"));
+    assertNull(source.get("sequence"));
+
+    var last =
+        new io.datum.cdc.event.ReadEvent(
+            new io.datum.cdc.CdcOffset("slot", at, at, 0, 1, 2, 7),
+            new io.datum.cdc.event.TransactionInfo(0, at, at, Events.COMMIT, null, 2),
+            Events.TABLE,
+            Row.of(cols, new Object[] {2}),
+            new io.datum.cdc.event.SnapshotInfo("initial", 7, at, true));
+    Struct lastSource = ((Struct) convert(records, last).only().value()).getStruct("source");
+    assertEquals("last_in_data_collection", lastSource.get("snapshot"));
+    assertEquals(1, lastSource.get("event_index"));
+
+    var online =
+        new io.datum.cdc.event.ReadEvent(
+            new io.datum.cdc.CdcOffset("slot", at, at, 0, 0, 1, 8),
+            new io.datum.cdc.event.TransactionInfo(0, at, at, Events.COMMIT, null, 1),
+            Events.TABLE,
+            Row.of(cols, new Object[] {3}),
+            new io.datum.cdc.event.SnapshotInfo("request-0/16B3748", 8, at, true));
+    Struct onlineSource = ((Struct) convert(records, online).only().value()).getStruct("source");
+    assertEquals("incremental", onlineSource.get("snapshot"));
+    assertNull(onlineSource.get("lsn"), "Debezium leaves lsn out of incremental snapshot rows");
+    assertEquals(at.asLong(), onlineSource.get("commit_lsn"));
+  }
+
+  @Test
   void aTransactionResumedInTheMiddleHasNoTransactionBlock() {
     ChangeRecords records = records(TypeLookup.NONE);
     List<ColumnInfo> cols = columns(col("id", 23, true));
