@@ -27,10 +27,10 @@ import org.apache.kafka.connect.header.ConnectHeaders;
 /**
  * Turns library events into the parts of Connect records in Debezium's PostgreSQL format
  * (docs/kafka-connect-types.md): row changes to {@code <prefix>.<schema>.<table>} with a key Struct
- * of the replica-identity columns and Debezium's change event envelope; a delete's tombstone;
- * truncates as {@code op = t}, one per table; logical decoding messages as Debezium's {@code op =
- * m} records. Not thread-safe: one instance per task thread, fed the events in the order they were
- * delivered.
+ * of the replica-identity columns (the primary key's for REPLICA IDENTITY FULL) and Debezium's
+ * change event envelope; a delete's tombstone; truncates as {@code op = t}, one per table; logical
+ * decoding messages as Debezium's {@code op = m} records. Not thread-safe: one instance per task
+ * thread, fed the events in the order they were delivered.
  *
  * <p>Values that a field cannot hold are never put in a wrong type: the field is null (or holds
  * Debezium's placeholder) and the record carries a header that says why ({@value
@@ -103,9 +103,9 @@ final class ChangeRecords {
    */
   ChangeRecords(RecordSettings settings, TypeLookup types, Clock clock) {
     this.settings = Objects.requireNonNull(settings, "settings");
+    Objects.requireNonNull(types, "types");
     this.schemas =
-        new TableSchemas(
-            settings.topicPrefix(), new ValueMappers(settings, Objects.requireNonNull(types)));
+        new TableSchemas(settings.topicPrefix(), new ValueMappers(settings, types), types);
     this.source = new SourceBlock(settings);
     this.clock = Objects.requireNonNull(clock, "clock");
   }

@@ -1,10 +1,12 @@
 package io.datum.cdc.kafka.connect;
 
+import io.datum.cdc.event.TableId;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -40,6 +42,14 @@ final class PgTypeLookup implements TypeLookup {
           + " (SELECT array_agg(e.enumlabel::text ORDER BY e.enumsortorder) FROM pg_enum e"
           + "  WHERE e.enumtypid = t.oid)"
           + " FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace WHERE t.oid = ?::oid";
+
+  private static final String PRIMARY_KEY_QUERY =
+      "SELECT a.attname FROM pg_index i"
+          + " JOIN pg_class c ON c.oid = i.indrelid"
+          + " JOIN pg_namespace n ON n.oid = c.relnamespace"
+          + " JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)"
+          + " WHERE n.nspname = ? AND c.relname = ? AND i.indisprimary"
+          + " ORDER BY array_position(i.indkey::int2[], a.attnum)";
 
   private final ConnectionSource connections;
   private final boolean closeAfterQuery;
@@ -86,6 +96,48 @@ final class PgTypeLookup implements TypeLookup {
     return found;
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Asks {@code pg_index} for the table's primary key ({@code indisprimary}) each time; the
+   * caller asks once per new column list.
+   *
+   * @throws ConnectException if the query fails, naming the table
+   */
+  @Override
+  public List<String> primaryKey(TableId table) {
+    Connection c = null;
+    try {
+      c = connections.open();
+      try (PreparedStatement st = c.prepareStatement(PRIMARY_KEY_QUERY)) {
+        st.setString(1, table.schema());
+        st.setString(2, table.table());
+        List<String> names = new ArrayList<>();
+        try (ResultSet rs = st.executeQuery()) {
+          while (rs.next()) {
+            names.add(rs.getString(1));
+          }
+        }
+        return List.copyOf(names);
+      }
+    } catch (SQLException e) {
+      throw new ConnectException(
+          "cannot read the primary key of " + table + " from pg_index: " + e.getMessage(), e);
+    } finally {
+      close(c);
+    }
+  }
+
+  private void close(Connection c) {
+    if (closeAfterQuery && c != null) {
+      try {
+        c.close();
+      } catch (SQLException ignored) {
+        // the query's outcome stands
+      }
+    }
+  }
+
   private UserType query(int oid) {
     Connection c = null;
     try {
@@ -121,13 +173,7 @@ final class PgTypeLookup implements TypeLookup {
               + ")",
           e);
     } finally {
-      if (closeAfterQuery && c != null) {
-        try {
-          c.close();
-        } catch (SQLException ignored) {
-          // the query's outcome stands
-        }
-      }
+      close(c);
     }
   }
 }

@@ -9,12 +9,12 @@ import org.apache.kafka.connect.data.SchemaBuilder;
 
 /**
  * The Connect schemas of one table for one column list: the value ({@code
- * <prefix>.<schema>.<table>.Value}, optional, every field optional), the key ({@code ...Key}, the
- * replica-identity columns, or null when there are none) and Debezium's envelope ({@code
- * ...Envelope}: {@code before}, {@code after}, {@code source}, {@code transaction}, {@code op},
- * {@code ts_ms}, {@code ts_us}, {@code ts_ns}, in the order of Debezium's {@code
- * TableSchemaBuilder} and {@code SchemaFactory.datatypeEnvelopeSchema}), with the per-column
- * mappers and the fields resolved once, so that a row converts in a loop. Immutable.
+ * <prefix>.<schema>.<table>.Value}, optional, every field optional), the key ({@code ...Key}: the
+ * replica-identity columns, the primary key's for REPLICA IDENTITY FULL; null when there are none)
+ * and Debezium's envelope ({@code ...Envelope}: {@code before}, {@code after}, {@code source},
+ * {@code transaction}, {@code op}, {@code ts_ms}, {@code ts_us}, {@code ts_ns}, in the order of
+ * Debezium's {@code TableSchemaBuilder} and {@code SchemaFactory.datatypeEnvelopeSchema}), with the
+ * per-column mappers and the fields resolved once, so that a row converts in a loop. Immutable.
  */
 final class TableSchema {
 

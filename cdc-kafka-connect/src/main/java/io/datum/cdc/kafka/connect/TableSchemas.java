@@ -47,16 +47,19 @@ final class TableSchemas {
 
   private final String topicPrefix;
   private final ValueMappers mappers;
+  private final TypeLookup types;
   private final IdentityHashMap<List<ColumnInfo>, Layout> byIdentity = new IdentityHashMap<>();
   private final Map<TableId, TableState> tables = new HashMap<>();
 
   /**
    * @param topicPrefix the prefix of topics and schema names
    * @param mappers builds a column type's mapping
+   * @param types gives the primary key of REPLICA IDENTITY FULL tables
    */
-  TableSchemas(String topicPrefix, ValueMappers mappers) {
+  TableSchemas(String topicPrefix, ValueMappers mappers, TypeLookup types) {
     this.topicPrefix = topicPrefix;
     this.mappers = mappers;
+    this.types = types;
   }
 
   /**
@@ -155,13 +158,14 @@ final class TableSchemas {
 
   private TableSchema build(TableId table, List<ColumnInfo> columns, TableState state) {
     ValueMapper[] columnMappers = new ValueMapper[columns.size()];
-    List<ColumnInfo> keyColumns = new ArrayList<>();
     for (int i = 0; i < columns.size(); i++) {
       ColumnInfo c = columns.get(i);
       columnMappers[i] = mappers.mapper(c.typeOid(), c.typeModifier());
-      if (c.key()) {
-        keyColumns.add(c);
-      }
+    }
+    int[] keyPositions = keyPositions(table, columns);
+    List<ColumnInfo> keyColumns = new ArrayList<>(keyPositions.length);
+    for (int position : keyPositions) {
+      keyColumns.add(columns.get(position));
     }
     if (keyColumns.isEmpty()) {
       state.key = null;
@@ -169,16 +173,61 @@ final class TableSchemas {
     } else if (!keyColumns.equals(state.keyColumns)) {
       SchemaBuilder key = SchemaBuilder.struct().name(topic(table) + ".Key");
       key.version(++state.keyVersion);
-      for (int i = 0; i < columns.size(); i++) {
-        if (columns.get(i).key()) {
-          key.field(columns.get(i).name(), columnMappers[i].schema());
-        }
+      for (int position : keyPositions) {
+        key.field(columns.get(position).name(), columnMappers[position].schema());
       }
       state.key = key.build();
       state.keyColumns = List.copyOf(keyColumns);
     }
     return new TableSchema(
         table, topic(table), List.copyOf(columns), columnMappers, ++state.valueVersion, state.key);
+  }
+
+  /**
+   * The key columns: those pgoutput flags as replica identity, in column order; but when it flags
+   * every column (REPLICA IDENTITY FULL), the primary key's, in key order, or none if the lookup
+   * says the table has no primary key (Debezium keys by the primary key).
+   */
+  private int[] keyPositions(TableId table, List<ColumnInfo> columns) {
+    int flagged = 0;
+    for (ColumnInfo c : columns) {
+      if (c.key()) {
+        flagged++;
+      }
+    }
+    if (flagged > 0 && flagged == columns.size()) {
+      List<String> primaryKey = types.primaryKey(table);
+      if (primaryKey != null && primaryKey.isEmpty()) {
+        return new int[0]; // no primary key: no key, as in Debezium
+      }
+      if (primaryKey != null) {
+        int[] positions = new int[primaryKey.size()];
+        boolean all = true;
+        for (int k = 0; k < positions.length && all; k++) {
+          positions[k] = indexOf(columns, primaryKey.get(k));
+          all = positions[k] >= 0;
+        }
+        if (all) {
+          return positions;
+        }
+      }
+    }
+    int[] positions = new int[flagged];
+    for (int i = 0, k = 0; i < columns.size(); i++) {
+      if (columns.get(i).key()) {
+        positions[k++] = i;
+      }
+    }
+    return positions;
+  }
+
+  private static int indexOf(List<ColumnInfo> columns, String name) {
+    for (int i = 0; i < columns.size(); i++) {
+      if (columns.get(i).name().equals(name)) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   private static int[] subset(List<ColumnInfo> columns, TableSchema target) {

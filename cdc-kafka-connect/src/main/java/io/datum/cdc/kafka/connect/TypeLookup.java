@@ -24,6 +24,20 @@ interface TypeLookup {
   UserType type(int oid);
 
   /**
+   * Returns a table's primary key, for tables whose every column pgoutput flags as replica identity
+   * (REPLICA IDENTITY FULL): their key is then the primary key, as Debezium's is, rather than every
+   * column. Asked once per new column list of such a table.
+   *
+   * @param table the table
+   * @return the primary key's column names in key order, empty if the table has none, or null if
+   *     unknown (this default)
+   * @throws org.apache.kafka.connect.errors.ConnectException if the catalog cannot be asked
+   */
+  default java.util.List<String> primaryKey(io.datum.cdc.event.TableId table) {
+    return null;
+  }
+
+  /**
    * One row of {@code pg_type} as far as the Connect schema needs it (PostgreSQL docs, 53.64
    * pg_type; 53.20 pg_enum).
    *

@@ -321,6 +321,62 @@ class ChangeRecordsPostgresTest {
     }
   }
 
+  /**
+   * pgoutput flags every column of a REPLICA IDENTITY FULL table as identity; the key is the
+   * primary key nevertheless (as Debezium's), and no key for a table without one.
+   */
+  @Test
+  void replicaIdentityFullTablesAreKeyedByThePrimaryKey() throws Exception {
+    pg.execute(
+        "CREATE TABLE full_pk (note text, id int, region text, PRIMARY KEY (region, id))",
+        "ALTER TABLE full_pk REPLICA IDENTITY FULL",
+        "CREATE TABLE full_nopk (note text)",
+        "ALTER TABLE full_nopk REPLICA IDENTITY FULL",
+        "CREATE PUBLICATION full_tables FOR TABLE full_pk, full_nopk");
+    Queue queue = new Queue();
+    try (Connection catalog = pg.getConnection();
+        PgCdcSource source =
+            PgCdcSource.builder()
+                .jdbcUrl(pg.jdbcUrl())
+                .user(pg.user())
+                .slot("full_tables")
+                .publication("full_tables")
+                .checkpointStore(new MemoryCheckpointStore())
+                .createSlot(true)
+                .build()) {
+      source.start(
+          (event, checkpoints) -> {
+            queue.events.add(event);
+            checkpoints.acknowledge(event.offset());
+          });
+      pg.execute(
+          "INSERT INTO full_pk VALUES ('a', 1, 'eu')",
+          "UPDATE full_pk SET note = 'b'",
+          "INSERT INTO full_nopk VALUES ('z')",
+          "DELETE FROM full_nopk");
+      List<ChangeEvent> events = queue.take(4);
+      ChangeRecords records =
+          new ChangeRecords(
+              RecordSettings.defaults("srv", "postgres", "0.1.0"), new PgTypeLookup(catalog));
+      Collected.Part insert = convertOne(records, events.get(0));
+      assertEquals(
+          List.of("region", "id"),
+          insert.keySchema().fields().stream().map(f -> f.name()).toList());
+      assertEquals("eu", ((Struct) insert.key()).get("region"));
+      assertEquals(1, ((Struct) insert.key()).get("id"));
+      Collected.Part update = convertOne(records, events.get(1));
+      assertEquals(insert.key(), update.key());
+      assertEquals("a", ((Struct) update.value()).getStruct("before").get("note"));
+      assertEquals("b", after(update).get("note"));
+      Collected.Part keyless = convertOne(records, events.get(2));
+      assertNull(keyless.keySchema());
+      assertNull(keyless.key());
+      Collected delete = new Collected();
+      assertEquals(2, records.convert(events.get(3), delete));
+      assertEquals("z", ((Struct) delete.parts.get(0).value()).getStruct("before").get("note"));
+    }
+  }
+
   @Test
   void typeLookupDescribesUserTypesAndRefreshesForNewOnes() throws SQLException {
     try (Connection c = pg.getConnection()) {
