@@ -132,6 +132,11 @@ final class ChangeRecords {
     return message((MessageEvent) event, sink);
   }
 
+  /**
+   * Converts a row change: one envelope record, and a tombstone after a delete when configured.
+   *
+   * @return 1, or 2 with a tombstone
+   */
   private int row(RowChange event, RecordSink sink) {
     Row before;
     Row after;
@@ -195,6 +200,11 @@ final class ChangeRecords {
     return 1;
   }
 
+  /**
+   * Converts a truncate: one {@code op = t} record per table, without key.
+   *
+   * @return the number of tables
+   */
   private int truncate(TruncateEvent event, RecordSink sink) {
     TransactionInfo tx = event.transaction();
     long millis = tx.commitTime().toEpochMilli();
@@ -214,6 +224,11 @@ final class ChangeRecords {
     return event.tables().size();
   }
 
+  /**
+   * Converts a logical decoding message to Debezium's {@code MessageValue} record.
+   *
+   * @return 1, or 0 when messages are off
+   */
   private int message(MessageEvent event, RecordSink sink) {
     if (settings.messagesTopic() == null) {
       return 0;
@@ -244,6 +259,7 @@ final class ChangeRecords {
     return 1;
   }
 
+  /** Puts the envelope's {@code ts_ms}, {@code ts_us}, {@code ts_ns}: now, by the clock. */
   private void timestamps(Struct envelope, TableSchema schema) {
     Instant now = clock.instant();
     long seconds = now.getEpochSecond();
@@ -253,6 +269,11 @@ final class ChangeRecords {
     envelope.put(schema.tsNs, seconds * 1_000_000_000L + nanos);
   }
 
+  /**
+   * Builds the key from the key fields of a converted row.
+   *
+   * @return the key, or null if the table has no key
+   */
   private static Struct key(TableSchema schema, Struct row) {
     if (schema.key == null) {
       return null;
@@ -269,6 +290,13 @@ final class ChangeRecords {
     return key;
   }
 
+  /**
+   * Converts one row image to its value Struct, adding headers for unchanged TOAST, undecoded and
+   * unrepresentable values.
+   *
+   * @param image {@code before} or {@code after}, for header names
+   * @throws DataException if a value's class contradicts its column's type
+   */
   private Struct struct(TableId table, Row row, Layout layout, String image) {
     TableSchema schema = layout.target();
     int[] fieldOf = layout.fieldOf();
@@ -319,6 +347,7 @@ final class ChangeRecords {
     return struct;
   }
 
+  /** Returns the current record's headers, creating them on first use. */
   private ConnectHeaders headers() {
     if (headers == null) {
       headers = new ConnectHeaders();
@@ -326,10 +355,12 @@ final class ChangeRecords {
     return headers;
   }
 
+  /** Returns a header name, {@code <kind>.<image>.<column>}. */
   private static String name(String kind, String image, ColumnInfo column) {
     return kind + '.' + image + '.' + column.name();
   }
 
+  /** The error for a value whose class contradicts its column's type. */
   private static DataException invalid(
       TableId table, ColumnInfo column, ValueMapper mapper, Object value, RuntimeException e) {
     return new DataException(

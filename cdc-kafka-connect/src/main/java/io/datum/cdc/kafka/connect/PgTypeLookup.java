@@ -128,6 +128,7 @@ final class PgTypeLookup implements TypeLookup {
     }
   }
 
+  /** Closes a connection this lookup opened; a borrowed one stays open. */
   private void close(Connection c) {
     if (closeAfterQuery && c != null) {
       try {
@@ -138,6 +139,11 @@ final class PgTypeLookup implements TypeLookup {
     }
   }
 
+  /**
+   * Queries {@code pg_type} for one oid.
+   *
+   * @return the type, or null if the catalog does not hold it
+   */
   private UserType query(int oid) {
     Connection c = null;
     try {

@@ -176,6 +176,11 @@ record RecordSettings(
     return topicPrefix;
   }
 
+  /**
+   * Parses an enum constant by its lower- or upper-case name.
+   *
+   * @throws IllegalArgumentException naming the allowed values
+   */
   private static <E extends Enum<E>> E parseEnum(Class<E> type, String value) {
     try {
       return Enum.valueOf(type, value.trim().toUpperCase(Locale.ROOT));

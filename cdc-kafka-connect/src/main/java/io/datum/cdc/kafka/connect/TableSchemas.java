@@ -156,6 +156,10 @@ final class TableSchemas {
     return state.empty;
   }
 
+  /**
+   * Builds the schema of a column list not seen before for the table: the next value version, and a
+   * new key schema version if the key columns changed.
+   */
   private TableSchema build(TableId table, List<ColumnInfo> columns, TableState state) {
     ValueMapper[] columnMappers = new ValueMapper[columns.size()];
     for (int i = 0; i < columns.size(); i++) {
@@ -221,6 +225,7 @@ final class TableSchemas {
     return positions;
   }
 
+  /** Returns the position of a named column, or -1. */
   private static int indexOf(List<ColumnInfo> columns, String name) {
     for (int i = 0; i < columns.size(); i++) {
       if (columns.get(i).name().equals(name)) {
@@ -230,6 +235,11 @@ final class TableSchemas {
     return -1;
   }
 
+  /**
+   * Maps each column to the target's field of the same name, type and typmod.
+   *
+   * @return the field indexes, or null if a column has no such field
+   */
   private static int[] subset(List<ColumnInfo> columns, TableSchema target) {
     int[] fieldOf = new int[columns.size()];
     for (int i = 0; i < columns.size(); i++) {
@@ -252,6 +262,7 @@ final class TableSchemas {
     return fieldOf;
   }
 
+  /** Caches a layout by the identity of its column list (cleared when full). */
   private void remember(List<ColumnInfo> columns, Layout layout) {
     if (byIdentity.size() >= MAX_IDENTITY_ENTRIES) {
       byIdentity.clear();
@@ -259,6 +270,7 @@ final class TableSchemas {
     byIdentity.put(columns, layout);
   }
 
+  /** Returns {@code [0, 1, ..., n-1]}. */
   private static int[] identity(int n) {
     int[] fieldOf = new int[n];
     for (int i = 0; i < n; i++) {

@@ -63,6 +63,7 @@ final class Temporals {
     }
   }
 
+  /** Not instantiated. */
   private Temporals() {}
 
   /**

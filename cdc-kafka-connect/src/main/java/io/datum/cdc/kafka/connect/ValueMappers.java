@@ -89,6 +89,7 @@ final class ValueMappers {
     return mapper(typeOid, typmod, 0);
   }
 
+  /** Builds a mapping, {@code depth} levels into domains and arrays. */
   private ValueMapper mapper(int oid, int typmod, int depth) {
     if (BuiltinType.isBuiltin(oid)) {
       BuiltinType element = BuiltinType.elementOfArray(oid);
@@ -138,15 +139,18 @@ final class ValueMappers {
 
   private static final Converter TEXT_LIKE = value -> (String) value;
 
+  /** A plain STRING of the text the library gives; the placeholder for unchanged TOAST. */
   private ValueMapper text(String typeName) {
     return new ValueMapper(Schema.OPTIONAL_STRING_SCHEMA, TEXT_LIKE, placeholder, typeName);
   }
 
+  /** A STRING with a Debezium semantic name; the placeholder for unchanged TOAST. */
   private ValueMapper string(String semantic, Converter converter, String typeName) {
     Schema schema = SchemaBuilder.string().name(semantic).version(1).optional().build();
     return new ValueMapper(schema, converter, placeholder, typeName);
   }
 
+  /** Debezium's {@code io.debezium.data.Enum}, with the labels as {@code allowed}. */
   private ValueMapper enumMapper(UserType type, String name) {
     Schema schema =
         SchemaBuilder.string()
@@ -158,6 +162,7 @@ final class ValueMappers {
     return new ValueMapper(schema, TEXT_LIKE, placeholder, name);
   }
 
+  /** The mapping of a builtin scalar type. */
   private ValueMapper scalar(BuiltinType type, int typmod) {
     String name = type.name().toLowerCase(Locale.ROOT);
     return switch (type) {
@@ -189,14 +194,17 @@ final class ValueMappers {
     };
   }
 
+  /** A mapping without an unchanged-TOAST placeholder (the field is then null). */
   private static ValueMapper plain(Schema schema, Converter converter, String name) {
     return new ValueMapper(schema, converter, null, name);
   }
 
+  /** An optional INT64 schema with a Debezium semantic name. */
   private static Schema int64(String semantic) {
     return SchemaBuilder.int64().name(semantic).version(1).optional().build();
   }
 
+  /** {@code date} per the time precision mode. */
   private ValueMapper date() {
     if (settings.timePrecisionMode() == TimePrecisionMode.CONNECT) {
       return plain(
@@ -210,6 +218,7 @@ final class ValueMappers {
         "date");
   }
 
+  /** {@code time} per the time precision mode and the column precision. */
   private ValueMapper time(int typmod) {
     TimePrecisionMode mode = settings.timePrecisionMode();
     if (mode == TimePrecisionMode.CONNECT) {
@@ -227,6 +236,7 @@ final class ValueMappers {
     return plain(int64(MICRO_TIME), Temporals::microOfDay, "time");
   }
 
+  /** {@code timestamp} per the time precision mode and the column precision. */
   private ValueMapper timestamp(int typmod) {
     if (settings.timePrecisionMode() == TimePrecisionMode.CONNECT) {
       return plain(
@@ -243,6 +253,10 @@ final class ValueMappers {
     return plain(int64(MICRO_TIMESTAMP), Temporals::epochMicros, "timestamp");
   }
 
+  /**
+   * {@code numeric} per the decimal mode; the typmod gives precision and scale (PostgreSQL
+   * src/backend/utils/adt/numeric.c, {@code make_numeric_typmod}).
+   */
   private ValueMapper numeric(int typmod) {
     DecimalMode mode = settings.decimalMode();
     if (mode == DecimalMode.STRING) {
@@ -274,6 +288,7 @@ final class ValueMappers {
         "numeric(" + precision + "," + scale + ")");
   }
 
+  /** Debezium's {@code VariableScaleDecimal} struct of a BigDecimal, keeping its scale. */
   private static Object variableScale(Object value) {
     if (value instanceof Double d) {
       return new Unrepresentable(null, special(d));
@@ -284,6 +299,7 @@ final class ValueMappers {
         .put("value", decimal.unscaledValue().toByteArray());
   }
 
+  /** A numeric as exact decimal text, or its special value as Debezium spells it. */
   private static Object numericString(Object value) {
     return value instanceof Double d ? special(d) : ((BigDecimal) value).toPlainString();
   }
@@ -302,6 +318,7 @@ final class ValueMappers {
     throw new ClassCastException("a numeric must be a BigDecimal or a special Double, not " + d);
   }
 
+  /** An ARRAY of the element mapping. */
   private ValueMapper array(ValueMapper element, String typeName, BuiltinType builtinElement) {
     Schema schema = SchemaBuilder.array(element.schema()).optional().build();
     Converter each = element.converter();
@@ -309,6 +326,7 @@ final class ValueMappers {
     return new ValueMapper(schema, converter, arrayToast(element, builtinElement), typeName);
   }
 
+  /** Converts the elements of a one-dimensional array; more dimensions are unrepresentable. */
   private static Object convertList(List<?> list, Converter each) {
     List<Object> out = new ArrayList<>(list.size());
     boolean unrepresentable = false;

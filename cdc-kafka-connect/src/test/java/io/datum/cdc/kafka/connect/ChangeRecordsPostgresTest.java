@@ -176,12 +176,14 @@ class ChangeRecordsPostgresTest {
   /** Keeps the JVM's zone, which pgjdbc passes to the session, away from UTC. */
   private record TimeZoneReset(java.util.TimeZone saved) {}
 
+  /** Sets a JVM time zone with summer time, so that timestamptz texts carry offsets. */
   @BeforeAll
   static void zone() {
     zone = new TimeZoneReset(java.util.TimeZone.getDefault());
     java.util.TimeZone.setDefault(java.util.TimeZone.getTimeZone("Europe/Amsterdam"));
   }
 
+  /** Restores the JVM's time zone. */
   @AfterAll
   static void restoreZone() {
     java.util.TimeZone.setDefault(zone.saved());
@@ -191,6 +193,7 @@ class ChangeRecordsPostgresTest {
   private static final class Queue {
     final LinkedBlockingQueue<ChangeEvent> events = new LinkedBlockingQueue<>();
 
+    /** Waits for exactly the next {@code n} events, failing after {@link #WAIT}. */
     List<ChangeEvent> take(int n) throws InterruptedException {
       List<ChangeEvent> taken = new ArrayList<>();
       long deadline = System.nanoTime() + WAIT.toNanos();
@@ -205,6 +208,7 @@ class ChangeRecordsPostgresTest {
     }
   }
 
+  /** A source on the {@code every_type} publication, creating its slot. */
   private PgCdcSource source(String slot, boolean binary) {
     return PgCdcSource.builder()
         .jdbcUrl(pg.jdbcUrl())
@@ -217,6 +221,10 @@ class ChangeRecordsPostgresTest {
         .build();
   }
 
+  /**
+   * Every type, special values, NULLs, unchanged TOAST, a new enum column and a delete, in one
+   * format.
+   */
   @ParameterizedTest(name = "binary={0}")
   @ValueSource(booleans = {false, true})
   void everyTypeMatchesPostgreSqlInTextAndBinaryMode(boolean binary) throws Exception {
@@ -377,6 +385,7 @@ class ChangeRecordsPostgresTest {
     }
   }
 
+  /** PgTypeLookup reads enums, arrays and domains, and a type created after it was first asked. */
   @Test
   void typeLookupDescribesUserTypesAndRefreshesForNewOnes() throws SQLException {
     try (Connection c = pg.getConnection()) {
@@ -398,6 +407,7 @@ class ChangeRecordsPostgresTest {
     }
   }
 
+  /** Adds {@code base} to an INSERT's first value, the id. */
   private static String shift(String insert, int base) {
     if (base == 0) {
       return insert;
@@ -405,6 +415,7 @@ class ChangeRecordsPostgresTest {
     return insert.replaceFirst("VALUES \\((\\d+)", "VALUES (" + base + "+$1");
   }
 
+  /** Converts an event of one record, validating it and its JSON round trip. */
   private static Collected.Part convertOne(ChangeRecords records, ChangeEvent event) {
     Collected sink = new Collected();
     assertEquals(1, records.convert(event, sink));
@@ -414,10 +425,12 @@ class ChangeRecordsPostgresTest {
     return part;
   }
 
+  /** Returns a record's {@code after} Struct. */
   private static Struct after(Collected.Part part) {
     return ((Struct) part.value()).getStruct("after");
   }
 
+  /** Returns a record's headers as a map of their values' texts. */
   private static Map<String, String> headers(Collected.Part part) {
     Map<String, String> map = new LinkedHashMap<>();
     if (part.headers() != null) {
@@ -516,6 +529,7 @@ class ChangeRecordsPostgresTest {
     return expected;
   }
 
+  /** A JDBC value with arrays as Lists. */
   private static Object jdbc(Object value) throws SQLException {
     if (value instanceof Array a) {
       return Arrays.asList((Object[]) a.getArray());
@@ -565,6 +579,7 @@ class ChangeRecordsPostgresTest {
     assertSemanticNames(row.schema());
   }
 
+  /** Checks the Debezium semantic names of the value schema. */
   private static void assertSemanticNames(Schema value) {
     Map<String, String> names = new HashMap<>();
     names.put("u", "io.debezium.data.Uuid");

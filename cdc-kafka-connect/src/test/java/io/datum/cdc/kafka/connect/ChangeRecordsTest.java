@@ -35,24 +35,29 @@ class ChangeRecordsTest {
 
   private final RecordSettings settings = RecordSettings.defaults("srv", "db", "0.1.0");
 
+  /** A converter with a fixed clock. */
   private ChangeRecords records(TypeLookup types) {
     return new ChangeRecords(settings, types, Clock.fixed(NOW, ZoneOffset.UTC));
   }
 
+  /** A column list. */
   private static List<ColumnInfo> columns(ColumnInfo... columns) {
     return List.of(columns);
   }
 
+  /** A column without typmod. */
   private static ColumnInfo col(String name, int oid, boolean key) {
     return new ColumnInfo(name, oid, -1, key);
   }
 
+  /** Converts one event into a new sink. */
   private static Collected convert(ChangeRecords records, io.datum.cdc.event.ChangeEvent e) {
     Collected sink = new Collected();
     records.convert(e, sink);
     return sink;
   }
 
+  /** One schema per column list, by identity or equality; versions per table and per key. */
   @Test
   void schemasAreCachedPerColumnListAndVersionedPerTable() {
     ChangeRecords records = records(TypeLookup.NONE);
@@ -96,6 +101,7 @@ class ChangeRecordsTest {
         first.valueSchema(), convert(records, Events.insert(v1, 8, "f")).only().valueSchema());
   }
 
+  /** A delete's key-only old row fills the table's value schema; a tombstone follows. */
   @Test
   void aKeyOnlyOldRowMapsOntoTheTableSchemaAndTheDeleteHasATombstone() {
     ChangeRecords records = records(TypeLookup.NONE);
@@ -119,6 +125,7 @@ class ChangeRecordsTest {
     assertNull(tombstone.valueSchema());
   }
 
+  /** The envelope's field order, source block and transaction block. */
   @Test
   void theEnvelopeCarriesSourceTransactionAndTimes() {
     ChangeRecords records = records(TypeLookup.NONE);
@@ -158,6 +165,9 @@ class ChangeRecordsTest {
     assertNull(part.headers());
   }
 
+  /**
+   * Snapshot rows: {@code snapshot}, {@code snapshot_id}, {@code snapshot_chunk}, no transaction.
+   */
   @Test
   void aSnapshotRowSaysWhichSnapshotAndChunk() {
     ChangeRecords records = records(TypeLookup.NONE);
@@ -205,6 +215,7 @@ class ChangeRecordsTest {
     assertEquals(at.asLong(), onlineSource.get("commit_lsn"));
   }
 
+  /** Without the first event of a transaction, no per-table order, so no transaction block. */
   @Test
   void aTransactionResumedInTheMiddleHasNoTransactionBlock() {
     ChangeRecords records = records(TypeLookup.NONE);
@@ -218,6 +229,7 @@ class ChangeRecordsTest {
     assertNull(((Struct) convert(records, e2).only().value()).get("transaction"));
   }
 
+  /** Truncates per table; messages as Debezium's, or none when off. */
   @Test
   void truncateIsOneRecordPerTableAndMessagesFollowDebezium() {
     ChangeRecords records = records(TypeLookup.NONE);
@@ -266,6 +278,7 @@ class ChangeRecordsTest {
     assertEquals(0, new ChangeRecords(off, TypeLookup.NONE).convert(message, new Collected()));
   }
 
+  /** Placeholders where Debezium has them, null otherwise, and a header for each. */
   @Test
   void unchangedToastUndecodedAndSpecialValuesBecomeHeaders() {
     ChangeRecords records = records(TypeLookup.NONE);
@@ -320,6 +333,7 @@ class ChangeRecordsTest {
         headers);
   }
 
+  /** Precise decimals with typmod scale, VariableScaleDecimal without, string mode. */
   @Test
   void numericModesAndVariableScale() {
     List<ColumnInfo> cols =
@@ -363,6 +377,7 @@ class ChangeRecordsTest {
     assertEquals("1000", s.get("free"));
   }
 
+  /** User types: enums, domains with their typmod, arrays of both, extension types as text. */
   @Test
   void enumsDomainsAndArraysComeFromTheTypeLookup() {
     TypeLookup types =
@@ -418,6 +433,7 @@ class ChangeRecordsTest {
     assertEquals("text", after.get("gone"));
   }
 
+  /** A value whose class contradicts its column names table, column, oid and class. */
   @Test
   void aValueOfTheWrongClassIsAClearError() {
     List<ColumnInfo> cols = columns(col("id", 23, true), col("at", 1184, false));
@@ -436,6 +452,7 @@ class ChangeRecordsTest {
         e.getMessage());
   }
 
+  /** Infinities, 24:00, and the interval forms, as Debezium's constants and formulas give them. */
   @Test
   void temporalSpecialValues() {
     assertEquals(Temporals.DATE_POSITIVE_INFINITY, Temporals.epochDay(java.time.LocalDate.MAX));

@@ -8,7 +8,6 @@ import io.datum.cdc.event.InsertEvent;
 import io.datum.cdc.event.Row;
 import io.datum.cdc.event.TableId;
 import io.datum.cdc.event.TransactionInfo;
-import io.datum.cdc.event.UpdateEvent;
 import java.time.Instant;
 import java.util.List;
 
@@ -20,24 +19,25 @@ final class Events {
   static final PgLsn COMMIT_LSN = PgLsn.of(0x16B3748L);
   static final PgLsn END_LSN = PgLsn.of(0x16B3780L);
 
+  /** Not instantiated. */
   private Events() {}
 
+  /** The transaction of the test events. */
   static TransactionInfo tx(int events) {
     return new TransactionInfo(771, COMMIT_LSN, END_LSN, COMMIT, null, events);
   }
 
+  /** An offset in the test transaction. */
   static CdcOffset offset(int index, int count) {
     return new CdcOffset("slot", END_LSN, COMMIT_LSN, 771, index, count);
   }
 
+  /** An insert of one row. */
   static InsertEvent insert(List<ColumnInfo> columns, Object... values) {
     return new InsertEvent(offset(0, 1), tx(1), TABLE, Row.of(columns, values));
   }
 
-  static UpdateEvent update(List<ColumnInfo> columns, Row before, Object... values) {
-    return new UpdateEvent(offset(0, 1), tx(1), TABLE, before, Row.of(columns, values));
-  }
-
+  /** A delete of one (old) row. */
   static DeleteEvent delete(List<ColumnInfo> columns, Object... values) {
     return new DeleteEvent(offset(0, 1), tx(1), TABLE, Row.of(columns, values));
   }

@@ -41,6 +41,7 @@ class ExtractNewRecordStateTest {
 
   private final ExtractNewRecordState<SourceRecord> smt = new ExtractNewRecordState<>();
 
+  /** Closes the SMT. */
   @AfterEach
   void close() {
     smt.close();
@@ -87,10 +88,12 @@ class ExtractNewRecordStateTest {
     return out;
   }
 
+  /** A full row. */
   private static Row row(int id, String note) {
     return Row.of(COLUMNS, new Object[] {id, note});
   }
 
+  /** A snapshot row, the last of its table. */
   private static ReadEvent read() {
     io.datum.cdc.PgLsn at = Events.COMMIT_LSN;
     CdcOffset offset = new CdcOffset("slot", at, at, 0, 0, 1, 7);
@@ -99,6 +102,7 @@ class ExtractNewRecordStateTest {
         offset, chunk, Events.TABLE, row(2, "r"), new SnapshotInfo("initial", 7, at, true));
   }
 
+  /** A Struct's fields as a map. */
   private static Map<String, Object> fields(Object value) {
     Struct s = (Struct) value;
     Map<String, Object> map = new LinkedHashMap<>();
@@ -108,6 +112,7 @@ class ExtractNewRecordStateTest {
     return map;
   }
 
+  /** Defaults: the new row; a delete becomes a null value; tombstones and truncates dropped. */
   @Test
   void defaults() {
     smt.configure(Map.of());
@@ -125,6 +130,10 @@ class ExtractNewRecordStateTest {
     assertEquals(Map.of("id", 2, "note", "r"), fields(smt.apply(in.get(5)).value()));
   }
 
+  /**
+   * {@code rewrite}: deletes become the old row with {@code __deleted}; added fields read from our
+   * source block.
+   */
   @Test
   void rewriteWithAddedFields() {
     smt.configure(
@@ -209,6 +218,7 @@ class ExtractNewRecordStateTest {
         fields(smt.apply(in.get(5)).value()));
   }
 
+  /** An ordered map of alternating keys and values. */
   private static Map<String, Object> map(Object... kv) {
     Map<String, Object> m = new LinkedHashMap<>();
     for (int i = 0; i < kv.length; i += 2) {
