@@ -137,7 +137,16 @@ final class ValueMappers {
     };
   }
 
-  private static final Converter TEXT_LIKE = value -> (String) value;
+  /**
+   * A String as it is. A List here is an array the library gave as a List where this mapping
+   * expected its text (the two forms depend on the element type's kind, which a catalog change can
+   * blur): it has no STRING value, so it goes to the header.
+   */
+  private static final Converter TEXT_LIKE =
+      value ->
+          value instanceof List<?> list
+              ? new Unrepresentable(null, list.toString())
+              : (String) value;
 
   /** A plain STRING of the text the library gives; the placeholder for unchanged TOAST. */
   private ValueMapper text(String typeName) {
@@ -322,7 +331,12 @@ final class ValueMappers {
   private ValueMapper array(ValueMapper element, String typeName, BuiltinType builtinElement) {
     Schema schema = SchemaBuilder.array(element.schema()).optional().build();
     Converter each = element.converter();
-    Converter converter = value -> convertList((List<?>) value, each);
+    // the array's text where a List was expected (see TEXT_LIKE): no ARRAY value, so the header
+    Converter converter =
+        value ->
+            value instanceof String text
+                ? new Unrepresentable(null, text)
+                : convertList((List<?>) value, each);
     return new ValueMapper(schema, converter, arrayToast(element, builtinElement), typeName);
   }
 

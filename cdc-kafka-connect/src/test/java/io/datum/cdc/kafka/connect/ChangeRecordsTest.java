@@ -433,6 +433,30 @@ class ChangeRecordsTest {
     assertEquals("text", after.get("gone"));
   }
 
+  /**
+   * An array in the other form than expected (its text for an ARRAY column, a List for a text one)
+   * goes to the header, never into the field.
+   */
+  @Test
+  void anArrayInTheUnexpectedFormGoesToTheHeader() {
+    List<ColumnInfo> cols =
+        columns(col("id", 23, true), col("ints", 1007, false), col("points", 1017, false));
+    Collected.Part part =
+        convert(records(TypeLookup.NONE), Events.insert(cols, 1, "{1,2}", List.of("(1,2)"))).only();
+    Struct after = ((Struct) part.value()).getStruct("after");
+    assertNull(after.get("ints"));
+    assertNull(after.get("points"));
+    Map<String, Object> headers = new java.util.LinkedHashMap<>();
+    for (Header h : part.headers()) {
+      headers.put(h.key(), h.value());
+    }
+    assertEquals(
+        Map.of(
+            "datum.unrepresentable.after.ints", "{1,2}",
+            "datum.unrepresentable.after.points", "[(1,2)]"),
+        headers);
+  }
+
   /** A value whose class contradicts its column names table, column, oid and class. */
   @Test
   void aValueOfTheWrongClassIsAClearError() {
