@@ -8,6 +8,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -50,6 +51,13 @@ final class PgTypeLookup implements TypeLookup {
           + " JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)"
           + " WHERE n.nspname = ? AND c.relname = ? AND i.indisprimary"
           + " ORDER BY array_position(i.indkey::int2[], a.attnum)";
+
+  private static final String DIMENSIONS_QUERY =
+      "SELECT a.attname, a.attndims FROM pg_attribute a"
+          + " JOIN pg_class c ON c.oid = a.attrelid"
+          + " JOIN pg_namespace n ON n.oid = c.relnamespace"
+          + " WHERE n.nspname = ? AND c.relname = ? AND a.attnum > 0 AND NOT a.attisdropped"
+          + " AND a.attndims > 1";
 
   private final ConnectionSource connections;
   private final boolean closeAfterQuery;
@@ -123,6 +131,38 @@ final class PgTypeLookup implements TypeLookup {
     } catch (SQLException e) {
       throw new ConnectException(
           "cannot read the primary key of " + table + " from pg_index: " + e.getMessage(), e);
+    } finally {
+      close(c);
+    }
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Asks {@code pg_attribute} each time; the caller asks once per new column list.
+   *
+   * @throws ConnectException if the query fails, naming the table
+   */
+  @Override
+  public Map<String, Integer> arrayDimensions(TableId table) {
+    Connection c = null;
+    try {
+      c = connections.open();
+      try (PreparedStatement st = c.prepareStatement(DIMENSIONS_QUERY)) {
+        st.setString(1, table.schema());
+        st.setString(2, table.table());
+        Map<String, Integer> dimensions = new HashMap<>();
+        try (ResultSet rs = st.executeQuery()) {
+          while (rs.next()) {
+            dimensions.put(rs.getString(1), rs.getInt(2));
+          }
+        }
+        return Map.copyOf(dimensions);
+      }
+    } catch (SQLException e) {
+      throw new ConnectException(
+          "cannot read the array dimensions of " + table + " from pg_attribute: " + e.getMessage(),
+          e);
     } finally {
       close(c);
     }

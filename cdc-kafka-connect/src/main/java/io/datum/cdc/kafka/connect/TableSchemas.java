@@ -162,9 +162,20 @@ final class TableSchemas {
    */
   private TableSchema build(TableId table, List<ColumnInfo> columns, TableState state) {
     ValueMapper[] columnMappers = new ValueMapper[columns.size()];
+    Map<String, Integer> dimensions = null;
     for (int i = 0; i < columns.size(); i++) {
       ColumnInfo c = columns.get(i);
-      columnMappers[i] = mappers.mapper(c.typeOid(), c.typeModifier());
+      ValueMapper mapper = mappers.mapper(c.typeOid(), c.typeModifier(), 1);
+      if (mapper.schema().type() == Schema.Type.ARRAY) {
+        if (dimensions == null) {
+          dimensions = types.arrayDimensions(table);
+        }
+        int declared = dimensions.getOrDefault(c.name(), 1);
+        if (declared > 1) {
+          mapper = mappers.mapper(c.typeOid(), c.typeModifier(), declared);
+        }
+      }
+      columnMappers[i] = mapper;
     }
     int[] keyPositions = keyPositions(table, columns);
     List<ColumnInfo> keyColumns = new ArrayList<>(keyPositions.length);

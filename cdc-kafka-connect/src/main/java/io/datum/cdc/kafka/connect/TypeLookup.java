@@ -38,6 +38,20 @@ interface TypeLookup {
   }
 
   /**
+   * Returns the declared dimensions of a table's array columns that have more than one ({@code
+   * pg_attribute.attndims}: {@code int[][]} has 2), so that their schema nests as deep. Asked once
+   * per new column list of a table with array columns.
+   *
+   * @param table the table
+   * @return column name to dimensions, for columns of more than one; empty if none or unknown (this
+   *     default: every array is one-dimensional)
+   * @throws org.apache.kafka.connect.errors.ConnectException if the catalog cannot be asked
+   */
+  default java.util.Map<String, Integer> arrayDimensions(io.datum.cdc.event.TableId table) {
+    return java.util.Map.of();
+  }
+
+  /**
    * One row of {@code pg_type} as far as the Connect schema needs it (PostgreSQL docs, 53.64
    * pg_type; 53.20 pg_enum).
    *

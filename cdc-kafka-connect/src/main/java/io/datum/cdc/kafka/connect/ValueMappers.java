@@ -82,20 +82,25 @@ final class ValueMappers {
    *
    * @param typeOid the column's type oid
    * @param typmod the column's type modifier, -1 if none
+   * @param dimensions the dimensions an array column is declared with ({@code
+   *     pg_attribute.attndims}), at least 1; ignored for other types
    * @return the mapping, with an optional schema
    * @throws org.apache.kafka.connect.errors.ConnectException if the type lookup fails
    */
-  ValueMapper mapper(int typeOid, int typmod) {
-    return mapper(typeOid, typmod, 0);
+  ValueMapper mapper(int typeOid, int typmod, int dimensions) {
+    return mapper(typeOid, typmod, 0, Math.max(1, dimensions));
   }
 
   /** Builds a mapping, {@code depth} levels into domains and arrays. */
-  private ValueMapper mapper(int oid, int typmod, int depth) {
+  private ValueMapper mapper(int oid, int typmod, int depth, int dimensions) {
     if (BuiltinType.isBuiltin(oid)) {
       BuiltinType element = BuiltinType.elementOfArray(oid);
       if (element != null) {
         return array(
-            scalar(element, typmod), "_" + element.name().toLowerCase(Locale.ROOT), element);
+            scalar(element, typmod),
+            "_" + element.name().toLowerCase(Locale.ROOT),
+            element,
+            dimensions);
       }
       BuiltinType scalar = BuiltinType.of(oid);
       return scalar != null ? scalar(scalar, typmod) : text("oid " + oid);
@@ -106,16 +111,20 @@ final class ValueMappers {
     }
     String name = type.schema() + '.' + type.name();
     if (type.isArray()) {
-      ValueMapper element = mapper(type.elementType(), typmod, depth + 1);
+      ValueMapper element = mapper(type.elementType(), typmod, depth + 1, 1);
       if (element.converter() == TEXT_LIKE && !listElement(type.elementType(), depth + 1)) {
         // arrays of extension base types are their array_out text in the library
         return text(name);
       }
-      return array(element, name, null);
+      return array(element, name, null, dimensions);
     }
     return switch (type.kind()) {
       case 'd' ->
-          mapper(type.baseType(), typmod >= 0 ? typmod : type.baseTypeModifier(), depth + 1);
+          mapper(
+              type.baseType(),
+              typmod >= 0 ? typmod : type.baseTypeModifier(),
+              depth + 1,
+              dimensions);
       case 'e' -> enumMapper(type, name);
       default -> text(name);
     };
@@ -327,29 +336,59 @@ final class ValueMappers {
     throw new ClassCastException("a numeric must be a BigDecimal or a special Double, not " + d);
   }
 
-  /** An ARRAY of the element mapping. */
-  private ValueMapper array(ValueMapper element, String typeName, BuiltinType builtinElement) {
-    Schema schema = SchemaBuilder.array(element.schema()).optional().build();
+  /**
+   * An ARRAY of the element mapping, nested {@code dimensions} deep (an {@code int[][]} column is
+   * an ARRAY of ARRAYs of INT32). Debezium's TOAST placeholders are one-dimensional: a
+   * multi-dimensional column has none.
+   */
+  private ValueMapper array(
+      ValueMapper element, String typeName, BuiltinType builtinElement, int dimensions) {
+    Schema schema = element.schema();
+    for (int d = 0; d < dimensions; d++) {
+      schema = SchemaBuilder.array(schema).optional().build();
+    }
     Converter each = element.converter();
     // the array's text where a List was expected (see TEXT_LIKE): no ARRAY value, so the header
     Converter converter =
         value ->
             value instanceof String text
                 ? new Unrepresentable(null, text)
-                : convertList((List<?>) value, each);
-    return new ValueMapper(schema, converter, arrayToast(element, builtinElement), typeName);
+                : convertArray((List<?>) value, each, dimensions, (List<?>) value);
+    return new ValueMapper(
+        schema,
+        converter,
+        dimensions == 1 ? arrayToast(element, builtinElement) : null,
+        dimensions == 1 ? typeName : typeName + " (" + dimensions + " dimensions)");
   }
 
-  /** Converts the elements of a one-dimensional array; more dimensions are unrepresentable. */
-  private static Object convertList(List<?> list, Converter each) {
+  /**
+   * Converts an array of {@code dimensions} dimensions (Lists of Lists); a value with other
+   * dimensions (PostgreSQL does not enforce the declared ones) has no value of the schema, and an
+   * element without a representation is null: both with the whole array's text for the header.
+   *
+   * @param whole the outermost List, for the header text
+   */
+  private static Object convertArray(List<?> list, Converter each, int dimensions, List<?> whole) {
     List<Object> out = new ArrayList<>(list.size());
     boolean unrepresentable = false;
     for (Object element : list) {
       if (element == null) {
         out.add(null);
+      } else if (dimensions > 1) {
+        if (!(element instanceof List<?> inner)) {
+          return new Unrepresentable(null, whole.toString()); // fewer dimensions
+        }
+        Object converted = convertArray(inner, each, dimensions - 1, whole);
+        if (converted instanceof Unrepresentable u) {
+          if (u.substitute() == null) {
+            return u;
+          }
+          unrepresentable = true;
+          converted = u.substitute();
+        }
+        out.add(converted);
       } else if (element instanceof List) {
-        // more dimensions than the schema: no Connect value of the schema can hold them
-        return new Unrepresentable(null, list.toString());
+        return new Unrepresentable(null, whole.toString()); // more dimensions
       } else {
         Object converted = each.convert(element);
         if (converted instanceof Unrepresentable) {
@@ -360,7 +399,7 @@ final class ValueMappers {
         }
       }
     }
-    return unrepresentable ? new Unrepresentable(out, list.toString()) : out;
+    return unrepresentable ? new Unrepresentable(out, whole.toString()) : out;
   }
 
   /**

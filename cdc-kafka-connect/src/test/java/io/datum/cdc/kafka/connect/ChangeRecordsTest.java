@@ -457,6 +457,46 @@ class ChangeRecordsTest {
         headers);
   }
 
+  /** An array column declared with two dimensions nests two ARRAYs deep. */
+  @Test
+  void declaredDimensionsNestTheSchema() {
+    TypeLookup types =
+        new TypeLookup() {
+          @Override
+          public UserType type(int oid) {
+            return null;
+          }
+
+          @Override
+          public Map<String, Integer> arrayDimensions(TableId table) {
+            return Map.of("grid", 2);
+          }
+        };
+    List<ColumnInfo> cols = columns(col("id", 23, true), col("grid", 1231, false));
+    ChangeRecords records = records(types);
+    BigDecimal one = new BigDecimal("1");
+    Collected.Part part =
+        convert(
+                records,
+                Events.insert(
+                    cols, 1, List.of(List.of(one), java.util.Arrays.asList(Double.NaN, null))))
+            .only();
+    Struct after = ((Struct) part.value()).getStruct("after");
+    Schema grid = after.schema().field("grid").schema();
+    assertEquals(Schema.Type.ARRAY, grid.valueSchema().type());
+    assertEquals("io.debezium.data.VariableScaleDecimal", grid.valueSchema().valueSchema().name());
+    List<?> rows = (List<?>) after.get("grid");
+    assertEquals(0, ((Struct) ((List<?>) rows.get(0)).get(0)).get("scale"));
+    assertEquals(java.util.Arrays.asList(null, null), rows.get(1));
+    assertEquals(
+        "[[1], [NaN, null]]",
+        part.headers().lastWithName("datum.unrepresentable.after.grid").value());
+
+    Collected.Part flat = convert(records, Events.insert(cols, 2, List.of(one))).only();
+    assertNull(((Struct) flat.value()).getStruct("after").get("grid"));
+    assertEquals("[1]", flat.headers().lastWithName("datum.unrepresentable.after.grid").value());
+  }
+
   /** A value whose class contradicts its column names table, column, oid and class. */
   @Test
   void aValueOfTheWrongClassIsAClearError() {
