@@ -2,14 +2,18 @@ package io.datum.cdc.kafka.connect;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.datum.cdc.MemoryCheckpointStore;
 import io.datum.cdc.core.PgCdcSource;
+import io.datum.cdc.core.SnapshotMode;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.event.ChangeEvent;
+import io.datum.cdc.event.ReadEvent;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -329,6 +333,66 @@ class ChangeRecordsPostgresTest {
       assertNull(sink.parts.get(1).value());
       assertEquals(sink.parts.get(0).key(), sink.parts.get(1).key());
       jsonRoundTrip(sink.parts.get(0));
+    }
+  }
+
+  /**
+   * Rows read by the initial snapshot convert exactly as the same rows streamed later: same value
+   * schema (the snapshot's column list equals the Relation message's), same values; their source
+   * block names the snapshot.
+   */
+  @Test
+  void snapshotRowsConvertLikeStreamedRows() throws Exception {
+    pg.execute(
+        "CREATE TYPE snap_mood AS ENUM ('a', 'b')",
+        "CREATE TABLE snap (id int PRIMARY KEY, n numeric(7,3), ts timestamptz(3), m snap_mood,"
+            + " ns numeric[], d date, grid int[][], j jsonb)",
+        "CREATE PUBLICATION snap FOR TABLE snap",
+        "INSERT INTO snap VALUES (1, 1.5, '2026-11-30 10:18:40.5+02', 'b', '{1.10,NaN}',"
+            + " '-infinity', '{{1},{2}}', '[1]')");
+    Queue queue = new Queue();
+    try (Connection catalog = pg.getConnection();
+        PgCdcSource source =
+            PgCdcSource.builder()
+                .jdbcUrl(pg.jdbcUrl())
+                .user(pg.user())
+                .slot("snap")
+                .publication("snap")
+                .checkpointStore(new MemoryCheckpointStore())
+                .createSlot(true)
+                .snapshot(SnapshotMode.INITIAL)
+                .build()) {
+      source.start(
+          (event, checkpoints) -> {
+            queue.events.add(event);
+            checkpoints.acknowledge(event.offset());
+          });
+      ChangeEvent read = queue.take(1).get(0);
+      assertInstanceOf(ReadEvent.class, read);
+      pg.execute(
+          "INSERT INTO snap VALUES (2, 1.5, '2026-11-30 10:18:40.5+02', 'b', '{1.10,NaN}',"
+              + " '-infinity', '{{1},{2}}', '[1]')");
+      ChangeEvent insert = queue.take(1).get(0);
+      ChangeRecords records =
+          new ChangeRecords(
+              RecordSettings.defaults("srv", "postgres", "0.1.0"), new PgTypeLookup(catalog));
+      Collected.Part fromSnapshot = convertOne(records, read);
+      Collected.Part fromStream = convertOne(records, insert);
+      Struct a = after(fromSnapshot);
+      Struct b = after(fromStream);
+      assertSame(a.schema(), b.schema());
+      assertEquals(1, a.schema().version());
+      a.put("id", 2);
+      assertEquals(b, a);
+      assertEquals(new BigDecimal("1.500"), b.get("n"));
+      assertEquals("2026-11-30T08:18:40.500Z", b.get("ts"));
+      assertEquals(List.of(List.of(1), List.of(2)), b.get("grid"));
+      assertEquals(headers(fromSnapshot), headers(fromStream));
+      assertEquals(Map.of("datum.unrepresentable.after.ns", "[1.10, NaN]"), headers(fromStream));
+      Struct block = ((Struct) fromSnapshot.value()).getStruct("source");
+      assertEquals("last_in_data_collection", block.get("snapshot"));
+      assertEquals("initial", block.get("snapshot_id"));
+      assertEquals("r", ((Struct) fromSnapshot.value()).get("op"));
     }
   }
 
