@@ -168,7 +168,12 @@ final class ChangeRecords {
             ? null
             : schemas.old(
                 table, before.columns(), afterLayout == null ? null : afterLayout.target());
-    TableSchema schema = afterLayout != null ? afterLayout.target() : beforeLayout.target();
+    TableSchema schema =
+        afterLayout != null
+            ? afterLayout.target()
+            : beforeLayout != null
+                ? beforeLayout.target()
+                : schemas.forTruncate(table); // a delete without old row: no key either
     Struct beforeStruct = before == null ? null : struct(table, before, beforeLayout, "before");
     Struct afterStruct = after == null ? null : struct(table, after, afterLayout, "after");
     TransactionInfo tx = event.transaction();
@@ -190,11 +195,12 @@ final class ChangeRecords {
     envelope.put(schema.op, op);
     timestamps(envelope, schema);
     Struct key = key(schema, afterStruct != null ? afterStruct : beforeStruct);
+    Schema keySchema = key == null ? null : schema.key;
     long millis = tx.commitTime().toEpochMilli();
-    sink.accept(schema.topic, schema.key, key, schema.envelope, envelope, millis, headers);
+    sink.accept(schema.topic, keySchema, key, schema.envelope, envelope, millis, headers);
     headers = null;
     if (after == null && settings.tombstonesOnDelete()) {
-      sink.accept(schema.topic, schema.key, key, null, null, millis, null);
+      sink.accept(schema.topic, keySchema, key, null, null, millis, null);
       return 2;
     }
     return 1;
@@ -272,10 +278,11 @@ final class ChangeRecords {
   /**
    * Builds the key from the key fields of a converted row.
    *
-   * @return the key, or null if the table has no key
+   * @param row the converted row, or null (a delete without old row)
+   * @return the key, or null if the table has no key or there is no row
    */
   private static Struct key(TableSchema schema, Struct row) {
-    if (schema.key == null) {
+    if (schema.key == null || row == null) {
       return null;
     }
     Struct key = new Struct(schema.key);

@@ -139,8 +139,9 @@ final class TableSchemas {
   }
 
   /**
-   * Returns the schema a truncate of the table uses: its current one, or, before any row of it was
-   * seen, one whose value has no fields (and no version).
+   * Returns the schema a truncate of the table uses (and a delete without old row, which PostgreSQL
+   * does not send): its current one, or, before any row of it was seen, one whose value has no
+   * fields (and no version).
    *
    * @param table the table
    * @return the schema

@@ -123,6 +123,12 @@ class ChangeRecordsTest {
     assertSame(delete.keySchema(), tombstone.keySchema());
     assertNull(tombstone.value());
     assertNull(tombstone.valueSchema());
+    Collected noOldRow = new Collected();
+    records.convert(
+        new io.datum.cdc.event.DeleteEvent(Events.offset(0, 1), Events.tx(1), Events.TABLE, null),
+        noOldRow);
+    assertNull(((Struct) noOldRow.parts.get(0).value()).get("before"));
+    assertNull(noOldRow.parts.get(0).key());
   }
 
   /** The envelope's field order, source block and transaction block. */
