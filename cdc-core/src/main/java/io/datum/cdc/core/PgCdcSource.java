@@ -4,6 +4,7 @@ import io.datum.cdc.CdcCheckpointHandle;
 import io.datum.cdc.CdcCheckpointStore;
 import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.CdcHandler;
+import io.datum.cdc.ClusterIdentity;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.SlotNames;
 import io.datum.cdc.core.replication.PgErrors;
@@ -19,6 +20,7 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 import org.postgresql.Driver;
 
 /**
@@ -142,6 +144,20 @@ public final class PgCdcSource implements AutoCloseable {
     return runtime.snapshotTracker().inProgress();
   }
 
+  /**
+   * Returns the identity of the cluster the source's positions belong to: the server's ({@code
+   * IDENTIFY_SYSTEM}: system identifier, timeline, database; PostgreSQL docs, 55.4 Streaming
+   * Replication Protocol) once the source found it to match the stored checkpoint's and started
+   * streaming, before that the stored checkpoint's. It is what the next stored checkpoint carries,
+   * so an application that keeps positions itself (a Kafka Connect task's offsets) records it with
+   * them; every event handed to the handler after streaming started belongs to it.
+   *
+   * @return the identity, or null if not known yet (no stored checkpoint and not yet streaming)
+   */
+  public ClusterIdentity cluster() {
+    return runtime.cluster();
+  }
+
   /** Returns the handle the handler receives, for acknowledging from elsewhere. */
   public CdcCheckpointHandle checkpoints() {
     return runtime.handle();
@@ -228,6 +244,7 @@ public final class PgCdcSource implements AutoCloseable {
     private OriginFilter origin;
     private long memoryBudget = 64L << 20;
     private Path spillDirectory = Path.of(System.getProperty("java.io.tmpdir"));
+    private Supplier<PgLsn> confirmedFlushLimit;
 
     private Builder() {}
 
@@ -759,6 +776,24 @@ public final class PgCdcSource implements AutoCloseable {
     }
 
     /**
+     * Caps what the source confirms to PostgreSQL, for an application whose checkpoint store is
+     * written before the events' downstream has made them durable: a Kafka Connect task, whose
+     * checkpoints become durable only when the worker commits its offsets. The slot's {@code
+     * confirmed_flush_lsn} (what the walsender may discard WAL up to; PostgreSQL docs, 55.4
+     * Streaming Replication Protocol, "Standby status update", flush position) then moves to the
+     * smaller of the stored watermark and this limit.
+     *
+     * @param limit asked at every status update, on the replication thread: must be fast,
+     *     non-blocking and thread-safe, and return the highest LSN the slot may be confirmed to
+     *     (never null); null (the default) for no limit beyond the stored watermark
+     * @return this builder
+     */
+    public Builder confirmedFlushLimit(Supplier<PgLsn> limit) {
+      this.confirmedFlushLimit = limit;
+      return this;
+    }
+
+    /**
      * @return a source, not started
      * @throws CdcConfigurationException if the JDBC URL, slot, publication or store is missing, or
      *     the JDBC URL's user or password parameter differs from the one given to {@link #user} or
@@ -842,7 +877,8 @@ public final class PgCdcSource implements AutoCloseable {
                   snapshotModes.contains(SnapshotMode.ON_REQUEST),
                   !snapshotModes.contains(SnapshotMode.NEVER),
                   snapshotParallelism,
-                  snapshotChunkRows)));
+                  snapshotChunkRows),
+              confirmedFlushLimit));
     }
   }
 }

@@ -8,9 +8,11 @@ import io.datum.cdc.CdcOffset;
 import io.datum.cdc.CdcStoreException;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.SnapshotProgress;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * The application's acknowledgement path: marks the event in the {@link FeedbackCoordinator} and
@@ -49,6 +51,7 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
   private final Object storeLock = new Object();
   private volatile PgLsn durableWatermark;
   private volatile PgLsn durableHold;
+  private volatile Supplier<PgLsn> flushLimit;
 
   /**
    * Stores begun so far, each numbered by this count; written under storeLock. An acknowledgement
@@ -192,7 +195,27 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
   public PgLsn flushPosition() {
     PgLsn w = durableWatermark;
     PgLsn hold = durableHold;
-    return hold != null && w.isAfter(hold) ? hold : w;
+    if (hold != null && w.isAfter(hold)) {
+      w = hold;
+    }
+    Supplier<PgLsn> limit = flushLimit;
+    if (limit != null) {
+      PgLsn cap = Objects.requireNonNull(limit.get(), "the confirmed flush limit returned null");
+      if (w.isAfter(cap)) {
+        w = cap;
+      }
+    }
+    return w;
+  }
+
+  /**
+   * Caps {@link #flushPosition()} at what {@code limit} returns (the builder's {@code
+   * confirmedFlushLimit}).
+   *
+   * @param limit fast, non-blocking, thread-safe; returns never null
+   */
+  public void limitFlush(Supplier<PgLsn> limit) {
+    this.flushLimit = Objects.requireNonNull(limit, "limit");
   }
 
   /** Returns true once a stored checkpoint records the slot's initial snapshot as complete. */

@@ -1,11 +1,13 @@
 package io.datum.cdc.core.replication;
 
 import io.datum.cdc.CdcCheckpointStore;
+import io.datum.cdc.PgLsn;
 import io.datum.cdc.core.snapshot.SnapshotSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
+import java.util.function.Supplier;
 
 /**
  * The validated settings of one source, built by {@code PgCdcSource.Builder}.
@@ -48,6 +50,7 @@ import java.util.Properties;
  * @param allowPublicationChange accept a stored checkpoint written streaming another publication
  *     (logged at WARN) instead of failing
  * @param snapshot when and how to snapshot, not null
+ * @param confirmedFlushLimit caps the position confirmed to PostgreSQL; null for none
  */
 public record SourceConfig(
     String jdbcUrl,
@@ -80,4 +83,5 @@ public record SourceConfig(
     Duration slotCreationTimeout,
     boolean failoverSlot,
     boolean allowPublicationChange,
-    SnapshotSettings snapshot) {}
+    SnapshotSettings snapshot,
+    Supplier<PgLsn> confirmedFlushLimit) {}

@@ -88,6 +88,9 @@ public final class SourceRuntime {
             this::fail,
             this::wakeLoop,
             config.durableEachAcknowledgement());
+    if (config.confirmedFlushLimit() != null) {
+      handle.limitFlush(config.confirmedFlushLimit());
+    }
     this.snapshots = new SourceSnapshots(config, tracker, handle);
     if (stored != null) {
       LOG.info(
@@ -99,6 +102,11 @@ public final class SourceRuntime {
           stored.acknowledgedRuns().size(),
           stored.cluster() == null ? "an unnamed cluster" : stored.cluster());
     }
+  }
+
+  /** The cluster identity checkpoints carry now; null if unknown. */
+  public io.datum.cdc.ClusterIdentity cluster() {
+    return coordinator.cluster();
   }
 
   /** The checkpoint handle given to the handler. */

@@ -1,0 +1,441 @@
+package io.datum.cdc.kafka.connect;
+
+import io.datum.cdc.CdcCheckpoint;
+import io.datum.cdc.CdcCheckpointHandle;
+import io.datum.cdc.CdcOffset;
+import io.datum.cdc.ClusterIdentity;
+import io.datum.cdc.PgLsn;
+import io.datum.cdc.SnapshotProgress;
+import io.datum.cdc.core.AcknowledgementDurability;
+import io.datum.cdc.core.PgCdcSource;
+import io.datum.cdc.event.ChangeEvent;
+import io.datum.cdc.event.ReadEvent;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.SchemaBuilder;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.header.Headers;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.apache.kafka.connect.source.SourceTask;
+import org.apache.kafka.connect.source.TransactionContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The connector's task: streams the slot with datum-cdc's {@link PgCdcSource} and hands each change
+ * to Connect as a record.
+ *
+ * <p><b>Positions.</b> Each record's offset is the position after it (see {@link Offsets}): Connect
+ * commits, per source partition, the offset of the newest record such that it and all records
+ * polled before it were written, so the committed offset is always a position whose every earlier
+ * change is in Kafka. A restarted task resumes there, wherever it runs.
+ *
+ * <p><b>The slot.</b> {@code commitRecord} acknowledges the record's event to the library, whose
+ * coordinator computes the contiguous acknowledged prefix (records of different topic-partitions
+ * are acknowledged out of order; the prefix never passes one still in flight). The slot's {@code
+ * confirmed_flush_lsn} moves only to a prefix Connect has committed: at each {@link #commit()} the
+ * limit becomes the prefix seen at the previous {@code commit()}, which the offsets written since
+ * include (the worker takes the offsets to write after that call returned, and its own
+ * acknowledgement of a record precedes {@code commitRecord}). So the slot lags Connect's offsets by
+ * one offset commit, and never passes them.
+ *
+ * <p><b>Exactly once.</b> With {@code transaction.boundary=connector}, the task asks Connect to
+ * commit the Kafka transaction after the last record of each PostgreSQL transaction (and, with
+ * {@code transaction.max.records}, inside very large ones); offsets are written in the same Kafka
+ * transaction, so a {@code read_committed} consumer sees each change once.
+ */
+public final class DatumPostgresSourceTask extends SourceTask {
+
+  private static final Logger LOG = LoggerFactory.getLogger(DatumPostgresSourceTask.class);
+
+  private DatumConnectorConfig config;
+  private PgCdcSource source;
+  private CompletableFuture<Void> running;
+  private CdcCheckpointHandle handle;
+  private ConnectCheckpointStore store;
+  private ArrayBlockingQueue<DatumRecord> queue;
+  private ChangeRecords records;
+  private TransactionContext transactions;
+  private Map<String, String> partition;
+  private String publication;
+  private int maxBatch;
+  private long pollMillis;
+  private int transactionMaxRecords;
+  private int recordsInTransaction;
+
+  private volatile boolean stopping;
+  private final AtomicReference<Throwable> failure = new AtomicReference<>();
+
+  /** The slot may be confirmed up to this; read by the replication thread. */
+  private volatile PgLsn flushLimit = PgLsn.ZERO;
+
+  /** The acknowledged prefix seen at the last {@link #commit()}; the next one's limit. */
+  private volatile PgLsn pendingLimit = PgLsn.ZERO;
+
+  // heartbeats (the poll thread)
+  private long heartbeatMillis;
+  private String heartbeatTopic;
+  private Schema heartbeatKeySchema;
+  private Schema heartbeatValueSchema;
+  private long lastHeartbeat;
+
+  /** The upper bound of the position of the newest record polled; the poll thread. */
+  private PgLsn polledUpTo = PgLsn.ZERO;
+
+  // the handler thread's state: the position after the newest event converted
+  private PgLsn watermark = PgLsn.ZERO;
+  private Map<String, Object> lastOffset;
+  private ClusterIdentity lastCluster;
+  private SnapshotProgress lastProgress;
+  private String lastProgressText;
+  private final PartsSink sink = new PartsSink();
+
+  /** Creates a task; Connect calls {@link #start}. */
+  public DatumPostgresSourceTask() {}
+
+  @Override
+  public String version() {
+    return DatumPostgresConnector.VERSION;
+  }
+
+  @Override
+  public void start(Map<String, String> props) {
+    config = new DatumConnectorConfig(props);
+    partition = Offsets.partition(config.topicPrefix(), config.database(), config.slot());
+    publication = config.publication();
+    maxBatch = config.getInt(DatumConnectorConfig.MAX_BATCH_SIZE);
+    pollMillis = config.getLong(DatumConnectorConfig.POLL_INTERVAL_MS);
+    transactionMaxRecords = config.getInt(DatumConnectorConfig.TRANSACTION_MAX_RECORDS);
+    queue = new ArrayBlockingQueue<>(config.getInt(DatumConnectorConfig.MAX_QUEUE_SIZE));
+    transactions = context.transactionContext();
+    String where = "slot " + config.slot() + " (Connect source partition " + partition + ")";
+    Map<String, Object> stored = context.offsetStorageReader().offset(partition);
+    CdcCheckpoint loaded = stored == null ? null : Offsets.checkpoint(config.slot(), stored, where);
+    store = new ConnectCheckpointStore(config.slot(), loaded, "Kafka Connect offsets of " + where);
+    if (loaded != null) {
+      watermark = loaded.watermark();
+      flushLimit = loaded.watermark();
+      pendingLimit = loaded.watermark();
+      polledUpTo = upperBound(stored);
+      lastOffset = new java.util.HashMap<>(stored);
+      LOG.info("{}: resuming from Connect's offset {}", where, stored);
+    } else {
+      lastOffset = Offsets.offset(PgLsn.ZERO, null, 0, 0, null, publication, null);
+      LOG.info("{}: no offset in Connect's offset storage, starting afresh", where);
+    }
+    heartbeatMillis = config.getLong(DatumConnectorConfig.HEARTBEAT_INTERVAL_MS);
+    heartbeatTopic =
+        config.getString(DatumConnectorConfig.HEARTBEAT_TOPIC_PREFIX) + "." + config.topicPrefix();
+    heartbeatKeySchema =
+        SchemaBuilder.struct()
+            .name("io.datum.cdc.connector.postgresql.ServerNameKey")
+            .field("serverName", Schema.STRING_SCHEMA)
+            .build();
+    heartbeatValueSchema =
+        SchemaBuilder.struct()
+            .name("io.datum.cdc.connector.common.Heartbeat")
+            .field("ts_ms", Schema.INT64_SCHEMA)
+            .field("lsn", Schema.INT64_SCHEMA)
+            .build();
+    lastHeartbeat = System.currentTimeMillis();
+    records = new ChangeRecords(config.recordSettings(), new PgTypeLookup(this::typeConnection));
+    boolean publicationExists;
+    try (Connection c = typeConnection();
+        java.sql.PreparedStatement st =
+            c.prepareStatement("SELECT 1 FROM pg_publication WHERE pubname = ?")) {
+      st.setString(1, publication);
+      try (java.sql.ResultSet rs = st.executeQuery()) {
+        publicationExists = rs.next();
+      }
+    } catch (SQLException e) {
+      throw new ConnectException(
+          "cannot connect to " + config.jdbcUrl() + " to look up publication " + publication, e);
+    }
+    source =
+        config
+            .sourceBuilder(publicationExists)
+            .checkpointStore(store)
+            .acknowledgementDurability(AcknowledgementDurability.TRANSACTION)
+            .confirmedFlushLimit(() -> flushLimit)
+            .build();
+    handle = source.checkpoints();
+    running = source.start(this::handle);
+    running.whenComplete(
+        (ok, e) -> {
+          if (e != null) {
+            failure.compareAndSet(null, e);
+          }
+        });
+  }
+
+  private Connection typeConnection() throws SQLException {
+    Properties p = new Properties();
+    p.setProperty("user", config.getString(DatumConnectorConfig.USER));
+    String password = config.password();
+    if (password != null) {
+      p.setProperty("password", password);
+    }
+    p.setProperty("sslmode", config.getString(DatumConnectorConfig.SSLMODE));
+    p.setProperty("ApplicationName", "datum-cdc types " + config.slot());
+    return DriverManager.getConnection(config.jdbcUrl(), p);
+  }
+
+  /** The library's handler: converts an event to records and queues them; the handler thread. */
+  private void handle(ChangeEvent event, CdcCheckpointHandle checkpoints)
+      throws InterruptedException {
+    if (stopping) {
+      return; // never queue after a stop began: a later record would claim this event written
+    }
+    sink.reset();
+    int n = records.convert(event, sink);
+    CdcOffset position = event.offset();
+    Map<String, Object> before = lastOffset;
+    Map<String, Object> after = positionAfter(event);
+    if (n == 0) {
+      // an event that makes no record (a message while messages go nowhere): acknowledged at
+      // once; its position is carried by the next record
+      lastOffset = after;
+      checkpoints.acknowledge(position);
+      return;
+    }
+    AtomicInteger remaining = n > 1 ? new AtomicInteger(n) : null;
+    boolean endsTx = position.isLastInTransaction();
+    for (int i = 0; i < n; i++) {
+      boolean last = i == n - 1;
+      DatumRecord r =
+          new DatumRecord(
+              partition,
+              last ? after : before,
+              sink.topics[i],
+              sink.keySchemas[i],
+              sink.keys[i],
+              sink.valueSchemas[i],
+              sink.values[i],
+              sink.timestamps[i],
+              sink.headers[i],
+              position,
+              remaining,
+              last && endsTx);
+      while (!queue.offer(r, 100, TimeUnit.MILLISECONDS)) {
+        if (stopping) {
+          return;
+        }
+      }
+    }
+    lastOffset = after;
+  }
+
+  /** The offset after an event: the position a task resumes from once it is written. */
+  private Map<String, Object> positionAfter(ChangeEvent event) {
+    CdcOffset o = event.offset();
+    PgLsn txEnd = null;
+    if (!(event instanceof ReadEvent)) {
+      if (o.isLastInTransaction()) {
+        watermark = o.txEndLsn();
+      } else {
+        txEnd = o.txEndLsn();
+      }
+    } else if (lastOffset.containsKey(Offsets.TX_END)) {
+      // a read row between the events of a transaction cannot happen: chunks are read between
+      // transactions; keep the last position as it was
+      return lastOffset;
+    }
+    return Offsets.offset(
+        watermark,
+        txEnd,
+        o.eventCount(),
+        o.eventIndex() + 1,
+        cluster(),
+        publication,
+        snapshotText());
+  }
+
+  private ClusterIdentity cluster() {
+    ClusterIdentity c = source.cluster();
+    if (c != null && !c.equals(lastCluster)) {
+      lastCluster = c;
+    }
+    return lastCluster;
+  }
+
+  private String snapshotText() {
+    CdcCheckpoint latest = store.latest();
+    SnapshotProgress p = latest == null ? SnapshotProgress.NONE : latest.snapshot();
+    if (p != lastProgress) {
+      lastProgress = p;
+      lastProgressText =
+          p.equals(SnapshotProgress.NONE) ? null : Offsets.encodeSnapshot(config.slot(), p);
+    }
+    return lastProgressText;
+  }
+
+  private static PgLsn upperBound(Map<String, ?> offset) {
+    Object txEnd = offset.get(Offsets.TX_END);
+    Object lsn = txEnd != null ? txEnd : offset.get(Offsets.LSN);
+    return lsn instanceof Number n ? PgLsn.of(n.longValue()) : PgLsn.ZERO;
+  }
+
+  @Override
+  public List<SourceRecord> poll() throws InterruptedException {
+    Throwable failed = failure.get();
+    if (failed != null && queue.isEmpty()) {
+      throw new ConnectException(
+          "datum-cdc's source of slot " + config.slot() + " failed: " + failed.getMessage(),
+          failed);
+    }
+    DatumRecord first = queue.poll(pollMillis, TimeUnit.MILLISECONDS);
+    if (first == null) {
+      return heartbeat();
+    }
+    List<DatumRecord> batch = new ArrayList<>(Math.min(maxBatch, queue.size() + 1));
+    batch.add(first);
+    queue.drainTo(batch, maxBatch - 1);
+    for (DatumRecord r : batch) {
+      if (transactions != null) {
+        recordsInTransaction++;
+        if (r.endsTransaction()
+            || (transactionMaxRecords > 0 && recordsInTransaction >= transactionMaxRecords)) {
+          transactions.commitTransaction(r);
+          recordsInTransaction = 0;
+        }
+      }
+    }
+    polledUpTo = upperBound(batch.get(batch.size() - 1).sourceOffset());
+    return new ArrayList<>(batch);
+  }
+
+  /**
+   * Returns a heartbeat record when it is time and the slot's position moved past the newest record
+   * (changes of unpublished tables, keepalives), so Connect's offsets, and with them the slot, move
+   * on; null otherwise.
+   */
+  private List<SourceRecord> heartbeat() {
+    if (heartbeatMillis <= 0) {
+      return null;
+    }
+    long now = System.currentTimeMillis();
+    if (now - lastHeartbeat < heartbeatMillis) {
+      return null;
+    }
+    lastHeartbeat = now;
+    PgLsn w = store.latestWatermark();
+    if (!w.isAfter(polledUpTo)) {
+      return null;
+    }
+    Map<String, Object> offset =
+        Offsets.offset(w, null, 0, 0, cluster(), publication, snapshotText());
+    Struct key = new Struct(heartbeatKeySchema).put("serverName", config.topicPrefix());
+    Struct value = new Struct(heartbeatValueSchema).put("ts_ms", now).put("lsn", w.asLong());
+    DatumRecord r =
+        new DatumRecord(
+            partition,
+            offset,
+            heartbeatTopic,
+            heartbeatKeySchema,
+            key,
+            heartbeatValueSchema,
+            value,
+            now,
+            null,
+            null,
+            null,
+            true);
+    if (transactions != null) {
+      transactions.commitTransaction(r);
+      recordsInTransaction = 0;
+    }
+    polledUpTo = w;
+    return List.of(r);
+  }
+
+  @Override
+  public void commitRecord(SourceRecord record, RecordMetadata metadata) {
+    if (record instanceof DatumRecord r) {
+      try {
+        r.written(handle);
+      } catch (RuntimeException e) {
+        failure.compareAndSet(null, e);
+        throw e;
+      }
+    }
+  }
+
+  @Override
+  public void commit() {
+    PgLsn next = store.latestWatermark();
+    flushLimit = pendingLimit;
+    pendingLimit = next;
+  }
+
+  @Override
+  public void stop() {
+    stopping = true;
+    PgCdcSource s = source;
+    if (s != null) {
+      s.stop();
+    }
+  }
+
+  /** Collects the parts of the records of one event; reused for every event. */
+  private static final class PartsSink implements RecordSink {
+    String[] topics = new String[2];
+    Schema[] keySchemas = new Schema[2];
+    Object[] keys = new Object[2];
+    Schema[] valueSchemas = new Schema[2];
+    Object[] values = new Object[2];
+    long[] timestamps = new long[2];
+    Headers[] headers = new Headers[2];
+    int size;
+
+    void reset() {
+      for (int i = 0; i < size; i++) {
+        keys[i] = null;
+        values[i] = null;
+        headers[i] = null;
+      }
+      size = 0;
+    }
+
+    @Override
+    public void accept(
+        String topic,
+        Schema keySchema,
+        Object key,
+        Schema valueSchema,
+        Object value,
+        long timestampMillis,
+        Headers headers) {
+      if (size == topics.length) {
+        int n = size * 2;
+        topics = java.util.Arrays.copyOf(topics, n);
+        keySchemas = java.util.Arrays.copyOf(keySchemas, n);
+        keys = java.util.Arrays.copyOf(keys, n);
+        valueSchemas = java.util.Arrays.copyOf(valueSchemas, n);
+        values = java.util.Arrays.copyOf(values, n);
+        timestamps = java.util.Arrays.copyOf(timestamps, n);
+        this.headers = java.util.Arrays.copyOf(this.headers, n);
+      }
+      topics[size] = topic;
+      keySchemas[size] = keySchema;
+      keys[size] = key;
+      valueSchemas[size] = valueSchema;
+      values[size] = value;
+      timestamps[size] = timestampMillis;
+      this.headers[size] = headers;
+      size++;
+    }
+  }
+}

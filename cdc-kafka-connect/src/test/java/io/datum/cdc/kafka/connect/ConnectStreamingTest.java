@@ -1,0 +1,258 @@
+package io.datum.cdc.kafka.connect;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.datum.cdc.embedded.EmbeddedPostgresServer;
+import io.datum.cdc.testkit.EmbeddedPostgresTest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.connect.runtime.rest.entities.ConfigInfo;
+import org.apache.kafka.connect.runtime.rest.entities.ConfigInfos;
+import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The connector on a real in-JVM Kafka Connect cluster (one KRaft broker, one distributed worker)
+ * against a real PostgreSQL: changes of several tables in their topics, restarts, and configs
+ * refused through the REST API.
+ */
+@EmbeddedPostgresTest
+class ConnectStreamingTest {
+
+  private static final long TIMEOUT_MS = Duration.ofSeconds(60).toMillis();
+
+  private static EmbeddedConnectCluster connect;
+
+  @BeforeAll
+  static void cluster(EmbeddedPostgresServer pg) throws Exception {
+    pg.execute(
+        "CREATE TABLE customers (id int PRIMARY KEY, name text)",
+        "CREATE TABLE orders (id bigint PRIMARY KEY, customer int, total numeric(10,2))",
+        "CREATE TABLE restarts (id int PRIMARY KEY)",
+        "CREATE PUBLICATION shop FOR TABLE customers, orders",
+        "CREATE PUBLICATION restart_pub FOR TABLE restarts");
+    connect = ConnectClusters.start("streaming", 1, false);
+  }
+
+  @AfterAll
+  static void stop() {
+    if (connect != null) {
+      connect.stop();
+    }
+  }
+
+  @Test
+  void streamsInsertUpdateDeleteAndTruncateOfSeveralTables(EmbeddedPostgresServer pg)
+      throws Exception {
+    Map<String, String> config = ConnectClusters.connector(pg, "shop", "shop_slot");
+    config.put("publication.name", "shop");
+    connect.configureConnector("shop", config);
+    connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("shop", 1, "not running");
+    awaitSlotActive(pg, "shop_slot");
+
+    pg.execute(
+        "INSERT INTO customers VALUES (1, 'Ada'), (2, 'Grace')",
+        "INSERT INTO orders VALUES (10, 1, 12.50)",
+        "UPDATE customers SET name = 'Ada L.' WHERE id = 1",
+        "DELETE FROM customers WHERE id = 2",
+        "TRUNCATE orders");
+
+    // customers: 2 inserts, 1 update, 1 delete + its tombstone
+    List<JsonNode> customers =
+        ConnectClusters.values(connect.kafka().consume(5, TIMEOUT_MS, "shop.public.customers"));
+    assertEquals(5, customers.size());
+    assertEquals("c", customers.get(0).get("op").asText());
+    assertEquals(1, customers.get(0).get("after").get("id").asInt());
+    assertEquals("Ada", customers.get(0).get("after").get("name").asText());
+    assertEquals("c", customers.get(1).get("op").asText());
+    assertEquals("Grace", customers.get(1).get("after").get("name").asText());
+    assertEquals("u", customers.get(2).get("op").asText());
+    assertEquals("Ada L.", customers.get(2).get("after").get("name").asText());
+    assertEquals("d", customers.get(3).get("op").asText());
+    assertEquals(2, customers.get(3).get("before").get("id").asInt());
+    assertNull(customers.get(4), "a tombstone follows the delete");
+
+    // orders: 1 insert, 1 truncate
+    List<JsonNode> orders =
+        ConnectClusters.values(connect.kafka().consume(2, TIMEOUT_MS, "shop.public.orders"));
+    assertEquals("c", orders.get(0).get("op").asText());
+    assertEquals(10, orders.get(0).get("after").get("id").asLong());
+    assertEquals("t", orders.get(1).get("op").asText());
+
+    // the keys are the primary keys
+    ConsumerRecords<byte[], byte[]> raw =
+        connect.kafka().consume(5, TIMEOUT_MS, "shop.public.customers");
+    List<Integer> keys = new ArrayList<>();
+    for (ConsumerRecord<byte[], byte[]> r : raw) {
+      keys.add(ConnectClusters.parse(r.key()).get("id").asInt());
+    }
+    assertEquals(List.of(1, 2, 1, 2, 2), keys);
+
+    // Connect's offsets name the slot and hold the position after the last change
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              var offsets = connect.connectorOffsets("shop").offsets();
+              assertEquals(1, offsets.size());
+              assertEquals(
+                  Map.of("server", "shop", "database", "postgres", "slot", "shop_slot"),
+                  offsets.get(0).partition());
+              long committed = ((Number) offsets.get(0).offset().get("lsn")).longValue();
+              long current =
+                  Long.parseLong(
+                      pg.queryString("SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint"));
+              assertTrue(committed > 0 && committed <= current, "offset lsn " + committed);
+              assertFalse(offsets.get(0).offset().containsKey("tx_end"));
+              assertEquals("shop", offsets.get(0).offset().get("publication"));
+            });
+    connect.deleteConnector("shop");
+    connect.assertions().assertConnectorDoesNotExist("shop", "not deleted");
+  }
+
+  @Test
+  void restartsOfTheConnectorAndTheTaskResumeWithoutLossOrRepeat(EmbeddedPostgresServer pg)
+      throws Exception {
+    Map<String, String> config = ConnectClusters.connector(pg, "rs", "restart_slot");
+    config.put("publication.name", "restart_pub");
+    connect.configureConnector("rs", config);
+    connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("rs", 1, "not running");
+    awaitSlotActive(pg, "restart_slot");
+    pg.execute("INSERT INTO restarts SELECT g FROM generate_series(1, 100) g");
+    connect.kafka().consume(100, TIMEOUT_MS, "rs.public.restarts");
+
+    connect.restartTask("rs", 0);
+    connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("rs", 1, "not running");
+    awaitSlotActive(pg, "restart_slot");
+    pg.execute("INSERT INTO restarts SELECT g FROM generate_series(101, 200) g");
+
+    connect.restartConnectorAndTasks("rs", false, true, false);
+    connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("rs", 1, "not running");
+    awaitSlotActive(pg, "restart_slot");
+    pg.execute("INSERT INTO restarts SELECT g FROM generate_series(201, 300) g");
+
+    ConsumerRecords<byte[], byte[]> all =
+        connect.kafka().consume(300, TIMEOUT_MS, "rs.public.restarts");
+    Map<Integer, Integer> seen = new HashMap<>();
+    for (JsonNode v : ConnectClusters.values(all)) {
+      seen.merge(v.get("after").get("id").asInt(), 1, Integer::sum);
+    }
+    for (int id = 1; id <= 300; id++) {
+      assertEquals(1, seen.getOrDefault(id, 0), "row " + id + " seen once");
+    }
+    // graceful stops commit the offsets: nothing beyond the 300 changes is in the topic
+    long end =
+        connect
+            .kafka()
+            .endOffset(new org.apache.kafka.common.TopicPartition("rs.public.restarts", 0));
+    assertEquals(300, end);
+
+    // the slot follows Connect's offsets, never ahead of them
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              long committed =
+                  ((Number) connect.connectorOffsets("rs").offsets().get(0).offset().get("lsn"))
+                      .longValue();
+              long confirmed =
+                  Long.parseLong(
+                      pg.queryString(
+                          "SELECT (confirmed_flush_lsn - '0/0'::pg_lsn)::bigint FROM"
+                              + " pg_replication_slots WHERE slot_name = 'restart_slot'"));
+              assertTrue(confirmed <= committed, confirmed + " > " + committed);
+              assertEquals(committed, confirmed, "the slot catches up with the offsets");
+            });
+    connect.deleteConnector("rs");
+  }
+
+  @Test
+  void refusesBadConfigsWithAMessagePerField(EmbeddedPostgresServer pg) throws Exception {
+    Map<String, String> bad = ConnectClusters.connector(pg, "bad prefix!", "Bad-Slot");
+    bad.put("database.port", "70000");
+    bad.put("snapshot.mode", "sometimes");
+    bad.remove("database.hostname");
+    ConfigInfos infos =
+        connect.validateConnectorConfig(DatumPostgresConnector.class.getSimpleName(), bad);
+    Map<String, List<String>> errors = errors(infos);
+    assertEquals(5, infos.errorCount(), errors.toString());
+    assertTrue(
+        errors.get("topic.prefix").get(0).contains("characters Kafka allows"), errors.toString());
+    assertTrue(errors.get("slot.name").get(0).contains("lower-case letters"), errors.toString());
+    assertTrue(errors.get("database.port").get(0).contains("65535"), errors.toString());
+    assertTrue(
+        errors.get("snapshot.mode").get(0).contains("unknown snapshot mode 'sometimes'"),
+        errors.toString());
+    assertTrue(
+        errors.get("database.hostname").get(0).contains("Missing required"), errors.toString());
+
+    Map<String, String> wrongPassword = ConnectClusters.connector(pg, "ok", "ok_slot");
+    wrongPassword.put("database.user", "no_such_user");
+    wrongPassword.put("database.password", "not-the-password");
+    Map<String, List<String>> loginErrors =
+        errors(
+            connect.validateConnectorConfig(
+                DatumPostgresConnector.class.getSimpleName(), wrongPassword));
+    assertTrue(
+        loginErrors.get("database.password").get(0).contains("SQLSTATE 28000"),
+        loginErrors.toString());
+    assertFalse(
+        loginErrors.get("database.password").get(0).contains("not-the-password"),
+        "the password is never shown");
+
+    Map<String, String> filtered = ConnectClusters.connector(pg, "ok", "ok_slot");
+    filtered.put("publication.autocreate.mode", "filtered");
+    Map<String, List<String>> crossErrors =
+        errors(
+            connect.validateConnectorConfig(
+                DatumPostgresConnector.class.getSimpleName(), filtered));
+    assertTrue(
+        crossErrors.get("table.include.list").get(0).contains("needs the tables"),
+        crossErrors.toString());
+
+    Map<String, String> good = ConnectClusters.connector(pg, "ok", "ok_slot");
+    assertEquals(
+        0,
+        connect
+            .validateConnectorConfig(DatumPostgresConnector.class.getSimpleName(), good)
+            .errorCount());
+  }
+
+  private static Map<String, List<String>> errors(ConfigInfos infos) {
+    Map<String, List<String>> out = new HashMap<>();
+    for (ConfigInfo info : infos.configs()) {
+      if (!info.configValue().errors().isEmpty()) {
+        out.put(info.configValue().name(), info.configValue().errors());
+      }
+    }
+    return out;
+  }
+
+  static void awaitSlotActive(EmbeddedPostgresServer pg, String slot) {
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                "true"
+                    .equals(
+                        pg.queryString(
+                            "SELECT coalesce((SELECT active FROM pg_replication_slots WHERE"
+                                + " slot_name = '"
+                                + slot
+                                + "')::text, 'false')")));
+  }
+}
