@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.datum.cdc.MemoryCheckpointStore;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
+import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.ReadEvent;
 import io.datum.cdc.event.TableId;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
@@ -168,6 +169,36 @@ class InitialSnapshotTest {
     } finally {
       stop.set(true);
       pg.execute("SELECT pg_drop_replication_slot('snap_exported')");
+    }
+  }
+
+  @Test
+  void theLastRowIsMarkedEvenWhenTheTableHoldsAMultipleOfTheChunkSize() throws Exception {
+    // 600 rows in chunks of 200: the last chunk is full, and nothing after it is read to learn
+    // that the table ended (before, the mark went to no row: the empty chunk after it had none)
+    pg.execute(
+        "CREATE TABLE exact_chunks (id int PRIMARY KEY)",
+        "INSERT INTO exact_chunks SELECT g FROM generate_series(1, 600) g",
+        "CREATE PUBLICATION exact_pub FOR TABLE exact_chunks");
+    EventCollector events = new EventCollector(true);
+    try (PgCdcSource source =
+        source("exact_slot", "exact_pub")
+            .createSlot(true)
+            .snapshot(SnapshotMode.INITIAL)
+            .snapshotChunkRows(200)
+            .checkpointStore(new MemoryCheckpointStore())
+            .build()) {
+      source.start(events);
+      List<ChangeEvent> reads = events.take(600, WAIT);
+      List<ReadEvent> marked =
+          reads.stream()
+              .map(ReadEvent.class::cast)
+              .filter(r -> r.snapshot().lastOfTable())
+              .toList();
+      assertEquals(1, marked.size(), "one row is the table's last");
+      assertEquals(600, marked.get(0).after().get("id"));
+    } finally {
+      pg.execute("SELECT pg_drop_replication_slot('exact_slot')");
     }
   }
 

@@ -136,10 +136,18 @@ public final class TableReader {
     List<String> last = null;
     long bytes = 0;
     boolean cut = false;
+    boolean ends = true;
     int read = 0;
     int limit = Math.min(chunkRows, rowLimits.getOrDefault(table.table(), chunkRows));
-    try (CopyRows copy = CopyRows.open(c, table, after, through, limit, policy)) {
+    // one row more than the chunk takes: if it exists, the range goes on, else this chunk ends it
+    // (so its last row can say it is the table's last, even when the range holds a multiple of
+    // the limit); the extra row is not delivered and is read again by the next chunk
+    try (CopyRows copy = CopyRows.open(c, table, after, through, limit + 1, policy)) {
       while (copy.next()) {
+        if (read == limit) {
+          ends = false;
+          break;
+        }
         read++;
         List<String> key = copy.chunkKeyTexts();
         last = key;
@@ -156,6 +164,7 @@ public final class TableReader {
         bytes += copy.lineLength();
         if (bytes >= chunkBytes) {
           cut = read < limit;
+          ends = !copy.next(); // a peek, as above: the next row, if any, is not delivered
           break;
         }
       }
@@ -166,7 +175,6 @@ public final class TableReader {
       int next = cut ? read : (int) Math.min(chunkRows, 2L * limit);
       rowLimits.put(table.table(), Math.max(1, next));
     }
-    boolean ends = !cut && read < limit;
     return new ChunkRows(rows, keys, skipped, last == null ? after : last, ends);
   }
 

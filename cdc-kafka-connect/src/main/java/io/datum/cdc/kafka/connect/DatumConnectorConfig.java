@@ -150,7 +150,7 @@ public final class DatumConnectorConfig extends AbstractConfig {
   /** What an unchanged TOASTed value not sent by pgoutput reads as. */
   public static final String UNAVAILABLE_VALUE_PLACEHOLDER = "unavailable.value.placeholder";
 
-  /** How often a heartbeat record carries the position when no change is written; 0: never. */
+  /** How often a heartbeat may carry a position no change record carries; default 10 s. */
   public static final String HEARTBEAT_INTERVAL_MS = "heartbeat.interval.ms";
 
   /** The heartbeat topic's prefix; the topic is {@code <prefix>.<topic.prefix>}. */
@@ -629,12 +629,15 @@ public final class DatumConnectorConfig extends AbstractConfig {
     d.define(
         HEARTBEAT_INTERVAL_MS,
         Type.LONG,
-        0L,
+        10_000L,
         Range.atLeast(0),
         Importance.MEDIUM,
-        "How often, while no change record is written but the slot's position moves (changes of"
-            + " tables not published), a heartbeat record carries the position to Connect's"
-            + " offsets, so the slot can advance and the server can free WAL; 0: never.",
+        "How often, at most, a heartbeat record carries to Connect's offsets a position that no"
+            + " change record carries: the slot's position moved on while the published tables"
+            + " were quiet (the rest of the database writes WAL; without heartbeats the slot"
+            + " keeps it all), or a snapshot's progress was acknowledged after its last row. Sent"
+            + " only then, to <topic.heartbeat.prefix>.<topic.prefix>. 0: never (as Debezium's"
+            + " default).",
         RECORDS,
         ++o,
         Width.SHORT,

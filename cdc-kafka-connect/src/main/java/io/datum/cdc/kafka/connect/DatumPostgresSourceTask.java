@@ -99,8 +99,12 @@ public final class DatumPostgresSourceTask extends SourceTask {
   private PgLsn watermark = PgLsn.ZERO;
   private Map<String, Object> lastOffset;
   private ClusterIdentity lastCluster;
-  private SnapshotProgress lastProgress;
-  private String lastProgressText;
+  private final ProgressText handlerProgress = new ProgressText();
+  private final ProgressText pollProgress = new ProgressText();
+
+  /** The offset of the newest record polled; the poll thread. */
+  private Map<String, ?> polledOffset;
+
   private final PartsSink sink = new PartsSink();
 
   /** Creates a task; Connect calls {@link #start}. */
@@ -130,6 +134,7 @@ public final class DatumPostgresSourceTask extends SourceTask {
       flushLimit = loaded.watermark();
       pendingLimit = loaded.watermark();
       polledUpTo = upperBound(stored);
+      polledOffset = stored;
       lastOffset = new java.util.HashMap<>(stored);
       LOG.info("{}: resuming from Connect's offset {}", where, stored);
     } else {
@@ -272,14 +277,25 @@ public final class DatumPostgresSourceTask extends SourceTask {
   }
 
   private String snapshotText() {
-    CdcCheckpoint latest = store.latest();
-    SnapshotProgress p = latest == null ? SnapshotProgress.NONE : latest.snapshot();
-    if (p != lastProgress) {
-      lastProgress = p;
-      lastProgressText =
-          p.equals(SnapshotProgress.NONE) ? null : Offsets.encodeSnapshot(config.slot(), p);
+    return handlerProgress.of(store.latest());
+  }
+
+  /**
+   * The {@code snapshot} field of offsets: the snapshot progress the library stored last, encoded
+   * once per change of it. One per thread.
+   */
+  private final class ProgressText {
+    private SnapshotProgress progress;
+    private String text;
+
+    String of(CdcCheckpoint latest) {
+      SnapshotProgress p = latest == null ? SnapshotProgress.NONE : latest.snapshot();
+      if (p != progress) {
+        progress = p;
+        text = p.equals(SnapshotProgress.NONE) ? null : Offsets.encodeSnapshot(config.slot(), p);
+      }
+      return text;
     }
-    return lastProgressText;
   }
 
   private static PgLsn upperBound(Map<String, ?> offset) {
@@ -313,14 +329,17 @@ public final class DatumPostgresSourceTask extends SourceTask {
         }
       }
     }
-    polledUpTo = upperBound(batch.get(batch.size() - 1).sourceOffset());
+    polledOffset = batch.get(batch.size() - 1).sourceOffset();
+    polledUpTo = upperBound(polledOffset);
     return new ArrayList<>(batch);
   }
 
   /**
-   * Returns a heartbeat record when it is time and the slot's position moved past the newest record
-   * (changes of unpublished tables, keepalives), so Connect's offsets, and with them the slot, move
-   * on; null otherwise.
+   * Returns a heartbeat record when it is time and Connect's offsets are behind what the library
+   * stored: the slot's position moved past the newest record (changes of unpublished tables,
+   * keepalives), or snapshot progress was acknowledged after the newest record (the end of a
+   * snapshot, which no record follows until the next change). Its offset carries that position to
+   * Connect's offsets, and with them to the slot. Null otherwise.
    */
   private List<SourceRecord> heartbeat() {
     if (heartbeatMillis <= 0) {
@@ -331,14 +350,31 @@ public final class DatumPostgresSourceTask extends SourceTask {
       return null;
     }
     lastHeartbeat = now;
-    PgLsn w = store.latestWatermark();
-    if (!w.isAfter(polledUpTo)) {
+    CdcCheckpoint latest = store.latest();
+    PgLsn w = latest == null ? PgLsn.ZERO : latest.watermark();
+    String progress = pollProgress.of(latest);
+    boolean moved = w.isAfter(polledUpTo);
+    Object polledProgress = polledOffset == null ? null : polledOffset.get(Offsets.SNAPSHOT);
+    if (!moved && java.util.Objects.equals(progress, polledProgress)) {
       return null;
     }
-    Map<String, Object> offset =
-        Offsets.offset(w, null, 0, 0, cluster(), publication, snapshotText());
+    Map<String, Object> offset;
+    if (moved || polledOffset == null) {
+      offset = Offsets.offset(w, null, 0, 0, source.cluster(), publication, progress);
+    } else {
+      // the same position as the newest record, with the progress acknowledged since
+      offset = new java.util.HashMap<>(polledOffset);
+      if (progress == null) {
+        offset.remove(Offsets.SNAPSHOT);
+      } else {
+        offset.put(Offsets.SNAPSHOT, progress);
+      }
+    }
     Struct key = new Struct(heartbeatKeySchema).put("serverName", config.topicPrefix());
-    Struct value = new Struct(heartbeatValueSchema).put("ts_ms", now).put("lsn", w.asLong());
+    Struct value =
+        new Struct(heartbeatValueSchema)
+            .put("ts_ms", now)
+            .put("lsn", ((Number) offset.get(Offsets.LSN)).longValue());
     DatumRecord r =
         new DatumRecord(
             partition,
@@ -357,7 +393,8 @@ public final class DatumPostgresSourceTask extends SourceTask {
       transactions.commitTransaction(r);
       recordsInTransaction = 0;
     }
-    polledUpTo = w;
+    polledOffset = offset;
+    polledUpTo = upperBound(offset);
     return List.of(r);
   }
 
