@@ -177,6 +177,26 @@ class ConnectStreamingTest {
               assertTrue(confirmed <= committed, confirmed + " > " + committed);
               assertEquals(committed, confirmed, "the slot catches up with the offsets");
             });
+
+    // KIP-875: offsets altered over REST are checked by the connector
+    connect.stopConnector("rs");
+    connect.assertions().assertConnectorIsStopped("rs", "not stopped");
+    Map<String, String> partition =
+        Map.of("server", "rs", "database", "postgres", "slot", "restart_slot");
+    Exception malformed =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            Exception.class,
+            () -> connect.alterSourceConnectorOffset("rs", partition, Map.of("lsn", "yesterday")));
+    assertTrue(malformed.getMessage().contains("lsn = yesterday"), malformed.getMessage());
+    Exception foreign =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            Exception.class,
+            () ->
+                connect.alterSourceConnectorOffset(
+                    "rs",
+                    Map.of("server", "rs", "database", "postgres", "slot", "another_slot"),
+                    Map.of("lsn", 1L)));
+    assertTrue(foreign.getMessage().contains("is not this connector's"), foreign.getMessage());
     connect.deleteConnector("rs");
   }
 
