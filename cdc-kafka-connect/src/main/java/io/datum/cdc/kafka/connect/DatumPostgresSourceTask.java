@@ -77,6 +77,7 @@ public final class DatumPostgresSourceTask extends SourceTask {
   private int recordsInTransaction;
 
   private volatile boolean stopping;
+  private boolean doneLogged;
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
 
   /** The slot may be confirmed up to this; read by the replication thread. */
@@ -314,6 +315,13 @@ public final class DatumPostgresSourceTask extends SourceTask {
     }
     DatumRecord first = queue.poll(pollMillis, TimeUnit.MILLISECONDS);
     if (first == null) {
+      if (running.isDone() && failure.get() == null && !stopping && !doneLogged) {
+        doneLogged = true; // snapshot.mode=initial_only: every row is in Kafka
+        LOG.info(
+            "slot {}: the initial snapshot is complete and snapshot.mode=initial_only streams"
+                + " nothing after it; stop or delete the connector",
+            config.slot());
+      }
       return heartbeat();
     }
     List<DatumRecord> batch = new ArrayList<>(Math.min(maxBatch, queue.size() + 1));
