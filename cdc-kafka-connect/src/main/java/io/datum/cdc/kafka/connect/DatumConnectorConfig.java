@@ -890,6 +890,38 @@ public final class DatumConnectorConfig extends AbstractConfig {
         + java.net.URLEncoder.encode(database(), StandardCharsets.UTF_8).replace("+", "%20");
   }
 
+  /** The prefix of options passed to pgjdbc as connection properties, as Debezium's. */
+  public static final String DRIVER_PREFIX = "driver.";
+
+  /**
+   * Returns pgjdbc connection properties for a plain (not replication) connection: user, password,
+   * sslmode, the {@code driver.*} options (e.g. {@code driver.sslrootcert}) and an application
+   * name.
+   *
+   * @param applicationName what {@code pg_stat_activity.application_name} shows
+   */
+  java.util.Properties jdbcProperties(String applicationName) {
+    java.util.Properties p = new java.util.Properties();
+    p.putAll(driverProperties());
+    p.setProperty("user", getString(USER));
+    String password = password();
+    if (password != null) {
+      p.setProperty("password", password);
+    }
+    p.setProperty("sslmode", getString(SSLMODE));
+    p.setProperty("ApplicationName", applicationName);
+    return p;
+  }
+
+  /** Returns the {@code driver.*} options without the prefix. */
+  Map<String, String> driverProperties() {
+    Map<String, String> out = new java.util.TreeMap<>();
+    for (Map.Entry<String, Object> e : originalsWithPrefix(DRIVER_PREFIX).entrySet()) {
+      out.put(e.getKey(), String.valueOf(e.getValue()));
+    }
+    return out;
+  }
+
   /** Returns the password, or null if none was given. */
   String password() {
     Password p = getPassword(PASSWORD);
@@ -956,6 +988,7 @@ public final class DatumConnectorConfig extends AbstractConfig {
     if (password != null) {
       b.password(password);
     }
+    driverProperties().forEach(b::connectionProperty);
     switch (publicationExists ? "disabled" : autocreate) {
       case "all_tables" -> b.createPublication(true);
       case "filtered" ->

@@ -122,15 +122,8 @@ public final class DatumPostgresConnector extends SourceConnector {
   }
 
   private static void checkConnection(DatumConnectorConfig c, Map<String, ConfigValue> byName) {
-    Properties p = new Properties();
-    p.setProperty("user", c.getString(DatumConnectorConfig.USER));
-    String password = c.password();
-    if (password != null) {
-      p.setProperty("password", password);
-    }
-    p.setProperty("sslmode", c.getString(DatumConnectorConfig.SSLMODE));
-    p.setProperty("connectTimeout", "10");
-    p.setProperty("ApplicationName", "datum-cdc validate");
+    Properties p = c.jdbcProperties("datum-cdc validate");
+    p.putIfAbsent("connectTimeout", "10");
     try (Connection conn = DriverManager.getConnection(c.jdbcUrl(), p)) {
       conn.isValid(5);
     } catch (SQLException e) {

@@ -16,7 +16,6 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -188,15 +187,8 @@ public final class DatumPostgresSourceTask extends SourceTask {
   }
 
   private Connection typeConnection() throws SQLException {
-    Properties p = new Properties();
-    p.setProperty("user", config.getString(DatumConnectorConfig.USER));
-    String password = config.password();
-    if (password != null) {
-      p.setProperty("password", password);
-    }
-    p.setProperty("sslmode", config.getString(DatumConnectorConfig.SSLMODE));
-    p.setProperty("ApplicationName", "datum-cdc types " + config.slot());
-    return DriverManager.getConnection(config.jdbcUrl(), p);
+    return DriverManager.getConnection(
+        config.jdbcUrl(), config.jdbcProperties("datum-cdc types " + config.slot()));
   }
 
   /** The library's handler: converts an event to records and queues them; the handler thread. */
