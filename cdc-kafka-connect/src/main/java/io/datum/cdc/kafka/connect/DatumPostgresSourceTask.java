@@ -177,13 +177,43 @@ public final class DatumPostgresSourceTask extends SourceTask {
             .confirmedFlushLimit(() -> flushLimit)
             .build();
     handle = source.checkpoints();
-    running = source.start(this::handle);
+    try {
+      running = source.start(this::handle);
+    } catch (io.datum.cdc.CdcReplicationException e) {
+      throw new ConnectException(e.getMessage() + connectorHint(e.reason()), e);
+    }
     running.whenComplete(
         (ok, e) -> {
           if (e != null) {
             failure.compareAndSet(null, e);
           }
         });
+  }
+
+  /**
+   * The connector's options and REST calls for what the library's message names in its own terms
+   * (builder methods, pgcdc flags).
+   */
+  private String connectorHint(io.datum.cdc.CdcReplicationException.Reason reason) {
+    return switch (reason) {
+      case SLOT_MISSING, SLOT_AHEAD ->
+          ". In this connector: "
+              + DatumConnectorConfig.SLOT_TRUST_POSITION
+              + "=true accepts the slot's position (losing the changes in between); resetting the"
+              + " connector's offsets (stop it, then DELETE /connectors/<name>/offsets) starts it"
+              + " afresh (docs/kafka-connect.md, \"Positions and the slot\")";
+      case CLUSTER_MISMATCH, TIMELINE_DIVERGED ->
+          ". In this connector: " + DatumConnectorConfig.ALLOW_CLUSTER_CHANGE + "=true accepts it";
+      case PUBLICATION_CHANGED ->
+          ". In this connector: "
+              + DatumConnectorConfig.ALLOW_PUBLICATION_CHANGE
+              + "=true accepts it";
+      case SLOT_ACTIVE ->
+          ". In this connector: "
+              + DatumConnectorConfig.SLOT_WAIT_MS
+              + " is how long a starting task waits for the slot";
+      default -> "";
+    };
   }
 
   private Connection typeConnection() throws SQLException {

@@ -42,7 +42,9 @@ class ConnectStreamingTest {
         "CREATE TABLE orders (id bigint PRIMARY KEY, customer int, total numeric(10,2))",
         "CREATE TABLE restarts (id int PRIMARY KEY)",
         "CREATE PUBLICATION shop FOR TABLE customers, orders",
-        "CREATE PUBLICATION restart_pub FOR TABLE restarts");
+        "CREATE PUBLICATION restart_pub FOR TABLE restarts",
+        "CREATE TABLE dropped (id int PRIMARY KEY)",
+        "CREATE PUBLICATION dropped_pub FOR TABLE dropped");
     connect = ConnectClusters.start("streaming", 1, false);
   }
 
@@ -198,6 +200,52 @@ class ConnectStreamingTest {
                     Map.of("lsn", 1L)));
     assertTrue(foreign.getMessage().contains("is not this connector's"), foreign.getMessage());
     connect.deleteConnector("rs");
+  }
+
+  @Test
+  void aSlotDroppedBehindTheConnectorsBackFailsTheTaskLoudly(EmbeddedPostgresServer pg)
+      throws Exception {
+    Map<String, String> config = ConnectClusters.connector(pg, "dr", "dropped_slot");
+    config.put("publication.name", "dropped_pub");
+    connect.configureConnector("dr", config);
+    connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("dr", 1, "not running");
+    awaitSlotActive(pg, "dropped_slot");
+    pg.execute("INSERT INTO dropped SELECT g FROM generate_series(1, 10) g");
+    connect.kafka().consume(10, TIMEOUT_MS, "dr.public.dropped");
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptions()
+        .until(
+            () ->
+                ((Number) connect.connectorOffsets("dr").offsets().get(0).offset().get("lsn"))
+                        .longValue()
+                    > 0);
+    connect.stopConnector("dr");
+    connect.assertions().assertConnectorIsStopped("dr", "not stopped");
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                "false"
+                    .equals(
+                        pg.queryString(
+                            "SELECT active::text FROM pg_replication_slots WHERE slot_name ="
+                                + " 'dropped_slot'")));
+    pg.execute("SELECT pg_drop_replication_slot('dropped_slot')");
+    connect.resumeConnector("dr");
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .until(() -> "FAILED".equals(connect.connectorStatus("dr").tasks().get(0).state()));
+    String trace = connect.connectorStatus("dr").tasks().get(0).trace();
+    assertTrue(trace.contains("replication slot \"dropped_slot\" does not exist"), trace);
+    assertTrue(trace.contains("slot.trust.position=true"), trace);
+    assertEquals(
+        "0",
+        pg.queryString(
+            "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'dropped_slot'"),
+        "no new slot was created past the lost changes");
+    connect.deleteConnector("dr");
   }
 
   @Test
