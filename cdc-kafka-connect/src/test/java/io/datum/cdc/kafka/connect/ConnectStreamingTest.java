@@ -43,6 +43,8 @@ class ConnectStreamingTest {
         "CREATE TABLE restarts (id int PRIMARY KEY)",
         "CREATE PUBLICATION shop FOR TABLE customers, orders",
         "CREATE PUBLICATION restart_pub FOR TABLE restarts",
+        "CREATE TABLE flat (id int PRIMARY KEY, note text)",
+        "CREATE PUBLICATION flat_pub FOR TABLE flat",
         "CREATE TABLE dropped (id int PRIMARY KEY)",
         "CREATE PUBLICATION dropped_pub FOR TABLE dropped");
     connect = ConnectClusters.start("streaming", 1, false);
@@ -200,6 +202,44 @@ class ConnectStreamingTest {
                     Map.of("lsn", 1L)));
     assertTrue(foreign.getMessage().contains("is not this connector's"), foreign.getMessage());
     connect.deleteConnector("rs");
+  }
+
+  @Test
+  void debeziumsExtractNewRecordStateRunsAsATransformOfTheConnector(EmbeddedPostgresServer pg)
+      throws Exception {
+    Map<String, String> config = ConnectClusters.connector(pg, "flat", "flat_slot");
+    config.put("publication.name", "flat_pub");
+    config.put("transforms", "unwrap");
+    config.put("transforms.unwrap.type", "io.debezium.transforms.ExtractNewRecordState");
+    connect.configureConnector("flat", config);
+    connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("flat", 1, "not running");
+    awaitSlotActive(pg, "flat_slot");
+    pg.execute(
+        "INSERT INTO flat VALUES (1, 'a'), (2, 'x')",
+        "UPDATE flat SET note = 'b' WHERE id = 1",
+        "DELETE FROM flat WHERE id = 2",
+        "TRUNCATE flat",
+        "INSERT INTO flat VALUES (3, 'after')");
+    ConsumerRecords<byte[], byte[]> records =
+        connect.kafka().consume(5, TIMEOUT_MS, "flat.public.flat");
+    List<String> seen = new ArrayList<>();
+    for (ConsumerRecord<byte[], byte[]> r : records) {
+      seen.add(
+          ConnectClusters.parse(r.key()).get("id").asInt()
+              + "="
+              + (r.value() == null ? "null" : ConnectClusters.parse(r.value()).toString()));
+    }
+    // the new row state; the delete as a tombstone (the connector's own one and the truncate
+    // dropped by the transform's defaults)
+    assertEquals(
+        List.of(
+            "1={\"id\":1,\"note\":\"a\"}",
+            "2={\"id\":2,\"note\":\"x\"}",
+            "1={\"id\":1,\"note\":\"b\"}",
+            "2=null",
+            "3={\"id\":3,\"note\":\"after\"}"),
+        seen);
+    connect.deleteConnector("flat");
   }
 
   @Test
