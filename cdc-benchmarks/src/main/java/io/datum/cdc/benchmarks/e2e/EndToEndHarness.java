@@ -174,7 +174,7 @@ public final class EndToEndHarness {
       }
     } finally {
       walsender.stopAndJoin();
-      r.put("walsenderCpuSeconds", walsender.cpuTicks.get() / (double) RecvLogical.CLK_TCK);
+      r.put("walsenderCpuSeconds", walsender.cpuSeconds());
       cleanUp(r, slot, publication, table, endLsn);
     }
     return r;

@@ -7,14 +7,23 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** Samples the CPU time of the walsender serving the slot, every 100 ms. */
-final class WalsenderSampler extends Thread {
+/**
+ * Samples the CPU time of the walsender serving the slot, every 100 ms. Public for the Kafka
+ * Connect benchmark (cdc-kafka-connect-benchmarks).
+ */
+public final class WalsenderSampler extends Thread {
   private final EmbeddedPostgresServer pg;
   final String slot;
   final AtomicLong cpuTicks = new AtomicLong();
   volatile boolean running = true;
 
-  WalsenderSampler(EmbeddedPostgresServer pg, String slot) {
+  /**
+   * Creates a sampler of the walsender of a slot; {@link #start()} starts it.
+   *
+   * @param pg the server
+   * @param slot the slot's name
+   */
+  public WalsenderSampler(EmbeddedPostgresServer pg, String slot) {
     super("walsender-sampler");
     this.pg = pg;
     setDaemon(true);
@@ -47,8 +56,14 @@ final class WalsenderSampler extends Thread {
     }
   }
 
-  void stopAndJoin() throws InterruptedException {
+  /** Stops sampling and waits (up to 5 s) for the thread to end. */
+  public void stopAndJoin() throws InterruptedException {
     running = false;
     join(5_000);
+  }
+
+  /** Returns the CPU time of the walsender (user and system) at the latest sample, in seconds. */
+  public double cpuSeconds() {
+    return cpuTicks.get() / (double) RecvLogical.CLK_TCK;
   }
 }

@@ -7,19 +7,20 @@ import java.util.Locale;
 
 /**
  * The three workloads, each written to a fresh table {@code t} before the consumer starts, so the
- * consumer measures the consumption of a backlog. Sizes are the issue's at scale 1.
+ * consumer measures the consumption of a backlog. Sizes are the issue's at scale 1. Public for the
+ * Kafka Connect benchmark (cdc-kafka-connect-benchmarks), which runs the same workloads.
  */
-enum Workload {
+public enum Workload {
   /** One transaction of 1,000,000 inserted rows. */
   A("one transaction of 1,000,000 inserts") {
     @Override
-    void create(Statement s, String t, double scale) throws SQLException {
+    public void create(Statement s, String t, double scale) throws SQLException {
       s.execute(
           "CREATE TABLE " + t + " (id bigint PRIMARY KEY, n int NOT NULL, s text, ts timestamptz)");
     }
 
     @Override
-    void write(Statement s, String t, double scale) throws SQLException {
+    public void write(Statement s, String t, double scale) throws SQLException {
       long rows = Math.max(1, Math.round(1_000_000 * scale));
       s.execute(
           "INSERT INTO "
@@ -32,12 +33,12 @@ enum Workload {
   /** 100,000 transactions of 1 to 10 inserted rows each (5.5 on average, deterministic). */
   B("100,000 transactions of 1 to 10 inserts") {
     @Override
-    void create(Statement s, String t, double scale) throws SQLException {
+    public void create(Statement s, String t, double scale) throws SQLException {
       A.create(s, t, scale);
     }
 
     @Override
-    void write(Statement s, String t, double scale) throws SQLException {
+    public void write(Statement s, String t, double scale) throws SQLException {
       long txs = Math.max(1, Math.round(100_000 * scale));
       s.execute(
           "DO $$ DECLARE k bigint := 0; r int; BEGIN FOR i IN 1.."
@@ -58,7 +59,7 @@ enum Workload {
    */
   C("20,000 updates of rows with a 20 kB TOASTed column") {
     @Override
-    void create(Statement s, String t, double scale) throws SQLException {
+    public void create(Statement s, String t, double scale) throws SQLException {
       s.execute("CREATE TABLE " + t + " (id int PRIMARY KEY, n int NOT NULL, doc text)");
       s.execute("ALTER TABLE " + t + " ALTER COLUMN doc SET STORAGE EXTERNAL");
       s.execute(
@@ -70,7 +71,7 @@ enum Workload {
     }
 
     @Override
-    void write(Statement s, String t, double scale) throws SQLException {
+    public void write(Statement s, String t, double scale) throws SQLException {
       long updates = Math.max(100, Math.round(20_000 * scale) / 100 * 100);
       long rows = rows(scale);
       s.execute(
@@ -93,24 +94,26 @@ enum Workload {
     }
   };
 
-  final String description;
+  /** What the workload writes at scale 1, for logs and reports. */
+  public final String description;
 
   Workload(String description) {
     this.description = description;
   }
 
   /** Creates the table (and, for C, its rows, before the slot exists). */
-  abstract void create(Statement s, String table, double scale) throws SQLException;
+  public abstract void create(Statement s, String table, double scale) throws SQLException;
 
   /** Writes the workload that is streamed. */
-  abstract void write(Statement s, String table, double scale) throws SQLException;
+  public abstract void write(Statement s, String table, double scale) throws SQLException;
 
   /** The number of row events the workload produced, once written. */
-  String expectedEventsSql(String table) {
+  public String expectedEventsSql(String table) {
     return this == C ? "SELECT sum(n) FROM " + table : "SELECT count(*) FROM " + table;
   }
 
-  static Workload of(String name) {
+  /** Returns the workload of a name, case-insensitive ({@code a}, {@code B}, ...). */
+  public static Workload of(String name) {
     return valueOf(name.trim().toUpperCase(Locale.ROOT));
   }
 
