@@ -3,9 +3,15 @@ package io.datum.cdc.kafka.connect;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -97,9 +103,24 @@ public final class DatumPostgresConnector extends SourceConnector {
   @Override
   public Config validate(Map<String, String> connectorConfigs) {
     Config result = super.validate(connectorConfigs);
+    for (String key : connectorConfigs.keySet()) {
+      if (isUnknownOption(key)) {
+        ConfigValue unknown = new ConfigValue(key);
+        unknown.addErrorMessage(
+            "not an option of this connector (a Debezium option without an equivalent, or a"
+                + " misspelling): remove it; docs/kafka-connect.md lists the options");
+        result.configValues().add(unknown);
+      }
+    }
     Map<String, ConfigValue> byName = new HashMap<>();
     for (ConfigValue v : result.configValues()) {
       byName.put(v.name(), v);
+    }
+    for (ConfigValue v : result.configValues()) {
+      // ConfigDef runs the validator on the null a failed parse leaves: one error is enough
+      if (v.errorMessages().size() > 1) {
+        v.errorMessages().removeIf(m -> m.contains("must be non-null"));
+      }
     }
     boolean fieldsValid = result.configValues().stream().allMatch(v -> v.errorMessages().isEmpty());
     if (!fieldsValid) {
@@ -121,11 +142,55 @@ public final class DatumPostgresConnector extends SourceConnector {
     return result;
   }
 
+  /**
+   * Prefixes of this connector's own options: a key under one that it does not define is a typo or
+   * a Debezium option with no equivalent here (such as {@code table.exclude.list}), which silently
+   * ignored would publish what the user meant to leave out. Prefixes Connect itself uses ({@code
+   * topic.creation.}, {@code transaction.boundary}) are not among them.
+   */
+  private static final List<String> OWN_PREFIXES =
+      List.of(
+          "database.",
+          "slot.",
+          "publication.",
+          "table.",
+          "column.",
+          "schema.",
+          "snapshot.",
+          "pgoutput.",
+          "messages.",
+          "memory.",
+          "spill.",
+          "decode.",
+          "status.",
+          "reconnect.",
+          "tombstones.",
+          "decimal.",
+          "interval.",
+          "time.",
+          "unavailable.",
+          "heartbeat.",
+          "max.",
+          "poll.",
+          "allow.");
+
+  static boolean isUnknownOption(String key) {
+    if (DatumConnectorConfig.CONFIG_DEF.names().contains(key) || key.startsWith("driver.")) {
+      return false;
+    }
+    for (String prefix : OWN_PREFIXES) {
+      if (key.startsWith(prefix)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private static void checkConnection(DatumConnectorConfig c, Map<String, ConfigValue> byName) {
     Properties p = c.jdbcProperties("datum-cdc validate");
     p.putIfAbsent("connectTimeout", "10");
     try (Connection conn = DriverManager.getConnection(c.jdbcUrl(), p)) {
-      conn.isValid(5);
+      checkServer(conn, c, byName);
     } catch (SQLException e) {
       String state = e.getSQLState() == null ? "" : e.getSQLState();
       String message =
@@ -134,7 +199,7 @@ public final class DatumPostgresConnector extends SourceConnector {
               + " as "
               + c.getString(DatumConnectorConfig.USER)
               + ": "
-              + e.getMessage()
+              + withCauses(e)
               + (state.isEmpty() ? "" : " (SQLSTATE " + state + ")");
       if (state.startsWith("28")) {
         byName.get(DatumConnectorConfig.USER).addErrorMessage(message);
@@ -145,6 +210,126 @@ public final class DatumPostgresConnector extends SourceConnector {
         byName.get(DatumConnectorConfig.HOSTNAME).addErrorMessage(message);
       }
     }
+  }
+
+  /**
+   * What a task's start would refuse, checked while the user is still at the configuration: {@code
+   * wal_level}, the role's right to replicate, the publication (when it must exist or be created
+   * for named tables), and a spill directory that cannot be written.
+   */
+  private static void checkServer(
+      Connection conn, DatumConnectorConfig c, Map<String, ConfigValue> byName)
+      throws SQLException {
+    String user = c.getString(DatumConnectorConfig.USER);
+    try (Statement st = conn.createStatement();
+        ResultSet rs = st.executeQuery("SHOW wal_level")) {
+      // PostgreSQL docs, "Logical Replication / Configuration Settings": wal_level = logical
+      if (rs.next() && !"logical".equals(rs.getString(1))) {
+        byName
+            .get(DatumConnectorConfig.HOSTNAME)
+            .addErrorMessage(
+                "the server's wal_level is "
+                    + rs.getString(1)
+                    + "; logical decoding needs wal_level = logical (postgresql.conf or ALTER"
+                    + " SYSTEM SET wal_level = logical, then a server restart)");
+      }
+    }
+    // PostgreSQL docs, "Logical Replication / Security": a walsender connection needs the
+    // REPLICATION attribute or superuser; Amazon RDS grants it through the rds_replication role.
+    try (PreparedStatement ps =
+        conn.prepareStatement(
+            "SELECT r.rolsuper OR r.rolreplication OR COALESCE((SELECT pg_has_role(r.oid, g.oid,"
+                + " 'MEMBER') FROM pg_roles g WHERE g.rolname = 'rds_replication'), false)"
+                + " FROM pg_roles r WHERE r.rolname = current_user")) {
+      try (ResultSet rs = ps.executeQuery()) {
+        if (rs.next() && !rs.getBoolean(1)) {
+          byName
+              .get(DatumConnectorConfig.USER)
+              .addErrorMessage(
+                  "role "
+                      + user
+                      + " may not replicate: it has neither the REPLICATION attribute nor"
+                      + " superuser (ALTER ROLE "
+                      + user
+                      + " WITH REPLICATION; on Amazon RDS: GRANT rds_replication TO "
+                      + user
+                      + ")");
+        }
+      }
+    }
+    String publication = c.publication();
+    boolean exists;
+    try (PreparedStatement ps =
+        conn.prepareStatement("SELECT 1 FROM pg_publication WHERE pubname = ?")) {
+      ps.setString(1, publication);
+      try (ResultSet rs = ps.executeQuery()) {
+        exists = rs.next();
+      }
+    }
+    String mode = c.getString(DatumConnectorConfig.PUBLICATION_AUTOCREATE_MODE);
+    if (!exists && mode.equalsIgnoreCase("disabled")) {
+      byName
+          .get(DatumConnectorConfig.PUBLICATION_NAME)
+          .addErrorMessage(
+              "publication "
+                  + publication
+                  + " does not exist in database "
+                  + c.database()
+                  + " and publication.autocreate.mode=disabled: create it (CREATE PUBLICATION "
+                  + publication
+                  + " FOR TABLE ...) or set publication.autocreate.mode");
+    }
+    if (!exists && mode.equalsIgnoreCase("filtered")) {
+      List<String> missing = new ArrayList<>();
+      try (PreparedStatement ps =
+          conn.prepareStatement(
+              "SELECT 1 FROM pg_class t JOIN pg_namespace n ON n.oid = t.relnamespace"
+                  + " WHERE n.nspname = ? AND t.relname = ? AND t.relkind IN ('r', 'p')")) {
+        for (String table : c.getList(DatumConnectorConfig.TABLE_INCLUDE_LIST)) {
+          int dot = table.indexOf('.');
+          ps.setString(1, dot < 0 ? "public" : table.substring(0, dot));
+          ps.setString(2, dot < 0 ? table : table.substring(dot + 1));
+          try (ResultSet rs = ps.executeQuery()) {
+            if (!rs.next()) {
+              missing.add(table);
+            }
+          }
+        }
+      }
+      if (!missing.isEmpty()) {
+        byName
+            .get(DatumConnectorConfig.TABLE_INCLUDE_LIST)
+            .addErrorMessage(
+                "no such table in database "
+                    + c.database()
+                    + ": "
+                    + String.join(", ", missing)
+                    + " (names are schema.table, case-sensitive, unquoted)");
+      }
+    }
+    String spill = c.getString(DatumConnectorConfig.SPILL_DIRECTORY);
+    if (spill != null && !spill.isBlank()) {
+      Path dir = Path.of(spill);
+      if (Files.exists(dir) && (!Files.isDirectory(dir) || !Files.isWritable(dir))) {
+        byName
+            .get(DatumConnectorConfig.SPILL_DIRECTORY)
+            .addErrorMessage(dir.toAbsolutePath() + " is not a writable directory on this worker");
+      }
+    }
+  }
+
+  /** The message of an exception and of each cause (pgjdbc hides "unknown host" in a cause). */
+  static String withCauses(Throwable e) {
+    StringBuilder b = new StringBuilder(String.valueOf(e.getMessage()));
+    for (Throwable t = e.getCause(); t != null && t != t.getCause(); t = t.getCause()) {
+      String m = t.getMessage();
+      if (m != null && !b.toString().contains(m)) {
+        b.append(": ")
+            .append(t instanceof java.net.UnknownHostException ? "unknown host " : "")
+            .append(m);
+      }
+    }
+    return b.toString();
   }
 
   /** Exactly-once delivery is supported in every configuration (KIP-618). */

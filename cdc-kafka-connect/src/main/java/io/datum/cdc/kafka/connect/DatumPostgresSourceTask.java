@@ -194,8 +194,38 @@ public final class DatumPostgresSourceTask extends SourceTask {
    * The connector's options and REST calls for what the library's message names in its own terms
    * (builder methods, pgcdc flags).
    */
+  private String hintFor(Throwable failed) {
+    for (Throwable t = failed; t != null; t = t.getCause()) {
+      if (t instanceof io.datum.cdc.CdcReplicationException e) {
+        return connectorHint(e.reason());
+      }
+      if (t == t.getCause()) {
+        break;
+      }
+    }
+    return "";
+  }
+
   private String connectorHint(io.datum.cdc.CdcReplicationException.Reason reason) {
     return switch (reason) {
+      case SLOT_INVALIDATED ->
+          ". In this connector: the changes the slot no longer holds are lost to it; to start"
+              + " afresh with a new slot and snapshot, stop the connector, drop the slot"
+              + " (SELECT pg_drop_replication_slot('"
+              + config.slot()
+              + "')), reset its offsets (DELETE /connectors/<name>/offsets) and resume it with"
+              + " snapshot.mode=initial";
+      case PUBLICATION_MISSING ->
+          ". In this connector: "
+              + DatumConnectorConfig.PUBLICATION_AUTOCREATE_MODE
+              + "=all_tables or filtered (with "
+              + DatumConnectorConfig.TABLE_INCLUDE_LIST
+              + ") creates it";
+      case PERMISSION_DENIED ->
+          ". In this connector: "
+              + DatumConnectorConfig.USER
+              + " names the role; it needs the REPLICATION attribute and SELECT on the published"
+              + " tables";
       case SLOT_MISSING, SLOT_AHEAD ->
           ". In this connector: "
               + DatumConnectorConfig.SLOT_TRUST_POSITION
@@ -332,7 +362,11 @@ public final class DatumPostgresSourceTask extends SourceTask {
     Throwable failed = failure.get();
     if (failed != null && queue.isEmpty()) {
       throw new ConnectException(
-          "datum-cdc's source of slot " + config.slot() + " failed: " + failed.getMessage(),
+          "datum-cdc's source of slot "
+              + config.slot()
+              + " failed: "
+              + failed.getMessage()
+              + hintFor(failed),
           failed);
     }
     DatumRecord first = queue.poll(pollMillis, TimeUnit.MILLISECONDS);

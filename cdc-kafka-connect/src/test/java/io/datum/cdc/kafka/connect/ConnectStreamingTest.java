@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.connect.runtime.rest.entities.ConfigInfo;
@@ -331,6 +332,64 @@ class ConnectStreamingTest {
     assertTrue(
         crossErrors.get("table.include.list").get(0).contains("needs the tables"),
         crossErrors.toString());
+
+    Map<String, String> typos = ConnectClusters.connector(pg, "ok", "ok_slot");
+    typos.put("database.port", "abc");
+    typos.put("table.exclude.list", "public.secret");
+    typos.put("slot.nmae", "x");
+    typos.put("driver.ApplicationName", "fine");
+    typos.put("topic.creation.default.replication.factor", "1");
+    Map<String, List<String>> typoErrors =
+        errors(
+            connect.validateConnectorConfig(DatumPostgresConnector.class.getSimpleName(), typos));
+    assertEquals(
+        Set.of("database.port", "table.exclude.list", "slot.nmae"),
+        typoErrors.keySet(),
+        typoErrors.toString());
+    assertEquals(1, typoErrors.get("database.port").size(), typoErrors.toString());
+    assertTrue(
+        typoErrors.get("table.exclude.list").get(0).contains("not an option of this connector"),
+        typoErrors.toString());
+
+    pg.execute("CREATE ROLE cannot_replicate LOGIN PASSWORD 'pw'");
+    Map<String, String> server = ConnectClusters.connector(pg, "ok", "ok_slot");
+    server.put("database.user", "cannot_replicate");
+    server.put("database.password", "pw");
+    server.put("publication.name", "not_there_yet");
+    server.put("publication.autocreate.mode", "filtered");
+    server.put("table.include.list", "public.no_such_table,public.orders");
+    Map<String, List<String>> serverErrors =
+        errors(
+            connect.validateConnectorConfig(DatumPostgresConnector.class.getSimpleName(), server));
+    assertTrue(
+        serverErrors.get("database.user").get(0).contains("WITH REPLICATION"),
+        serverErrors.toString());
+    assertEquals(
+        List.of(
+            "no such table in database postgres: public.no_such_table (names are schema.table, case-sensitive, unquoted)"),
+        serverErrors.get("table.include.list"),
+        serverErrors.toString());
+
+    Map<String, String> disabled = ConnectClusters.connector(pg, "ok", "ok_slot");
+    disabled.put("publication.name", "not_there_yet");
+    disabled.put("publication.autocreate.mode", "disabled");
+    assertTrue(
+        errors(
+                connect.validateConnectorConfig(
+                    DatumPostgresConnector.class.getSimpleName(), disabled))
+            .get("publication.name")
+            .get(0)
+            .contains("does not exist"));
+
+    Map<String, String> noHost = ConnectClusters.connector(pg, "ok", "ok_slot");
+    noHost.put("database.hostname", "no-such-host.invalid");
+    String hostError =
+        errors(
+                connect.validateConnectorConfig(
+                    DatumPostgresConnector.class.getSimpleName(), noHost))
+            .get("database.hostname")
+            .get(0);
+    assertTrue(hostError.contains("unknown host no-such-host.invalid"), hostError);
 
     Map<String, String> good = ConnectClusters.connector(pg, "ok", "ok_slot");
     assertEquals(
