@@ -167,8 +167,8 @@ public final class DatumConnectorConfig extends AbstractConfig {
 
   /**
    * With {@code transaction.boundary=connector}: the most records one Kafka transaction takes
-   * before it is committed inside a PostgreSQL transaction; 0 (default): one Kafka transaction per
-   * PostgreSQL transaction, however large.
+   * before it is committed inside a PostgreSQL transaction; 0 (default): PostgreSQL transactions
+   * are never split, however large.
    */
   public static final String TRANSACTION_MAX_RECORDS = "transaction.max.records";
 
@@ -696,7 +696,8 @@ public final class DatumConnectorConfig extends AbstractConfig {
         "With exactly-once and transaction.boundary=connector: commit the Kafka transaction"
             + " after this many records even inside a PostgreSQL transaction (a read_committed"
             + " consumer then sees a very large PostgreSQL transaction in parts, each still exactly"
-            + " once); 0: one Kafka transaction per PostgreSQL transaction.",
+            + " once); 0: a PostgreSQL transaction is never split (several small ones share a Kafka"
+            + " transaction).",
         TASK,
         ++o,
         Width.SHORT,

@@ -33,8 +33,8 @@ import org.apache.kafka.connect.source.SourceConnector;
  * <p>It runs one task whatever {@code tasks.max} says: a slot has one reader (PostgreSQL allows one
  * walsender per slot), and Connect is the distributed engine that restarts the task on another
  * worker. It supports exactly-once delivery (KIP-618: {@code exactly.once.source.support=enabled}
- * on the workers) and connector-defined transaction boundaries (one Kafka transaction per
- * PostgreSQL transaction).
+ * on the workers) and connector-defined transaction boundaries (Kafka transactions of whole
+ * PostgreSQL transactions).
  */
 public final class DatumPostgresConnector extends SourceConnector {
 
@@ -339,8 +339,8 @@ public final class DatumPostgresConnector extends SourceConnector {
   }
 
   /**
-   * Connector-defined transaction boundaries are supported: one Kafka transaction per PostgreSQL
-   * transaction (or per snapshot chunk).
+   * Connector-defined transaction boundaries are supported: each Kafka transaction holds whole
+   * PostgreSQL transactions (those of one poll's batch) or snapshot chunks.
    */
   @Override
   public ConnectorTransactionBoundaries canDefineTransactionBoundaries(

@@ -13,6 +13,7 @@ import io.datum.cdc.event.ReadEvent;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -48,13 +49,17 @@ import org.slf4j.LoggerFactory;
  * confirmed_flush_lsn} moves only to a prefix Connect has committed: at each {@link #commit()} the
  * limit becomes the prefix seen at the previous {@code commit()}, which the offsets written since
  * include (the worker takes the offsets to write after that call returned, and its own
- * acknowledgement of a record precedes {@code commitRecord}). So the slot lags Connect's offsets by
- * one offset commit, and never passes them.
+ * acknowledgement of a record precedes {@code commitRecord}), capped at the watermark in the offset
+ * of the newest record of Connect's acknowledged prefix (the library's position can pass every
+ * record: keepalives, unpublished tables, events that make no record). So the slot lags Connect's
+ * offsets by one offset commit, and never passes them.
  *
  * <p><b>Exactly once.</b> With {@code transaction.boundary=connector}, the task asks Connect to
- * commit the Kafka transaction after the last record of each PostgreSQL transaction (and, with
- * {@code transaction.max.records}, inside very large ones); offsets are written in the same Kafka
- * transaction, so a {@code read_committed} consumer sees each change once.
+ * commit the Kafka transaction after the last record of the last PostgreSQL transaction that ends
+ * in each poll's batch (several small PostgreSQL transactions share a Kafka transaction; none is
+ * split, except by {@code transaction.max.records} inside very large ones); offsets are written in
+ * the same Kafka transaction, so a {@code read_committed} consumer sees each change once and each
+ * PostgreSQL transaction whole.
  */
 public final class DatumPostgresSourceTask extends SourceTask {
 
@@ -67,13 +72,11 @@ public final class DatumPostgresSourceTask extends SourceTask {
   private ConnectCheckpointStore store;
   private ArrayBlockingQueue<DatumRecord> queue;
   private ChangeRecords records;
-  private TransactionContext transactions;
+  private KafkaTransactions transactions;
   private Map<String, String> partition;
   private String publication;
   private int maxBatch;
   private long pollMillis;
-  private int transactionMaxRecords;
-  private int recordsInTransaction;
 
   private volatile boolean stopping;
   private boolean doneLogged;
@@ -84,6 +87,16 @@ public final class DatumPostgresSourceTask extends SourceTask {
 
   /** The acknowledged prefix seen at the last {@link #commit()}; the next one's limit. */
   private volatile PgLsn pendingLimit = PgLsn.ZERO;
+
+  /**
+   * The records polled and not yet known acknowledged, in the order poll returned them (Connect's
+   * submission order); guarded by itself. Connect writes the offset of the newest record of its
+   * acknowledged prefix, so the watermark of that record bounds what the slot may be confirmed to.
+   */
+  private final ArrayDeque<DatumRecord> inFlight = new ArrayDeque<>();
+
+  /** The watermark of the newest record of Connect's acknowledged prefix; guarded by inFlight. */
+  private PgLsn acknowledgedUpTo = PgLsn.ZERO;
 
   // heartbeats (the poll thread)
   private long heartbeatMillis;
@@ -122,9 +135,13 @@ public final class DatumPostgresSourceTask extends SourceTask {
     publication = config.publication();
     maxBatch = config.getInt(DatumConnectorConfig.MAX_BATCH_SIZE);
     pollMillis = config.getLong(DatumConnectorConfig.POLL_INTERVAL_MS);
-    transactionMaxRecords = config.getInt(DatumConnectorConfig.TRANSACTION_MAX_RECORDS);
     queue = new ArrayBlockingQueue<>(config.getInt(DatumConnectorConfig.MAX_QUEUE_SIZE));
-    transactions = context.transactionContext();
+    TransactionContext tx = context.transactionContext();
+    transactions =
+        tx == null
+            ? null
+            : new KafkaTransactions(
+                tx, config.getInt(DatumConnectorConfig.TRANSACTION_MAX_RECORDS));
     String where = "slot " + config.slot() + " (Connect source partition " + partition + ")";
     Map<String, Object> stored = context.offsetStorageReader().offset(partition);
     CdcCheckpoint loaded = stored == null ? null : Offsets.checkpoint(config.slot(), stored, where);
@@ -133,6 +150,7 @@ public final class DatumPostgresSourceTask extends SourceTask {
       watermark = loaded.watermark();
       flushLimit = loaded.watermark();
       pendingLimit = loaded.watermark();
+      acknowledgedUpTo = loaded.watermark();
       polledUpTo = upperBound(stored);
       polledOffset = stored;
       lastOffset = new java.util.HashMap<>(stored);
@@ -383,15 +401,12 @@ public final class DatumPostgresSourceTask extends SourceTask {
     List<DatumRecord> batch = new ArrayList<>(Math.min(maxBatch, queue.size() + 1));
     batch.add(first);
     queue.drainTo(batch, maxBatch - 1);
-    for (DatumRecord r : batch) {
-      if (transactions != null) {
-        recordsInTransaction++;
-        if (r.endsTransaction()
-            || (transactionMaxRecords > 0 && recordsInTransaction >= transactionMaxRecords)) {
-          transactions.commitTransaction(r);
-          recordsInTransaction = 0;
-        }
-      }
+    if (transactions != null) {
+      transactions.define(batch);
+    }
+    synchronized (inFlight) {
+      acknowledgedPrefix(); // drops what Connect acknowledged: holds only records in flight
+      inFlight.addAll(batch);
     }
     polledOffset = batch.get(batch.size() - 1).sourceOffset();
     polledUpTo = upperBound(polledOffset);
@@ -454,8 +469,10 @@ public final class DatumPostgresSourceTask extends SourceTask {
             null,
             true);
     if (transactions != null) {
-      transactions.commitTransaction(r);
-      recordsInTransaction = 0;
+      transactions.commitAfter(r);
+    }
+    synchronized (inFlight) {
+      inFlight.add(r);
     }
     polledOffset = offset;
     polledUpTo = upperBound(offset);
@@ -476,9 +493,39 @@ public final class DatumPostgresSourceTask extends SourceTask {
 
   @Override
   public void commit() {
+    // The library's watermark can run ahead of every record: keepalives, changes of unpublished
+    // tables, events that make no record (a snapshot request). Connect's offsets reach such a
+    // position only with a later record or heartbeat, so the limit is the lower of the two.
     PgLsn next = store.latestWatermark();
+    PgLsn connect = acknowledgedPrefix();
+    if (next.isAfter(connect)) {
+      next = connect;
+    }
     flushLimit = pendingLimit;
     pendingLimit = next;
+  }
+
+  /**
+   * Drops the acknowledged records at the head of {@link #inFlight} and returns the watermark in
+   * the offset of the newest of them (Connect's next offset flush writes at least that one).
+   */
+  private PgLsn acknowledgedPrefix() {
+    synchronized (inFlight) {
+      DatumRecord newest = null;
+      while (!inFlight.isEmpty() && inFlight.peekFirst().acknowledged()) {
+        newest = inFlight.pollFirst();
+      }
+      if (newest != null) {
+        Object lsn = newest.sourceOffset().get(Offsets.LSN);
+        if (lsn instanceof Number n) {
+          PgLsn w = PgLsn.of(n.longValue());
+          if (w.isAfter(acknowledgedUpTo)) {
+            acknowledgedUpTo = w;
+          }
+        }
+      }
+      return acknowledgedUpTo;
+    }
   }
 
   @Override

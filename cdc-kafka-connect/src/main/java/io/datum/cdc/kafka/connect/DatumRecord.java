@@ -25,6 +25,9 @@ final class DatumRecord extends SourceRecord {
   /** Whether a Kafka transaction may end after this record (the last of its transaction). */
   private final boolean endsTransaction;
 
+  /** Set once Connect called commitRecord for it; read by the offset-commit thread. */
+  private volatile boolean acknowledged;
+
   DatumRecord(
       Map<String, ?> partition,
       Map<String, ?> offset,
@@ -54,6 +57,11 @@ final class DatumRecord extends SourceRecord {
     this.endsTransaction = endsTransaction;
   }
 
+  /** Returns whether Connect acknowledged the record ({@link #written} was called). */
+  boolean acknowledged() {
+    return acknowledged;
+  }
+
   /** Returns whether a Kafka transaction may be committed after this record. */
   boolean endsTransaction() {
     return endsTransaction;
@@ -66,6 +74,7 @@ final class DatumRecord extends SourceRecord {
    * @param handle the library's handle
    */
   void written(CdcCheckpointHandle handle) {
+    acknowledged = true;
     if (event == null) {
       return;
     }

@@ -47,7 +47,10 @@ class ConnectStreamingTest {
         "CREATE TABLE flat (id int PRIMARY KEY, note text)",
         "CREATE PUBLICATION flat_pub FOR TABLE flat",
         "CREATE TABLE dropped (id int PRIMARY KEY)",
-        "CREATE PUBLICATION dropped_pub FOR TABLE dropped");
+        "CREATE PUBLICATION dropped_pub FOR TABLE dropped",
+        "CREATE TABLE quiet (id int PRIMARY KEY)",
+        "CREATE TABLE unpublished (id int)",
+        "CREATE PUBLICATION quiet_pub FOR TABLE quiet");
     connect = ConnectClusters.start("streaming", 1, false);
   }
 
@@ -287,6 +290,76 @@ class ConnectStreamingTest {
             "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'dropped_slot'"),
         "no new slot was created past the lost changes");
     connect.deleteConnector("dr");
+  }
+
+  /**
+   * The library's watermark moves past the newest record when only unpublished tables change (and
+   * with events that make no record); with heartbeats off no record carries that position into
+   * Connect's offsets, so the slot must stay at the offsets, or a restarted task finds the slot
+   * ahead of them and refuses to start.
+   */
+  @Test
+  void theSlotNeverPassesConnectsOffsetsWhenOnlyUnpublishedTablesChange(EmbeddedPostgresServer pg)
+      throws Exception {
+    Map<String, String> config = ConnectClusters.connector(pg, "quiet", "quiet_slot");
+    config.put("publication.name", "quiet_pub");
+    config.put("heartbeat.interval.ms", "0");
+    config.put("status.update.interval.ms", "100");
+    connect.configureConnector("quiet", config);
+    connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("quiet", 1, "not running");
+    awaitSlotActive(pg, "quiet_slot");
+    pg.execute("INSERT INTO quiet VALUES (1)");
+    connect.kafka().consume(1, TIMEOUT_MS, "quiet.public.quiet");
+    long offsetLsn =
+        Awaitility.await()
+            .atMost(Duration.ofSeconds(30))
+            .ignoreExceptions()
+            .until(() -> offsetLsn("quiet"), lsn -> lsn > 0);
+    for (int i = 0; i < 5; i++) {
+      pg.execute("INSERT INTO unpublished SELECT g FROM generate_series(1, 2000) g");
+    }
+    // the slot has caught up with the unpublished changes once its walsender's state says so;
+    // then several offset commits (1 s apart) and status updates (100 ms) pass
+    String written = pg.queryString("SELECT pg_current_wal_lsn()::text");
+    String since = pg.queryString("SELECT now()::text");
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                "true"
+                    .equals(
+                        pg.queryString(
+                            "SELECT coalesce((SELECT r.sent_lsn >= '"
+                                + written
+                                + "'::pg_lsn AND r.reply_time > '"
+                                + since
+                                + "'::timestamptz + interval '3 seconds' FROM pg_stat_replication"
+                                + " r JOIN pg_replication_slots s ON s.active_pid = r.pid WHERE"
+                                + " s.slot_name = 'quiet_slot')::text, 'false')")));
+    assertEquals(offsetLsn, offsetLsn("quiet"), "no record moved Connect's offsets");
+    long confirmed =
+        Long.parseLong(
+            pg.queryString(
+                "SELECT (confirmed_flush_lsn - '0/0'::pg_lsn)::bigint::text FROM"
+                    + " pg_replication_slots WHERE slot_name = 'quiet_slot'"));
+    assertTrue(
+        confirmed <= offsetLsn,
+        "confirmed_flush_lsn " + confirmed + " passed Connect's offsets at " + offsetLsn);
+    connect.restartTask("quiet", 0);
+    pg.execute("INSERT INTO quiet VALUES (2)");
+    List<Integer> ids = new ArrayList<>();
+    for (ConsumerRecord<byte[], byte[]> r :
+        connect.kafka().consume(2, TIMEOUT_MS, "quiet.public.quiet")) {
+      ids.add(ConnectClusters.parse(r.value()).get("after").get("id").asInt());
+    }
+    assertEquals(List.of(1, 2), ids, "the restarted task streams on from its offsets");
+    assertEquals("RUNNING", connect.connectorStatus("quiet").tasks().get(0).state());
+    connect.deleteConnector("quiet");
+  }
+
+  private static long offsetLsn(String connector) {
+    return ((Number) connect.connectorOffsets(connector).offsets().get(0).offset().get("lsn"))
+        .longValue();
   }
 
   @Test
