@@ -195,6 +195,20 @@ public final class PgCdcSource implements AutoCloseable {
         runtime.snapshotChunksRetried());
   }
 
+  /**
+   * Returns the source's lifecycle state: {@link SourceState#NEW} before {@link #start}, {@link
+   * SourceState#STARTING} while start connects, {@link SourceState#STREAMING} once it returned,
+   * {@link SourceState#RECONNECTING} after a connection loss, {@link SourceState#STOPPING} after
+   * {@link #stop()} or a failure until the future completes, then {@link SourceState#STOPPED} or
+   * {@link SourceState#FAILED} (set before the future completes). Cheap (one volatile read); any
+   * thread.
+   *
+   * @return the state, never null
+   */
+  public SourceState state() {
+    return runtime.state();
+  }
+
   /** Returns how many times the source reconnected after a connection loss. */
   public long reconnects() {
     return runtime.reconnects();
