@@ -44,7 +44,9 @@ class PgCdcSourceMetricsTest {
                 .user(pg.user())
                 .slot("metered")
                 .publication("metered")
-                .checkpointStore(new MemoryCheckpointStore())
+                .checkpointStore(
+                    TimedCheckpointStore.of(
+                        new MemoryCheckpointStore(), registry, Tags.of("slot", "metered")))
                 .createSlot(true)
                 .statusInterval(Duration.ofMillis(100))
                 .build();
@@ -84,6 +86,19 @@ class PgCdcSourceMetricsTest {
               .gauge()
               .getId()
               .getTag("app"));
+      io.micrometer.core.instrument.Timer stores =
+          registry
+              .get("datum.cdc.checkpoint.store")
+              .tags("operation", "store", "outcome", "success")
+              .timer();
+      assertTrue(stores.count() >= 1, "at least one store of the acknowledgements");
+      assertEquals(
+          1,
+          registry
+              .get("datum.cdc.checkpoint.store")
+              .tags("operation", "load", "outcome", "success")
+              .timer()
+              .count());
       source.stop();
       done.get(30, TimeUnit.SECONDS);
       assertEquals(1, state(registry, SourceState.STOPPED));
