@@ -194,7 +194,8 @@ public final class PgCdcSource implements AutoCloseable {
         p[6],
         p[7],
         runtime.snapshotTracker().figures(),
-        runtime.snapshotChunksRetried());
+        runtime.snapshotChunksRetried(),
+        p[8]);
   }
 
   /**

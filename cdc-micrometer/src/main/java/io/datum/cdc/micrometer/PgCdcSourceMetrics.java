@@ -92,6 +92,12 @@ public final class PgCdcSourceMetrics implements MeterBinder, AutoCloseable {
         m -> m.transactionsSpilled());
     counter(
         registry,
+        "spill.written",
+        "bytes",
+        "bytes written to spill files (current connection)",
+        m -> m.bytesSpilled());
+    counter(
+        registry,
         "events.skipped",
         "events",
         "changes skipped as undecodable (DecodeErrorPolicy.SKIP)",

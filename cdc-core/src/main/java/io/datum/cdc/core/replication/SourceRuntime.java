@@ -306,7 +306,7 @@ public final class SourceRuntime {
    * Returns the progress figures of {@code SourceMetrics}, in its component order: pending
    * transactions, pending events, transactions delivered, events handled, nanoseconds since start,
    * transactions spilled on the current connection, events skipped and events delivered with
-   * undecoded values (the decode-error policy).
+   * undecoded values (the decode-error policy), bytes spilled on the current connection.
    */
   public long[] progress() {
     ReplicationLoop l = loop;
@@ -318,7 +318,8 @@ public final class SourceRuntime {
       startNanos == 0 ? 0 : System.nanoTime() - startNanos,
       l == null ? 0 : l.transactionsSpilled(),
       decodeErrors.eventsSkipped(),
-      decodeErrors.eventsWithUndecoded()
+      decodeErrors.eventsWithUndecoded(),
+      l == null ? 0 : l.bytesSpilled()
     };
   }
 
