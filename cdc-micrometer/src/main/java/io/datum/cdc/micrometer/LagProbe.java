@@ -29,6 +29,9 @@ final class LagProbe implements AutoCloseable {
           + " ELSE pg_current_wal_lsn() END, confirmed_flush_lsn)::float8"
           + " FROM pg_catalog.pg_replication_slots WHERE slot_name = ?";
 
+  /** Seconds a lag query may take before it fails (and counts as a read error). */
+  static final int QUERY_TIMEOUT_SECONDS = 5;
+
   /** Opens a connection; may throw. */
   interface Connector {
     Connection open() throws SQLException;
@@ -80,6 +83,7 @@ final class LagProbe implements AutoCloseable {
     }
     try (PreparedStatement s = connection.prepareStatement(QUERY)) {
       s.setString(1, slot);
+      s.setQueryTimeout(QUERY_TIMEOUT_SECONDS); // a scrape never waits long on a stuck server
       try (ResultSet r = s.executeQuery()) {
         if (!r.next()) {
           throw new SQLException("replication slot \"" + slot + "\" does not exist");
