@@ -50,8 +50,10 @@ import org.postgresql.Driver;
 public final class PgCdcSource implements AutoCloseable {
 
   private final SourceRuntime runtime;
+  private final SourceConfig config;
 
   private PgCdcSource(SourceConfig config) {
+    this.config = config;
     this.runtime = new SourceRuntime(config);
   }
 
@@ -192,7 +194,44 @@ public final class PgCdcSource implements AutoCloseable {
         p[6],
         p[7],
         runtime.snapshotTracker().figures(),
-        runtime.snapshotChunksRetried());
+        runtime.snapshotChunksRetried(),
+        p[8]);
+  }
+
+  /**
+   * Returns the source's lifecycle state: {@link SourceState#NEW} before {@link #start}, {@link
+   * SourceState#STARTING} while start connects, {@link SourceState#STREAMING} once it returned,
+   * {@link SourceState#RECONNECTING} after a connection loss, {@link SourceState#STOPPING} after
+   * {@link #stop()} or a failure until the future completes, then {@link SourceState#STOPPED} or
+   * {@link SourceState#FAILED} (set before the future completes). Cheap (one volatile read); any
+   * thread.
+   *
+   * @return the state, never null
+   */
+  public SourceState state() {
+    return runtime.state();
+  }
+
+  /** Returns the name of the replication slot the source reads; never null. */
+  public String slot() {
+    return config.slot();
+  }
+
+  /** Returns the name of the publication the source streams; never null. */
+  public String publication() {
+    return config.publication();
+  }
+
+  /**
+   * Opens a new ordinary (not replication) JDBC connection to the source's database with the
+   * source's URL, user, password and connection properties, for monitoring queries (for example
+   * {@code pg_replication_slots}). The source does not track it: the caller closes it.
+   *
+   * @return a new open connection
+   * @throws java.sql.SQLException if the connection cannot be opened
+   */
+  public java.sql.Connection openConnection() throws java.sql.SQLException {
+    return java.sql.DriverManager.getConnection(config.jdbcUrl(), config.properties());
   }
 
   /** Returns how many times the source reconnected after a connection loss. */

@@ -22,6 +22,7 @@ public final class SourceMetrics {
   private final long eventsWithUndecoded;
   private final long[] snapshot;
   private final long snapshotChunksRetried;
+  private final long bytesSpilled;
 
   SourceMetrics(
       PgLsn watermark,
@@ -35,7 +36,9 @@ public final class SourceMetrics {
       long eventsSkipped,
       long eventsWithUndecoded,
       long[] snapshot,
-      long snapshotChunksRetried) {
+      long snapshotChunksRetried,
+      long bytesSpilled) {
+    this.bytesSpilled = bytesSpilled;
     this.snapshot = snapshot;
     this.snapshotChunksRetried = snapshotChunksRetried;
     this.watermark = watermark;
@@ -94,6 +97,15 @@ public final class SourceMetrics {
    */
   public long transactionsSpilled() {
     return transactionsSpilled;
+  }
+
+  /**
+   * Returns the bytes written to spill files since the source started (on the current connection,
+   * like {@link #transactionsSpilled()}): each spilled change's pgoutput message plus a few bytes
+   * of framing.
+   */
+  public long bytesSpilled() {
+    return bytesSpilled;
   }
 
   /**

@@ -310,7 +310,9 @@ class PgCdcSourceTest {
         source("again", new MemoryCheckpointStore())
             .reconnect(20, Duration.ofMillis(50), Duration.ofSeconds(1))
             .build()) {
+      assertEquals(SourceState.NEW, source.state());
       CompletableFuture<Void> done = source.start(events);
+      assertEquals(SourceState.STREAMING, source.state());
       pg.execute("INSERT INTO again VALUES (1), (2), (3)");
       List<ChangeEvent> before = events.take(3, WAIT);
       source.checkpoints().acknowledge(before.get(0).offset());
@@ -339,6 +341,10 @@ class PgCdcSourceTest {
       assertEquals(3, metrics.transactionsDelivered(), "1 before, 1 again, 1 new");
       assertEquals(1, metrics.reconnects());
       assertTrue(metrics.eventsPerSecond() > 0);
+      assertEquals(SourceState.STREAMING, source.state(), "back after the reconnect");
+      source.stop();
+      done.get(30, TimeUnit.SECONDS);
+      assertEquals(SourceState.STOPPED, source.state());
     }
     pg.execute("SELECT pg_drop_replication_slot('again')");
   }
@@ -364,6 +370,7 @@ class PgCdcSourceTest {
       ExecutionException e =
           assertThrows(ExecutionException.class, () -> done.get(30, TimeUnit.SECONDS));
       assertInstanceOf(CdcConnectionException.class, e.getCause(), e.getCause().toString());
+      assertEquals(SourceState.FAILED, source.state());
     }
     pg.execute("SELECT pg_drop_replication_slot('killed')");
   }

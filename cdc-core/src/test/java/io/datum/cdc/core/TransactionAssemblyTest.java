@@ -219,6 +219,7 @@ class TransactionAssemblyTest {
       assertEquals("x".repeat(200), ((InsertEvent) got.get(2999)).after().get("filler"));
       assertEquals(List.of(9999), ids(events.take(1, WAIT)));
       assertEquals(1, source.metrics().transactionsSpilled());
+      assertTrue(source.metrics().bytesSpilled() > 0, "the spilled changes' bytes");
       try (Stream<Path> files = Files.list(spill)) {
         assertEquals(List.of(), files.toList(), "the spill file is deleted once delivered");
       }

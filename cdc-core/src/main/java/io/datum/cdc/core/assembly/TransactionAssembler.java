@@ -168,6 +168,11 @@ public final class TransactionAssembler implements PgOutputListener {
     return memory.spilledFiles();
   }
 
+  /** Returns the bytes written to spill files on this assembler's connection. */
+  public long bytesSpilled() {
+    return memory.spilledBytes();
+  }
+
   long transactionsSkipped() {
     return transactionsSkipped;
   }

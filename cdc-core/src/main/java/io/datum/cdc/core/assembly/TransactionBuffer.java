@@ -49,6 +49,7 @@ public final class TransactionBuffer implements AutoCloseable {
     private final Path spillDirectory;
     private long used;
     private volatile long spilledFiles;
+    private volatile long spilledBytes;
 
     /**
      * @param budget bytes of buffered messages (plus {@link #OVERHEAD} each) held in memory before
@@ -67,6 +68,11 @@ public final class TransactionBuffer implements AutoCloseable {
     /** Returns how many buffers spilled to disk so far. */
     long spilledFiles() {
       return spilledFiles;
+    }
+
+    /** Returns the bytes written to spill files so far (records with their framing). */
+    long spilledBytes() {
+      return spilledBytes;
     }
   }
 
@@ -217,6 +223,8 @@ public final class TransactionBuffer implements AutoCloseable {
         spillOut.writeInt(index);
       }
       ByteBuffer m = c.message();
+      // one writer (the replication thread): a volatile read and write, no atomic needed
+      memory.spilledBytes += 8 + 1 + 2 + 4L * c.relations().length + 4 + m.remaining();
       spillOut.writeInt(m.remaining());
       if (m.hasArray()) {
         spillOut.write(m.array(), m.arrayOffset() + m.position(), m.remaining());

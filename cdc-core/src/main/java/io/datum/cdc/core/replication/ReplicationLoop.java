@@ -473,6 +473,11 @@ final class ReplicationLoop {
     return a == null ? 0 : a.transactionsSpilled();
   }
 
+  long bytesSpilled() {
+    TransactionAssembler a = assembler;
+    return a == null ? 0 : a.bytesSpilled();
+  }
+
   long transactionsDelivered() {
     TransactionAssembler a = assembler;
     return a == null ? 0 : a.transactionsDelivered();

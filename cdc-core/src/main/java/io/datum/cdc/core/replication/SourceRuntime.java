@@ -8,6 +8,7 @@ import io.datum.cdc.CdcException;
 import io.datum.cdc.CdcHandler;
 import io.datum.cdc.CdcReplicationException;
 import io.datum.cdc.SnapshotProgress;
+import io.datum.cdc.core.SourceState;
 import io.datum.cdc.core.delivery.HandlerThread;
 import io.datum.cdc.core.delivery.Handoff;
 import io.datum.cdc.core.feedback.FeedbackCoordinator;
@@ -42,6 +43,7 @@ public final class SourceRuntime {
 
   private final SourceConfig config;
   private final AtomicBoolean started = new AtomicBoolean();
+  private final AtomicReference<SourceState> state = new AtomicReference<>(SourceState.NEW);
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
   private final AtomicLong reconnects = new AtomicLong();
   private volatile long transactionsDeliveredBefore;
@@ -125,9 +127,11 @@ public final class SourceRuntime {
     if (!started.compareAndSet(false, true)) {
       throw new IllegalStateException("source of slot " + config.slot() + " was already started");
     }
+    state.compareAndSet(SourceState.NEW, SourceState.STARTING);
     Path spill = config.spillDirectory();
     if (!Files.isDirectory(spill) || !Files.isWritable(spill)) {
       asyncAcks.shutdown();
+      state.set(SourceState.FAILED);
       throw new CdcConfigurationException(
           "spill directory "
               + spill
@@ -139,6 +143,7 @@ public final class SourceRuntime {
       opened.open();
     } catch (RuntimeException e) {
       asyncAcks.shutdown();
+      state.set(SourceState.FAILED);
       throw e;
     }
     loop = opened; // from here on stop() waits for the threads
@@ -150,6 +155,7 @@ public final class SourceRuntime {
     Thread waiter = new Thread(this::awaitTermination, "datum-cdc-termination-" + config.slot());
     waiter.setDaemon(true);
     waiter.start();
+    state.compareAndSet(SourceState.STARTING, SourceState.STREAMING);
     return termination;
   }
 
@@ -159,8 +165,10 @@ public final class SourceRuntime {
     stopSignal.countDown();
     if (loop == null) {
       asyncAcks.shutdown();
+      state.compareAndSet(SourceState.NEW, SourceState.STOPPED);
       return;
     }
+    toStopping();
     loop.requestStop();
     if (Thread.currentThread() == dispatcher) {
       return; // called from the handler: it returns to the dispatcher loop, which then ends
@@ -222,6 +230,7 @@ public final class SourceRuntime {
    */
   private void reconnect(CdcConnectionException lost) throws InterruptedException {
     LOG.warn("slot {}: connection lost ({}); reconnecting", config.slot(), lost.getMessage());
+    state.compareAndSet(SourceState.STREAMING, SourceState.RECONNECTING);
     handoff.clear();
     coordinator.resetPending();
     snapshots.connectionLost();
@@ -237,6 +246,7 @@ public final class SourceRuntime {
         transactionsDeliveredBefore += loop.transactionsDelivered();
         loop = next;
         reconnects.incrementAndGet();
+        state.compareAndSet(SourceState.RECONNECTING, SourceState.STREAMING);
         LOG.info("slot {}: reconnected after {} attempt(s)", config.slot(), attempt);
         return;
       } catch (CdcConnectionException | CdcReplicationException e) {
@@ -296,7 +306,7 @@ public final class SourceRuntime {
    * Returns the progress figures of {@code SourceMetrics}, in its component order: pending
    * transactions, pending events, transactions delivered, events handled, nanoseconds since start,
    * transactions spilled on the current connection, events skipped and events delivered with
-   * undecoded values (the decode-error policy).
+   * undecoded values (the decode-error policy), bytes spilled on the current connection.
    */
   public long[] progress() {
     ReplicationLoop l = loop;
@@ -308,7 +318,8 @@ public final class SourceRuntime {
       startNanos == 0 ? 0 : System.nanoTime() - startNanos,
       l == null ? 0 : l.transactionsSpilled(),
       decodeErrors.eventsSkipped(),
-      decodeErrors.eventsWithUndecoded()
+      decodeErrors.eventsWithUndecoded(),
+      l == null ? 0 : l.bytesSpilled()
     };
   }
 
@@ -374,6 +385,8 @@ public final class SourceRuntime {
           e.toString());
     }
     Throwable t = failure.get();
+    // the state first: whoever sees the future completed sees the final state
+    state.set(t == null ? SourceState.STOPPED : SourceState.FAILED);
     if (t == null) {
       termination.complete(null);
     } else {
@@ -399,6 +412,7 @@ public final class SourceRuntime {
     } else if (failure.get() != t) {
       failure.get().addSuppressed(t);
     }
+    toStopping();
     stopSignal.countDown();
   }
 
@@ -412,8 +426,18 @@ public final class SourceRuntime {
     stopping = true;
     stopSignal.countDown();
     if (loop != null) {
+      toStopping();
       loop.requestStop();
     }
+  }
+
+  /** Returns the lifecycle state. */
+  public SourceState state() {
+    return state.get();
+  }
+
+  private void toStopping() {
+    state.getAndUpdate(s -> s.isTerminal() || s == SourceState.NEW ? s : SourceState.STOPPING);
   }
 
   private void wakeLoop() {

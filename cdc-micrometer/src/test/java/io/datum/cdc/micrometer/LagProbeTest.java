@@ -1,0 +1,54 @@
+package io.datum.cdc.micrometer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.sql.SQLException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class LagProbeTest {
+
+  @Test
+  void aFailedReadIsNaNCountedAndRetriedOnlyAfterTheInterval() {
+    AtomicLong now = new AtomicLong(1_000);
+    AtomicInteger opens = new AtomicInteger();
+    LagProbe probe =
+        new LagProbe(
+            "s",
+            () -> {
+              opens.incrementAndGet();
+              throw new SQLException("refused");
+            },
+            100,
+            now::get);
+    assertTrue(Double.isNaN(probe.bytes()));
+    assertEquals(1, probe.errors());
+    now.addAndGet(99);
+    assertTrue(Double.isNaN(probe.bytes()), "cached within the interval");
+    assertEquals(1, opens.get());
+    assertEquals(1, probe.errors());
+    now.addAndGet(1);
+    assertTrue(Double.isNaN(probe.bytes()));
+    assertEquals(2, opens.get(), "read again once the interval passed");
+    assertEquals(2, probe.errors());
+  }
+
+  @Test
+  void afterCloseNothingIsRead() {
+    AtomicInteger opens = new AtomicInteger();
+    LagProbe probe =
+        new LagProbe(
+            "s",
+            () -> {
+              opens.incrementAndGet();
+              throw new SQLException("refused");
+            },
+            1,
+            System::nanoTime);
+    probe.close();
+    assertTrue(Double.isNaN(probe.bytes()));
+    assertEquals(0, opens.get());
+  }
+}
