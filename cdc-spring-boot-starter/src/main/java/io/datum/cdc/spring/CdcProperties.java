@@ -133,8 +133,11 @@ public class CdcProperties {
   /** How long start waits for the source to begin streaming when fail-fast is on. */
   private Duration startTimeout = Duration.ofSeconds(60);
 
-  /** The SmartLifecycle phase: stopped before beans of lower phases (DataSource, web server). */
-  private int phase = Integer.MAX_VALUE - 2048;
+  /**
+   * The SmartLifecycle phase (the default: Integer.MAX_VALUE - 512): the source starts after and
+   * stops before beans of lower phases, such as the web server (MAX - 1024 and MAX - 2048).
+   */
+  private int phase = Integer.MAX_VALUE - 512;
 
   /** The health check. */
   private final Health health = new Health();
