@@ -114,6 +114,7 @@ class CdcStarterPostgresTest {
             context ->
                 assertThat(context)
                     .getFailure()
+                    .cause()
                     .hasMessageContaining("datum-cdc")
                     .hasMessageContaining("spring_nopub"));
   }
