@@ -10,7 +10,6 @@ import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -101,7 +100,6 @@ public class CdcAutoConfiguration {
   /** The health indicator, with Spring Boot Actuator present. */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(name = "org.springframework.boot.actuate.health.HealthIndicator")
-  @ConditionalOnBean(PgCdcSourceLifecycle.class)
   static class HealthConfiguration {
 
     /**

@@ -26,7 +26,8 @@ class CdcAutoConfigurationTest {
 
   private final ApplicationContextRunner runner =
       new ApplicationContextRunner()
-          .withConfiguration(AutoConfigurations.of(CdcAutoConfiguration.class))
+          .withConfiguration(
+              AutoConfigurations.of(CdcAutoConfiguration.class, CdcMetricsAutoConfiguration.class))
           .withPropertyValues(
               "datum.cdc.jdbc-url=jdbc:postgresql://localhost:1/none",
               "datum.cdc.slot=s1",
@@ -119,6 +120,8 @@ class CdcAutoConfigurationTest {
               PgCdcSource source = context.getBean(PgCdcSource.class);
               assertThat(source.slot()).isEqualTo("s1");
               assertThat(source.publication()).isEqualTo("p1");
+              assertThat(context).hasBean("datumCdcHealthIndicator");
+              assertThat(context).hasSingleBean(io.datum.cdc.micrometer.PgCdcSourceMetrics.class);
             });
   }
 
