@@ -1,0 +1,190 @@
+package io.datum.cdc.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.datum.cdc.CdcCheckpointStore;
+import io.datum.cdc.CdcHandler;
+import io.datum.cdc.MemoryCheckpointStore;
+import io.datum.cdc.core.AcknowledgementDurability;
+import io.datum.cdc.core.DecodeErrorPolicy;
+import io.datum.cdc.core.OriginFilter;
+import io.datum.cdc.core.PgCdcSource;
+import io.datum.cdc.core.SnapshotMode;
+import io.datum.cdc.core.StreamingMode;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.NoSuchBeanDefinitionException;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/** Binding and bean wiring, without a server (the source is built, not started). */
+class CdcAutoConfigurationTest {
+
+  private final ApplicationContextRunner runner =
+      new ApplicationContextRunner()
+          .withConfiguration(
+              AutoConfigurations.of(CdcAutoConfiguration.class, CdcMetricsAutoConfiguration.class))
+          .withPropertyValues(
+              "datum.cdc.jdbc-url=jdbc:postgresql://localhost:1/none",
+              "datum.cdc.slot=s1",
+              "datum.cdc.publication=p1");
+
+  @Test
+  void everyPropertyBindsAndTheSourceBuilds() {
+    runner
+        .withBean(CdcHandler.class, () -> (event, checkpoints) -> {})
+        .withPropertyValues(
+            "datum.cdc.user=u",
+            "datum.cdc.password=pw",
+            "datum.cdc.connection-properties.ApplicationName=app",
+            "datum.cdc.create-slot=true",
+            "datum.cdc.create-publication=true",
+            "datum.cdc.tables=public.a,public.b",
+            "datum.cdc.handoff-capacity=64",
+            "datum.cdc.status-interval=250ms",
+            "datum.cdc.stop-timeout=5s",
+            "datum.cdc.trust-slot-position=true",
+            "datum.cdc.allow-cluster-change=true",
+            "datum.cdc.allow-publication-change=true",
+            "datum.cdc.failover-slot=true",
+            "datum.cdc.reconnect.attempts=3",
+            "datum.cdc.reconnect.initial-backoff=10ms",
+            "datum.cdc.reconnect.max-backoff=1s",
+            "datum.cdc.acknowledgement-durability=transaction",
+            "datum.cdc.on-decode-error=stop",
+            "datum.cdc.snapshot.modes=initial,on-request",
+            "datum.cdc.snapshot.parallelism=2",
+            "datum.cdc.snapshot.chunk-rows=100",
+            "datum.cdc.messages=true",
+            "datum.cdc.protocol-version=4",
+            "datum.cdc.streaming=parallel",
+            "datum.cdc.two-phase=true",
+            "datum.cdc.binary=true",
+            "datum.cdc.origin=none",
+            "datum.cdc.memory-budget=1048576",
+            "datum.cdc.spill-directory=/tmp/spill",
+            "datum.cdc.wait-for-slot=2s",
+            "datum.cdc.slot-creation-timeout=3s",
+            "datum.cdc.checkpoint-store=memory:",
+            "datum.cdc.fail-fast=false",
+            "datum.cdc.start-timeout=7s",
+            "datum.cdc.phase=42",
+            "datum.cdc.health.lag-threshold-bytes=1000",
+            "datum.cdc.health.lag-status=LAGGING")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              CdcProperties p = context.getBean(CdcProperties.class);
+              assertThat(p.getUser()).isEqualTo("u");
+              assertThat(p.getPassword()).isEqualTo("pw");
+              assertThat(p.getConnectionProperties()).isEqualTo(Map.of("ApplicationName", "app"));
+              assertThat(p.getCreateSlot()).isTrue();
+              assertThat(p.getCreatePublication()).isTrue();
+              assertThat(p.getTables()).containsExactly("public.a", "public.b");
+              assertThat(p.getHandoffCapacity()).isEqualTo(64);
+              assertThat(p.getStatusInterval()).isEqualTo(Duration.ofMillis(250));
+              assertThat(p.getStopTimeout()).isEqualTo(Duration.ofSeconds(5));
+              assertThat(p.getTrustSlotPosition()).isTrue();
+              assertThat(p.getAllowClusterChange()).isTrue();
+              assertThat(p.getAllowPublicationChange()).isTrue();
+              assertThat(p.getFailoverSlot()).isTrue();
+              assertThat(p.getReconnect().getAttempts()).isEqualTo(3);
+              assertThat(p.getReconnect().getInitialBackoff()).isEqualTo(Duration.ofMillis(10));
+              assertThat(p.getReconnect().getMaxBackoff()).isEqualTo(Duration.ofSeconds(1));
+              assertThat(p.getAcknowledgementDurability())
+                  .isEqualTo(AcknowledgementDurability.TRANSACTION);
+              assertThat(p.getOnDecodeError()).isEqualTo(DecodeErrorPolicy.STOP);
+              assertThat(p.getSnapshot().getModes())
+                  .isEqualTo(List.of(SnapshotMode.INITIAL, SnapshotMode.ON_REQUEST));
+              assertThat(p.getSnapshot().getParallelism()).isEqualTo(2);
+              assertThat(p.getSnapshot().getChunkRows()).isEqualTo(100);
+              assertThat(p.getMessages()).isTrue();
+              assertThat(p.getProtocolVersion()).isEqualTo(4);
+              assertThat(p.getStreaming()).isEqualTo(StreamingMode.PARALLEL);
+              assertThat(p.getTwoPhase()).isTrue();
+              assertThat(p.getBinary()).isTrue();
+              assertThat(p.getOrigin()).isEqualTo(OriginFilter.NONE);
+              assertThat(p.getMemoryBudget()).isEqualTo(1048576L);
+              assertThat(p.getSpillDirectory()).isEqualTo(Path.of("/tmp/spill"));
+              assertThat(p.getWaitForSlot()).isEqualTo(Duration.ofSeconds(2));
+              assertThat(p.getSlotCreationTimeout()).isEqualTo(Duration.ofSeconds(3));
+              assertThat(p.isFailFast()).isFalse();
+              assertThat(p.getStartTimeout()).isEqualTo(Duration.ofSeconds(7));
+              assertThat(context.getBean(PgCdcSourceLifecycle.class).getPhase()).isEqualTo(42);
+              assertThat(p.getHealth().getLagThresholdBytes()).isEqualTo(1000L);
+              assertThat(p.getHealth().getLagStatus()).isEqualTo("LAGGING");
+              PgCdcSource source = context.getBean(PgCdcSource.class);
+              assertThat(source.slot()).isEqualTo("s1");
+              assertThat(source.publication()).isEqualTo("p1");
+              assertThat(context).hasBean("datumCdcHealthIndicator");
+              assertThat(context).hasSingleBean(io.datum.cdc.micrometer.PgCdcSourceMetrics.class);
+            });
+  }
+
+  @Test
+  void aMissingHandlerBeanFailsNamingIt() {
+    runner.run(
+        context ->
+            assertThat(context)
+                .getFailure()
+                .rootCause()
+                .isInstanceOf(NoSuchBeanDefinitionException.class)
+                .hasMessageContaining("io.datum.cdc.CdcHandler"));
+  }
+
+  @Test
+  void anUnknownEnumValueFailsNamingTheProperty() {
+    runner
+        .withBean(CdcHandler.class, () -> (event, checkpoints) -> {})
+        .withPropertyValues("datum.cdc.acknowledgement-durability=sometimes")
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(context.getStartupFailure())
+                  .hasRootCauseInstanceOf(IllegalArgumentException.class);
+              Throwable bind = context.getStartupFailure();
+              while (bind != null && !(bind instanceof BindException)) {
+                bind = bind.getCause();
+              }
+              assertThat(bind)
+                  .isNotNull()
+                  .hasMessageContaining("datum.cdc.acknowledgement-durability");
+            });
+  }
+
+  @Test
+  void aMissingRequiredPropertyFailsNamingIt() {
+    new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(CdcAutoConfiguration.class))
+        .withBean(CdcHandler.class, () -> (event, checkpoints) -> {})
+        .withPropertyValues("datum.cdc.slot=s1", "datum.cdc.publication=p1")
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining("datum.cdc.jdbc-url"));
+  }
+
+  @Test
+  void anApplicationStoreBeanWins() {
+    MemoryCheckpointStore mine = new MemoryCheckpointStore();
+    runner
+        .withBean(CdcHandler.class, () -> (event, checkpoints) -> {})
+        .withBean(CdcCheckpointStore.class, () -> mine)
+        .withPropertyValues(
+            "datum.cdc.checkpoint-store=file:/nonexistent/never", "datum.cdc.fail-fast=false")
+        .run(context -> assertThat(context.getBean(CdcCheckpointStore.class)).isSameAs(mine));
+  }
+
+  @Test
+  void disabledConfiguresNothing() {
+    runner
+        .withPropertyValues("datum.cdc.enabled=false")
+        .run(context -> assertThat(context).doesNotHaveBean(PgCdcSource.class));
+  }
+}
