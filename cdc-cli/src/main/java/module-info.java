@@ -14,6 +14,10 @@ module io.datum.cdc.cli {
   requires com.fasterxml.jackson.databind;
   requires java.sql;
   requires org.slf4j;
+  requires io.datum.cdc.micrometer;
+  requires micrometer.core;
+  requires micrometer.registry.prometheus;
+  requires jdk.httpserver;
 
   // picocli reads and writes the annotated option fields of the commands reflectively
   opens io.datum.cdc.cli to

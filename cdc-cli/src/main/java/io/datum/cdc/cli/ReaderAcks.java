@@ -121,7 +121,8 @@ final class ReaderAcks {
 
   /** Starts reading on a daemon thread; opening a FIFO waits there for its writer. */
   void start() {
-    Thread reader = new Thread(this::read, "pgcdc-acks");
+    // named after the thread that starts it (pgcdc-stream-SLOT): its log lines name the slot
+    Thread reader = new Thread(this::read, Thread.currentThread().getName() + "-acks");
     reader.setDaemon(true); // blocked in a read of a pipe at exit
     reader.start();
   }

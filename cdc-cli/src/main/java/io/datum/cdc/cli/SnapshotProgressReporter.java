@@ -122,7 +122,8 @@ final class SnapshotProgressReporter {
 
   /** Starts polling on a daemon thread. */
   synchronized void start() {
-    thread = new Thread(this::run, "pgcdc-snapshot-progress");
+    // named after the thread that starts it (pgcdc-stream-SLOT): its log lines name the slot
+    thread = new Thread(this::run, Thread.currentThread().getName() + "-snapshot-progress");
     thread.setDaemon(true);
     thread.start();
   }

@@ -268,6 +268,23 @@ final class StreamCommand implements Callable<Integer> {
               + " previous one ran)")
   Path output;
 
+  @Option(
+      names = "--metrics-port",
+      paramLabel = "PORT",
+      description =
+          "serve the source's meters in Prometheus' text format at http://ADDRESS:PORT/metrics"
+              + " and its health as JSON at /health (200 while streaming, 503 while reconnecting"
+              + " or failed); 0 picks a free port; the address is printed on stderr. See"
+              + " docs/metrics.md")
+  Integer metricsPort;
+
+  @Option(
+      names = "--metrics-address",
+      paramLabel = "ADDRESS",
+      defaultValue = "0.0.0.0",
+      description = "the address --metrics-port listens on (default 0.0.0.0: every interface)")
+  String metricsAddress;
+
   @Option(names = "--verbose", description = "info logs and stack traces of errors on stderr")
   boolean verbose;
 
@@ -313,26 +330,8 @@ final class StreamCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    String password = serverOptions.password();
-    String url = serverOptions.url;
-    String user = serverOptions.user;
-    AcknowledgementDurability durability =
-        switch (durableAcks) {
-          case "transaction" -> AcknowledgementDurability.TRANSACTION;
-          case "event" -> AcknowledgementDurability.EVENT;
-          default ->
-              throw new CdcConfigurationException(
-                  "--durable-acks must be transaction or event, was \"" + durableAcks + '"');
-        };
-    DecodeErrorPolicy decodeErrors =
-        switch (onDecodeError) {
-          case "stop" -> DecodeErrorPolicy.STOP;
-          case "raw" -> DecodeErrorPolicy.RAW;
-          case "skip" -> DecodeErrorPolicy.SKIP;
-          default ->
-              throw new CdcConfigurationException(
-                  "--on-decode-error must be stop, raw or skip, was \"" + onDecodeError + '"');
-        };
+    durability(); // every option is checked before anything is opened: a typo creates nothing
+    decodeErrorPolicy();
     if (waitForSlotSeconds < 0) {
       throw new CdcConfigurationException(
           "--wait-for-slot must not be negative, was " + waitForSlotSeconds);
@@ -341,13 +340,12 @@ final class StreamCommand implements Callable<Integer> {
       throw new CdcConfigurationException(
           "--slot-create-timeout must not be negative, was " + slotCreateTimeoutSeconds);
     }
-    int reconnectAttempts = reconnectAttempts(reconnect);
+    reconnectAttempts(reconnect);
     if (!(progressIntervalSeconds >= 0) || Double.isInfinite(progressIntervalSeconds)) {
       throw new CdcConfigurationException(
           "--progress-interval must be 0 (none) or a positive number of seconds, was "
               + progressIntervalSeconds);
     }
-    // checked before the store is opened: a typo creates nothing
     SnapshotMode[] snapshot = snapshotModes.isEmpty() ? null : snapshotModes(snapshotModes);
     if (snapshot == null && (snapshotParallelism != null || snapshotChunkRows != null)) {
       throw new CdcConfigurationException(
@@ -362,8 +360,6 @@ final class StreamCommand implements Callable<Integer> {
       throw new CdcConfigurationException(
           "--snapshot-chunk-rows must be 1 to 1000000, was " + snapshotChunkRows);
     }
-    long progressMillis =
-        progressIntervalSeconds == 0 ? 0 : Math.max(1, (long) (progressIntervalSeconds * 1000));
     if ((!tables.isEmpty() || allTables) && !createPublication) {
       throw new CdcConfigurationException(
           (allTables ? "--all-tables" : "--tables") + " applies only with --create-publication");
@@ -390,6 +386,50 @@ final class StreamCommand implements Callable<Integer> {
     if (acksFrom != null) {
       ReaderAcks.check(acksFrom);
     }
+    if (metricsPort != null && (metricsPort < 0 || metricsPort > 65535)) {
+      throw new CdcConfigurationException(
+          "--metrics-port must be 0 (a free port) to 65535, was " + metricsPort);
+    }
+    // every log line names the slot: the library's threads carry it in their names, and so does
+    // this one while it streams
+    Thread main = Thread.currentThread();
+    String mainName = main.getName();
+    main.setName("pgcdc-stream-" + slot);
+    try (MetricsEndpoint endpoint = metricsEndpoint()) {
+      return stream(endpoint);
+    } finally {
+      main.setName(mainName);
+    }
+  }
+
+  private MetricsEndpoint metricsEndpoint() {
+    if (metricsPort == null) {
+      return null;
+    }
+    // the lag is read when scraped, at most once a second however often that is
+    MetricsEndpoint endpoint =
+        MetricsEndpoint.start(metricsAddress, metricsPort, slot, Duration.ofSeconds(1));
+    System.err.println(
+        "pgcdc: metrics at http://"
+            + metricsAddress
+            + ':'
+            + endpoint.port()
+            + "/metrics, health at /health (slot "
+            + slot
+            + ')');
+    return endpoint;
+  }
+
+  private int stream(MetricsEndpoint endpoint) throws Exception {
+    String password = serverOptions.password();
+    String url = serverOptions.url;
+    String user = serverOptions.user;
+    AcknowledgementDurability durability = durability();
+    DecodeErrorPolicy decodeErrors = decodeErrorPolicy();
+    int reconnectAttempts = reconnectAttempts(reconnect);
+    SnapshotMode[] snapshot = snapshotModes.isEmpty() ? null : snapshotModes(snapshotModes);
+    long progressMillis =
+        progressIntervalSeconds == 0 ? 0 : Math.max(1, (long) (progressIntervalSeconds * 1000));
     Path created = firstMissing(CheckpointCommand.fileStoreDirectory(store));
     try {
       try (CdcCheckpointStore checkpoints = CheckpointStores.open(store)) {
@@ -441,7 +481,11 @@ final class StreamCommand implements Callable<Integer> {
         Supplier<PgCdcSource> sources =
             () -> {
               try {
-                return builder.build(); // loads the stored checkpoint
+                PgCdcSource built = builder.build(); // loads the stored checkpoint
+                if (endpoint != null) {
+                  endpoint.bind(built);
+                }
+                return built;
               } catch (CdcStoreException e) {
                 throw StoreRemedies.withRemedy(e, store, slot);
               }
@@ -488,6 +532,27 @@ final class StreamCommand implements Callable<Integer> {
       throw e;
     }
     return 0;
+  }
+
+  private AcknowledgementDurability durability() {
+    return switch (durableAcks) {
+      case "transaction" -> AcknowledgementDurability.TRANSACTION;
+      case "event" -> AcknowledgementDurability.EVENT;
+      default ->
+          throw new CdcConfigurationException(
+              "--durable-acks must be transaction or event, was \"" + durableAcks + '"');
+    };
+  }
+
+  private DecodeErrorPolicy decodeErrorPolicy() {
+    return switch (onDecodeError) {
+      case "stop" -> DecodeErrorPolicy.STOP;
+      case "raw" -> DecodeErrorPolicy.RAW;
+      case "skip" -> DecodeErrorPolicy.SKIP;
+      default ->
+          throw new CdcConfigurationException(
+              "--on-decode-error must be stop, raw or skip, was \"" + onDecodeError + '"');
+    };
   }
 
   /** The outermost directory of {@code dir} that does not exist yet, or null. */

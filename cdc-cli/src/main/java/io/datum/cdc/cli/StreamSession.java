@@ -141,7 +141,8 @@ final class StreamSession {
    * @throws Exception the source's failure, or the output's
    */
   void run() throws Exception {
-    Thread hook = new Thread(this::finishQuietly, "pgcdc-shutdown");
+    // named after the thread that starts it (pgcdc-stream-SLOT): its log lines name the slot
+    Thread hook = new Thread(this::finishQuietly, Thread.currentThread().getName() + "-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     try {
       CompletableFuture<Void> termination = start();

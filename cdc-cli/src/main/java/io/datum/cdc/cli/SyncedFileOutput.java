@@ -60,7 +60,8 @@ final class SyncedFileOutput implements AutoCloseable {
     this.onFailure = onFailure;
     this.writer =
         new JsonLinesWriter(new BufferedOutputStream(Channels.newOutputStream(channel), 1 << 16));
-    this.flusher = new Thread(this::flushLoop, "pgcdc-output-sync");
+    // named after the thread that starts it (pgcdc-stream-SLOT): its log lines name the slot
+    this.flusher = new Thread(this::flushLoop, Thread.currentThread().getName() + "-output-sync");
     this.flusher.setDaemon(true);
     this.flusher.start();
   }

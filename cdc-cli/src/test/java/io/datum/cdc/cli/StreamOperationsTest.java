@@ -323,6 +323,183 @@ class StreamOperationsTest {
     }
   }
 
+  @Test
+  void metricsPortServesPrometheusTextAndHealthAndEveryLogLineNamesTheSlot(@TempDir Path dir)
+      throws Exception {
+    pg.execute(
+        "CREATE TABLE watched (id int PRIMARY KEY)",
+        "CREATE PUBLICATION watched FOR TABLE watched");
+    Path out = dir.resolve("out");
+    Path err = dir.resolve("err");
+    Process p =
+        new ProcessBuilder(
+                command(
+                    stream(
+                        dir.resolve("store"),
+                        "watched_slot",
+                        "watched",
+                        "--create-slot",
+                        "--metrics-port",
+                        "0",
+                        "--metrics-address",
+                        "127.0.0.1",
+                        "--verbose")))
+            .redirectOutput(out.toFile())
+            .redirectError(err.toFile())
+            .start();
+    try {
+      java.util.regex.Pattern announced =
+          java.util.regex.Pattern.compile(
+              "pgcdc: metrics at http://127\\.0\\.0\\.1:(\\d+)/metrics, health at /health"
+                  + " \\(slot watched_slot\\)");
+      int port =
+          await()
+              .atMost(Duration.ofSeconds(60))
+              .until(
+                  () ->
+                      Files.readString(err)
+                          .lines()
+                          .map(announced::matcher)
+                          .filter(java.util.regex.Matcher::matches)
+                          .map(m -> Integer.parseInt(m.group(1)))
+                          .findFirst()
+                          .orElse(-1),
+                  found -> found > 0);
+      Http http = new Http();
+      java.net.URI metrics = java.net.URI.create("http://127.0.0.1:" + port + "/metrics");
+      java.net.URI health = java.net.URI.create("http://127.0.0.1:" + port + "/health");
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> JSON.readTree(get(http, health).body()).get("status").asText().equals("UP"));
+      pg.execute("INSERT INTO watched SELECT generate_series(1, 25)");
+      String delivered =
+          "datum_cdc_events_delivered_events_total{publication=\"watched\",slot=\"watched_slot\"} ";
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> get(http, metrics).body().contains(delivered + "25.0"));
+      Response text = get(http, metrics);
+      assertEquals("text/plain; version=0.0.4; charset=utf-8", text.contentType());
+      assertTrue(
+          text.body()
+              .contains(
+                  "datum_cdc_state{publication=\"watched\",slot=\"watched_slot\",state=\"streaming\"} 1.0"),
+          text.body());
+      // NaN (unknown) until read once the slot exists, then bytes
+      String lagLine =
+          "datum_cdc_replication_lag_bytes{publication=\"watched\",slot=\"watched_slot\"} ";
+      double lag =
+          await()
+              .atMost(Duration.ofSeconds(60))
+              .until(
+                  () ->
+                      Double.parseDouble(
+                          get(http, metrics)
+                              .body()
+                              .lines()
+                              .filter(l -> l.startsWith(lagLine))
+                              .findFirst()
+                              .orElseThrow()
+                              .substring(lagLine.length())),
+                  bytes -> !bytes.isNaN());
+      assertTrue(lag >= 0, "lag " + lag);
+      assertTrue(text.body().contains("jvm_memory_used_bytes{"), "JVM meters too");
+      Response open = get(http, metrics, "application/openmetrics-text; version=1.0.0");
+      assertEquals(
+          "application/openmetrics-text; version=1.0.0; charset=utf-8", open.contentType());
+      assertTrue(open.body().strip().endsWith("# EOF"), "OpenMetrics ends with # EOF");
+
+      Response up = get(http, health);
+      assertEquals(200, up.statusCode());
+      var upJson = JSON.readTree(up.body());
+      assertEquals("UP", upJson.get("status").asText(), up.body());
+      assertEquals("streaming", upJson.get("state").asText());
+      assertEquals("watched_slot", upJson.get("slot").asText());
+      assertEquals("watched", upJson.get("publication").asText());
+      assertEquals(
+          404, get(http, java.net.URI.create("http://127.0.0.1:" + port + "/")).statusCode());
+
+      // a lost connection: reconnected, counted, and streaming again
+      pg.execute(
+          "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots"
+              + " WHERE slot_name = 'watched_slot'");
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () ->
+                  get(http, metrics)
+                      .body()
+                      .contains(
+                          "datum_cdc_reconnects_total{publication=\"watched\",slot=\"watched_slot\"} 1.0"));
+      await().atMost(Duration.ofSeconds(60)).until(() -> get(http, health).statusCode() == 200);
+      assertEquals(25, Files.readAllLines(out).size());
+    } finally {
+      p.destroy(); // SIGTERM: a graceful stop
+      assertTrue(p.waitFor(60, TimeUnit.SECONDS), "pgcdc did not stop on SIGTERM");
+    }
+    List<String> logLines = Files.readString(err).lines().filter(l -> l.startsWith("[")).toList();
+    assertTrue(logLines.size() >= 3, "--verbose logs at INFO: " + logLines);
+    for (String line : logLines) {
+      assertTrue(
+          line.startsWith("[") && line.substring(0, line.indexOf(']')).contains("watched_slot"),
+          line);
+    }
+  }
+
+  /** A response: status, Content-Type, body. */
+  private record Response(int statusCode, String contentType, String body) {}
+
+  /** Marks the calls of {@link #get}; java.net.http is not a module this one reads. */
+  private static final class Http {}
+
+  private static Response get(Http http, java.net.URI uri) throws Exception {
+    return get(http, uri, null);
+  }
+
+  private static Response get(Http http, java.net.URI uri, String accept) throws Exception {
+    java.net.HttpURLConnection c = (java.net.HttpURLConnection) uri.toURL().openConnection();
+    try {
+      c.setConnectTimeout(10_000);
+      c.setReadTimeout(30_000);
+      if (accept != null) {
+        c.setRequestProperty("Accept", accept);
+      }
+      int code = c.getResponseCode();
+      java.io.InputStream in = code < 400 ? c.getInputStream() : c.getErrorStream();
+      String body = in == null ? "" : new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      return new Response(code, c.getContentType(), body);
+    } finally {
+      c.disconnect();
+    }
+  }
+
+  @Test
+  void aMetricsPortInUseIsAUsageErrorNamingIt(@TempDir Path dir) throws Exception {
+    try (java.net.ServerSocket taken =
+        new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      Run refused =
+          pgcdc(
+              dir,
+              stream(
+                  dir.resolve("store"),
+                  "unused",
+                  "unused",
+                  "--metrics-address",
+                  "127.0.0.1",
+                  "--metrics-port",
+                  Integer.toString(taken.getLocalPort())));
+      assertEquals(2, refused.exitCode(), refused.stderr());
+      assertTrue(
+          refused
+              .stderr()
+              .startsWith(
+                  "pgcdc: error: --metrics-port "
+                      + taken.getLocalPort()
+                      + " on --metrics-address 127.0.0.1: cannot listen there (in use"),
+          refused.stderr());
+      assertFalse(Files.exists(dir.resolve("store")), "nothing created");
+    }
+  }
+
   /** Reads n lines, failing after 60 s instead of blocking for ever. */
   private static List<String> read(java.io.BufferedReader in, int n) {
     return org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
