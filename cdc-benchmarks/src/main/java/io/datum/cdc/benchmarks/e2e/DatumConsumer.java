@@ -1,15 +1,26 @@
 package io.datum.cdc.benchmarks.e2e;
 
+import io.datum.cdc.CdcCheckpointStore;
 import io.datum.cdc.MemoryCheckpointStore;
 import io.datum.cdc.core.PgCdcSource;
 import io.datum.cdc.event.InsertEvent;
 import io.datum.cdc.event.UpdateEvent;
+import io.datum.cdc.micrometer.PgCdcSourceMetrics;
+import io.datum.cdc.micrometer.TimedCheckpointStore;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
 
 /**
  * Child JVM of {@link EndToEndHarness}: datum-cdc's {@link PgCdcSource} on an existing slot, a
  * handler that acknowledges every event, stopping after the expected number of row events.
  *
- * <p>Arguments: jdbcUrl user password slot publication expectedEvents timeoutSeconds
+ * <p>Arguments: jdbcUrl user password slot publication expectedEvents timeoutSeconds [metrics]
+ *
+ * <p>With {@code metrics}: cdc-micrometer's {@link PgCdcSourceMetrics} and {@link
+ * TimedCheckpointStore} on a {@link PrometheusMeterRegistry} that a thread scrapes (renders to
+ * Prometheus text) every second, as a Prometheus scraping at 1 s would: the cost of being watched.
  */
 public final class DatumConsumer {
   private DatumConsumer() {}
@@ -22,8 +33,13 @@ public final class DatumConsumer {
         publication = args[4];
     long expected = Long.parseLong(args[5]);
     long timeoutSeconds = Long.parseLong(args[6]);
+    boolean metrics = args.length > 7 && args[7].equals("metrics");
     ConsumerProbe probe = new ConsumerProbe(expected);
-    try (MemoryCheckpointStore store = new MemoryCheckpointStore();
+    PrometheusMeterRegistry registry =
+        metrics ? new PrometheusMeterRegistry(PrometheusConfig.DEFAULT) : null;
+    CdcCheckpointStore memory = new MemoryCheckpointStore();
+    try (CdcCheckpointStore store =
+            metrics ? TimedCheckpointStore.of(memory, registry, Tags.of("slot", slot)) : memory;
         PgCdcSource source =
             PgCdcSource.builder()
                 .jdbcUrl(jdbcUrl)
@@ -34,7 +50,18 @@ public final class DatumConsumer {
                 .createSlot(false)
                 .trustSlotPosition(true)
                 .checkpointStore(store)
-                .build()) {
+                .build();
+        PgCdcSourceMetrics binder =
+            metrics
+                ? PgCdcSourceMetrics.builder(source).lagInterval(Duration.ofSeconds(1)).build()
+                : null) {
+      Thread scraper = null;
+      if (metrics) {
+        binder.bindTo(registry);
+        scraper = new Thread(() -> scrapeEverySecond(registry), "e2e-scraper");
+        scraper.setDaemon(true);
+        scraper.start();
+      }
       source.start(
           (event, checkpoints) -> {
             if (event instanceof InsertEvent || event instanceof UpdateEvent) {
@@ -45,7 +72,23 @@ public final class DatumConsumer {
       probe.await(timeoutSeconds);
       probe.report();
       source.stop();
+      if (scraper != null) {
+        scraper.interrupt();
+      }
     }
     System.exit(0);
+  }
+
+  private static void scrapeEverySecond(PrometheusMeterRegistry registry) {
+    try {
+      while (!Thread.currentThread().isInterrupted()) {
+        if (registry.scrape().isEmpty()) {
+          throw new IllegalStateException("empty scrape");
+        }
+        Thread.sleep(1000); // the scrape interval; not synchronisation
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }

@@ -18,6 +18,8 @@ import java.util.Locale;
  * <pre>
  * java -cp cdc-benchmarks/target/benchmarks.jar io.datum.cdc.benchmarks.e2e.EndToEndHarness \
  *     [--workloads a,b,c] [--consumers datum,debezium,pg_recvlogical] [--runs 1] [--scale 1]
+ *     (consumer datum_metrics: datum with cdc-micrometer's binder and timed store on a Prometheus
+ *     registry scraped every second)
  *     [--out results.json] [--child-jvm-args "-Xmx4g"] [--timeout 1800]
  *     [--pg-recvlogical /usr/bin/pg_recvlogical] [--idle-seconds 3]
  *     [--debezium-kafka-dir cdc-benchmarks/target/debezium-kafka]
@@ -135,7 +137,7 @@ public final class EndToEndHarness {
     walsender.start();
     try {
       switch (consumer) {
-        case "datum" ->
+        case "datum", "datum_metrics" ->
             JvmConsumer.run(
                 o,
                 r,
@@ -149,7 +151,8 @@ public final class EndToEndHarness {
                     slot,
                     publication,
                     Long.toString(expected),
-                    Long.toString(o.timeoutSeconds)));
+                    Long.toString(o.timeoutSeconds),
+                    consumer.equals("datum_metrics") ? "metrics" : "-"));
         case "debezium" ->
             JvmConsumer.run(
                 o,
