@@ -130,6 +130,11 @@ final class MetricsEndpoint implements AutoCloseable {
     return endpoint;
   }
 
+  /** The registry served, for meters beside the source's (the timed checkpoint store). */
+  PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
   /** The port listened on (the one chosen when started with 0). */
   int port() {
     return server.getAddress().getPort();

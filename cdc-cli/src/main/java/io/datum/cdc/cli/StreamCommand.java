@@ -10,6 +10,8 @@ import io.datum.cdc.core.AcknowledgementDurability;
 import io.datum.cdc.core.DecodeErrorPolicy;
 import io.datum.cdc.core.PgCdcSource;
 import io.datum.cdc.core.SnapshotMode;
+import io.datum.cdc.micrometer.TimedCheckpointStore;
+import io.micrometer.core.instrument.Tags;
 import java.io.BufferedOutputStream;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
@@ -432,7 +434,7 @@ final class StreamCommand implements Callable<Integer> {
         progressIntervalSeconds == 0 ? 0 : Math.max(1, (long) (progressIntervalSeconds * 1000));
     Path created = firstMissing(CheckpointCommand.fileStoreDirectory(store));
     try {
-      try (CdcCheckpointStore checkpoints = CheckpointStores.open(store)) {
+      try (CdcCheckpointStore checkpoints = timed(CheckpointStores.open(store), endpoint)) {
         PgCdcSource.Builder builder =
             PgCdcSource.builder()
                 .jdbcUrl(url)
@@ -532,6 +534,16 @@ final class StreamCommand implements Callable<Integer> {
       throw e;
     }
     return 0;
+  }
+
+  /**
+   * With a metrics port, the store's load and store calls are timed (datum.cdc.checkpoint.store).
+   */
+  private CdcCheckpointStore timed(CdcCheckpointStore opened, MetricsEndpoint endpoint) {
+    return endpoint == null
+        ? opened
+        : TimedCheckpointStore.of(
+            opened, endpoint.registry(), Tags.of("slot", slot, "publication", publication));
   }
 
   private AcknowledgementDurability durability() {

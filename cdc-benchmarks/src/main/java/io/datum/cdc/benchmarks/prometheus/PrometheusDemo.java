@@ -73,21 +73,22 @@ public final class PrometheusDemo {
   /**
    * Runs the demo.
    *
-   * @param args {@code PGCDC_JAR PROMETHEUS_BINARY ALERT_RULES OUT_JSON OUT_PNG}
+   * @param args {@code PGCDC_JAR PROMETHEUS_BINARY ALERT_RULES GRAFANA_DASHBOARD OUT_JSON OUT_PNG}
    * @throws Exception if a part cannot start or a check fails (the message says which)
    */
   public static void main(String[] args) throws Exception {
-    if (args.length != 5) {
+    if (args.length != 6) {
       System.err.println(
-          "usage: PrometheusDemo <pgcdc.jar> <prometheus binary> <alert rules.yml> <out.json>"
-              + " <out.png>");
+          "usage: PrometheusDemo <pgcdc.jar> <prometheus binary> <alert rules.yml>"
+              + " <grafana dashboard.json> <out.json> <out.png>");
       System.exit(2);
     }
     Path pgcdcJar = Path.of(args[0]);
     Path prometheus = Path.of(args[1]);
     Path rules = Path.of(args[2]).toAbsolutePath();
-    Path outJson = Path.of(args[3]);
-    Path outPng = Path.of(args[4]);
+    Path dashboard = Path.of(args[3]);
+    Path outJson = Path.of(args[4]);
+    Path outPng = Path.of(args[5]);
     Path work = Files.createTempDirectory("datum-cdc-prometheus-demo");
     int metricsPort = freePort();
     int prometheusPort = freePort();
@@ -149,6 +150,8 @@ public final class PrometheusDemo {
                 end,
                 failures));
         result.set("ruleChecks", checkRules(api, rules, failures));
+        result.set(
+            "dashboardSeries", checkSeries(api, dashboard, "the Grafana dashboard", failures));
         result.set("failures", JSON.valueToTree(failures));
         Files.createDirectories(outJson.toAbsolutePath().getParent());
         JSON.writerWithDefaultPrettyPrinter().writeValue(outJson.toFile(), result);
@@ -344,32 +347,15 @@ public final class PrometheusDemo {
   private static ObjectNode checkRules(String api, Path rules, List<String> failures)
       throws Exception {
     ObjectNode out = JSON.createObjectNode();
-    Set<String> names = new TreeSet<>();
-    Matcher m = Pattern.compile("datum_cdc_[a-z_]+").matcher(Files.readString(rules));
-    while (m.find()) {
-      names.add(m.group());
-    }
-    ArrayNode found = out.putArray("seriesNamedByRules");
-    for (String name : names) {
-      JsonNode series =
-          get(
-              URI.create(
-                  api
-                      + "/api/v1/series?match[]="
-                      + URLEncoder.encode(name, StandardCharsets.UTF_8)));
-      if (series.path("data").isEmpty()) {
-        failures.add("alert rules name " + name + ", which pgcdc's /metrics does not export");
-      } else {
-        found.add(name);
-      }
-    }
+    ArrayNode found = checkSeries(api, rules, "the alert rules", failures);
+    out.set("seriesNamedByRules", found);
     ArrayNode checked = out.putArray("rules");
     JsonNode groups = get(URI.create(api + "/api/v1/rules")).path("data").path("groups");
     for (JsonNode group : groups) {
       for (JsonNode rule : group.path("rules")) {
         String health = rule.path("health").asText();
         if (!"ok".equals(health)) {
-          throw new IllegalStateException(
+          failures.add(
               "Prometheus evaluates rule "
                   + rule.path("name").asText()
                   + " as "
@@ -386,14 +372,37 @@ public final class PrometheusDemo {
     if (checked.isEmpty()) {
       failures.add("Prometheus loaded no rule from " + rules);
     }
-    log(
-        found.size()
-            + " of the "
-            + names.size()
-            + " series the "
-            + checked.size()
-            + " rules name exist");
+    log(checked.size() + " rules loaded");
     return out;
+  }
+
+  /**
+   * Every datum_cdc series a file names (alert rules, a dashboard) must exist in Prometheus: a
+   * renamed meter would leave a rule that never fires, a panel that stays empty.
+   */
+  private static ArrayNode checkSeries(String api, Path file, String what, List<String> failures)
+      throws Exception {
+    Set<String> names = new TreeSet<>();
+    Matcher m = Pattern.compile("datum_cdc_[a-z_]+").matcher(Files.readString(file));
+    while (m.find()) {
+      names.add(m.group());
+    }
+    ArrayNode found = JSON.createArrayNode();
+    for (String name : names) {
+      JsonNode series =
+          get(
+              URI.create(
+                  api
+                      + "/api/v1/series?match[]="
+                      + URLEncoder.encode(name, StandardCharsets.UTF_8)));
+      if (series.path("data").isEmpty()) {
+        failures.add(what + " name " + name + ", which pgcdc's /metrics does not export");
+      } else {
+        found.add(name);
+      }
+    }
+    log(found.size() + " of the " + names.size() + " series " + what + " name exist");
+    return found;
   }
 
   private static JsonNode get(URI uri) throws Exception {
