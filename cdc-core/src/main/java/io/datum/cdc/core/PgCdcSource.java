@@ -234,6 +234,24 @@ public final class PgCdcSource implements AutoCloseable {
     return java.sql.DriverManager.getConnection(config.jdbcUrl(), config.properties());
   }
 
+  /**
+   * Reads the slot's status from {@code pg_replication_slots} (lag in bytes, active, walsender pid,
+   * {@code wal_status}, {@code safe_wal_size}; see {@link SlotStatus}) on a new connection from
+   * {@link #openConnection()}, closed before this returns. One query of at most {@value
+   * SlotStatus#QUERY_TIMEOUT_SECONDS} seconds plus the connection set-up: callers that poll cache
+   * the result (or keep a connection and call {@link SlotStatus#read}). Any thread; works before
+   * start and after stop.
+   *
+   * @return the status, never null
+   * @throws java.sql.SQLException if the connection or query fails or times out, or the slot does
+   *     not exist
+   */
+  public SlotStatus readSlotStatus() throws java.sql.SQLException {
+    try (java.sql.Connection c = openConnection()) {
+      return SlotStatus.read(c, slot());
+    }
+  }
+
   /** Returns how many times the source reconnected after a connection loss. */
   public long reconnects() {
     return runtime.reconnects();

@@ -1,6 +1,7 @@
 package io.datum.cdc.micrometer;
 
 import io.datum.cdc.core.PgCdcSource;
+import io.datum.cdc.core.SlotStatus;
 import io.datum.cdc.core.SourceMetrics;
 import io.datum.cdc.core.SourceState;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -68,7 +69,24 @@ public final class PgCdcSourceMetrics implements MeterBinder, AutoCloseable {
         .tags(tags)
         .register(registry);
     FunctionCounter.builder(prefix + ".replication.lag.read.errors", lag, LagProbe::errors)
-        .description("failed reads of the replication lag (logged at WARN)")
+        .description("failed reads of the slot's status (logged at WARN)")
+        .tags(tags)
+        .register(registry);
+    Gauge.builder(prefix + ".slot.active", lag, LagProbe::active)
+        .description("1 while a walsender streams from the slot (pg_replication_slots.active)")
+        .tags(tags)
+        .register(registry);
+    for (SlotStatus.WalStatus status : SlotStatus.WalStatus.values()) {
+      Gauge.builder(prefix + ".slot.wal.status", lag, p -> p.walStatus(status))
+          .description("1 for the slot's current pg_replication_slots.wal_status, 0 for the others")
+          .tags(tags.and("status", status.sqlName()))
+          .register(registry);
+    }
+    Gauge.builder(prefix + ".slot.safe.wal.size", lag, LagProbe::safeWalSize)
+        .description(
+            "WAL bytes that can be written before the slot risks losing needed WAL"
+                + " (pg_replication_slots.safe_wal_size); NaN when unlimited")
+        .baseUnit("bytes")
         .tags(tags)
         .register(registry);
 
