@@ -175,7 +175,8 @@ public final class PgCdcSource implements AutoCloseable {
 
   /**
    * Returns the source's progress: watermark, pending transactions and events, events handled and
-   * their rate, reconnects. Cheap enough to poll every second.
+   * acknowledged, the watermark's age, the time since the last event, reconnects. Cheap enough to
+   * poll every second.
    *
    * @return a new snapshot, never null
    */
@@ -195,7 +196,23 @@ public final class PgCdcSource implements AutoCloseable {
         p[7],
         runtime.snapshotTracker().figures(),
         runtime.snapshotChunksRetried(),
-        p[8]);
+        p[8],
+        p[9],
+        watermarkAge(p[10]),
+        p[11] / 1e9);
+  }
+
+  /** Seconds since a commit time in microseconds since 1970 (see SourceRuntime.progress). */
+  private static double watermarkAge(long commitMicros) {
+    if (commitMicros == Long.MIN_VALUE) {
+      return 0; // nothing pending
+    }
+    if (commitMicros == 0) {
+      return Double.NaN;
+    }
+    java.time.Instant now = java.time.Instant.now();
+    long nowMicros = now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000;
+    return Math.max(0, nowMicros - commitMicros) / 1e6;
   }
 
   /**

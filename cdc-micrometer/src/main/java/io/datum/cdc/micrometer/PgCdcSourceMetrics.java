@@ -131,12 +131,25 @@ public final class PgCdcSourceMetrics implements MeterBinder, AutoCloseable {
         .tags(tags)
         .register(registry);
 
+    counter(
+        registry,
+        "events.acknowledged",
+        "events",
+        "events of the transactions the watermark passed (counted per transaction)",
+        m -> m.eventsAcknowledged());
     gauge(
         registry,
-        "events.rate",
-        "events/s",
-        "events handled per second since start",
-        m -> m.eventsPerSecond());
+        "watermark.age",
+        "seconds",
+        "seconds since the commit of the oldest delivered transaction the watermark waits for;"
+            + " 0 when none is pending",
+        m -> m.watermarkAgeSeconds());
+    gauge(
+        registry,
+        "last.event.age",
+        "seconds",
+        "seconds since the handler last returned from an event (since start if none yet)",
+        m -> m.secondsSinceLastEvent());
     gauge(
         registry,
         "transactions.pending",
