@@ -15,13 +15,14 @@ import java.util.Objects;
 import java.util.function.ToDoubleFunction;
 
 /**
- * Binds a {@link PgCdcSource}'s figures to a Micrometer {@link MeterRegistry}: replication lag,
- * delivery counters, pending work, snapshot progress and the lifecycle state. Every meter is tagged
+ * Binds a {@link PgCdcSource}'s figures to a Micrometer {@link MeterRegistry}: the slot's status
+ * (replication lag, active, wal_status, safe_wal_size), delivery and acknowledgement counters, the
+ * watermark's age, pending work, snapshot progress and the lifecycle state. Every meter is tagged
  * {@code slot} and {@code publication} (plus the extra tags given) and named under a prefix, {@code
  * datum.cdc} by default; docs/metrics.md lists them. The source's figures are read only when the
- * registry reads a meter (nothing is added to the per-event path); the lag is read on a separate
- * JDBC connection at most once per lag interval. Close it (after the source) to close that
- * connection.
+ * registry reads a meter (nothing is added to the per-event path); the slot's status ({@link
+ * PgCdcSource#readSlotStatus()}'s query) is read on a separate JDBC connection at most once per lag
+ * interval, shared by every gauge over it. Close it (after the source) to close that connection.
  *
  * <pre>{@code
  * PgCdcSourceMetrics metrics = PgCdcSourceMetrics.builder(source).build();
@@ -286,8 +287,8 @@ public final class PgCdcSourceMetrics implements MeterBinder, AutoCloseable {
     }
 
     /**
-     * Sets how often at most the lag is read from the server, 10 seconds by default; reads of the
-     * gauge in between return the last value.
+     * Sets how often at most the slot's status (the lag and the {@code slot.*} gauges) is read from
+     * the server, 10 seconds by default; reads of those gauges in between return the last value.
      *
      * @param interval positive
      * @return this builder
