@@ -175,7 +175,8 @@ public final class PgCdcSource implements AutoCloseable {
 
   /**
    * Returns the source's progress: watermark, pending transactions and events, events handled and
-   * their rate, reconnects. Cheap enough to poll every second.
+   * acknowledged, the watermark's age, the time since the last event, reconnects. Cheap enough to
+   * poll every second.
    *
    * @return a new snapshot, never null
    */
@@ -195,7 +196,23 @@ public final class PgCdcSource implements AutoCloseable {
         p[7],
         runtime.snapshotTracker().figures(),
         runtime.snapshotChunksRetried(),
-        p[8]);
+        p[8],
+        p[9],
+        watermarkAge(p[10]),
+        p[11] / 1e9);
+  }
+
+  /** Seconds since a commit time in microseconds since 1970 (see SourceRuntime.progress). */
+  private static double watermarkAge(long commitMicros) {
+    if (commitMicros == Long.MIN_VALUE) {
+      return 0; // nothing pending
+    }
+    if (commitMicros == 0) {
+      return Double.NaN;
+    }
+    java.time.Instant now = java.time.Instant.now();
+    long nowMicros = now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000;
+    return Math.max(0, nowMicros - commitMicros) / 1e6;
   }
 
   /**
@@ -232,6 +249,24 @@ public final class PgCdcSource implements AutoCloseable {
    */
   public java.sql.Connection openConnection() throws java.sql.SQLException {
     return java.sql.DriverManager.getConnection(config.jdbcUrl(), config.properties());
+  }
+
+  /**
+   * Reads the slot's status from {@code pg_replication_slots} (lag in bytes, active, walsender pid,
+   * {@code wal_status}, {@code safe_wal_size}; see {@link SlotStatus}) on a new connection from
+   * {@link #openConnection()}, closed before this returns. One query of at most {@value
+   * SlotStatus#QUERY_TIMEOUT_SECONDS} seconds plus the connection set-up: callers that poll cache
+   * the result (or keep a connection and call {@link SlotStatus#read}). Any thread; works before
+   * start and after stop.
+   *
+   * @return the status, never null
+   * @throws java.sql.SQLException if the connection or query fails or times out, or the slot does
+   *     not exist
+   */
+  public SlotStatus readSlotStatus() throws java.sql.SQLException {
+    try (java.sql.Connection c = openConnection()) {
+      return SlotStatus.read(c, slot());
+    }
   }
 
   /** Returns how many times the source reconnected after a connection loss. */

@@ -23,6 +23,9 @@ public final class SourceMetrics {
   private final long[] snapshot;
   private final long snapshotChunksRetried;
   private final long bytesSpilled;
+  private final long eventsAcknowledged;
+  private final double watermarkAgeSeconds;
+  private final double secondsSinceLastEvent;
 
   SourceMetrics(
       PgLsn watermark,
@@ -37,8 +40,14 @@ public final class SourceMetrics {
       long eventsWithUndecoded,
       long[] snapshot,
       long snapshotChunksRetried,
-      long bytesSpilled) {
+      long bytesSpilled,
+      long eventsAcknowledged,
+      double watermarkAgeSeconds,
+      double secondsSinceLastEvent) {
     this.bytesSpilled = bytesSpilled;
+    this.eventsAcknowledged = eventsAcknowledged;
+    this.watermarkAgeSeconds = watermarkAgeSeconds;
+    this.secondsSinceLastEvent = secondsSinceLastEvent;
     this.snapshot = snapshot;
     this.snapshotChunksRetried = snapshotChunksRetried;
     this.watermark = watermark;
@@ -81,7 +90,46 @@ public final class SourceMetrics {
     return eventsHandled;
   }
 
-  /** Returns the events handled per second, averaged since the source started. */
+  /**
+   * Returns the events of the transactions the watermark passed since the source started: each
+   * transaction's events are counted once, when the watermark passes it (so this lags single
+   * acknowledgements until their transaction and every earlier one are fully acknowledged). Events
+   * acknowledged before a restart or reconnect whose transaction the watermark passes now are
+   * included.
+   */
+  public long eventsAcknowledged() {
+    return eventsAcknowledged;
+  }
+
+  /**
+   * Returns how far behind in time the watermark is: the seconds since the commit of the oldest
+   * delivered transaction not yet behind the watermark (the one the watermark waits for; its commit
+   * timestamp as pgoutput's Commit message carries it, PostgreSQL docs, Logical Replication Message
+   * Formats; for a prepared transaction its prepare time, for a non-transactional message the time
+   * it arrived). 0 when no delivered transaction is pending: everything delivered is behind the
+   * watermark, so an idle database does not look late. The commit time is the server's clock and
+   * the age this process's: clock skew shifts it (never below 0). NaN if the commit time is
+   * unknown.
+   */
+  public double watermarkAgeSeconds() {
+    return watermarkAgeSeconds;
+  }
+
+  /**
+   * Returns the seconds since the handler last returned from an event (measured at the last event
+   * of each transaction and every 1,024th event of a large one, so a large transaction being
+   * handled may add up to 1,023 events' handling time); since the source started if no event was
+   * handled yet; 0 before start. Grows while the database is idle: alert on it together with the
+   * replication lag.
+   */
+  public double secondsSinceLastEvent() {
+    return secondsSinceLastEvent;
+  }
+
+  /**
+   * Returns the events handled per second, averaged since the source started. For a recent rate,
+   * take the rate of {@link #eventsHandled()} over a window (Prometheus {@code rate()}).
+   */
   public double eventsPerSecond() {
     return eventsPerSecond;
   }
@@ -224,6 +272,12 @@ public final class SourceMetrics {
         + snapshot[4]
         + ", snapshotChunksRetried="
         + snapshotChunksRetried
+        + ", eventsAcknowledged="
+        + eventsAcknowledged
+        + ", watermarkAgeSeconds="
+        + watermarkAgeSeconds
+        + ", secondsSinceLastEvent="
+        + secondsSinceLastEvent
         + ']';
   }
 }

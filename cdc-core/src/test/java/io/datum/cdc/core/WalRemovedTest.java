@@ -38,6 +38,11 @@ class WalRemovedTest {
     assertEquals(
         "lost",
         pg.queryString("SELECT wal_status FROM pg_replication_slots WHERE slot_name = 'lost'"));
+    try (java.sql.Connection c = pg.getConnection()) {
+      SlotStatus status = SlotStatus.read(c, "lost");
+      assertEquals(SlotStatus.WalStatus.LOST, status.walStatus());
+      assertEquals(null, status.safeWalSizeBytes(), "no safe size for a lost slot");
+    }
     CdcReplicationException e =
         assertThrows(
             CdcReplicationException.class,

@@ -1,8 +1,7 @@
 package io.datum.cdc.micrometer;
 
+import io.datum.cdc.core.SlotStatus;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
@@ -10,27 +9,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads a slot's replication lag on its own small JDBC connection, at most once per interval: the
- * value read last is returned in between. A failed read is logged at WARN, counted, and gives NaN
- * until the next successful one; it never throws.
+ * Reads a slot's {@link SlotStatus} (lag, active, wal_status, safe_wal_size) on its own small JDBC
+ * connection, at most once per interval: the status read last is returned in between, so every
+ * gauge over it shares one query. A failed read is logged at WARN, counted, and gives no status
+ * (the gauges report NaN) until the next successful one; it never throws.
  */
 final class LagProbe implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(LagProbe.class);
-
-  /**
-   * On a primary the server's current WAL write position, on a standby the last WAL position
-   * received, minus the slot's confirmed_flush_lsn (PostgreSQL docs: System Administration
-   * Functions, pg_current_wal_lsn, pg_last_wal_receive_lsn, pg_wal_lsn_diff; the
-   * pg_replication_slots view). NULL when the slot has no confirmed position.
-   */
-  static final String QUERY =
-      "SELECT pg_wal_lsn_diff(CASE WHEN pg_is_in_recovery() THEN pg_last_wal_receive_lsn()"
-          + " ELSE pg_current_wal_lsn() END, confirmed_flush_lsn)::float8"
-          + " FROM pg_catalog.pg_replication_slots WHERE slot_name = ?";
-
-  /** Seconds a lag query may take before it fails (and counts as a read error). */
-  static final int QUERY_TIMEOUT_SECONDS = 5;
 
   /** Opens a connection; may throw. */
   interface Connector {
@@ -43,7 +29,7 @@ final class LagProbe implements AutoCloseable {
   private final LongSupplier nanoTime;
   private final AtomicLong errors = new AtomicLong();
   private Connection connection;
-  private double value = Double.NaN;
+  private SlotStatus value;
   private long readAt;
   private boolean read;
   private boolean closed;
@@ -55,10 +41,13 @@ final class LagProbe implements AutoCloseable {
     this.nanoTime = nanoTime;
   }
 
-  /** Returns the lag in bytes, read again if the last read is older than the interval; or NaN. */
-  synchronized double bytes() {
+  /**
+   * Returns the slot's status, read again if the last read is older than the interval; or null if
+   * the last read failed or the probe is closed.
+   */
+  synchronized SlotStatus status() {
     if (closed) {
-      return Double.NaN;
+      return null;
     }
     long now = nanoTime.getAsLong();
     if (read && now - readAt < intervalNanos) {
@@ -67,31 +56,41 @@ final class LagProbe implements AutoCloseable {
     read = true;
     readAt = now;
     try {
-      value = query();
+      if (connection == null) {
+        connection = connector.open();
+      }
+      value = SlotStatus.read(connection, slot);
     } catch (SQLException | RuntimeException e) {
       errors.incrementAndGet();
-      value = Double.NaN;
-      LOG.warn("slot {}: cannot read the replication lag: {}", slot, e.toString(), e);
+      value = null;
+      LOG.warn("slot {}: cannot read the slot's status: {}", slot, e.toString(), e);
       closeConnection();
     }
     return value;
   }
 
-  private double query() throws SQLException {
-    if (connection == null) {
-      connection = connector.open();
-    }
-    try (PreparedStatement s = connection.prepareStatement(QUERY)) {
-      s.setString(1, slot);
-      s.setQueryTimeout(QUERY_TIMEOUT_SECONDS); // a scrape never waits long on a stuck server
-      try (ResultSet r = s.executeQuery()) {
-        if (!r.next()) {
-          throw new SQLException("replication slot \"" + slot + "\" does not exist");
-        }
-        double bytes = r.getDouble(1);
-        return r.wasNull() ? Double.NaN : bytes;
-      }
-    }
+  /** Returns the lag in bytes (see {@link SlotStatus#lagBytes()}), or NaN if unknown. */
+  double bytes() {
+    SlotStatus s = status();
+    return s == null || s.lagBytes() == null ? Double.NaN : s.lagBytes();
+  }
+
+  /** Returns 1 if the slot is active, 0 if not, NaN if unknown. */
+  double active() {
+    SlotStatus s = status();
+    return s == null ? Double.NaN : s.active() ? 1 : 0;
+  }
+
+  /** Returns 1 if the slot's wal_status is {@code status}, 0 if another, NaN if unknown. */
+  double walStatus(SlotStatus.WalStatus status) {
+    SlotStatus s = status();
+    return s == null || s.walStatus() == null ? Double.NaN : s.walStatus() == status ? 1 : 0;
+  }
+
+  /** Returns safe_wal_size in bytes, NaN if unknown or unlimited. */
+  double safeWalSize() {
+    SlotStatus s = status();
+    return s == null || s.safeWalSizeBytes() == null ? Double.NaN : s.safeWalSizeBytes();
   }
 
   /** Returns the failed reads so far. */
@@ -104,7 +103,7 @@ final class LagProbe implements AutoCloseable {
       try {
         connection.close();
       } catch (SQLException e) {
-        LOG.debug("slot {}: closing the lag connection: {}", slot, e.toString());
+        LOG.debug("slot {}: closing the status connection: {}", slot, e.toString());
       }
       connection = null;
     }

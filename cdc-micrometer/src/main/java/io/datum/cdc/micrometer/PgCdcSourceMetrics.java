@@ -1,6 +1,7 @@
 package io.datum.cdc.micrometer;
 
 import io.datum.cdc.core.PgCdcSource;
+import io.datum.cdc.core.SlotStatus;
 import io.datum.cdc.core.SourceMetrics;
 import io.datum.cdc.core.SourceState;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -14,13 +15,14 @@ import java.util.Objects;
 import java.util.function.ToDoubleFunction;
 
 /**
- * Binds a {@link PgCdcSource}'s figures to a Micrometer {@link MeterRegistry}: replication lag,
- * delivery counters, pending work, snapshot progress and the lifecycle state. Every meter is tagged
+ * Binds a {@link PgCdcSource}'s figures to a Micrometer {@link MeterRegistry}: the slot's status
+ * (replication lag, active, wal_status, safe_wal_size), delivery and acknowledgement counters, the
+ * watermark's age, pending work, snapshot progress and the lifecycle state. Every meter is tagged
  * {@code slot} and {@code publication} (plus the extra tags given) and named under a prefix, {@code
  * datum.cdc} by default; docs/metrics.md lists them. The source's figures are read only when the
- * registry reads a meter (nothing is added to the per-event path); the lag is read on a separate
- * JDBC connection at most once per lag interval. Close it (after the source) to close that
- * connection.
+ * registry reads a meter (nothing is added to the per-event path); the slot's status ({@link
+ * PgCdcSource#readSlotStatus()}'s query) is read on a separate JDBC connection at most once per lag
+ * interval, shared by every gauge over it. Close it (after the source) to close that connection.
  *
  * <pre>{@code
  * PgCdcSourceMetrics metrics = PgCdcSourceMetrics.builder(source).build();
@@ -68,7 +70,24 @@ public final class PgCdcSourceMetrics implements MeterBinder, AutoCloseable {
         .tags(tags)
         .register(registry);
     FunctionCounter.builder(prefix + ".replication.lag.read.errors", lag, LagProbe::errors)
-        .description("failed reads of the replication lag (logged at WARN)")
+        .description("failed reads of the slot's status (logged at WARN)")
+        .tags(tags)
+        .register(registry);
+    Gauge.builder(prefix + ".slot.active", lag, LagProbe::active)
+        .description("1 while a walsender streams from the slot (pg_replication_slots.active)")
+        .tags(tags)
+        .register(registry);
+    for (SlotStatus.WalStatus status : SlotStatus.WalStatus.values()) {
+      Gauge.builder(prefix + ".slot.wal.status", lag, p -> p.walStatus(status))
+          .description("1 for the slot's current pg_replication_slots.wal_status, 0 for the others")
+          .tags(tags.and("status", status.sqlName()))
+          .register(registry);
+    }
+    Gauge.builder(prefix + ".slot.safe.wal.size", lag, LagProbe::safeWalSize)
+        .description(
+            "WAL bytes that can be written before the slot risks losing needed WAL"
+                + " (pg_replication_slots.safe_wal_size); NaN when unlimited")
+        .baseUnit("bytes")
         .tags(tags)
         .register(registry);
 
@@ -113,12 +132,25 @@ public final class PgCdcSourceMetrics implements MeterBinder, AutoCloseable {
         .tags(tags)
         .register(registry);
 
+    counter(
+        registry,
+        "events.acknowledged",
+        "events",
+        "events of the transactions the watermark passed (counted per transaction)",
+        m -> m.eventsAcknowledged());
     gauge(
         registry,
-        "events.rate",
-        "events/s",
-        "events handled per second since start",
-        m -> m.eventsPerSecond());
+        "watermark.age",
+        "seconds",
+        "seconds since the commit of the oldest delivered transaction the watermark waits for;"
+            + " 0 when none is pending",
+        m -> m.watermarkAgeSeconds());
+    gauge(
+        registry,
+        "last.event.age",
+        "seconds",
+        "seconds since the handler last returned from an event (since start if none yet)",
+        m -> m.secondsSinceLastEvent());
     gauge(
         registry,
         "transactions.pending",
@@ -255,8 +287,8 @@ public final class PgCdcSourceMetrics implements MeterBinder, AutoCloseable {
     }
 
     /**
-     * Sets how often at most the lag is read from the server, 10 seconds by default; reads of the
-     * gauge in between return the last value.
+     * Sets how often at most the slot's status (the lag and the {@code slot.*} gauges) is read from
+     * the server, 10 seconds by default; reads of those gauges in between return the last value.
      *
      * @param interval positive
      * @return this builder

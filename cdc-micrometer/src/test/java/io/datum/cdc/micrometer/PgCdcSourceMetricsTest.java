@@ -67,12 +67,33 @@ class PgCdcSourceMetricsTest {
               });
       assertEquals(1, state(registry, SourceState.STREAMING));
       assertEquals(0, state(registry, SourceState.NEW));
+      await().atMost(WAIT).until(() -> gauge(registry, "datum.cdc.slot.active") == 1);
+      assertEquals(1, walStatus(registry, "reserved"));
+      for (String other : new String[] {"extended", "unreserved", "lost"}) {
+        assertEquals(0, walStatus(registry, other), other);
+      }
+      assertTrue(
+          Double.isNaN(gauge(registry, "datum.cdc.slot.safe.wal.size")),
+          "max_slot_wal_keep_size is unlimited by default");
+      assertEquals(0, gauge(registry, "datum.cdc.watermark.age"), "nothing pending yet");
       pg.execute(
           "INSERT INTO metered SELECT g, repeat('x', 200) FROM generate_series(1, " + ROWS + ") g");
       await().atMost(WAIT).until(() -> lag(registry) > 1000);
       assertEquals(0, counter(registry, "datum.cdc.events.delivered"), "the handler is blocked");
+      // the transaction is pending: the watermark's age is the time since its commit, and grows
+      await().atMost(WAIT).until(() -> gauge(registry, "datum.cdc.watermark.age") > 0);
+      double age = gauge(registry, "datum.cdc.watermark.age");
+      await().atMost(WAIT).until(() -> gauge(registry, "datum.cdc.watermark.age") > age + 0.2);
+      double idle = gauge(registry, "datum.cdc.last.event.age");
+      assertTrue(idle > 0.2, "no event handled yet: the time since start, " + idle);
+      assertEquals(0, counter(registry, "datum.cdc.events.acknowledged"));
       release.countDown();
       await().atMost(WAIT).until(() -> counter(registry, "datum.cdc.events.delivered") == ROWS);
+      await().atMost(WAIT).until(() -> counter(registry, "datum.cdc.events.acknowledged") == ROWS);
+      assertEquals(0, gauge(registry, "datum.cdc.watermark.age"), "everything behind it");
+      assertTrue(
+          gauge(registry, "datum.cdc.last.event.age") < idle,
+          "an event was handled since: " + gauge(registry, "datum.cdc.last.event.age"));
       await().atMost(WAIT).until(() -> lag(registry) < 1000);
       assertEquals(1, counter(registry, "datum.cdc.transactions.delivered"));
       assertEquals(0, gauge(registry, "datum.cdc.events.pending"));
@@ -102,6 +123,7 @@ class PgCdcSourceMetricsTest {
       source.stop();
       done.get(30, TimeUnit.SECONDS);
       assertEquals(1, state(registry, SourceState.STOPPED));
+      await().atMost(WAIT).until(() -> gauge(registry, "datum.cdc.slot.active") == 0);
     }
     pg.execute("SELECT pg_drop_replication_slot('metered')");
   }
@@ -121,7 +143,12 @@ class PgCdcSourceMetricsTest {
             .build()) {
       metrics.bindTo(registry);
       assertTrue(Double.isNaN(lag(registry)));
-      assertEquals(1, counter(registry, "datum.cdc.replication.lag.read.errors"));
+      assertTrue(Double.isNaN(gauge(registry, "datum.cdc.slot.active")));
+      assertTrue(Double.isNaN(walStatus(registry, "lost")));
+      assertEquals(
+          1,
+          counter(registry, "datum.cdc.replication.lag.read.errors"),
+          "the gauges share one read per interval");
     }
   }
 
@@ -151,6 +178,10 @@ class PgCdcSourceMetricsTest {
 
   private static double gauge(SimpleMeterRegistry registry, String name) {
     return registry.get(name).gauge().value();
+  }
+
+  private static double walStatus(SimpleMeterRegistry registry, String status) {
+    return registry.get("datum.cdc.slot.wal.status").tag("status", status).gauge().value();
   }
 
   private static double state(SimpleMeterRegistry registry, SourceState state) {

@@ -111,7 +111,7 @@ public class CdcAutoConfiguration {
      */
     @Bean(name = "datumCdcHealthIndicator")
     @ConditionalOnMissingBean(name = "datumCdcHealthIndicator")
-    @ConditionalOnEnabledHealthIndicator("datumCdc")
+    @ConditionalOnEnabledHealthIndicator("datum-cdc")
     @ConditionalOnProperty(prefix = "datum.cdc.health", name = "enabled", matchIfMissing = true)
     PgCdcSourceHealthIndicator datumCdcHealthIndicator(
         PgCdcSourceLifecycle lifecycle, CdcProperties properties) {

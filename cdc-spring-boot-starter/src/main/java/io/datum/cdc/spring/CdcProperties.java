@@ -81,7 +81,12 @@ public class CdcProperties {
   /** When an acknowledgement is stored: EVENT (the default) or TRANSACTION. */
   private AcknowledgementDurability acknowledgementDurability;
 
-  /** What to do with a value that cannot be decoded: RAW (the default) or STOP. */
+  /**
+   * What to do with a column value that cannot be decoded: RAW (the default: deliver the event with
+   * the value undecoded), STOP (fail the source) or SKIP (drop the whole change: it is
+   * acknowledged, logged at WARN and counted in datum.cdc.events.skipped, and the handler never
+   * sees it, so it is lost to the application).
+   */
   private DecodeErrorPolicy onDecodeError;
 
   /** Snapshots: modes, parallelism, chunk size. */

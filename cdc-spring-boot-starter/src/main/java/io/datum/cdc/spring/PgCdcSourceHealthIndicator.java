@@ -1,12 +1,11 @@
 package io.datum.cdc.spring;
 
 import io.datum.cdc.core.PgCdcSource;
+import io.datum.cdc.core.SlotStatus;
 import io.datum.cdc.core.SourceMetrics;
 import io.datum.cdc.core.SourceState;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.regex.Pattern;
 import org.springframework.boot.actuate.health.AbstractHealthIndicator;
 import org.springframework.boot.actuate.health.Health;
 import org.springframework.boot.actuate.health.Status;
@@ -14,23 +13,26 @@ import org.springframework.boot.actuate.health.Status;
 /**
  * The health of the auto-configured source: UP while it streams, UNKNOWN while it starts (or has
  * not started), OUT_OF_SERVICE while it reconnects, DOWN when it failed or ended without being
- * stopped; and, with {@code datum.cdc.health.lag-threshold-bytes}, {@code
+ * stopped, or when the slot's {@code wal_status} is {@code lost} (the server removed WAL the slot
+ * needs: changes were lost); and, with {@code datum.cdc.health.lag-threshold-bytes}, {@code
  * datum.cdc.health.lag-status} (DOWN by default) while the slot's lag exceeds it. Details: slot,
- * state, watermark, pending transactions, reconnects, lag bytes, the failure.
+ * state, watermark, pending transactions, reconnects, slot active and wal_status ({@link
+ * PgCdcSource#readSlotStatus()}, read at most once per {@code datum.cdc.health.lag-cache-time}),
+ * lag bytes (with a threshold), the failure (its message, with user names and passwords in JDBC
+ * URLs replaced by {@code ***}).
  */
 public class PgCdcSourceHealthIndicator extends AbstractHealthIndicator {
 
-  /** The slot's lag behind the server's WAL position, in bytes; NULL without a confirmed LSN. */
-  static final String LAG_QUERY =
-      "SELECT pg_wal_lsn_diff(CASE WHEN pg_is_in_recovery() THEN pg_last_wal_receive_lsn()"
-          + " ELSE pg_current_wal_lsn() END, confirmed_flush_lsn)::int8"
-          + " FROM pg_catalog.pg_replication_slots WHERE slot_name = ?";
+  /** A JDBC URL's user info ({@code //user:password@}) or its user/password query parameters. */
+  private static final Pattern CREDENTIALS =
+      Pattern.compile("(?i)(//)[^/@\\s]+@|([?&;](?:user|password)=)[^&;\\s]*");
 
   private final PgCdcSourceLifecycle lifecycle;
   private final CdcProperties.Health properties;
-  private Long lag;
-  private long lagReadAt;
-  private boolean lagRead;
+  private SlotStatus status;
+  private String statusError;
+  private long statusReadAt;
+  private boolean statusRead;
 
   /**
    * Creates the indicator.
@@ -57,7 +59,7 @@ public class PgCdcSourceHealthIndicator extends AbstractHealthIndicator {
         .withDetail("reconnects", m.reconnects());
     Throwable failure = lifecycle.failure();
     if (failure != null) {
-      builder.withDetail("error", failure.toString());
+      builder.withDetail("error", redact(failure.toString()));
     }
     switch (state) {
       case STREAMING -> builder.up();
@@ -73,33 +75,63 @@ public class PgCdcSourceHealthIndicator extends AbstractHealthIndicator {
       case FAILED -> builder.down();
       default -> builder.unknown();
     }
+    SlotStatus slot = slotStatus(source);
+    if (slot == null) {
+      builder.withDetail("slotActive", "unknown").withDetail("walStatus", "unknown");
+      builder.withDetail("slotStatusError", statusError);
+    } else {
+      builder.withDetail("slotActive", slot.active());
+      builder.withDetail(
+          "walStatus", slot.walStatus() == null ? "unknown" : slot.walStatus().sqlName());
+    }
     Long threshold = properties.getLagThresholdBytes();
     if (threshold != null && threshold > 0 && state == SourceState.STREAMING) {
-      Long bytes = lag(source);
+      Long bytes = slot == null ? null : slot.lagBytes();
       builder.withDetail("lagBytes", bytes == null ? "unknown" : bytes);
       builder.withDetail("lagThresholdBytes", threshold);
       if (bytes != null && bytes > threshold) {
         builder.status(new Status(properties.getLagStatus(), "lag over threshold"));
       }
     }
+    if (slot != null && slot.walStatus() == SlotStatus.WalStatus.LOST) {
+      builder.status(
+          new Status(
+              Status.DOWN.getCode(),
+              "wal_status is lost: the slot's WAL was removed by the server"));
+    }
   }
 
-  private synchronized Long lag(PgCdcSource source) {
+  /**
+   * Returns {@code message} with the user info and user/password parameters of URLs in it replaced
+   * by {@code ***}.
+   *
+   * @param message a message, or null
+   * @return the message without credentials, or null
+   */
+  static String redact(String message) {
+    if (message == null) {
+      return null;
+    }
+    return CREDENTIALS
+        .matcher(message)
+        .replaceAll(r -> r.group(1) != null ? "//***@" : r.group(2) + "***");
+  }
+
+  /** The slot's status, read at most once per lag cache time; null if the last read failed. */
+  private synchronized SlotStatus slotStatus(PgCdcSource source) {
     long now = System.nanoTime();
-    if (lagRead && now - lagReadAt < properties.getLagCacheTime().toNanos()) {
-      return lag;
+    if (statusRead && now - statusReadAt < properties.getLagCacheTime().toNanos()) {
+      return status;
     }
-    try (Connection c = source.openConnection();
-        PreparedStatement s = c.prepareStatement(LAG_QUERY)) {
-      s.setString(1, source.slot());
-      try (ResultSet r = s.executeQuery()) {
-        lag = r.next() ? r.getObject(1, Long.class) : null;
-      }
-    } catch (SQLException e) {
-      lag = null;
+    try {
+      status = source.readSlotStatus();
+      statusError = null;
+    } catch (SQLException | RuntimeException e) {
+      status = null;
+      statusError = redact(e.getMessage());
     }
-    lagRead = true;
-    lagReadAt = now;
-    return lag;
+    statusRead = true;
+    statusReadAt = now;
+    return status;
   }
 }

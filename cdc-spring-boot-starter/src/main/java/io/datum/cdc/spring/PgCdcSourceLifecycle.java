@@ -110,13 +110,20 @@ public class PgCdcSourceLifecycle implements SmartLifecycle {
     }
   }
 
-  /** Stops the source and waits for it to drain (up to the source's stop timeout). */
+  /**
+   * Stops the source and waits for it to drain (up to the source's stop timeout), then logs at INFO
+   * the durable watermark it stopped at (where the next start resumes).
+   */
   @Override
   public void stop() {
     stopping = true;
     CompletableFuture<Void> f = future;
     if (f != null && !f.isDone()) {
       source.stop();
+      log.info(
+          "datum-cdc: source on slot {} stopped at durable watermark {}",
+          source.slot(),
+          source.watermark());
     }
     future = null;
   }

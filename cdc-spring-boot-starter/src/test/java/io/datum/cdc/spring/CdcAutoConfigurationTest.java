@@ -187,4 +187,69 @@ class CdcAutoConfigurationTest {
         .withPropertyValues("datum.cdc.enabled=false")
         .run(context -> assertThat(context).doesNotHaveBean(PgCdcSource.class));
   }
+
+  @Test
+  void managementHealthDatumCdcEnabledFalseTurnsTheIndicatorOff() {
+    runner
+        .withBean(CdcHandler.class, () -> (event, checkpoints) -> {})
+        .withPropertyValues(
+            "datum.cdc.fail-fast=false", "management.health.datum-cdc.enabled=false")
+        .run(
+            context -> {
+              assertThat(context).hasSingleBean(PgCdcSource.class);
+              assertThat(context).doesNotHaveBean("datumCdcHealthIndicator");
+            });
+    runner
+        .withBean(CdcHandler.class, () -> (event, checkpoints) -> {})
+        .withPropertyValues("datum.cdc.fail-fast=false", "management.health.defaults.enabled=false")
+        .run(context -> assertThat(context).doesNotHaveBean("datumCdcHealthIndicator"));
+  }
+
+  @Test
+  void theHealthErrorDetailHasNoCredentials() {
+    assertThat(
+            PgCdcSourceHealthIndicator.redact(
+                "CdcConnectionException: cannot connect to"
+                    + " jdbc:postgresql://app:s3cret@db:5432/shop?user=app&password=s3cret&ssl=true"))
+        .isEqualTo(
+            "CdcConnectionException: cannot connect to"
+                + " jdbc:postgresql://***@db:5432/shop?user=***&password=***&ssl=true");
+    assertThat(PgCdcSourceHealthIndicator.redact("jdbc:postgresql://db/shop;Password=x y"))
+        .isEqualTo("jdbc:postgresql://db/shop;Password=*** y");
+    assertThat(PgCdcSourceHealthIndicator.redact(null)).isNull();
+  }
+
+  @Test
+  void theMetadataCarriesTheBuildersDefaultsAndTheDecodeErrorValues() throws Exception {
+    String json;
+    try (java.io.InputStream in =
+        getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+      json = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    }
+    com.fasterxml.jackson.databind.JsonNode root =
+        new com.fasterxml.jackson.databind.ObjectMapper().readTree(json);
+    Map<String, com.fasterxml.jackson.databind.JsonNode> byName = new java.util.HashMap<>();
+    root.get("properties").forEach(p -> byName.put(p.get("name").asText(), p));
+    assertThat(byName.get("datum.cdc.on-decode-error").get("defaultValue").asText())
+        .isEqualTo("raw");
+    assertThat(byName.get("datum.cdc.on-decode-error").get("description").asText())
+        .contains("SKIP");
+    assertThat(byName.get("datum.cdc.handoff-capacity").get("defaultValue").asInt())
+        .isEqualTo(1024);
+    assertThat(byName.get("datum.cdc.status-interval").get("defaultValue").asText())
+        .isEqualTo("1s");
+    assertThat(byName.get("datum.cdc.snapshot.chunk-rows").get("defaultValue").asInt())
+        .isEqualTo(8192);
+    assertThat(byName.get("datum.cdc.health.lag-status").get("defaultValue").asText())
+        .isEqualTo("DOWN");
+    List<String> values = new java.util.ArrayList<>();
+    root.get("hints")
+        .forEach(
+            h -> {
+              if (h.get("name").asText().equals("datum.cdc.on-decode-error")) {
+                h.get("values").forEach(v -> values.add(v.get("value").asText()));
+              }
+            });
+    assertThat(values).containsExactly("raw", "stop", "skip");
+  }
 }

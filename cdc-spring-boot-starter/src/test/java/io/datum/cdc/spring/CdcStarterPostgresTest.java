@@ -12,11 +12,15 @@ import io.datum.cdc.testkit.EmbeddedPostgresTest;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.actuate.health.Health;
 import org.springframework.boot.actuate.health.Status;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 /** The starter against a real PostgreSQL 17: start, deliver, health, stop. */
 @EmbeddedPostgresTest
@@ -45,11 +49,14 @@ class CdcStarterPostgresTest {
   }
 
   @Test
-  void rowsReachTheHandlerBeanHealthIsUpAndCloseReleasesTheSlot() throws Exception {
+  @ExtendWith(OutputCaptureExtension.class)
+  void rowsReachTheHandlerBeanHealthIsUpAndCloseReleasesTheSlot(CapturedOutput output)
+      throws Exception {
     pg.execute(
         "CREATE TABLE spring_rows (id int PRIMARY KEY, v text)",
         "CREATE PUBLICATION spring_rows FOR TABLE spring_rows");
     List<Object> ids = new CopyOnWriteArrayList<>();
+    AtomicReference<PgCdcSource> ran = new AtomicReference<>();
     CdcHandler handler =
         (event, checkpoints) -> {
           if (event instanceof InsertEvent insert) {
@@ -63,6 +70,7 @@ class CdcStarterPostgresTest {
             context -> {
               assertThat(context).hasNotFailed();
               PgCdcSource source = context.getBean(PgCdcSource.class);
+              ran.set(source);
               assertThat(source.state()).isEqualTo(SourceState.STREAMING);
               pg.execute(
                   "INSERT INTO spring_rows VALUES (1, 'a')",
@@ -77,10 +85,17 @@ class CdcStarterPostgresTest {
               assertThat(health.getStatus()).isEqualTo(Status.UP);
               assertThat(health.getDetails())
                   .containsEntry("slot", "spring_rows")
+                  .containsEntry("slotActive", true)
+                  .containsEntry("walStatus", "reserved")
                   .containsKeys("watermark", "pendingTransactions", "reconnects", "lagBytes");
               assertThat(slotActive("spring_rows")).isEqualTo("t");
             });
     await().atMost(WAIT).until(() -> "f".equals(slotActive("spring_rows")));
+    assertThat(ran.get().watermark()).isNotEqualTo(io.datum.cdc.PgLsn.ZERO);
+    assertThat(output.getAll())
+        .contains(
+            "datum-cdc: source on slot spring_rows stopped at durable watermark "
+                + ran.get().watermark());
   }
 
   @Test
@@ -132,6 +147,9 @@ class CdcStarterPostgresTest {
                       context.getBean(CdcProperties.class).getHealth());
               await().atMost(WAIT).until(() -> indicator.health().getStatus().equals(Status.DOWN));
               assertThat(indicator.health().getDetails()).containsKey("error");
+              assertThat(indicator.health().getDetails())
+                  .containsEntry("slotActive", "unknown")
+                  .containsEntry("walStatus", "unknown");
             });
   }
 

@@ -271,8 +271,13 @@ public final class TransactionAssembler implements PgOutputListener {
       return;
     }
     boolean redelivered = coordinator.wasDeliveredBefore(endLsn);
-    BitSet alreadyAcknowledged = coordinator.register(endLsn, buffer.count());
+    BitSet alreadyAcknowledged = coordinator.register(endLsn, buffer.count(), micros(time));
     deliver(buffer, xid, commitLsn, endLsn, time, origin, alreadyAcknowledged, redelivered);
+  }
+
+  /** Microseconds since 1970-01-01 UTC, or 0 for null (unknown). */
+  private static long micros(Instant time) {
+    return time == null ? 0 : time.getEpochSecond() * 1_000_000 + time.getNano() / 1_000;
   }
 
   private void deliver(
@@ -311,7 +316,8 @@ public final class TransactionAssembler implements PgOutputListener {
       return;
     }
     boolean redelivered = coordinator.wasDeliveredBefore(end);
-    BitSet alreadyAcknowledged = coordinator.register(end, 1);
+    // no commit time: the time it arrived stands in for the watermark's age
+    BitSet alreadyAcknowledged = coordinator.register(end, 1, System.currentTimeMillis() * 1000);
     transactionsDelivered++;
     if (alreadyAcknowledged != null && alreadyAcknowledged.get(0)) {
       return;
@@ -453,7 +459,7 @@ public final class TransactionAssembler implements PgOutputListener {
       return;
     }
     boolean redelivered = coordinator.wasDeliveredBefore(endLsn);
-    BitSet alreadyAcknowledged = coordinator.register(endLsn, buffer.count());
+    BitSet alreadyAcknowledged = coordinator.register(endLsn, buffer.count(), micros(prepareTime));
     prepared.put(
         gid,
         new PreparedTransaction(

@@ -29,6 +29,15 @@ public final class HandlerThread implements Runnable {
   private final AtomicLong eventsHandled = new AtomicLong();
 
   /**
+   * {@link System#nanoTime()} after the handler returned from the last event of a transaction or
+   * from every {@value #STAMP_EVERY}th event of one; 0 before that.
+   */
+  private volatile long lastHandledNanos;
+
+  /** Events of a large transaction between two stamps of {@link #lastHandledNanos}. */
+  static final int STAMP_EVERY = 1024;
+
+  /**
    * @param handoff where the events come from
    * @param handler the application's handler
    * @param handle the checkpoint handle passed with every event
@@ -55,6 +64,17 @@ public final class HandlerThread implements Runnable {
     this.onExit = onExit;
   }
 
+  /**
+   * Returns when the handler last returned from an event, stamped once per transaction (at its last
+   * event) and every {@value #STAMP_EVERY} events of a large one, so at most one clock read per
+   * transaction or per {@value #STAMP_EVERY} events.
+   *
+   * @return a {@link System#nanoTime()} value, or 0 if no event was handled yet
+   */
+  public long lastHandledNanos() {
+    return lastHandledNanos;
+  }
+
   /** Returns the number of events the handler returned from. */
   public long eventsHandled() {
     return eventsHandled.get();
@@ -77,6 +97,11 @@ public final class HandlerThread implements Runnable {
         }
         handler.handle(event, handle);
         eventsHandled.incrementAndGet();
+        io.datum.cdc.CdcOffset offset = event.offset();
+        int index = offset.eventIndex();
+        if (index == offset.eventCount() - 1 || index % STAMP_EVERY == STAMP_EVERY - 1) {
+          lastHandledNanos = System.nanoTime();
+        }
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

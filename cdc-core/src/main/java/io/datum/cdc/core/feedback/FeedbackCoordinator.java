@@ -27,12 +27,12 @@ import java.util.Objects;
  *
  * Every registered event gets a position: consecutive 64-bit numbers in registration order. A
  * pending transaction is one entry of a ring indexed by a sequence number assigned at registration
- * (end LSN, first event position, event count: 24 bytes; the ring doubles when full, so at most 48
- * bytes per pending transaction). An event's acknowledgement is one bit in a ring of {@code long}
- * words, each holding 48 events and a 16-bit tag (which lap of the ring the word holds): 1.33 bits
- * per ring slot, and the ring is a power of two at most twice the peak of pending events (it
- * doubles when full), so at most 2.7 bits per pending event. Memory therefore grows with the
- * pending events and transactions, never with the events already behind the watermark.
+ * (end LSN, first event position, event count, commit time: 32 bytes; the ring doubles when full,
+ * so at most 64 bytes per pending transaction). An event's acknowledgement is one bit in a ring of
+ * {@code long} words, each holding 48 events and a 16-bit tag (which lap of the ring the word
+ * holds): 1.33 bits per ring slot, and the ring is a power of two at most twice the peak of pending
+ * events (it doubles when full), so at most 2.7 bits per pending event. Memory therefore grows with
+ * the pending events and transactions, never with the events already behind the watermark.
  *
  * <h2>Acknowledging: lock-free, allocation-free</h2>
  *
@@ -155,6 +155,12 @@ public final class FeedbackCoordinator extends AckRing {
   private long lastRegisteredEnd;
 
   /**
+   * The events of the transactions the watermark passed, counted once per transaction when it
+   * passes; written under the monitor (once per watermark move, not per acknowledgement).
+   */
+  private volatile long eventsAcknowledged;
+
+  /**
    * @param slot the slot whose acknowledgements this tracks
    * @param checkpoint the stored checkpoint to resume from, or null to start at {@code 0/0}
    */
@@ -242,6 +248,31 @@ public final class FeedbackCoordinator extends AckRing {
   }
 
   /**
+   * Returns the events of the transactions the watermark passed since this coordinator was made,
+   * each transaction's counted once, when the watermark passes it (events acknowledged before a
+   * restart or reconnect and not delivered again included). Moves the watermark first.
+   *
+   * @return the count, never negative
+   */
+  public synchronized long eventsAcknowledged() {
+    advance();
+    return eventsAcknowledged;
+  }
+
+  /**
+   * Returns the commit time of the oldest transaction not behind the watermark, the one the
+   * watermark waits for, as given to {@link #register(PgLsn, int, long)}. Moves the watermark
+   * first.
+   *
+   * @return microseconds since 1970-01-01 UTC; 0 if that transaction's commit time is unknown;
+   *     {@link Long#MIN_VALUE} if no registered transaction is pending
+   */
+  public synchronized long oldestPendingCommitMicros() {
+    advance();
+    return head == tail ? Long.MIN_VALUE : transactions.commitMicros(head);
+  }
+
+  /**
    * Returns whether a transaction with this end LSN is at or before the watermark, that is, already
    * processed before a restart, so the source must not deliver it again. Called by the registering
    * thread.
@@ -284,6 +315,21 @@ public final class FeedbackCoordinator extends AckRing {
    * @throws IllegalArgumentException if {@code eventCount} is negative
    */
   public BitSet register(PgLsn txEndLsn, int eventCount) {
+    return register(txEndLsn, eventCount, 0);
+  }
+
+  /**
+   * {@link #register(PgLsn, int)} with the transaction's commit time, which {@link
+   * #oldestPendingCommitMicros()} reports while the transaction is pending.
+   *
+   * @param txEndLsn the transaction's end LSN; after every transaction registered before
+   * @param eventCount the number of events it delivers; 0 completes it at once
+   * @param commitMicros the commit time in microseconds since 1970-01-01 UTC, 0 if unknown
+   * @return as {@link #register(PgLsn, int)}
+   * @throws IllegalStateException as {@link #register(PgLsn, int)}
+   * @throws IllegalArgumentException as {@link #register(PgLsn, int)}
+   */
+  public BitSet register(PgLsn txEndLsn, int eventCount, long commitMicros) {
     long end = txEndLsn.asLong();
     long first = nextEvent;
     long last = first + eventCount;
@@ -296,16 +342,16 @@ public final class FeedbackCoordinator extends AckRing {
         && Long.compareUnsigned(end, lastRegisteredEnd) > 0) {
       // the common case, kept small enough to inline: room in both rings, no new ring word
       lastRegisteredEnd = end;
-      transactions.put(seq, end, first, eventCount);
+      transactions.put(seq, end, first, eventCount, commitMicros);
       nextEvent = last;
       TAIL.setRelease(this, seq + 1);
       return null;
     }
-    return registerAnyhow(txEndLsn, eventCount);
+    return registerAnyhow(txEndLsn, eventCount, commitMicros);
   }
 
   /** {@link #register} for every case. */
-  private BitSet registerAnyhow(PgLsn txEndLsn, int eventCount) {
+  private BitSet registerAnyhow(PgLsn txEndLsn, int eventCount, long commitMicros) {
     long end = txEndLsn.asLong();
     if (Long.compareUnsigned(end, lastRegisteredEnd) <= 0) {
       throw new IllegalStateException(
@@ -341,6 +387,7 @@ public final class FeedbackCoordinator extends AckRing {
         advance();
         if (head == tail) {
           watermark = end;
+          eventsAcknowledged += eventCount;
           if (known) {
             restored.remove(end);
             hasRestored = !restored.isEmpty();
@@ -376,7 +423,7 @@ public final class FeedbackCoordinator extends AckRing {
       }
       nextWordStart = w * EVENTS_PER_WORD;
     }
-    txs.put(seq, end, first, eventCount);
+    txs.put(seq, end, first, eventCount, commitMicros);
     nextEvent = last;
     TAIL.setRelease(this, seq + 1);
     if (known || eventCount == 0) {
@@ -794,6 +841,7 @@ public final class FeedbackCoordinator extends AckRing {
     }
     long lo = txs.newestCompleteBefore(h, t, z);
     long wm = txs.end(lo);
+    eventsAcknowledged += txs.last(lo) - txs.first(h); // consecutive positions
     watermark = wm;
     head = lo + 1;
     forgetRestoredUpTo(wm);

@@ -4,20 +4,21 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * The ring of pending transactions of a {@link FeedbackCoordinator}: entries of three longs (end
- * LSN, first event position, event count: 24 bytes, mostly on one cache line) indexed by a sequence
- * number (assigned at registration, consecutive) modulo the capacity, a power of two.
+ * The ring of pending transactions of a {@link FeedbackCoordinator}: entries of four longs (end
+ * LSN, first event position, event count, commit time: 32 bytes, two entries per cache line)
+ * indexed by a sequence number (assigned at registration, consecutive) modulo the capacity, a power
+ * of two.
  *
- * <p>Written by the registering thread only: an entry's end LSN first, then its position and count
- * with release, so a reader that sees either new value sees the new end LSN too. Readers on other
- * threads may see an entry reused for a later transaction while they read it; they check the end
- * LSN before and after. A ring is never written again once the coordinator replaced it (grown or
- * reset), so late readers of the old ring stay consistent.
+ * <p>Written by the registering thread only: an entry's end LSN and commit time first, then its
+ * position and count with release, so a reader that sees either new value sees the new end LSN too.
+ * Readers on other threads may see an entry reused for a later transaction while they read it; they
+ * check the end LSN before and after. A ring is never written again once the coordinator replaced
+ * it (grown or reset), so late readers of the old ring stay consistent.
  */
 final class PendingTransactions {
 
   private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
-  private static final int STRIDE = 3;
+  private static final int STRIDE = 4;
 
   private final long[] entries;
   private final int mask;
@@ -54,6 +55,14 @@ final class PendingTransactions {
     return (int) (long) LONGS.getAcquire(entries, at(seq) + 2);
   }
 
+  /**
+   * Returns the commit time of transaction {@code seq} in microseconds since 1970-01-01 UTC, or 0
+   * if unknown. Read by the coordinator under its monitor, for pending transactions only.
+   */
+  long commitMicros(long seq) {
+    return entries[at(seq) + 3];
+  }
+
   /** Returns the position after the last event of transaction {@code seq}. */
   long last(long seq) {
     int i = at(seq);
@@ -61,9 +70,10 @@ final class PendingTransactions {
   }
 
   /** Writes the entry of transaction {@code seq}; the registering thread only. */
-  void put(long seq, long txEnd, long txFirst, int txCount) {
+  void put(long seq, long txEnd, long txFirst, int txCount, long txCommitMicros) {
     int i = at(seq);
     entries[i] = txEnd;
+    entries[i + 3] = txCommitMicros;
     LONGS.setRelease(entries, i + 1, txFirst);
     LONGS.setRelease(entries, i + 2, (long) txCount);
   }
@@ -78,7 +88,7 @@ final class PendingTransactions {
   PendingTransactions grown(long head, long tail) {
     PendingTransactions grown = new PendingTransactions(capacity() * 2);
     for (long seq = head; seq < tail; seq++) {
-      grown.put(seq, end(seq), first(seq), count(seq));
+      grown.put(seq, end(seq), first(seq), count(seq), commitMicros(seq));
     }
     return grown;
   }

@@ -306,7 +306,10 @@ public final class SourceRuntime {
    * Returns the progress figures of {@code SourceMetrics}, in its component order: pending
    * transactions, pending events, transactions delivered, events handled, nanoseconds since start,
    * transactions spilled on the current connection, events skipped and events delivered with
-   * undecoded values (the decode-error policy), bytes spilled on the current connection.
+   * undecoded values (the decode-error policy), bytes spilled on the current connection, events
+   * behind the watermark, the oldest pending transaction's commit time in microseconds since 1970
+   * (0 unknown, {@link Long#MIN_VALUE} none pending), nanoseconds since the handler last returned
+   * from an event (since start if none yet; 0 before start).
    */
   public long[] progress() {
     ReplicationLoop l = loop;
@@ -319,8 +322,21 @@ public final class SourceRuntime {
       l == null ? 0 : l.transactionsSpilled(),
       decodeErrors.eventsSkipped(),
       decodeErrors.eventsWithUndecoded(),
-      l == null ? 0 : l.bytesSpilled()
+      l == null ? 0 : l.bytesSpilled(),
+      coordinator.eventsAcknowledged(),
+      coordinator.oldestPendingCommitMicros(),
+      sinceLastHandled()
     };
+  }
+
+  private long sinceLastHandled() {
+    long start = startNanos;
+    if (start == 0) {
+      return 0;
+    }
+    HandlerThread h = handlerBody;
+    long last = h == null ? 0 : h.lastHandledNanos();
+    return System.nanoTime() - (last == 0 ? start : last);
   }
 
   private HandlerThread handlerBody(CdcHandler handler) {

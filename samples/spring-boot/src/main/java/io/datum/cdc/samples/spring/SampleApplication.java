@@ -3,6 +3,8 @@ package io.datum.cdc.samples.spring;
 import io.datum.cdc.CdcHandler;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.event.ChangeEvent;
+import io.datum.cdc.event.DeleteEvent;
+import io.datum.cdc.event.UpdateEvent;
 import java.sql.SQLException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.beans.factory.annotation.Value;
@@ -44,14 +46,38 @@ public class SampleApplication {
       System.setProperty("datum.cdc.user", embedded.user());
       System.setProperty("datum.cdc.password", embedded.password());
       // a fresh server each run, so a fresh store: a store kept from an earlier run names another
-      // cluster and is refused
+      // cluster and is refused. Inside the server's temporary directory, which closing it deletes
       System.setProperty(
           "datum.cdc.checkpoint-store",
-          "file:" + java.nio.file.Files.createTempDirectory("datum-cdc-sample"));
-      Runtime.getRuntime().addShutdownHook(new Thread(embedded::close, "embedded-postgres-stop"));
+          "file:" + embedded.baseDirectory().resolve("checkpoints").toAbsolutePath());
       System.err.println("sample: started an embedded PostgreSQL at " + embedded.jdbcUrl());
+      System.err.println(
+          "sample: sample_orders has the default REPLICA IDENTITY (its primary key): an update's"
+              + " before image is null and a delete carries only the key (ALTER TABLE ..."
+              + " REPLICA IDENTITY FULL sends the whole old row)");
+      // one hook, in order: the context (the source stops and stores its watermark), then the
+      // server and its directory
+      app.setRegisterShutdownHook(false);
     }
-    app.run(args);
+    ConfigurableApplicationContext context;
+    try {
+      context = app.run(args);
+    } catch (RuntimeException e) {
+      if (embedded != null) {
+        embedded.close();
+      }
+      throw e;
+    }
+    if (embedded != null) {
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    context.close();
+                    embedded.close();
+                  },
+                  "sample-stop"));
+    }
   }
 
   /**
@@ -65,9 +91,15 @@ public class SampleApplication {
   CdcHandler printer(
       ConfigurableApplicationContext context, @Value("${sample.stop-after:0}") int stopAfter) {
     return (event, checkpoints) -> {
+      // counted before printing: the exit runs on another thread while the source may still
+      // deliver, and what comes after the N-th event is neither printed nor acknowledged
+      int n = seen.incrementAndGet();
+      if (stopAfter > 0 && n > stopAfter) {
+        return;
+      }
       System.out.println("change: " + describe(event));
       checkpoints.acknowledge(event.offset());
-      if (seen.incrementAndGet() == stopAfter) {
+      if (n == stopAfter) {
         new Thread(() -> System.exit(SpringApplication.exit(context)), "sample-exit").start();
       }
     };
@@ -92,6 +124,12 @@ public class SampleApplication {
   }
 
   private static String describe(ChangeEvent event) {
+    if (event instanceof UpdateEvent update && update.before() == null) {
+      return event + " (before is null: the default replica identity sends no old row)";
+    }
+    if (event instanceof DeleteEvent) {
+      return event + " (the before image holds only the key: the default replica identity)";
+    }
     return event.toString();
   }
 }
