@@ -6,6 +6,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.core.PgCdcSource;
+import io.datum.cdc.core.SlotStatus;
 import io.datum.cdc.core.SourceState;
 import io.datum.cdc.micrometer.PgCdcSourceMetrics;
 import io.micrometer.core.instrument.Gauge;
@@ -39,7 +40,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@code /health} answers 200 with {@code "status":"UP"} while the source streams, 200 with
  * {@code UNKNOWN} while it starts, 503 with {@code OUT_OF_SERVICE} while it reconnects or stops,
- * and 503 with {@code DOWN} once it failed (Spring Boot's mapping of the same statuses).
+ * and 503 with {@code DOWN} once it failed or the slot's {@code wal_status} is {@code lost} (Spring
+ * Boot's mapping of the same statuses). Beside the status: the state, slot, publication, watermark,
+ * lag in bytes, whether a walsender streams from the slot, and its {@code wal_status} (PostgreSQL
+ * docs, the pg_replication_slots view), from the same cached read as {@code /metrics}.
  */
 final class MetricsEndpoint implements AutoCloseable {
 
@@ -192,28 +196,51 @@ final class MetricsEndpoint implements AutoCloseable {
             case RECONNECTING, STOPPING, STOPPED -> "OUT_OF_SERVICE";
             case FAILED -> "DOWN";
           };
-      body.put("status", status);
       body.put("state", state.name().toLowerCase(Locale.ROOT));
       if (running != null) {
         body.put("slot", running.slot());
         body.put("publication", running.publication());
         body.put("watermark", running.watermark().toString());
-        // read only once the slot is known to exist (a slot --create-slot makes is not there yet)
-        Gauge lag =
-            state == SourceState.STREAMING || state == SourceState.RECONNECTING
-                ? registry.find("datum.cdc.replication.lag").gauge()
-                : null;
-        double bytes = lag == null ? Double.NaN : lag.value();
+        // the binder's gauges: one cached read of pg_replication_slots, shared with /metrics
+        double bytes = gauge("datum.cdc.replication.lag", null);
         if (Double.isNaN(bytes)) {
           body.putNull("lagBytes");
         } else {
           body.put("lagBytes", (long) bytes);
         }
+        double active = gauge("datum.cdc.slot.active", null);
+        if (Double.isNaN(active)) {
+          body.putNull("slotActive");
+        } else {
+          body.put("slotActive", active == 1);
+        }
+        String walStatus = null;
+        for (SlotStatus.WalStatus s : SlotStatus.WalStatus.values()) {
+          String name = s.name().toLowerCase(Locale.ROOT);
+          if (gauge("datum.cdc.slot.wal.status", name) == 1) {
+            walStatus = name;
+          }
+        }
+        body.put("walStatus", walStatus);
+        if ("lost".equals(walStatus)) {
+          status = "DOWN"; // the server removed WAL the slot needs: it can never resume
+        }
       }
+      body.put("status", status);
       int code = status.equals("UP") || status.equals("UNKNOWN") ? 200 : 503;
       byte[] bytes = JSON.writeValueAsBytes(body);
       send(exchange, code, "application/json", bytes);
     }
+  }
+
+  /** A gauge's value, NaN if it is not registered (yet). */
+  private double gauge(String name, String status) {
+    var search = registry.find(name);
+    if (status != null) {
+      search = search.tag("status", status);
+    }
+    Gauge g = search.gauge();
+    return g == null ? Double.NaN : g.value();
   }
 
   private static void send(HttpExchange exchange, int code, String type, byte[] body)

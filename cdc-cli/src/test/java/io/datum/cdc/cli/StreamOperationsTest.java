@@ -415,6 +415,8 @@ class StreamOperationsTest {
       assertEquals("streaming", upJson.get("state").asText());
       assertEquals("watched_slot", upJson.get("slot").asText());
       assertEquals("watched", upJson.get("publication").asText());
+      assertTrue(upJson.get("slotActive").asBoolean(), up.body());
+      assertEquals("reserved", upJson.get("walStatus").asText(), up.body());
       assertEquals(
           404, get(http, java.net.URI.create("http://127.0.0.1:" + port + "/")).statusCode());
 

@@ -4,6 +4,7 @@ import io.datum.cdc.core.SlotStatus;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -12,7 +13,10 @@ import org.slf4j.LoggerFactory;
  * Reads a slot's {@link SlotStatus} (lag, active, wal_status, safe_wal_size) on its own small JDBC
  * connection, at most once per interval: the status read last is returned in between, so every
  * gauge over it shares one query. A failed read is logged at WARN, counted, and gives no status
- * (the gauges report NaN) until the next successful one; it never throws.
+ * (the gauges report NaN) until the next successful one; it never throws. While the source has not
+ * started streaming yet, a failed read gives no status but is neither logged nor counted: a slot
+ * the source is about to create does not exist yet, and a server the start cannot reach fails the
+ * start itself.
  */
 final class LagProbe implements AutoCloseable {
 
@@ -27,6 +31,7 @@ final class LagProbe implements AutoCloseable {
   private final Connector connector;
   private final long intervalNanos;
   private final LongSupplier nanoTime;
+  private final BooleanSupplier starting;
   private final AtomicLong errors = new AtomicLong();
   private Connection connection;
   private SlotStatus value;
@@ -34,8 +39,17 @@ final class LagProbe implements AutoCloseable {
   private boolean read;
   private boolean closed;
 
-  LagProbe(String slot, Connector connector, long intervalNanos, LongSupplier nanoTime) {
+  /**
+   * @param starting whether the source has not streamed yet (its start reports failures itself)
+   */
+  LagProbe(
+      String slot,
+      Connector connector,
+      long intervalNanos,
+      LongSupplier nanoTime,
+      BooleanSupplier starting) {
     this.slot = slot;
+    this.starting = starting;
     this.connector = connector;
     this.intervalNanos = intervalNanos;
     this.nanoTime = nanoTime;
@@ -61,9 +75,13 @@ final class LagProbe implements AutoCloseable {
       }
       value = SlotStatus.read(connection, slot);
     } catch (SQLException | RuntimeException e) {
-      errors.incrementAndGet();
       value = null;
-      LOG.warn("slot {}: cannot read the slot's status: {}", slot, e.toString(), e);
+      if (starting.getAsBoolean()) {
+        LOG.debug("slot {}: no status while the source starts: {}", slot, e.toString());
+      } else {
+        errors.incrementAndGet();
+        LOG.warn("slot {}: cannot read the slot's status: {}", slot, e.toString(), e);
+      }
       closeConnection();
     }
     return value;

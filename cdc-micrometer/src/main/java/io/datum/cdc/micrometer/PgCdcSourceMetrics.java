@@ -42,7 +42,11 @@ public final class PgCdcSourceMetrics implements MeterBinder, AutoCloseable {
     this.tags = Tags.of("slot", source.slot(), "publication", source.publication()).and(b.tags);
     this.lag =
         new LagProbe(
-            source.slot(), source::openConnection, b.lagInterval.toNanos(), System::nanoTime);
+            source.slot(),
+            source::openConnection,
+            b.lagInterval.toNanos(),
+            System::nanoTime,
+            () -> source.state() == SourceState.NEW || source.state() == SourceState.STARTING);
   }
 
   /**

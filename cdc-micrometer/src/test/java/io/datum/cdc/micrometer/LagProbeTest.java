@@ -22,7 +22,8 @@ class LagProbeTest {
               throw new SQLException("refused");
             },
             100,
-            now::get);
+            now::get,
+            () -> false);
     assertTrue(Double.isNaN(probe.bytes()));
     assertEquals(1, probe.errors());
     now.addAndGet(99);
@@ -36,6 +37,28 @@ class LagProbeTest {
   }
 
   @Test
+  void aFailedReadWhileTheSourceStartsIsNaNButNotAnError() {
+    AtomicLong now = new AtomicLong(1_000);
+    java.util.concurrent.atomic.AtomicBoolean starting =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+    LagProbe probe =
+        new LagProbe(
+            "s",
+            () -> {
+              throw new SQLException("replication slot \"s\" does not exist");
+            },
+            100,
+            now::get,
+            starting::get);
+    assertTrue(Double.isNaN(probe.bytes()));
+    assertEquals(0, probe.errors(), "the slot --create-slot makes is not there yet");
+    starting.set(false);
+    now.addAndGet(100);
+    assertTrue(Double.isNaN(probe.bytes()));
+    assertEquals(1, probe.errors(), "once streaming, a failed read counts");
+  }
+
+  @Test
   void afterCloseNothingIsRead() {
     AtomicInteger opens = new AtomicInteger();
     LagProbe probe =
@@ -46,7 +69,8 @@ class LagProbeTest {
               throw new SQLException("refused");
             },
             1,
-            System::nanoTime);
+            System::nanoTime,
+            () -> false);
     probe.close();
     assertTrue(Double.isNaN(probe.bytes()));
     assertEquals(0, opens.get());

@@ -131,16 +131,27 @@ class PgCdcSourceMetricsTest {
   @Test
   void aLagReadThatFailsIsNaNAndCountedNotThrown() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    try (PgCdcSourceMetrics metrics =
-        PgCdcSourceMetrics.builder(
-                PgCdcSource.builder()
-                    .jdbcUrl(pg.jdbcUrl())
-                    .user(pg.user())
-                    .slot("no_such_slot")
-                    .publication("none")
-                    .checkpointStore(new MemoryCheckpointStore())
-                    .build())
-            .build()) {
+    PgCdcSource source =
+        PgCdcSource.builder()
+            .jdbcUrl(pg.jdbcUrl())
+            .user(pg.user())
+            .slot("no_such_slot")
+            .publication("none")
+            .checkpointStore(new MemoryCheckpointStore())
+            .build();
+    try (PgCdcSourceMetrics metrics = PgCdcSourceMetrics.builder(source).build()) {
+      metrics.bindTo(registry);
+      assertTrue(Double.isNaN(lag(registry)));
+      assertEquals(
+          0,
+          counter(registry, "datum.cdc.replication.lag.read.errors"),
+          "before the start, a missing slot is no read error (the start may create it)");
+      org.junit.jupiter.api.Assertions.assertThrows(
+          io.datum.cdc.CdcException.class, () -> source.start((e, c) -> {}).join());
+      assertEquals(io.datum.cdc.core.SourceState.FAILED, source.state());
+    }
+    try (PgCdcSourceMetrics metrics = PgCdcSourceMetrics.builder(source).build()) {
+      registry = new SimpleMeterRegistry();
       metrics.bindTo(registry);
       assertTrue(Double.isNaN(lag(registry)));
       assertTrue(Double.isNaN(gauge(registry, "datum.cdc.slot.active")));
