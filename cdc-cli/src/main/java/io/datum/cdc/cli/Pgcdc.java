@@ -54,7 +54,26 @@ public final class Pgcdc {
    * @return the exit code
    */
   public static int run(String... args) {
+    return run(null, null, args);
+  }
+
+  /**
+   * Runs the command line, printing picocli's output (help, usage and the error line) to the
+   * writers given instead of stdout and stderr; for tests of usage errors without a child JVM.
+   *
+   * @param out picocli's stdout, or null for stdout
+   * @param err picocli's stderr, or null for stderr
+   * @param args the arguments
+   * @return the exit code
+   */
+  static int run(java.io.PrintWriter out, java.io.PrintWriter err, String... args) {
     CommandLine cli = new CommandLine(new Pgcdc());
+    if (out != null) {
+      cli.setOut(out);
+    }
+    if (err != null) {
+      cli.setErr(err);
+    }
     cli.setExecutionExceptionHandler(
         (e, commandLine, parseResult) -> {
           boolean verbose = parseResult.originalArgs().contains("--verbose");

@@ -2,6 +2,7 @@ package io.datum.cdc.cli;
 
 import static io.datum.cdc.cli.PgcdcProcess.command;
 import static io.datum.cdc.cli.PgcdcProcess.pgcdc;
+import static io.datum.cdc.cli.PgcdcProcess.pgcdcInProcess;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -113,7 +114,7 @@ class OperatorCommandsTest {
     }
 
     Run unconfirmed =
-        pgcdc(dir, "checkpoint", "delete", "--store", "file:" + store, "--slot", "ops");
+        pgcdcInProcess("checkpoint", "delete", "--store", "file:" + store, "--slot", "ops");
     assertEquals(2, unconfirmed.exitCode(), unconfirmed.stderr());
     assertEquals(
         List.of(

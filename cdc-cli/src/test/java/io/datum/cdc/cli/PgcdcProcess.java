@@ -52,6 +52,24 @@ final class PgcdcProcess {
   }
 
   /**
+   * Runs {@code pgcdc args...} in this JVM (no child JVM to start: a second or more saved per call)
+   * for a run expected to end at once with a usage error: what picocli prints (the error line) is
+   * captured; failing after 60 s if it does not end.
+   */
+  static Run pgcdcInProcess(String... args) {
+    java.io.StringWriter out = new java.io.StringWriter();
+    java.io.StringWriter err = new java.io.StringWriter();
+    int code =
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+            java.time.Duration.ofSeconds(60),
+            () ->
+                Pgcdc.run(
+                    new java.io.PrintWriter(out, true), new java.io.PrintWriter(err, true), args),
+            () -> "pgcdc " + String.join(" ", args) + " did not end within 60 s");
+    return new Run(code, out.toString().lines().toList(), err.toString());
+  }
+
+  /**
    * The arguments of {@code pgcdc stream} against {@code pg} with a {@code file:} store, then
    * {@code extra}.
    */

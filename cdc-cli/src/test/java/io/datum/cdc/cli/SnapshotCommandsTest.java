@@ -2,6 +2,7 @@ package io.datum.cdc.cli;
 
 import static io.datum.cdc.cli.PgcdcProcess.command;
 import static io.datum.cdc.cli.PgcdcProcess.pgcdc;
+import static io.datum.cdc.cli.PgcdcProcess.pgcdcInProcess;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -563,7 +564,7 @@ class SnapshotCommandsTest {
   @Test
   void badSnapshotModesAreUsageErrorsNamingTheModes(@TempDir Path dir) throws Exception {
     Path store = dir.resolve("store");
-    Run typo = pgcdc(dir, stream(store, "nosnap", "--snapshot", "initial,sometimes"));
+    Run typo = pgcdcInProcess(stream(store, "nosnap", "--snapshot", "initial,sometimes"));
     assertEquals(2, typo.exitCode(), typo.stderr());
     assertTrue(
         typo.stderr()
@@ -571,23 +572,23 @@ class SnapshotCommandsTest {
                 "pgcdc: error: --snapshot takes never, initial, initial-only or on-request"
                     + " (comma-separated), was \"sometimes\""),
         typo.stderr());
-    Run mixed = pgcdc(dir, stream(store, "nosnap", "--snapshot", "never,initial"));
+    Run mixed = pgcdcInProcess(stream(store, "nosnap", "--snapshot", "never,initial"));
     assertEquals(2, mixed.exitCode(), mixed.stderr());
     assertTrue(
         mixed.stderr().contains("snapshot mode never cannot be combined with another"),
         mixed.stderr());
-    Run only = pgcdc(dir, stream(store, "nosnap", "--snapshot", "initial-only,on-request"));
+    Run only = pgcdcInProcess(stream(store, "nosnap", "--snapshot", "initial-only,on-request"));
     assertEquals(2, only.exitCode(), only.stderr());
     assertTrue(
         only.stderr().contains("initial-only and on-request exclude each other"), only.stderr());
-    Run interval = pgcdc(dir, stream(store, "nosnap", "--progress-interval", "-1"));
+    Run interval = pgcdcInProcess(stream(store, "nosnap", "--progress-interval", "-1"));
     assertEquals(2, interval.exitCode(), interval.stderr());
     assertTrue(
         interval
             .stderr()
             .contains("--progress-interval must be 0 (none) or a positive number of seconds"),
         interval.stderr());
-    Run ignored = pgcdc(dir, stream(store, "nosnap", "--snapshot-parallelism", "4"));
+    Run ignored = pgcdcInProcess(stream(store, "nosnap", "--snapshot-parallelism", "4"));
     assertEquals(2, ignored.exitCode(), ignored.stderr());
     assertTrue(
         ignored
@@ -597,7 +598,8 @@ class SnapshotCommandsTest {
                     + " be ignored)"),
         ignored.stderr());
     Run zero =
-        pgcdc(dir, stream(store, "nosnap", "--snapshot", "initial", "--snapshot-chunk-rows", "0"));
+        pgcdcInProcess(
+            stream(store, "nosnap", "--snapshot", "initial", "--snapshot-chunk-rows", "0"));
     assertEquals(2, zero.exitCode(), zero.stderr());
     assertTrue(
         zero.stderr().contains("pgcdc: error: --snapshot-chunk-rows must be 1 to 1000000, was 0"),
@@ -665,8 +667,7 @@ class SnapshotCommandsTest {
       assertEquals(0, granted.exitCode(), granted.stderr());
       // a URL naming another user would have pgjdbc connect as that one: refused
       Run conflicting =
-          pgcdc(
-              dir,
+          pgcdcInProcess(
               "snapshot",
               "--url",
               pg.jdbcUrl(),

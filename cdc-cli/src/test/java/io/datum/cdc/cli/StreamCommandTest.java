@@ -1,6 +1,7 @@
 package io.datum.cdc.cli;
 
 import static io.datum.cdc.cli.PgcdcProcess.pgcdc;
+import static io.datum.cdc.cli.PgcdcProcess.pgcdcInProcess;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -99,7 +100,7 @@ class StreamCommandTest {
     assertTrue(
         showTypo.stderr().contains("no checkpoint store at file:" + typo), showTypo.stderr());
     assertFalse(Files.exists(typo), "showing a store never creates it");
-    Run badScheme = pgcdc(dir, "checkpoint", "show", "--store", "fiel:" + typo);
+    Run badScheme = pgcdcInProcess("checkpoint", "show", "--store", "fiel:" + typo);
     assertEquals(2, badScheme.exitCode(), badScheme.stderr());
     assertTrue(
         badScheme.stderr().contains("no checkpoint store for scheme \"fiel\""), badScheme.stderr());
@@ -394,7 +395,7 @@ class StreamCommandTest {
           {"--memory-budget", "0"},
           {"--on-decode-error", "ignore"}
         }) {
-      Run refused = pgcdc(dir, stream(dir.resolve("store"), "spilled", bad));
+      Run refused = pgcdcInProcess(stream(dir.resolve("store"), "spilled", bad));
       assertEquals(2, refused.exitCode(), refused.stderr());
       assertTrue(refused.stderr().startsWith("pgcdc: error: " + bad[0]), refused.stderr());
     }

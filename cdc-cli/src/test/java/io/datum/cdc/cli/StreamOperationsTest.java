@@ -2,6 +2,7 @@ package io.datum.cdc.cli;
 
 import static io.datum.cdc.cli.PgcdcProcess.command;
 import static io.datum.cdc.cli.PgcdcProcess.pgcdc;
+import static io.datum.cdc.cli.PgcdcProcess.pgcdcInProcess;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -58,7 +59,8 @@ class StreamOperationsTest {
         "CREATE TABLE pub_nokey (x int)",
         "CREATE PUBLICATION pub_only_a FOR TABLE pub_a");
 
-    Run noTables = pgcdc(dir, stream(dir.resolve("s1"), "pub1", "pub1", "--create-publication"));
+    Run noTables =
+        pgcdcInProcess(stream(dir.resolve("s1"), "pub1", "pub1", "--create-publication"));
     assertEquals(2, noTables.exitCode(), noTables.stderr());
     assertEquals(
         List.of(
@@ -69,8 +71,7 @@ class StreamOperationsTest {
     assertFalse(publicationExists("pub1"));
 
     Run lacking =
-        pgcdc(
-            dir,
+        pgcdcInProcess(
             stream(
                 dir.resolve("s2"),
                 "pub2",
@@ -180,7 +181,8 @@ class StreamOperationsTest {
                     + " WHERE slot_name = 'big'"));
     assertFalse(confirmed.isBefore(before), confirmed + " before " + before);
 
-    Run badLsn = pgcdc(dir, stream(dir.resolve("store"), "big", "big", "--stop-at-lsn", "soon"));
+    Run badLsn =
+        pgcdcInProcess(stream(dir.resolve("store"), "big", "big", "--stop-at-lsn", "soon"));
     assertEquals(2, badLsn.exitCode(), badLsn.stderr());
     assertEquals(
         List.of(
@@ -479,8 +481,7 @@ class StreamOperationsTest {
     try (java.net.ServerSocket taken =
         new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       Run refused =
-          pgcdc(
-              dir,
+          pgcdcInProcess(
               stream(
                   dir.resolve("store"),
                   "unused",
