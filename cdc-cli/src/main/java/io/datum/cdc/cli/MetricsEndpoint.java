@@ -164,8 +164,24 @@ final class MetricsEndpoint implements AutoCloseable {
     source = next;
   }
 
+  /** Answers 404 unless the path is exactly {@code path} (contexts match by prefix). */
+  private static boolean notFound(HttpExchange exchange, String path) throws IOException {
+    if (exchange.getRequestURI().getPath().equals(path)) {
+      return false;
+    }
+    send(
+        exchange,
+        404,
+        "text/plain; charset=utf-8",
+        "not found: try /metrics or /health\n".getBytes(StandardCharsets.UTF_8));
+    return true;
+  }
+
   private void metrics(HttpExchange exchange) throws IOException {
     try (exchange) {
+      if (notFound(exchange, "/metrics")) {
+        return;
+      }
       if (!"GET".equals(exchange.getRequestMethod())
           && !"HEAD".equals(exchange.getRequestMethod())) {
         exchange.sendResponseHeaders(405, -1);
@@ -186,6 +202,9 @@ final class MetricsEndpoint implements AutoCloseable {
 
   private void health(HttpExchange exchange) throws IOException {
     try (exchange) {
+      if (notFound(exchange, "/health")) {
+        return;
+      }
       PgCdcSource running = source;
       ObjectNode body = JSON.createObjectNode();
       SourceState state = running == null ? SourceState.NEW : running.state();

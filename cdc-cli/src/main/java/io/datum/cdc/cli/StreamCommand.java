@@ -392,6 +392,14 @@ final class StreamCommand implements Callable<Integer> {
       throw new CdcConfigurationException(
           "--metrics-port must be 0 (a free port) to 65535, was " + metricsPort);
     }
+    if (metricsAddress.isBlank()) {
+      throw new CdcConfigurationException(
+          "--metrics-address must be a host name or IP address (0.0.0.0: every interface)");
+    }
+    if (metricsPort == null && !"0.0.0.0".equals(metricsAddress)) {
+      throw new CdcConfigurationException(
+          "--metrics-address applies only with --metrics-port PORT (it would be ignored)");
+    }
     // every log line names the slot: the library's threads carry it in their names, and so does
     // this one while it streams
     Thread main = Thread.currentThread();
@@ -413,7 +421,9 @@ final class StreamCommand implements Callable<Integer> {
         MetricsEndpoint.start(metricsAddress, metricsPort, slot, Duration.ofSeconds(1));
     System.err.println(
         "pgcdc: metrics at http://"
-            + metricsAddress
+            + (metricsAddress.contains(":") && !metricsAddress.startsWith("[")
+                ? "[" + metricsAddress + "]"
+                : metricsAddress)
             + ':'
             + endpoint.port()
             + "/metrics, health at /health (slot "

@@ -211,8 +211,8 @@ final class StreamSession {
    */
   private CompletableFuture<Void> start() throws InterruptedException {
     long backoff = limits.initialBackoffMillis();
+    PgCdcSource next = sources.get();
     for (int attempt = 1; ; attempt++) {
-      PgCdcSource next = sources.get();
       try {
         source = next;
         return next.start(this::handle);
@@ -229,6 +229,10 @@ final class StreamSession {
                       + " --retry-start waits for it)",
                   e);
         }
+        // the next attempt's source, built now: while it waits, --metrics-port shows it starting
+        // (new), not the failed one of this attempt
+        next = sources.get();
+        source = next;
         long jittered = backoff / 2 + ThreadLocalRandom.current().nextLong(backoff / 2 + 1);
         LOG.warn(
             "cannot start (attempt {}): {}; retrying in {} ms (--retry-start)",
@@ -280,7 +284,31 @@ final class StreamSession {
     output.close();
     PgCdcSource running = source;
     if (running != null) {
-      running.stop(); // stores every acknowledgement made so far
+      CountDownLatch stopped = new CountDownLatch(1);
+      Thread watch =
+          new Thread(
+              () -> {
+                try {
+                  if (!stopped.await(5, TimeUnit.SECONDS)) {
+                    LOG.warn(
+                        "stopping: still waiting after 5 s for the handler to return from an event"
+                            + " (a line that cannot be written: has the reader of stdout stopped"
+                            + " reading?)");
+                  }
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              },
+              // named after the thread that starts it (pgcdc-stream-SLOT): its log lines name the
+              // slot
+              Thread.currentThread().getName() + "-stop-watch");
+      watch.setDaemon(true);
+      watch.start();
+      try {
+        running.stop(); // stores every acknowledgement made so far
+      } finally {
+        stopped.countDown();
+      }
     }
     if (progress != null) {
       progress.stop(); // after the stop: the acknowledgements it stored count

@@ -225,13 +225,29 @@ class StreamOperationsTest {
                           "retried",
                           "--retry-start",
                           "--max-events",
-                          "1")))
+                          "1",
+                          "--metrics-port",
+                          "0",
+                          "--metrics-address",
+                          "127.0.0.1")))
               .redirectOutput(out.toFile())
               .redirectError(err.toFile())
               .start();
       await()
           .atMost(Duration.ofSeconds(60))
           .until(() -> Files.readString(err).contains("(--retry-start)"));
+      // waiting to retry is not failing: /health says starting, and the state gauge is not failed
+      java.util.regex.Matcher announced =
+          java.util.regex.Pattern.compile("metrics at http://127\\.0\\.0\\.1:(\\d+)/metrics")
+              .matcher(Files.readString(err));
+      assertTrue(announced.find(), Files.readString(err));
+      Response waiting =
+          get(
+              new Http(),
+              java.net.URI.create("http://127.0.0.1:" + announced.group(1) + "/health"));
+      assertEquals(200, waiting.statusCode(), waiting.body());
+      assertEquals("UNKNOWN", JSON.readTree(waiting.body()).get("status").asText(), waiting.body());
+      assertEquals("new", JSON.readTree(waiting.body()).get("state").asText(), waiting.body());
     } finally {
       pg.start();
     }
@@ -419,8 +435,12 @@ class StreamOperationsTest {
       assertEquals("watched", upJson.get("publication").asText());
       assertTrue(upJson.get("slotActive").asBoolean(), up.body());
       assertEquals("reserved", upJson.get("walStatus").asText(), up.body());
-      assertEquals(
-          404, get(http, java.net.URI.create("http://127.0.0.1:" + port + "/")).statusCode());
+      for (String path : List.of("/", "/healthz", "/health/", "/metrics/x")) {
+        assertEquals(
+            404,
+            get(http, java.net.URI.create("http://127.0.0.1:" + port + path)).statusCode(),
+            path);
+      }
 
       // a lost connection: reconnected, counted, and streaming again
       pg.execute(
@@ -500,6 +520,15 @@ class StreamOperationsTest {
                       + " on --metrics-address 127.0.0.1: cannot listen there (in use"),
           refused.stderr());
       assertFalse(Files.exists(dir.resolve("store")), "nothing created");
+      Run ignored =
+          pgcdcInProcess(
+              stream(dir.resolve("store"), "unused", "unused", "--metrics-address", "127.0.0.1"));
+      assertEquals(2, ignored.exitCode(), ignored.stderr());
+      assertEquals(
+          List.of(
+              "pgcdc: error: --metrics-address applies only with --metrics-port PORT (it would be"
+                  + " ignored)"),
+          ignored.stderr().lines().toList());
     }
   }
 

@@ -242,13 +242,21 @@ public final class PgCdcSource implements AutoCloseable {
   /**
    * Opens a new ordinary (not replication) JDBC connection to the source's database with the
    * source's URL, user, password and connection properties, for monitoring queries (for example
-   * {@code pg_replication_slots}). The source does not track it: the caller closes it.
+   * {@code pg_replication_slots}). The source does not track it: the caller closes it. Its {@code
+   * application_name} is {@code datum-cdc monitor SLOT} unless the URL or properties set one.
    *
    * @return a new open connection
    * @throws java.sql.SQLException if the connection cannot be opened
    */
   public java.sql.Connection openConnection() throws java.sql.SQLException {
-    return java.sql.DriverManager.getConnection(config.jdbcUrl(), config.properties());
+    java.util.Properties p = new java.util.Properties();
+    p.putAll(config.properties());
+    if (org.postgresql.PGProperty.APPLICATION_NAME.get(p) == null) {
+      // pg_stat_activity tells it apart from the walsender ("datum-cdc SLOT"); an
+      // ApplicationName in the URL or the properties wins
+      org.postgresql.PGProperty.APPLICATION_NAME.set(p, "datum-cdc monitor " + slot());
+    }
+    return java.sql.DriverManager.getConnection(config.jdbcUrl(), p);
   }
 
   /**

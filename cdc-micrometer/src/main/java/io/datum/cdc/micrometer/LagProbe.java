@@ -12,7 +12,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Reads a slot's {@link SlotStatus} (lag, active, wal_status, safe_wal_size) on its own small JDBC
  * connection, at most once per interval: the status read last is returned in between, so every
- * gauge over it shares one query. A failed read is logged at WARN, counted, and gives no status
+ * gauge over it shares one query. A read that fails is tried once more on a new connection (one
+ * kept across a server restart fails once); a read that fails again is counted, logged at WARN
+ * (without stack trace, once until a read succeeds again; the trace at DEBUG), and gives no status
  * (the gauges report NaN) until the next successful one; it never throws. While the source has not
  * started streaming yet, a failed read gives no status but is neither logged nor counted: a slot
  * the source is about to create does not exist yet, and a server the start cannot reach fails the
@@ -38,6 +40,7 @@ final class LagProbe implements AutoCloseable {
   private long readAt;
   private boolean read;
   private boolean closed;
+  private boolean failing; // the last read failed and was logged
 
   /**
    * @param starting whether the source has not streamed yet (its start reports failures itself)
@@ -70,21 +73,45 @@ final class LagProbe implements AutoCloseable {
     read = true;
     readAt = now;
     try {
-      if (connection == null) {
-        connection = connector.open();
-      }
-      value = SlotStatus.read(connection, slot);
-    } catch (SQLException | RuntimeException e) {
-      value = null;
-      if (starting.getAsBoolean()) {
-        LOG.debug("slot {}: no status while the source starts: {}", slot, e.toString());
-      } else {
-        errors.incrementAndGet();
-        LOG.warn("slot {}: cannot read the slot's status: {}", slot, e.toString(), e);
-      }
+      value = readOnce();
+    } catch (SQLException | RuntimeException first) {
       closeConnection();
+      try {
+        // a connection kept from before a server restart fails once with "terminating connection
+        // due to administrator command": a fresh one is the read that counts
+        value = readOnce();
+      } catch (SQLException | RuntimeException e) {
+        value = null;
+        closeConnection();
+        if (starting.getAsBoolean()) {
+          LOG.debug("slot {}: no status while the source starts: {}", slot, e.toString());
+        } else {
+          errors.incrementAndGet();
+          if (!failing) { // once per streak of failures; the counter counts each
+            LOG.warn(
+                "slot {}: cannot read the slot's status (lag and slot gauges are NaN until it can"
+                    + " be read again): {}",
+                slot,
+                e.toString());
+          }
+          LOG.debug("slot {}: cannot read the slot's status", slot, e);
+          failing = true;
+        }
+        return null;
+      }
+    }
+    if (failing) {
+      failing = false;
+      LOG.info("slot {}: the slot's status can be read again", slot);
     }
     return value;
+  }
+
+  private SlotStatus readOnce() throws SQLException {
+    if (connection == null) {
+      connection = connector.open();
+    }
+    return SlotStatus.read(connection, slot);
   }
 
   /** Returns the lag in bytes (see {@link SlotStatus#lagBytes()}), or NaN if unknown. */
