@@ -162,6 +162,7 @@ public final class JdbcCheckpointStore extends AbstractCheckpointStore {
               upsert(db, e.getKey(), e.getValue());
             }
           });
+      rowsCreated.addAll(batch.keySet());
     }
   }
 
@@ -247,6 +248,23 @@ public final class JdbcCheckpointStore extends AbstractCheckpointStore {
           });
     }
     rowsCreated.add(slot);
+  }
+
+  /**
+   * Makes sure the slot has a row, in the caller's transaction, without the store's connection (so
+   * a handler's transaction never waits for the store's monitor while a store write waits for its
+   * row lock): {@code INSERT ... ON CONFLICT DO NOTHING} until the store saw the row committed.
+   */
+  void ensureRowIn(Connection connection, String slot) throws SQLException {
+    if (rowsCreated.contains(slot)) {
+      return;
+    }
+    try (PreparedStatement ps =
+        connection.prepareStatement(
+            "INSERT INTO " + table + " (slot) VALUES (?) ON CONFLICT (slot) DO NOTHING")) {
+      ps.setString(1, slot);
+      ps.executeUpdate();
+    }
   }
 
   /**

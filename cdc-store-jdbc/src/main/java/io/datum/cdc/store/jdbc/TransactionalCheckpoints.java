@@ -108,7 +108,7 @@ public final class TransactionalCheckpoints implements CdcCheckpointStore {
       }
       for (Map.Entry<String, List<CdcOffset>> slot : bySlot.entrySet()) {
         String name = slot.getKey();
-        store.ensureRow(name);
+        store.ensureRowIn(connection, name);
         byte[] row = store.lockRow(connection, name);
         CheckpointUnion union = new CheckpointUnion(name);
         if (row != null) {
