@@ -216,7 +216,9 @@ public final class TransactionalCheckpoints implements CdcCheckpointStore {
   }
 
   /**
-   * Loads the slot's row: every acknowledgement committed, transactionally or by the source.
+   * Loads the slot's row: every acknowledgement committed, transactionally or by the source;
+   * creates the row (empty) if it is missing, so that the handlers' transactions only lock and
+   * update it.
    *
    * @param slot a valid slot name
    * @return the checkpoint, or empty if none was stored
@@ -226,7 +228,14 @@ public final class TransactionalCheckpoints implements CdcCheckpointStore {
    */
   @Override
   public Optional<CdcCheckpoint> load(String slot) {
-    return store.load(slot);
+    Optional<CdcCheckpoint> loaded = store.load(slot);
+    try {
+      store.ensureRow(slot); // the source loads at start: later transactions find the row
+    } catch (SQLException e) {
+      throw new CdcStoreException(
+          "cannot create the row of slot \"" + slot + "\" in " + store.where() + ": " + e, e);
+    }
+    return loaded;
   }
 
   /**
