@@ -67,7 +67,6 @@ public final class JdbcCheckpointStore extends AbstractCheckpointStore {
 
   private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
 
-  private final DataSource dataSource;
   private final Connection db; // synchronized on itself: one statement at a time
   private final String table;
   private final long lockKey;
@@ -75,10 +74,8 @@ public final class JdbcCheckpointStore extends AbstractCheckpointStore {
   private final Set<String> rowsCreated = ConcurrentHashMap.newKeySet();
   private volatile boolean released;
 
-  private JdbcCheckpointStore(
-      DataSource dataSource, Connection db, String table, long lockKey, String location) {
+  private JdbcCheckpointStore(Connection db, String table, long lockKey, String location) {
     super(location, null); // no StoreLock: the advisory lock excludes other stores
-    this.dataSource = dataSource;
     this.db = db;
     this.table = table;
     this.lockKey = lockKey;
@@ -129,15 +126,6 @@ public final class JdbcCheckpointStore extends AbstractCheckpointStore {
    */
   public String table() {
     return table;
-  }
-
-  /**
-   * Returns the data source the store was opened on.
-   *
-   * @return the data source
-   */
-  DataSource dataSource() {
-    return dataSource;
   }
 
   @Override
@@ -466,7 +454,7 @@ public final class JdbcCheckpointStore extends AbstractCheckpointStore {
           AdvisoryLock.release(db, key);
           throw e;
         }
-        return new JdbcCheckpointStore(dataSource, db, table, key, location);
+        return new JdbcCheckpointStore(db, table, key, location);
       } catch (SQLException | RuntimeException e) {
         try {
           db.close();

@@ -54,6 +54,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * newer one of the other, whichever commits first. The row lock is held until the handler's
  * transaction ends: transactions acknowledging on the same slot commit one after another.
  *
+ * <p><b>Source settings.</b> Durability comes from the row, so the source's own store writes only
+ * fold committed acknowledgements into the watermark: building it with per-transaction
+ * acknowledgement durability ({@code acknowledgementDurability(TRANSACTION)} of {@code
+ * PgCdcSource.Builder}) saves a write per event (docs/benchmarks.md, "Transactional checkpoints").
+ *
  * <p><b>Requirements and limits.</b> The handler's connection must reach the database and table of
  * the store, and be in a transaction ({@code autoCommit} false). Rows read by a snapshot ({@link
  * CdcOffset#isSnapshotRead()}) cannot be acknowledged this way (their progress is stored by key
