@@ -1,0 +1,471 @@
+package io.datum.cdc.store.jdbc;
+
+import io.datum.cdc.CdcCheckpoint;
+import io.datum.cdc.CdcConfigurationException;
+import io.datum.cdc.CdcStoreException;
+import io.datum.cdc.spi.AbstractCheckpointStore;
+import io.datum.cdc.spi.CheckpointCodec;
+import io.datum.cdc.store.jdbc.internal.AdvisoryLock;
+import io.datum.cdc.store.jdbc.internal.CheckpointUnion;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+
+/**
+ * A {@link io.datum.cdc.CdcCheckpointStore} that keeps one row per slot in a table of a JDBC
+ * database, the checkpoint in {@link CheckpointCodec}'s bytes, so checkpoints live in the
+ * application's own database and can be committed in the handler's own transaction ({@link
+ * TransactionalCheckpoints}).
+ *
+ * <p>The table ({@link #ddl(String)}; created on open unless {@link Builder#createTable(boolean)}
+ * is false):
+ *
+ * <pre>
+ * CREATE TABLE IF NOT EXISTS cdc_checkpoint (
+ *   slot       varchar(63) PRIMARY KEY,
+ *   checkpoint bytea,                 -- CheckpointCodec's bytes; null: nothing stored yet
+ *   updated_at timestamptz NOT NULL DEFAULT CURRENT_TIMESTAMP)
+ * </pre>
+ *
+ * <p><b>Durability.</b> A {@link #store} commits one transaction per batch of concurrent calls; it
+ * is durable when the database's commit is ({@code synchronous_commit = on}, PostgreSQL's default,
+ * survives a crash of the server and a power loss).
+ *
+ * <p><b>Exclusivity.</b> The store's own connection holds a PostgreSQL session-level advisory lock
+ * keyed by the table's name while the store is open: a second store on the same table, in this JVM
+ * or another process, fails to open with a {@link CdcStoreException} naming the table and the
+ * holding backend (pid, {@code application_name}, client address). PostgreSQL drops the lock when
+ * the session ends, also when the holding process is killed, so a crash leaves no stale lock. An
+ * advisory lock was chosen over a lock row ({@code SELECT ... FOR UPDATE NOWAIT}) because holding a
+ * row lock needs a transaction open for the store's lifetime, which holds back vacuum's horizon and
+ * would block the handlers' own transactional writes to the row. Applications sharing one database
+ * use one table each (or one schema each).
+ *
+ * <p><b>Databases.</b> The SQL is standard but for the lock, which is PostgreSQL's: this version
+ * opens on PostgreSQL only and refuses other databases with a {@link CdcConfigurationException}.
+ * The driver is the application's (a test dependency of this module only).
+ *
+ * <p>The store's connection is one session taken from the data source for the life of the store; if
+ * it breaks, stores fail with {@link CdcStoreException} (the lock went with it) and the store must
+ * be reopened. Thread-safe.
+ */
+public final class JdbcCheckpointStore extends AbstractCheckpointStore {
+
+  /** The default table name. */
+  public static final String DEFAULT_TABLE = "cdc_checkpoint";
+
+  private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
+
+  private final Connection db; // synchronized on itself: one statement at a time
+  private final String table;
+  private final long lockKey;
+  private final String location;
+  private final Set<String> rowsCreated = ConcurrentHashMap.newKeySet();
+  private volatile boolean released;
+
+  private JdbcCheckpointStore(Connection db, String table, long lockKey, String location) {
+    super(location, null); // no StoreLock: the advisory lock excludes other stores
+    this.db = db;
+    this.table = table;
+    this.lockKey = lockKey;
+    this.location = location;
+  }
+
+  /**
+   * Starts a builder.
+   *
+   * @param dataSource where the table lives; the store takes one connection from it for its life
+   * @return a builder for the table {@value #DEFAULT_TABLE}, created if missing
+   * @throws NullPointerException if {@code dataSource} is null
+   */
+  public static Builder builder(DataSource dataSource) {
+    return new Builder(Objects.requireNonNull(dataSource, "dataSource"));
+  }
+
+  /**
+   * Returns the PostgreSQL DDL of a checkpoint table, for applications that create their schema
+   * themselves (Flyway, Liquibase) and open the store with {@code createTable(false)}.
+   *
+   * @param table a table name, optionally schema-qualified, such as {@code app.cdc_checkpoint}
+   * @return one {@code CREATE TABLE IF NOT EXISTS} statement, without a semicolon
+   * @throws CdcConfigurationException if the name is not a plain SQL identifier ({@code
+   *     [a-z_][a-z0-9_]*}, at most 63 characters, each part)
+   */
+  public static String ddl(String table) {
+    return "CREATE TABLE IF NOT EXISTS "
+        + checkTable(table)
+        + " (slot varchar(63) PRIMARY KEY, checkpoint bytea,"
+        + " updated_at timestamptz NOT NULL DEFAULT CURRENT_TIMESTAMP)";
+  }
+
+  /**
+   * Returns a view of this store for acknowledging in the handler's own transactions; give the
+   * view, not this store, to the source. See {@link TransactionalCheckpoints}.
+   *
+   * @return a new view; closing it closes this store
+   */
+  public TransactionalCheckpoints transactional() {
+    return new TransactionalCheckpoints(this);
+  }
+
+  /**
+   * Returns the table this store keeps its rows in.
+   *
+   * @return the table name as given to the builder, lower case
+   */
+  public String table() {
+    return table;
+  }
+
+  @Override
+  protected byte[] read(String slot) throws SQLException {
+    synchronized (db) {
+      try (PreparedStatement ps =
+          db.prepareStatement("SELECT checkpoint FROM " + table + " WHERE slot = ?")) {
+        ps.setString(1, slot);
+        try (ResultSet rs = ps.executeQuery()) {
+          return rs.next() ? rs.getBytes(1) : null;
+        }
+      }
+    }
+  }
+
+  @Override
+  protected void write(Map<String, byte[]> batch) throws SQLException {
+    synchronized (db) {
+      inTransaction(
+          () -> {
+            for (Map.Entry<String, byte[]> e : batch.entrySet()) {
+              upsert(db, e.getKey(), e.getValue());
+            }
+          });
+      rowsCreated.addAll(batch.keySet());
+    }
+  }
+
+  @Override
+  protected List<String> list() throws SQLException {
+    synchronized (db) {
+      List<String> slots = new ArrayList<>();
+      try (Statement st = db.createStatement();
+          ResultSet rs =
+              st.executeQuery("SELECT slot FROM " + table + " WHERE checkpoint IS NOT NULL")) {
+        while (rs.next()) {
+          slots.add(rs.getString(1));
+        }
+      }
+      return slots;
+    }
+  }
+
+  @Override
+  protected void release() throws SQLException {
+    released = true;
+    synchronized (db) {
+      // unlock first: the server drops a session's locks only when its backend exits, some
+      // time after the client closed, so a store reopened at once could still find it held
+      try {
+        AdvisoryLock.release(db, lockKey);
+      } finally {
+        db.close();
+      }
+    }
+  }
+
+  /** Returns the table and database, without a password. */
+  @Override
+  public String location() {
+    return location;
+  }
+
+  /**
+   * Merges {@code checkpoint} into the slot's row on the store's connection, in one transaction
+   * under the row's lock: the row afterwards holds every acknowledgement of either.
+   */
+  void merge(CdcCheckpoint checkpoint) {
+    if (released) {
+      throw new IllegalStateException(location + " is closed");
+    }
+    String slot = checkpoint.slot();
+    synchronized (db) {
+      try {
+        ensureRow(slot);
+        inTransaction(
+            () -> {
+              byte[] row = lockRow(db, slot);
+              CheckpointUnion union = new CheckpointUnion(slot);
+              if (row != null) {
+                union.add(CheckpointCodec.decode(row, slot, location));
+              }
+              union.add(checkpoint);
+              update(db, slot, CheckpointCodec.encode(union.toCheckpoint()));
+            });
+      } catch (SQLException e) {
+        throw new CdcStoreException(
+            "cannot store the checkpoint of slot \"" + slot + "\" in " + location + ": " + e, e);
+      }
+    }
+  }
+
+  /** Inserts an empty row for the slot once, so that transactions can lock it. */
+  void ensureRow(String slot) throws SQLException {
+    if (rowsCreated.contains(slot)) {
+      return;
+    }
+    synchronized (db) {
+      inTransaction(
+          () -> {
+            if (!exists(slot)) {
+              try (PreparedStatement ps =
+                  db.prepareStatement("INSERT INTO " + table + " (slot) VALUES (?)")) {
+                ps.setString(1, slot);
+                ps.executeUpdate();
+              }
+            }
+          });
+    }
+    rowsCreated.add(slot);
+  }
+
+  /**
+   * Makes sure the slot has a row, in the caller's transaction, without the store's connection (so
+   * a handler's transaction never waits for the store's monitor while a store write waits for its
+   * row lock): {@code INSERT ... ON CONFLICT DO NOTHING} until the store saw the row committed.
+   */
+  void ensureRowIn(Connection connection, String slot) throws SQLException {
+    if (rowsCreated.contains(slot)) {
+      return;
+    }
+    try (PreparedStatement ps =
+        connection.prepareStatement(
+            "INSERT INTO " + table + " (slot) VALUES (?) ON CONFLICT (slot) DO NOTHING")) {
+      ps.setString(1, slot);
+      ps.executeUpdate();
+    }
+  }
+
+  /**
+   * Reads the slot's row in the caller's transaction and locks it until that transaction ends.
+   *
+   * @return the row's bytes, or null if it holds none
+   */
+  byte[] lockRow(Connection connection, String slot) throws SQLException {
+    try (PreparedStatement ps =
+        connection.prepareStatement(
+            "SELECT checkpoint FROM " + table + " WHERE slot = ? FOR UPDATE")) {
+      ps.setString(1, slot);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          throw new SQLException("the row of slot \"" + slot + "\" in " + table + " is missing");
+        }
+        return rs.getBytes(1);
+      }
+    }
+  }
+
+  /** Updates the slot's existing row in the caller's transaction. */
+  void update(Connection connection, String slot, byte[] value) throws SQLException {
+    try (PreparedStatement ps =
+        connection.prepareStatement(
+            "UPDATE "
+                + table
+                + " SET checkpoint = ?, updated_at = CURRENT_TIMESTAMP WHERE slot = ?")) {
+      ps.setBytes(1, value);
+      ps.setString(2, slot);
+      if (ps.executeUpdate() != 1) {
+        throw new SQLException("the row of slot \"" + slot + "\" in " + table + " is missing");
+      }
+    }
+  }
+
+  /** Returns the location, for messages of the view. */
+  String where() {
+    return location;
+  }
+
+  private boolean exists(String slot) throws SQLException {
+    try (PreparedStatement ps = db.prepareStatement("SELECT 1 FROM " + table + " WHERE slot = ?")) {
+      ps.setString(1, slot);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next();
+      }
+    }
+  }
+
+  private void upsert(Connection connection, String slot, byte[] value) throws SQLException {
+    // UPDATE, else INSERT: portable, and race-free since only the lock holder writes this way
+    try (PreparedStatement ps =
+        connection.prepareStatement(
+            "UPDATE "
+                + table
+                + " SET checkpoint = ?, updated_at = CURRENT_TIMESTAMP WHERE slot = ?")) {
+      ps.setBytes(1, value);
+      ps.setString(2, slot);
+      if (ps.executeUpdate() == 1) {
+        return;
+      }
+    }
+    try (PreparedStatement ps =
+        connection.prepareStatement("INSERT INTO " + table + " (slot, checkpoint) VALUES (?, ?)")) {
+      ps.setString(1, slot);
+      ps.setBytes(2, value);
+      ps.executeUpdate();
+    }
+  }
+
+  private interface SqlWork {
+    void run() throws SQLException;
+  }
+
+  /**
+   * Runs {@code work} in one transaction of the store's connection; the caller holds {@code db}.
+   */
+  private void inTransaction(SqlWork work) throws SQLException {
+    db.setAutoCommit(false);
+    try {
+      work.run();
+      db.commit();
+    } catch (SQLException | RuntimeException e) {
+      try {
+        db.rollback();
+      } catch (SQLException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    } finally {
+      db.setAutoCommit(true);
+    }
+  }
+
+  private static String checkTable(String table) {
+    Objects.requireNonNull(table, "table");
+    String lower = table.toLowerCase(Locale.ROOT);
+    String[] parts = lower.split("\\.", -1);
+    if (parts.length > 2
+        || !IDENTIFIER.matcher(parts[0]).matches()
+        || (parts.length == 2 && !IDENTIFIER.matcher(parts[1]).matches())) {
+      throw new CdcConfigurationException(
+          "checkpoint table name \""
+              + table
+              + "\" must be a plain SQL identifier ([a-z_][a-z0-9_]*, at most 63 characters),"
+              + " optionally schema-qualified");
+    }
+    return lower;
+  }
+
+  /** Removes {@code password=...} from a JDBC URL, for messages. */
+  static String withoutPassword(String url) {
+    return url == null ? "unknown database" : url.replaceAll("(?i)password=[^&;]*", "password=***");
+  }
+
+  /**
+   * Builds a {@link JdbcCheckpointStore}. Not thread-safe; {@link #open()} may be called more than
+   * once.
+   */
+  public static final class Builder {
+
+    private final DataSource dataSource;
+    private String table = DEFAULT_TABLE;
+    private boolean createTable = true;
+
+    private Builder(DataSource dataSource) {
+      this.dataSource = dataSource;
+    }
+
+    /**
+     * Sets the table.
+     *
+     * @param table a plain SQL identifier, optionally schema-qualified ({@code
+     *     app.cdc_checkpoint}); default {@value JdbcCheckpointStore#DEFAULT_TABLE}
+     * @return this builder
+     * @throws CdcConfigurationException if the name is not such an identifier
+     * @throws NullPointerException if {@code table} is null
+     */
+    public Builder table(String table) {
+      this.table = checkTable(table);
+      return this;
+    }
+
+    /**
+     * Sets whether {@link #open()} creates the table if it is missing.
+     *
+     * @param create true (the default) to run {@link JdbcCheckpointStore#ddl(String)} on open;
+     *     false if the application's migrations create it
+     * @return this builder
+     */
+    public Builder createTable(boolean create) {
+      this.createTable = create;
+      return this;
+    }
+
+    /**
+     * Opens the store: takes a connection, checks the database, takes the advisory lock, creates
+     * the table if asked to.
+     *
+     * @return the open store; the caller closes it
+     * @throws CdcConfigurationException if the database is not PostgreSQL
+     * @throws CdcStoreException naming the table and database if another store holds the table (and
+     *     which backend does), or the connection, the lock or the DDL fails
+     */
+    public JdbcCheckpointStore open() {
+      String location = "jdbc checkpoint store, table " + table;
+      Connection db;
+      try {
+        db = dataSource.getConnection();
+      } catch (SQLException e) {
+        throw new CdcStoreException("cannot connect to the database of " + location + ": " + e, e);
+      }
+      try {
+        location += " at " + withoutPassword(db.getMetaData().getURL());
+        String product = db.getMetaData().getDatabaseProductName();
+        if (!"PostgreSQL".equalsIgnoreCase(product)) {
+          throw new CdcConfigurationException(
+              location
+                  + ": the database is "
+                  + product
+                  + "; this version of cdc-store-jdbc supports PostgreSQL only (its lock is a"
+                  + " PostgreSQL advisory lock)");
+        }
+        db.setAutoCommit(true);
+        long key = AdvisoryLock.key(table);
+        AdvisoryLock.acquire(db, key, location);
+        try {
+          if (createTable) {
+            try (Statement st = db.createStatement()) {
+              st.execute(ddl(table));
+            }
+          }
+          try (Statement st = db.createStatement()) {
+            st.executeQuery("SELECT slot, checkpoint, updated_at FROM " + table + " WHERE false")
+                .close();
+          }
+        } catch (SQLException | RuntimeException e) {
+          AdvisoryLock.release(db, key);
+          throw e;
+        }
+        return new JdbcCheckpointStore(db, table, key, location);
+      } catch (SQLException | RuntimeException e) {
+        try {
+          db.close();
+        } catch (SQLException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+        if (e instanceof RuntimeException r) {
+          throw r;
+        }
+        throw new CdcStoreException("cannot open " + location + ": " + e, e);
+      }
+    }
+  }
+}

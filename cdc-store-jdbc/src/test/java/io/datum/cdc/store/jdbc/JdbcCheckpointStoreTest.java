@@ -1,0 +1,109 @@
+package io.datum.cdc.store.jdbc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.datum.cdc.CdcCheckpoint;
+import io.datum.cdc.CdcConfigurationException;
+import io.datum.cdc.CdcStoreException;
+import io.datum.cdc.CheckpointStores;
+import io.datum.cdc.PgLsn;
+import io.datum.cdc.embedded.EmbeddedPostgresServer;
+import io.datum.cdc.testkit.EmbeddedPostgresTest;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** What the conformance kit does not check: messages, DDL by the application, URI parameters. */
+@EmbeddedPostgresTest
+class JdbcCheckpointStoreTest {
+
+  private final EmbeddedPostgresServer pg;
+
+  JdbcCheckpointStoreTest(EmbeddedPostgresServer pg) {
+    this.pg = pg;
+  }
+
+  @Test
+  void aSecondStoreOnTheTableFailsNamingTheTableAndTheHolder() {
+    UrlDataSource holder = new UrlDataSource(pg.jdbcUrl() + "&ApplicationName=holder_app");
+    try (JdbcCheckpointStore first =
+        JdbcCheckpointStore.builder(holder).table("held_table").open()) {
+      first.store(CdcCheckpoint.atWatermark("s", PgLsn.parse("0/10")));
+      CdcStoreException e =
+          assertThrows(
+              CdcStoreException.class,
+              () ->
+                  JdbcCheckpointStore.builder(new UrlDataSource(pg.jdbcUrl()))
+                      .table("held_table")
+                      .open());
+      assertTrue(e.getMessage().contains("table held_table"), e.getMessage());
+      assertTrue(e.getMessage().contains("application_name \"holder_app\""), e.getMessage());
+      assertTrue(e.getMessage().contains("PostgreSQL backend "), e.getMessage());
+      // another table is another lock
+      try (JdbcCheckpointStore other =
+          JdbcCheckpointStore.builder(new UrlDataSource(pg.jdbcUrl()))
+              .table("other_table")
+              .open()) {
+        assertEquals(Optional.empty(), other.load("s"));
+      }
+      assertEquals(
+          Optional.of(CdcCheckpoint.atWatermark("s", PgLsn.parse("0/10"))), first.load("s"));
+    }
+  }
+
+  @Test
+  void theApplicationMayCreateTheTableFromTheDdl() throws Exception {
+    pg.execute("CREATE SCHEMA app", JdbcCheckpointStore.ddl("app.cdc_checkpoint"));
+    try (JdbcCheckpointStore store =
+        JdbcCheckpointStore.builder(new UrlDataSource(pg.jdbcUrl()))
+            .table("app.cdc_checkpoint")
+            .createTable(false)
+            .open()) {
+      store.store(CdcCheckpoint.atWatermark("s", PgLsn.parse("1/0")));
+      assertEquals("1/0", pg.queryString("SELECT count(*) || '/0' FROM app.cdc_checkpoint"));
+    }
+    CdcStoreException missing =
+        assertThrows(
+            CdcStoreException.class,
+            () ->
+                JdbcCheckpointStore.builder(new UrlDataSource(pg.jdbcUrl()))
+                    .table("app.missing")
+                    .createTable(false)
+                    .open());
+    assertTrue(missing.getMessage().contains("table app.missing"), missing.getMessage());
+  }
+
+  @Test
+  void tableNamesMustBePlainIdentifiers() {
+    JdbcCheckpointStore.Builder builder =
+        JdbcCheckpointStore.builder(new UrlDataSource(pg.jdbcUrl()));
+    for (String bad : new String[] {"", "a;drop table x", "\"q\"", "a.b.c", "1a", "x".repeat(64)}) {
+      CdcConfigurationException e =
+          assertThrows(CdcConfigurationException.class, () -> builder.table(bad), bad);
+      assertTrue(e.getMessage().contains("plain SQL identifier"), e.getMessage());
+    }
+    assertThrows(CdcConfigurationException.class, () -> JdbcCheckpointStore.ddl("a b"));
+  }
+
+  @Test
+  void theUriTakesTheTableAndCreateFromItsFragmentAndHidesThePassword() throws Exception {
+    String url = pg.jdbcUrl() + "&password=secret";
+    try (var store = CheckpointStores.open(url + "#table=by_uri")) {
+      store.store(CdcCheckpoint.atWatermark("s", PgLsn.parse("0/20")));
+      assertTrue(store.location().contains("table by_uri"), store.location());
+      assertFalse(store.location().contains("secret"), store.location());
+    }
+    assertEquals("1", pg.queryString("SELECT count(*) FROM by_uri"));
+    CdcConfigurationException unknown =
+        assertThrows(
+            CdcConfigurationException.class, () -> CheckpointStores.open(url + "#tabel=x"));
+    assertTrue(unknown.getMessage().contains("\"tabel\""), unknown.getMessage());
+    assertFalse(unknown.getMessage().contains("secret"), unknown.getMessage());
+    assertThrows(
+        CdcConfigurationException.class, () -> CheckpointStores.open(url + "#create=maybe"));
+    assertThrows(
+        CdcStoreException.class, () -> CheckpointStores.open(url + "#table=absent&create=false"));
+  }
+}
