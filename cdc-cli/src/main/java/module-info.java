@@ -10,6 +10,7 @@ module io.datum.cdc.cli {
   requires io.datum.cdc.store.file;
   requires io.datum.cdc.store.rocksdb;
   requires io.datum.cdc.store.mapdb;
+  requires io.datum.cdc.store.jdbc;
   requires info.picocli;
   requires com.fasterxml.jackson.databind;
   requires java.sql;
