@@ -438,18 +438,31 @@ public final class JdbcCheckpointStore extends AbstractCheckpointStore {
                   + " PostgreSQL advisory lock)");
         }
         db.setAutoCommit(true);
-        long key = AdvisoryLock.key(table);
+        try (PreparedStatement ps =
+            db.prepareStatement(
+                "SELECT set_config('application_name', ?, false)"
+                    + " WHERE current_setting('application_name') IN ('', 'PostgreSQL JDBC Driver')")) {
+          // the holder a second store's error names is findable in pg_stat_activity
+          ps.setString(1, "datum-cdc checkpoint store " + table);
+          ps.executeQuery().close();
+        }
+        if (createTable) {
+          // two stores creating the same table at once: one waits for the other's DDL
+          long ddlKey = AdvisoryLock.key("ddl " + table);
+          AdvisoryLock.lockWaiting(db, ddlKey);
+          try (Statement st = db.createStatement()) {
+            st.execute(ddl(table));
+          } finally {
+            AdvisoryLock.release(db, ddlKey);
+          }
+        }
+        // the lock names the table itself (its oid), not the name as written: public.t and t, or
+        // the same name in two schemas through search_path, are told apart right
+        long oid = tableOid(db, table, location);
+        long key = AdvisoryLock.key("oid " + oid);
         AdvisoryLock.acquire(db, key, location);
         try {
-          if (createTable) {
-            try (Statement st = db.createStatement()) {
-              st.execute(ddl(table));
-            }
-          }
-          try (Statement st = db.createStatement()) {
-            st.executeQuery("SELECT slot, checkpoint, updated_at FROM " + table + " WHERE false")
-                .close();
-          }
+          checkTableUsable(db, table, oid, location);
         } catch (SQLException | RuntimeException e) {
           AdvisoryLock.release(db, key);
           throw e;
@@ -465,6 +478,74 @@ public final class JdbcCheckpointStore extends AbstractCheckpointStore {
           throw r;
         }
         throw new CdcStoreException("cannot open " + location + ": " + e, e);
+      }
+    }
+
+    /** The table's oid, or a CdcStoreException with the DDL if it does not exist. */
+    private static long tableOid(Connection db, String table, String location) throws SQLException {
+      try (PreparedStatement ps = db.prepareStatement("SELECT to_regclass(?)::oid")) {
+        ps.setString(1, table);
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          long oid = rs.getLong(1);
+          if (rs.wasNull()) {
+            throw new CdcStoreException(
+                location
+                    + ": the table "
+                    + table
+                    + " does not exist (with createTable(false), #create=false, it must be"
+                    + " created beforehand: "
+                    + ddl(table)
+                    + ")");
+          }
+          return oid;
+        }
+      }
+    }
+
+    /**
+     * Checks the table has the columns and the current role the rights the store needs, so that a
+     * wrong table or a read-only role fails the open, not the first acknowledgement.
+     */
+    private static void checkTableUsable(Connection db, String table, long oid, String location)
+        throws SQLException {
+      try (Statement st = db.createStatement()) {
+        st.executeQuery("SELECT slot, checkpoint, updated_at FROM " + table + " WHERE false")
+            .close();
+      } catch (SQLException e) {
+        throw new CdcStoreException(
+            location
+                + ": the table "
+                + table
+                + " is not a checkpoint table ("
+                + e.getMessage()
+                + "); it needs the columns of "
+                + ddl(table),
+            e);
+      }
+      try (PreparedStatement ps =
+          db.prepareStatement(
+              "SELECT has_table_privilege(?::oid, 'SELECT'), has_table_privilege(?::oid, 'INSERT'),"
+                  + " has_table_privilege(?::oid, 'UPDATE'), current_user")) {
+        ps.setLong(1, oid);
+        ps.setLong(2, oid);
+        ps.setLong(3, oid);
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          if (!rs.getBoolean(1) || !rs.getBoolean(2) || !rs.getBoolean(3)) {
+            throw new CdcStoreException(
+                location
+                    + ": role "
+                    + rs.getString(4)
+                    + " needs SELECT, INSERT and UPDATE on "
+                    + table
+                    + " (GRANT SELECT, INSERT, UPDATE ON "
+                    + table
+                    + " TO "
+                    + rs.getString(4)
+                    + ")");
+          }
+        }
       }
     }
   }

@@ -54,6 +54,75 @@ class JdbcCheckpointStoreTest {
   }
 
   @Test
+  void theLockNamesTheTableItselfNotTheNameAsWritten() throws Exception {
+    pg.execute("CREATE SCHEMA appa", "CREATE SCHEMA appb");
+    try (JdbcCheckpointStore first =
+        JdbcCheckpointStore.builder(new UrlDataSource(pg.jdbcUrl())).table("same_table").open()) {
+      // public.same_table is the same table: refused
+      CdcStoreException qualified =
+          assertThrows(
+              CdcStoreException.class,
+              () ->
+                  JdbcCheckpointStore.builder(new UrlDataSource(pg.jdbcUrl()))
+                      .table("public.same_table")
+                      .open());
+      assertTrue(qualified.getMessage().contains("is in use"), qualified.getMessage());
+      // the same name in two other schemas (search_path) is two other tables: both open
+      try (JdbcCheckpointStore a =
+              JdbcCheckpointStore.builder(new UrlDataSource(pg.jdbcUrl() + "&currentSchema=appa"))
+                  .table("same_table")
+                  .open();
+          JdbcCheckpointStore b =
+              JdbcCheckpointStore.builder(new UrlDataSource(pg.jdbcUrl() + "&currentSchema=appb"))
+                  .table("same_table")
+                  .open()) {
+        a.store(CdcCheckpoint.atWatermark("s", PgLsn.parse("0/A")));
+        b.store(CdcCheckpoint.atWatermark("s", PgLsn.parse("0/B")));
+      }
+      assertEquals("1", pg.queryString("SELECT count(*) FROM appa.same_table"));
+      assertEquals("1", pg.queryString("SELECT count(*) FROM appb.same_table"));
+      assertEquals("0", pg.queryString("SELECT count(*) FROM public.same_table"));
+    }
+  }
+
+  @Test
+  void aWrongTableOrARoleThatCannotWriteFailsTheOpenNamingTheRemedy() throws Exception {
+    pg.execute(
+        "CREATE TABLE not_checkpoints (slot text PRIMARY KEY, value bytea)",
+        "CREATE ROLE ro_role LOGIN",
+        JdbcCheckpointStore.ddl("ro_table"),
+        "GRANT SELECT ON ro_table TO ro_role");
+    CdcStoreException wrong =
+        assertThrows(
+            CdcStoreException.class,
+            () ->
+                JdbcCheckpointStore.builder(new UrlDataSource(pg.jdbcUrl()))
+                    .table("not_checkpoints")
+                    .createTable(false)
+                    .open());
+    assertTrue(
+        wrong.getMessage().contains("the table not_checkpoints is not a checkpoint table")
+            && wrong.getMessage().contains("CREATE TABLE IF NOT EXISTS not_checkpoints"),
+        wrong.getMessage());
+    CdcStoreException readOnly =
+        assertThrows(
+            CdcStoreException.class,
+            () ->
+                JdbcCheckpointStore.builder(
+                        new UrlDataSource(pg.jdbcUrl().replaceAll("user=[^&]*", "user=ro_role")))
+                    .table("ro_table")
+                    .createTable(false)
+                    .open());
+    assertTrue(
+        readOnly
+            .getMessage()
+            .contains(
+                "role ro_role needs SELECT, INSERT and UPDATE on ro_table (GRANT SELECT, INSERT,"
+                    + " UPDATE ON ro_table TO ro_role)"),
+        readOnly.getMessage());
+  }
+
+  @Test
   void theApplicationMayCreateTheTableFromTheDdl() throws Exception {
     pg.execute("CREATE SCHEMA app", JdbcCheckpointStore.ddl("app.cdc_checkpoint"));
     try (JdbcCheckpointStore store =
@@ -72,7 +141,10 @@ class JdbcCheckpointStoreTest {
                     .table("app.missing")
                     .createTable(false)
                     .open());
-    assertTrue(missing.getMessage().contains("table app.missing"), missing.getMessage());
+    assertTrue(
+        missing.getMessage().contains("the table app.missing does not exist")
+            && missing.getMessage().contains("CREATE TABLE IF NOT EXISTS app.missing"),
+        missing.getMessage());
   }
 
   @Test

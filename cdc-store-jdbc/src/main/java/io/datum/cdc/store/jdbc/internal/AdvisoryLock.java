@@ -16,7 +16,9 @@ import java.sql.SQLException;
  * close), so a crash never leaves a stale lock; it takes no row or table lock, so it blocks neither
  * the handlers' transactions nor vacuum. The key is the first 8 bytes of the SHA-256 of {@code
  * "datum-cdc checkpoint table " + table} (lower case): the same in every process. Advisory locks
- * are per database, so the key names one table of one database.
+ * are per database, so the key names one table of one database. The store keys it by the table's
+ * oid (so {@code public.t} and {@code t} are one table, and {@code t} in two schemas two), and
+ * holds a key by name only around its {@code CREATE TABLE IF NOT EXISTS}.
  */
 public final class AdvisoryLock {
 
@@ -25,7 +27,8 @@ public final class AdvisoryLock {
   /**
    * Returns the lock key of a table.
    *
-   * @param table the table's name as the store uses it, lower case
+   * @param table what names the lock (the store gives {@code "oid " + oid} or {@code "ddl " +
+   *     name})
    * @return the 64-bit key
    */
   public static long key(String table) {
@@ -40,6 +43,20 @@ public final class AdvisoryLock {
       return key;
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+    }
+  }
+
+  /**
+   * Takes the lock on {@code db}'s session, waiting for it.
+   *
+   * @param db the connection, in auto-commit mode
+   * @param key the lock key
+   * @throws SQLException if the statement fails
+   */
+  public static void lockWaiting(Connection db, long key) throws SQLException {
+    try (PreparedStatement lock = db.prepareStatement("SELECT pg_advisory_lock(?)")) {
+      lock.setLong(1, key);
+      lock.executeQuery().close();
     }
   }
 
