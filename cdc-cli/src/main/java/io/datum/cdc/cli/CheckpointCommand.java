@@ -211,6 +211,10 @@ final class CheckpointCommand {
      * Opening a store creates it; for showing one, a path that does not exist is a typo, not an
      * empty store.
      */
+    /** The schemes of the stores that live at a path of the file system. */
+    private static final java.util.Set<String> PATH_STORES =
+        java.util.Set.of("file", "rocksdb", "mapdb");
+
     static void requireExistingPath(String uri) {
       URI parsed;
       try {
@@ -220,9 +224,12 @@ final class CheckpointCommand {
       }
       if (parsed.getScheme() == null
           || parsed.getAuthority() != null
+          || !PATH_STORES.contains(parsed.getScheme())
           || !CheckpointStores.providers(CheckpointCommand.class.getClassLoader())
               .containsKey(parsed.getScheme())) {
-        return; // unknown scheme or a host: CheckpointStores.open names the problem
+        // unknown scheme or a host: CheckpointStores.open names the problem; a jdbc: store is a
+        // database, not a path
+        return;
       }
       String path = parsed.getPath() != null ? parsed.getPath() : parsed.getSchemeSpecificPart();
       if (path != null && path.indexOf('?') >= 0) {

@@ -41,6 +41,28 @@ class OperatorCommandsTest {
   }
 
   @Test
+  void checkpointShowAndDeleteWorkOnAJdbcStore(@TempDir Path dir) throws Exception {
+    String uri = "jdbc:" + pg.jdbcUrl().substring("jdbc:".length()) + "#table=cli_checkpoint";
+    try (io.datum.cdc.CdcCheckpointStore store = io.datum.cdc.CheckpointStores.open(uri)) {
+      store.store(
+          io.datum.cdc.CdcCheckpoint.atWatermark("jshow", io.datum.cdc.PgLsn.parse("0/1234")));
+    }
+    Run show = pgcdc(dir, "checkpoint", "show", "--store", uri, "--slot", "jshow");
+    assertEquals(0, show.exitCode(), show.stderr());
+    JsonNode c = JSON.readTree(String.join("\n", show.stdout())).get("checkpoints");
+    assertEquals("jshow", c.get(0).get("slot").asText(), show.stdout().toString());
+    assertEquals("0/1234", c.get(0).get("watermark").asText(), show.stdout().toString());
+    Run deleted = pgcdc(dir, "checkpoint", "delete", "--store", uri, "--slot", "jshow", "--yes");
+    assertEquals(0, deleted.exitCode(), deleted.stderr());
+    Run after = pgcdc(dir, "checkpoint", "show", "--store", uri, "--slot", "jshow");
+    assertEquals(0, after.exitCode(), after.stderr());
+    JsonNode reset = JSON.readTree(String.join("\n", after.stdout())).get("checkpoints");
+    assertTrue(
+        reset.isEmpty() || reset.get(0).get("watermark").asText().equals("0/0"),
+        after.stdout().toString());
+  }
+
+  @Test
   void checkpointShowWhileAConsumerRunsThenDeleteAndDropTheSlot(@TempDir Path dir)
       throws Exception {
     pg.execute(

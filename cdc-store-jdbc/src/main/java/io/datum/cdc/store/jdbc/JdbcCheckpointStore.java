@@ -203,6 +203,10 @@ public final class JdbcCheckpointStore extends AbstractCheckpointStore {
         ensureRow(slot);
         inTransaction(
             () -> {
+              try (Statement st = db.createStatement()) {
+                // a handler's transaction holding the row does not block the source for ever
+                st.execute("SET LOCAL lock_timeout = '" + MERGE_LOCK_TIMEOUT_SECONDS + "s'");
+              }
               byte[] row = lockRow(db, slot);
               CheckpointUnion union = new CheckpointUnion(slot);
               if (row != null) {
@@ -212,11 +216,27 @@ public final class JdbcCheckpointStore extends AbstractCheckpointStore {
               update(db, slot, CheckpointCodec.encode(union.toCheckpoint()));
             });
       } catch (SQLException e) {
+        if ("55P03".equals(e.getSQLState())) { // lock_not_available: the lock_timeout passed
+          throw new CdcStoreException(
+              "cannot store the checkpoint of slot \""
+                  + slot
+                  + "\" in "
+                  + location
+                  + ": its row stayed locked for "
+                  + MERGE_LOCK_TIMEOUT_SECONDS
+                  + " s by another transaction (a handler's, between acknowledgeIn and its commit;"
+                  + " acknowledging through the source's handle there waits for that transaction,"
+                  + " which waits for the handler: commit or roll back first)",
+              e);
+        }
         throw new CdcStoreException(
             "cannot store the checkpoint of slot \"" + slot + "\" in " + location + ": " + e, e);
       }
     }
   }
+
+  /** Seconds the source's own merge waits for the slot's row lock before it fails. */
+  static final int MERGE_LOCK_TIMEOUT_SECONDS = 30;
 
   /** Inserts an empty row for the slot once, so that transactions can lock it. */
   void ensureRow(String slot) throws SQLException {
