@@ -15,7 +15,6 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -24,8 +23,6 @@ import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Logger;
-import javax.sql.DataSource;
 
 /**
  * The cost of acknowledging in the handler's transaction (docs/benchmarks.md, "Transactional
@@ -130,7 +127,8 @@ public final class TransactionalAckHarness {
               + Math.min(events, from + 999)
               + ") g");
     }
-    DataSource ds = new Urls(pg.jdbcUrl());
+    org.postgresql.ds.PGSimpleDataSource ds = new org.postgresql.ds.PGSimpleDataSource();
+    ds.setURL(pg.jdbcUrl()); // the driver's own DataSource: connections to one URL
     CdcCheckpointStore store;
     TransactionalCheckpoints transactional = null;
     switch (variant) {
@@ -215,49 +213,5 @@ public final class TransactionalAckHarness {
       acks.add(handle.acknowledgeAsync(offset));
     }
     CompletableFuture.allOf(acks.toArray(new CompletableFuture<?>[0])).join();
-  }
-
-  /** DriverManager connections to one URL. */
-  private record Urls(String url) implements DataSource {
-    @Override
-    public Connection getConnection() throws SQLException {
-      return DriverManager.getConnection(url);
-    }
-
-    @Override
-    public Connection getConnection(String user, String password) throws SQLException {
-      return DriverManager.getConnection(url, user, password);
-    }
-
-    @Override
-    public PrintWriter getLogWriter() {
-      return null;
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) {}
-
-    @Override
-    public void setLoginTimeout(int seconds) {}
-
-    @Override
-    public int getLoginTimeout() {
-      return 0;
-    }
-
-    @Override
-    public Logger getParentLogger() {
-      return Logger.getGlobal();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> type) throws SQLException {
-      throw new SQLException("not a wrapper");
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> type) {
-      return false;
-    }
   }
 }
