@@ -5,13 +5,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Where {@code PgOutputDecoder} gets the codecs of column types its builtin decoders ({@link
- * PgBinaryValues}, {@link PgTextValues}) do not handle, for binary values and for text values alike
- * ({@link PgBinaryCodec#textValue}): user-defined types (enums, domains, composites, ranges,
- * multiranges, their arrays) and the builtin ranges and multiranges. The type kinds are not in the
- * pgoutput stream (the Type message carries only a namespace and a name), so an implementation asks
- * the catalog; {@link PgTypeCatalog} is the one the source uses. Called at Relation time on the
- * replication thread, never per row.
+ * Where {@code PgOutputDecoder} (through its relation cache) gets the descriptions of column types
+ * and columns the events carry ({@link #describe}, {@link #columnFacts}), and the codecs of column
+ * types its builtin decoders ({@link PgBinaryValues}, {@link PgTextValues}) do not handle, for
+ * binary values and for text values alike ({@link PgBinaryCodec#textValue}): user-defined types
+ * (enums, domains, composites, ranges, multiranges, their arrays) and the builtin ranges and
+ * multiranges. The type kinds are not in the pgoutput stream (the Type message carries only a
+ * namespace and a name), so an implementation asks the catalog; {@link PgTypeCatalog} is the one
+ * the source uses. Called at Relation time on the replication thread, never per row.
  */
 public interface PgBinaryTypes {
 

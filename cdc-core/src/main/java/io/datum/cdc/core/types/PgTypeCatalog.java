@@ -39,6 +39,13 @@ import org.slf4j.LoggerFactory;
  * row, except that a composite value whose field type the cached attribute list does not hold (an
  * attribute added by {@code ALTER TYPE} since) resolves that field type once.
  *
+ * <p>The same rows describe the column types in the events ({@link #describe}, a {@link
+ * io.datum.cdc.event.PgType} per oid, cached; the type query also reads {@code typtypmod} and an
+ * enum's labels). {@link #columnFacts} gives the declared dimensions ({@code attndims}) and primary
+ * key positions of a relation's columns: read for the published tables by {@link #preload}, one
+ * more query at start; for a relation not among them or whose columns changed, one query at its
+ * Relation message.
+ *
  * <p>Types stay undecodable, their codec failing with a message that names the type and why: base
  * types outside PostgreSQL's builtins (extension types such as {@code hstore}, {@code citext} or
  * PostGIS {@code geometry}: their send format is the extension's own), builtin types {@link
