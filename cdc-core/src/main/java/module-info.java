@@ -2,8 +2,11 @@
  * datum-cdc's PostgreSQL source: {@link io.datum.cdc.core.PgCdcSource} reads a logical replication
  * slot with pgoutput and delivers every committed row change as an event. Only {@code
  * io.datum.cdc.core} is exported; the stages of the data path ({@code replication}, {@code
- * pgoutput}, {@code types}, {@code assembly}, {@code delivery}, {@code feedback}) are not API.
+ * pgoutput}, {@code relation}, {@code types}, {@code snapshot}, {@code assembly}, {@code delivery},
+ * {@code feedback}) are not API, three of them exported to the benchmarks only.
  */
+// "module not found": the benchmarks are no module of this build's module path (see below)
+@SuppressWarnings("module")
 module io.datum.cdc.core {
   requires transitive io.datum.cdc.api;
   requires transitive java.sql;
@@ -11,4 +14,13 @@ module io.datum.cdc.core {
   requires org.slf4j;
 
   exports io.datum.cdc.core;
+
+  // the benchmarks (cdc-benchmarks, automatic module io.datum.cdc.benchmarks, not published)
+  // measure the acknowledgement path and the snapshot row decoding on their own; no one else
+  exports io.datum.cdc.core.feedback to
+      io.datum.cdc.benchmarks;
+  exports io.datum.cdc.core.relation to
+      io.datum.cdc.benchmarks;
+  exports io.datum.cdc.core.snapshot to
+      io.datum.cdc.benchmarks;
 }

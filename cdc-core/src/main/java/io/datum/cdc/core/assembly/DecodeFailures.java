@@ -1,8 +1,8 @@
 package io.datum.cdc.core.assembly;
 
 import io.datum.cdc.CdcOffset;
-import io.datum.cdc.core.pgoutput.ValueDecodingException;
-import io.datum.cdc.core.pgoutput.ValueFailure;
+import io.datum.cdc.core.relation.ValueDecodingException;
+import io.datum.cdc.core.relation.ValueFailure;
 import java.util.List;
 
 /**

@@ -7,7 +7,7 @@ import io.datum.cdc.core.feedback.FeedbackCoordinator;
 import io.datum.cdc.core.pgoutput.PgOutputDecoder;
 import io.datum.cdc.core.pgoutput.PgOutputListener;
 import io.datum.cdc.core.pgoutput.PgOutputReader;
-import io.datum.cdc.core.pgoutput.RelationInfo;
+import io.datum.cdc.core.relation.RelationInfo;
 import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.MessageEvent;
 import io.datum.cdc.event.Row;

@@ -1,7 +1,7 @@
 package io.datum.cdc.core.assembly;
 
 import io.datum.cdc.CdcException;
-import io.datum.cdc.core.pgoutput.RelationInfo;
+import io.datum.cdc.core.relation.RelationInfo;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;

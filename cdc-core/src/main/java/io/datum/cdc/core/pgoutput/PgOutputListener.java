@@ -1,6 +1,7 @@
 package io.datum.cdc.core.pgoutput;
 
 import io.datum.cdc.PgLsn;
+import io.datum.cdc.core.relation.RelationInfo;
 import io.datum.cdc.event.Row;
 import java.nio.ByteBuffer;
 import java.time.Instant;

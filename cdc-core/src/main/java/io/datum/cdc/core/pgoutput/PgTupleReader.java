@@ -1,5 +1,9 @@
 package io.datum.cdc.core.pgoutput;
 
+import io.datum.cdc.core.relation.RelationInfo;
+import io.datum.cdc.core.relation.TextValueDecoding;
+import io.datum.cdc.core.relation.ValueDecodingException;
+import io.datum.cdc.core.relation.ValueFailure;
 import io.datum.cdc.core.types.PgBinaryCodec;
 import io.datum.cdc.core.types.PgBinaryValues;
 import io.datum.cdc.core.types.PgTextValues;
@@ -112,7 +116,7 @@ final class PgTupleReader {
 
   private ValueDecodingException failure(
       RelationInfo relation, int column, int at, boolean binary, String message, Throwable e) {
-    return new ValueDecodingException(
+    return TextValueDecoding.exception(
         in.error(at, message).getMessage(),
         e,
         TextValueDecoding.failure(relation, column, binary, message));

@@ -5,7 +5,7 @@ import io.datum.cdc.CdcException;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.core.feedback.SnapshotAcknowledgements;
 import io.datum.cdc.core.feedback.SourceCheckpointHandle;
-import io.datum.cdc.core.pgoutput.ValueFailure;
+import io.datum.cdc.core.relation.ValueFailure;
 import io.datum.cdc.core.snapshot.InitialSnapshot;
 import io.datum.cdc.core.snapshot.OnlineSnapshots;
 import io.datum.cdc.core.snapshot.SnapshotSettings;

@@ -1,9 +1,9 @@
 package io.datum.cdc.core.snapshot;
 
-import io.datum.cdc.core.pgoutput.RelationInfo;
-import io.datum.cdc.core.pgoutput.TextValueDecoding;
-import io.datum.cdc.core.pgoutput.ValueDecodingException;
-import io.datum.cdc.core.pgoutput.ValueFailure;
+import io.datum.cdc.core.relation.RelationInfo;
+import io.datum.cdc.core.relation.TextValueDecoding;
+import io.datum.cdc.core.relation.ValueDecodingException;
+import io.datum.cdc.core.relation.ValueFailure;
 import io.datum.cdc.event.ColumnInfo;
 import io.datum.cdc.event.Row;
 import java.nio.charset.StandardCharsets;

@@ -1,8 +1,8 @@
 package io.datum.cdc.core.snapshot;
 
 import io.datum.cdc.CdcConfigurationException;
-import io.datum.cdc.core.pgoutput.RelationCache;
-import io.datum.cdc.core.pgoutput.RelationInfo;
+import io.datum.cdc.core.relation.RelationCache;
+import io.datum.cdc.core.relation.RelationInfo;
 import io.datum.cdc.core.types.PgBinaryTypes;
 import io.datum.cdc.event.ColumnInfo;
 import io.datum.cdc.event.TableId;
@@ -61,7 +61,7 @@ public final class SnapshotCatalog {
           + " WHERE t.isleaf";
 
   private static final String ATTRIBUTES_QUERY =
-      "SELECT a.attname, a.atttypid::int8, a.atttypmod, a.attgenerated::text"
+      "SELECT a.attname, a.atttypid::int8, a.atttypmod, a.attgenerated::text, a.attndims"
           + " FROM pg_attribute a WHERE a.attrelid = ?::oid AND a.attnum > 0"
           + " AND NOT a.attisdropped ORDER BY a.attnum";
 
@@ -210,7 +210,8 @@ public final class SnapshotCatalog {
   }
 
   /** One column of pg_attribute. */
-  private record Attribute(String name, int typeOid, int typeModifier, boolean generated) {}
+  private record Attribute(
+      String name, int typeOid, int typeModifier, boolean generated, int dimensions) {}
 
   private static SnapshotTable describe(
       Connection connection, String publication, Listed listed, PgBinaryTypes types)
@@ -226,7 +227,8 @@ public final class SnapshotCatalog {
                   rs.getString(1),
                   (int) rs.getLong(2),
                   rs.getInt(3),
-                  generated != null && !generated.isEmpty()));
+                  generated != null && !generated.isEmpty(),
+                  rs.getInt(5)));
         }
       }
     }
@@ -261,8 +263,13 @@ public final class SnapshotCatalog {
     sentTypes.forEach((oid, sent) -> cache.addType(oid, sent[0], sent[1]));
     List<ColumnInfo> columns = new ArrayList<>(published.size());
     int[] valueTypes = new int[published.size()];
+    // what the stream's catalog reads of the columns (PgTypeCatalog.columnFacts), so that a read
+    // row's columns equal a streamed row's
+    Map<String, int[]> facts = new HashMap<>();
     for (int i = 0; i < published.size(); i++) {
       Attribute a = published.get(i);
+      int inKey = keys.primary() == null ? -1 : keys.primary().indexOf(a.name());
+      facts.put(a.name(), new int[] {a.dimensions(), inKey + 1});
       columns.add(
           new ColumnInfo(a.name(), a.typeOid(), a.typeModifier(), identity.contains(a.name())));
       valueTypes[i] = cache.valueType(a.typeOid());
@@ -271,8 +278,8 @@ public final class SnapshotCatalog {
     try {
       relation =
           cache.add(
-              RelationInfo.of(
-                  listed.oid(), listed.table(), listed.identity(), columns, valueTypes));
+              RelationInfo.of(listed.oid(), listed.table(), listed.identity(), columns, valueTypes),
+              facts);
     } catch (RuntimeException e) {
       throw new IllegalStateException(
           "cannot resolve the column types of table " + listed.table() + ": " + e.getMessage(), e);

@@ -1,6 +1,6 @@
 package io.datum.cdc.core.snapshot;
 
-import io.datum.cdc.core.pgoutput.RelationInfo;
+import io.datum.cdc.core.relation.RelationInfo;
 import io.datum.cdc.event.TableId;
 import java.util.List;
 import java.util.Objects;

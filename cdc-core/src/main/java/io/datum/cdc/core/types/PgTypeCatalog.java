@@ -1,5 +1,6 @@
 package io.datum.cdc.core.types;
 
+import io.datum.cdc.event.PgType;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -10,6 +11,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.StringJoiner;
@@ -36,6 +38,13 @@ import org.slf4j.LoggerFactory;
  * type dropped while the source runs decodes as the catalog described it); nothing is queried per
  * row, except that a composite value whose field type the cached attribute list does not hold (an
  * attribute added by {@code ALTER TYPE} since) resolves that field type once.
+ *
+ * <p>The same rows describe the column types in the events ({@link #describe}, a {@link
+ * io.datum.cdc.event.PgType} per oid, cached; the type query also reads {@code typtypmod} and an
+ * enum's labels). {@link #columnFacts} gives the declared dimensions ({@code attndims}) and primary
+ * key positions of a relation's columns: read for the published tables by {@link #preload}, one
+ * more query at start; for a relation not among them or whose columns changed, one query at its
+ * Relation message.
  *
  * <p>Types stay undecodable, their codec failing with a message that names the type and why: base
  * types outside PostgreSQL's builtins (extension types such as {@code hstore}, {@code citext} or
@@ -78,7 +87,9 @@ public final class PgTypeCatalog implements PgBinaryTypes {
           + " THEN t.typelem ELSE 0 END::int8, t.typdelim, t.typsend::oid <> 0,"
           + " coalesce(r.rngsubtype, 0)::int8, coalesce(mr.rngtypid, 0)::int8,"
           + " (SELECT string_agg(a.atttypid::text, ',' ORDER BY a.attnum) FROM pg_attribute a"
-          + "  WHERE a.attrelid = t.typrelid AND a.attnum > 0 AND NOT a.attisdropped)"
+          + "  WHERE a.attrelid = t.typrelid AND a.attnum > 0 AND NOT a.attisdropped),"
+          + " t.typtypmod, CASE WHEN t.typtype = 'e' THEN ARRAY(SELECT e.enumlabel::text"
+          + "  FROM pg_enum e WHERE e.enumtypid = t.oid ORDER BY e.enumsortorder) END"
           + " FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace"
           + " LEFT JOIN pg_range r ON r.rngtypid = t.oid"
           + " LEFT JOIN pg_range mr ON mr.rngmultitypid = t.oid"
@@ -92,7 +103,28 @@ public final class PgTypeCatalog implements PgBinaryTypes {
           + " JOIN pg_attribute a ON a.attrelid = c.oid"
           + " WHERE p.pubname = ? AND a.attnum > 0 AND NOT a.attisdropped";
 
+  /** Attribute facts of the published tables, or of given relations (PostgreSQL 11+). */
+  private static final String COLUMN_FACTS_QUERY =
+      "SELECT a.attrelid::int8, a.attname, a.attndims,"
+          + " coalesce((SELECT k.o FROM pg_index i,"
+          + "  unnest(i.indkey::int2[]) WITH ORDINALITY k(n, o) WHERE i.indrelid = a.attrelid"
+          + "  AND i.indisprimary AND k.n = a.attnum AND k.o <= i.indnkeyatts), 0)::int4"
+          + " FROM pg_attribute a WHERE a.attnum > 0 AND NOT a.attisdropped AND a.attrelid IN (%s)";
+
+  private static final String PUBLISHED_RELATIONS =
+      "SELECT c.oid FROM pg_publication_tables p"
+          + " JOIN pg_namespace n ON n.nspname = p.schemaname"
+          + " JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = p.tablename"
+          + " WHERE p.pubname = ?";
+
   private final ConnectionSource connections;
+
+  /** Described types by oid (user types and builtin ones outside {@link PgType#builtin}). */
+  private final Map<Integer, PgType> described = new HashMap<>();
+
+  /** Relation oid to column name to {attndims, primary key position}. */
+  private final Map<Integer, Map<String, int[]>> columnFacts = new HashMap<>();
+
   private final Map<Integer, PgTypeInfo> infos = new HashMap<>();
 
   /** Oids asked for that pg_type did not hold. */
@@ -161,6 +193,106 @@ public final class PgTypeCatalog implements PgBinaryTypes {
     }
     queries++;
     load(connection, oids);
+    try (PreparedStatement ps =
+        connection.prepareStatement(String.format(COLUMN_FACTS_QUERY, PUBLISHED_RELATIONS))) {
+      ps.setString(1, publication);
+      readColumnFacts(ps);
+    }
+  }
+
+  /** Runs a column facts query and caches its rows by relation. */
+  private void readColumnFacts(PreparedStatement ps) throws SQLException {
+    queries++;
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        columnFacts
+            .computeIfAbsent((int) rs.getLong(1), r -> new HashMap<>())
+            .put(rs.getString(2), new int[] {rs.getInt(3), rs.getInt(4)});
+      }
+    }
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The published tables' facts are read by {@link #preload}; a relation not among them, or with
+   * a column they do not list, or {@code refresh}, costs one query with a connection opened for it.
+   */
+  @Override
+  public Map<String, int[]> columnFacts(int relationOid, List<String> columns, boolean refresh) {
+    Map<String, int[]> known = columnFacts.get(relationOid);
+    if (known != null && !refresh && known.keySet().containsAll(columns)) {
+      return known;
+    }
+    columnFacts.remove(relationOid);
+    try (Connection connection = connections.open();
+        PreparedStatement ps =
+            connection.prepareStatement(String.format(COLUMN_FACTS_QUERY, "?::oid"))) {
+      ps.setLong(1, Integer.toUnsignedLong(relationOid));
+      readColumnFacts(ps);
+    } catch (SQLException e) {
+      throw connections.failure(
+          "cannot read the columns of relation oid "
+              + Integer.toUnsignedString(relationOid)
+              + " from pg_attribute and pg_index",
+          e);
+    }
+    return columnFacts.get(relationOid);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>A type outside {@link PgType#builtin}'s table is described from {@code pg_type} as {@link
+   * #load} read it (at most one query, for a type not seen before), its element or base type
+   * likewise; the description is cached for the life of the catalog.
+   */
+  @Override
+  public PgType describe(int typeOid, String sentNamespace, String sentName) {
+    PgType type = describe(typeOid, 0);
+    if (type.kind() == PgType.Kind.UNKNOWN && sentName != null) {
+      return PgType.unknown(typeOid, sentNamespace, sentName);
+    }
+    return type;
+  }
+
+  private PgType describe(int oid, int depth) {
+    PgType builtin = PgType.builtin(oid);
+    if (builtin.kind() != PgType.Kind.UNKNOWN) {
+      return builtin;
+    }
+    PgType known = described.get(oid);
+    if (known != null) {
+      return known;
+    }
+    if (!infos.containsKey(oid) && !missing.contains(oid)) {
+      prepare(new int[] {oid});
+    }
+    PgTypeInfo info = infos.get(oid);
+    if (info == null || depth > 32) { // 32: see build
+      return builtin;
+    }
+    PgType.Kind kind = PgType.Kind.of(info.kind(), info.element() != 0);
+    PgType type =
+        switch (kind) {
+          case ARRAY ->
+              PgType.arrayOf(oid, info.schema(), info.name(), describe(info.element(), depth + 1));
+          case DOMAIN ->
+              new PgType(
+                  oid,
+                  info.schema(),
+                  info.name(),
+                  kind,
+                  null,
+                  describe(info.baseType(), depth + 1),
+                  info.baseModifier(),
+                  List.of());
+          case ENUM ->
+              new PgType(oid, info.schema(), info.name(), kind, null, null, -1, info.enumLabels());
+          default -> PgType.of(oid, info.schema(), info.name(), kind);
+        };
+    described.put(oid, type);
+    return type;
   }
 
   /** Returns true if a type oid needs the catalog: neither decoded nor rendered as a builtin. */
@@ -229,6 +361,7 @@ public final class PgTypeCatalog implements PgBinaryTypes {
 
   private static PgTypeInfo row(ResultSet rs) throws SQLException {
     String attributes = rs.getString(11);
+    java.sql.Array labels = rs.getArray(13);
     int[] attributeTypes =
         attributes == null || attributes.isEmpty()
             ? new int[0]
@@ -246,7 +379,9 @@ public final class PgTypeCatalog implements PgBinaryTypes {
         rs.getBoolean(8),
         (int) rs.getLong(9),
         (int) rs.getLong(10),
-        attributeTypes);
+        attributeTypes,
+        rs.getInt(12),
+        labels == null ? List.of() : List.of((String[]) labels.getArray()));
   }
 
   @Override

@@ -1,8 +1,9 @@
 package io.datum.cdc.core.types;
 
 /**
- * What {@code pg_type} (and {@code pg_range}, {@code pg_attribute}) says of one type, as far as
- * binary decoding needs it (PostgreSQL docs, 53.64 pg_type, 53.44 pg_range).
+ * What {@code pg_type} (and {@code pg_range}, {@code pg_attribute}, {@code pg_enum}) says of one
+ * type, as far as binary decoding and the column's {@link io.datum.cdc.event.PgType} need it
+ * (PostgreSQL docs, 53.64 pg_type, 53.44 pg_range).
  *
  * @param oid the type oid
  * @param schema the type's schema
@@ -19,6 +20,8 @@ package io.datum.cdc.core.types;
  *     rngmultitypid} is this type), else 0
  * @param attributeTypes a composite's non-dropped attribute types in order ({@code
  *     pg_attribute.atttypid} of {@code typrelid}), else empty
+ * @param baseModifier a domain's {@code typtypmod}, else -1
+ * @param enumLabels an enum's labels in {@code enumsortorder} ({@code pg_enum}), else empty
  */
 record PgTypeInfo(
     int oid,
@@ -31,7 +34,9 @@ record PgTypeInfo(
     boolean hasSend,
     int rangeSubtype,
     int multirangeOf,
-    int[] attributeTypes) {
+    int[] attributeTypes,
+    int baseModifier,
+    java.util.List<String> enumLabels) {
 
   /** Returns {@code schema.name}. */
   String qualifiedName() {

@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.datum.cdc.CdcDecodingException;
 import io.datum.cdc.PgLsn;
+import io.datum.cdc.core.relation.RelationInfo;
 import io.datum.cdc.event.Row;
 import java.nio.ByteBuffer;
 import java.time.Instant;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.datum.cdc.MemoryCheckpointStore;
 import io.datum.cdc.core.PgCdcSource;
-import io.datum.cdc.core.pgoutput.RelationInfo;
+import io.datum.cdc.core.relation.RelationInfo;
 import io.datum.cdc.core.types.PgTypeCatalog;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.event.ChangeEvent;

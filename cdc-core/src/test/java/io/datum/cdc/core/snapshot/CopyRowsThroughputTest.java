@@ -1,6 +1,6 @@
 package io.datum.cdc.core.snapshot;
 
-import io.datum.cdc.core.pgoutput.ValueFailure;
+import io.datum.cdc.core.relation.ValueFailure;
 import io.datum.cdc.core.types.PgTypeCatalog;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.event.TableId;

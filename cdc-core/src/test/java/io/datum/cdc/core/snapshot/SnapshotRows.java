@@ -2,7 +2,7 @@ package io.datum.cdc.core.snapshot;
 
 import io.datum.cdc.CdcCheckpointHandle;
 import io.datum.cdc.CdcHandler;
-import io.datum.cdc.core.pgoutput.ValueFailure;
+import io.datum.cdc.core.relation.ValueFailure;
 import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.Row;
 import java.sql.Connection;

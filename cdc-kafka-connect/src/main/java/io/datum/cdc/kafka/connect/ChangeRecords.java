@@ -88,24 +88,20 @@ final class ChangeRecords {
 
   /**
    * @param settings names and representations
-   * @param types describes non-builtin types
    * @throws NullPointerException if an argument is null
    */
-  ChangeRecords(RecordSettings settings, TypeLookup types) {
-    this(settings, types, Clock.systemUTC());
+  ChangeRecords(RecordSettings settings) {
+    this(settings, Clock.systemUTC());
   }
 
   /**
    * @param settings names and representations
-   * @param types describes non-builtin types
    * @param clock gives the envelope's {@code ts_ms} (the time the record was made, as Debezium's)
    * @throws NullPointerException if an argument is null
    */
-  ChangeRecords(RecordSettings settings, TypeLookup types, Clock clock) {
+  ChangeRecords(RecordSettings settings, Clock clock) {
     this.settings = Objects.requireNonNull(settings, "settings");
-    Objects.requireNonNull(types, "types");
-    this.schemas =
-        new TableSchemas(settings.topicPrefix(), new ValueMappers(settings, types), types);
+    this.schemas = new TableSchemas(settings.topicPrefix(), new ValueMappers(settings));
     this.source = new SourceBlock(settings);
     this.clock = Objects.requireNonNull(clock, "clock");
   }

@@ -174,9 +174,11 @@ public final class DatumPostgresSourceTask extends SourceTask {
             .field("lsn", Schema.INT64_SCHEMA)
             .build();
     lastHeartbeat = System.currentTimeMillis();
-    records = new ChangeRecords(config.recordSettings(), new PgTypeLookup(this::typeConnection));
+    records = new ChangeRecords(config.recordSettings());
     boolean publicationExists;
-    try (Connection c = typeConnection();
+    try (Connection c =
+            DriverManager.getConnection(
+                config.jdbcUrl(), config.jdbcProperties("datum-cdc " + config.slot()));
         java.sql.PreparedStatement st =
             c.prepareStatement("SELECT 1 FROM pg_publication WHERE pubname = ?")) {
       st.setString(1, publication);
@@ -262,11 +264,6 @@ public final class DatumPostgresSourceTask extends SourceTask {
               + " is how long a starting task waits for the slot";
       default -> "";
     };
-  }
-
-  private Connection typeConnection() throws SQLException {
-    return DriverManager.getConnection(
-        config.jdbcUrl(), config.jdbcProperties("datum-cdc types " + config.slot()));
   }
 
   /** The library's handler: converts an event to records and queues them; the handler thread. */

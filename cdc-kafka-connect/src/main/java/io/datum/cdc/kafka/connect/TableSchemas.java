@@ -3,6 +3,7 @@ package io.datum.cdc.kafka.connect;
 import io.datum.cdc.event.ColumnInfo;
 import io.datum.cdc.event.TableId;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -47,19 +48,16 @@ final class TableSchemas {
 
   private final String topicPrefix;
   private final ValueMappers mappers;
-  private final TypeLookup types;
   private final IdentityHashMap<List<ColumnInfo>, Layout> byIdentity = new IdentityHashMap<>();
   private final Map<TableId, TableState> tables = new HashMap<>();
 
   /**
    * @param topicPrefix the prefix of topics and schema names
    * @param mappers builds a column type's mapping
-   * @param types gives the primary key of REPLICA IDENTITY FULL tables
    */
-  TableSchemas(String topicPrefix, ValueMappers mappers, TypeLookup types) {
+  TableSchemas(String topicPrefix, ValueMappers mappers) {
     this.topicPrefix = topicPrefix;
     this.mappers = mappers;
-    this.types = types;
   }
 
   /**
@@ -163,22 +161,15 @@ final class TableSchemas {
    */
   private TableSchema build(TableId table, List<ColumnInfo> columns, TableState state) {
     ValueMapper[] columnMappers = new ValueMapper[columns.size()];
-    Map<String, Integer> dimensions = null;
     for (int i = 0; i < columns.size(); i++) {
       ColumnInfo c = columns.get(i);
-      ValueMapper mapper = mappers.mapper(c.typeOid(), c.typeModifier(), 1);
-      if (mapper.schema().type() == Schema.Type.ARRAY) {
-        if (dimensions == null) {
-          dimensions = types.arrayDimensions(table);
-        }
-        int declared = dimensions.getOrDefault(c.name(), 1);
-        if (declared > 1) {
-          mapper = mappers.mapper(c.typeOid(), c.typeModifier(), declared);
-        }
+      ValueMapper mapper = mappers.mapper(c, 1);
+      if (mapper.schema().type() == Schema.Type.ARRAY && c.arrayDimensions() > 1) {
+        mapper = mappers.mapper(c, c.arrayDimensions());
       }
       columnMappers[i] = mapper;
     }
-    int[] keyPositions = keyPositions(table, columns);
+    int[] keyPositions = keyPositions(columns);
     List<ColumnInfo> keyColumns = new ArrayList<>(keyPositions.length);
     for (int position : keyPositions) {
       keyColumns.add(columns.get(position));
@@ -201,10 +192,11 @@ final class TableSchemas {
 
   /**
    * The key columns: those pgoutput flags as replica identity, in column order; but when it flags
-   * every column (REPLICA IDENTITY FULL), the primary key's, in key order, or none if the lookup
-   * says the table has no primary key (Debezium keys by the primary key).
+   * every column (REPLICA IDENTITY FULL), the primary key's, in key order ({@link
+   * ColumnInfo#primaryKeyPosition()}), or none if the table has no primary key (Debezium keys by
+   * the primary key).
    */
-  private int[] keyPositions(TableId table, List<ColumnInfo> columns) {
+  private static int[] keyPositions(List<ColumnInfo> columns) {
     int flagged = 0;
     for (ColumnInfo c : columns) {
       if (c.key()) {
@@ -212,20 +204,9 @@ final class TableSchemas {
       }
     }
     if (flagged > 0 && flagged == columns.size()) {
-      List<String> primaryKey = types.primaryKey(table);
-      if (primaryKey != null && primaryKey.isEmpty()) {
-        return new int[0]; // no primary key: no key, as in Debezium
-      }
+      int[] primaryKey = primaryKey(columns);
       if (primaryKey != null) {
-        int[] positions = new int[primaryKey.size()];
-        boolean all = true;
-        for (int k = 0; k < positions.length && all; k++) {
-          positions[k] = indexOf(columns, primaryKey.get(k));
-          all = positions[k] >= 0;
-        }
-        if (all) {
-          return positions;
-        }
+        return primaryKey; // empty without a primary key: no key, as in Debezium
       }
     }
     int[] positions = new int[flagged];
@@ -237,14 +218,32 @@ final class TableSchemas {
     return positions;
   }
 
-  /** Returns the position of a named column, or -1. */
-  private static int indexOf(List<ColumnInfo> columns, String name) {
+  /**
+   * Returns the positions of the primary key's columns in key order, empty if the table has none,
+   * or null if unknown (a column's position unknown, or a key column missing from the list).
+   */
+  private static int[] primaryKey(List<ColumnInfo> columns) {
+    int size = 0;
+    for (ColumnInfo c : columns) {
+      if (c.primaryKeyPosition() < 0) {
+        return null;
+      }
+      size = Math.max(size, c.primaryKeyPosition());
+    }
+    int[] positions = new int[size];
+    Arrays.fill(positions, -1);
     for (int i = 0; i < columns.size(); i++) {
-      if (columns.get(i).name().equals(name)) {
-        return i;
+      int inKey = columns.get(i).primaryKeyPosition();
+      if (inKey > 0) {
+        positions[inKey - 1] = i;
       }
     }
-    return -1;
+    for (int p : positions) {
+      if (p < 0) {
+        return null;
+      }
+    }
+    return positions;
   }
 
   /**

@@ -1,10 +1,11 @@
 package io.datum.cdc.kafka.connect;
 
+import io.datum.cdc.event.ColumnInfo;
 import io.datum.cdc.event.PgJson;
+import io.datum.cdc.event.PgType;
 import io.datum.cdc.kafka.connect.RecordSettings.DecimalMode;
 import io.datum.cdc.kafka.connect.RecordSettings.IntervalMode;
 import io.datum.cdc.kafka.connect.RecordSettings.TimePrecisionMode;
-import io.datum.cdc.kafka.connect.TypeLookup.UserType;
 import io.datum.cdc.kafka.connect.ValueMapper.Converter;
 import io.datum.cdc.kafka.connect.ValueMapper.Unrepresentable;
 import java.math.BigDecimal;
@@ -12,7 +13,7 @@ import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
+import java.util.Set;
 import java.util.UUID;
 import org.apache.kafka.connect.data.Decimal;
 import org.apache.kafka.connect.data.Schema;
@@ -21,10 +22,10 @@ import org.apache.kafka.connect.data.Struct;
 
 /**
  * Builds the {@link ValueMapper} of a column type: the mapping table of
- * docs/kafka-connect-types.md. Builtin oids are mapped from {@link BuiltinType}; other oids are
- * described by the {@link TypeLookup} (domains become their base type, enums Debezium's {@code
- * io.debezium.data.Enum}, arrays an ARRAY of their element's mapping); a type neither knows is a
- * STRING of its text, as the library gives it.
+ * docs/kafka-connect-types.md, from what the library's column metadata says of the type ({@link
+ * ColumnInfo#type()}): builtin types by name, domains as their base type, enums as Debezium's
+ * {@code io.debezium.data.Enum}, arrays as an ARRAY of their element's mapping; a type the library
+ * could not describe is a STRING of its text, as the library gives it. No catalog query.
  */
 final class ValueMappers {
 
@@ -48,9 +49,6 @@ final class ValueMappers {
   /** Debezium's Decimal parameter for the precision ({@code SpecialValueDecimal.builder}). */
   static final String PRECISION_PARAMETER = "connect.decimal.precision";
 
-  /** Domains over domains deeper than this are taken as a catalog cycle (cannot happen). */
-  private static final int MAX_DEPTH = 32;
-
   private static final Schema VARIABLE_SCALE_DECIMAL_SCHEMA =
       SchemaBuilder.struct()
           .name(VARIABLE_SCALE_DECIMAL)
@@ -61,87 +59,131 @@ final class ValueMappers {
           .optional()
           .build();
 
+  /**
+   * The builtin types whose Connect representation is not plain text, by {@code typname}, and the
+   * builtin element types whose arrays the library gives as a {@code List} (docs/pgoutput.md,
+   * "Types"): those below, the text types, {@code money}, the network and bit types, {@code
+   * pg_lsn}, {@code jsonpath} and the builtin ranges and multiranges. Every other builtin type (and
+   * arrays of it: geometric types, {@code tid}, {@code macaddr8}, {@code tsvector}, {@code reg*},
+   * ...) is a String of its text output.
+   */
+  private static final Set<String> LIST_ELEMENTS =
+      Set.of(
+          "bool",
+          "bytea",
+          "char",
+          "name",
+          "int8",
+          "int2",
+          "int4",
+          "text",
+          "oid",
+          "json",
+          "xml",
+          "float4",
+          "float8",
+          "money",
+          "macaddr",
+          "cidr",
+          "inet",
+          "bpchar",
+          "varchar",
+          "date",
+          "time",
+          "timestamp",
+          "timestamptz",
+          "interval",
+          "timetz",
+          "bit",
+          "varbit",
+          "numeric",
+          "uuid",
+          "pg_lsn",
+          "jsonb",
+          "jsonpath",
+          "int4range",
+          "numrange",
+          "tsrange",
+          "tstzrange",
+          "daterange",
+          "int8range",
+          "int4multirange",
+          "nummultirange",
+          "tsmultirange",
+          "tstzmultirange",
+          "datemultirange",
+          "int8multirange");
+
   private final RecordSettings settings;
-  private final TypeLookup types;
   private final String placeholder;
   private final byte[] placeholderBytes;
 
   /**
    * @param settings the representations to use
-   * @param types describes non-builtin types
    */
-  ValueMappers(RecordSettings settings, TypeLookup types) {
+  ValueMappers(RecordSettings settings) {
     this.settings = settings;
-    this.types = types;
     this.placeholder = settings.unavailablePlaceholder();
     this.placeholderBytes = placeholder.getBytes(StandardCharsets.UTF_8);
   }
 
   /**
-   * Builds the mapping of a column type.
+   * Builds the mapping of a column, from what the library says of its type ({@link
+   * ColumnInfo#type()}).
    *
-   * @param typeOid the column's type oid
-   * @param typmod the column's type modifier, -1 if none
+   * @param column the column
    * @param dimensions the dimensions an array column is declared with ({@code
    *     pg_attribute.attndims}), at least 1; ignored for other types
    * @return the mapping, with an optional schema
-   * @throws org.apache.kafka.connect.errors.ConnectException if the type lookup fails
    */
-  ValueMapper mapper(int typeOid, int typmod, int dimensions) {
-    return mapper(typeOid, typmod, 0, Math.max(1, dimensions));
+  ValueMapper mapper(ColumnInfo column, int dimensions) {
+    return mapper(column.type(), column.typeModifier(), Math.max(1, dimensions));
   }
 
-  /** Builds a mapping, {@code depth} levels into domains and arrays. */
-  private ValueMapper mapper(int oid, int typmod, int depth, int dimensions) {
-    if (BuiltinType.isBuiltin(oid)) {
-      BuiltinType element = BuiltinType.elementOfArray(oid);
-      if (element != null) {
-        return array(
-            scalar(element, typmod),
-            "_" + element.name().toLowerCase(Locale.ROOT),
-            element,
-            dimensions);
+  /** Builds a mapping of a type, through domains and arrays. */
+  private ValueMapper mapper(PgType type, int typmod, int dimensions) {
+    int oid = type.oid();
+    if (type.isBuiltin()) {
+      if (type.kind() == PgType.Kind.ARRAY && isListed(type.element())) {
+        String element = type.element().name();
+        return array(scalar(element, typmod), "_" + element, element, dimensions);
       }
-      BuiltinType scalar = BuiltinType.of(oid);
-      return scalar != null ? scalar(scalar, typmod) : text("oid " + oid);
+      return isListed(type) ? scalar(type.name(), typmod) : text("oid " + oid);
     }
-    UserType type = depth < MAX_DEPTH ? types.type(oid) : null;
-    if (type == null) {
+    if (type.kind() == PgType.Kind.UNKNOWN) {
       return text("oid " + Integer.toUnsignedString(oid) + " (not in the catalog)");
     }
     String name = type.schema() + '.' + type.name();
-    if (type.isArray()) {
-      ValueMapper element = mapper(type.elementType(), typmod, depth + 1, 1);
-      if (element.converter() == TEXT_LIKE && !listElement(type.elementType(), depth + 1)) {
-        // arrays of extension base types are their array_out text in the library
-        return text(name);
-      }
-      return array(element, name, null, dimensions);
-    }
     return switch (type.kind()) {
-      case 'd' ->
-          mapper(
-              type.baseType(),
-              typmod >= 0 ? typmod : type.baseTypeModifier(),
-              depth + 1,
-              dimensions);
-      case 'e' -> enumMapper(type, name);
+      case ARRAY -> {
+        ValueMapper element = mapper(type.element(), typmod, 1);
+        if (element.converter() == TEXT_LIKE && !listElement(type.element())) {
+          // arrays of extension base types are their array_out text in the library
+          yield text(name);
+        }
+        yield array(element, name, null, dimensions);
+      }
+      case DOMAIN -> mapper(type.base(), typmod >= 0 ? typmod : type.baseModifier(), dimensions);
+      case ENUM -> enumMapper(type, name);
       default -> text(name);
     };
   }
 
+  /** Whether a builtin type has a row above (it is no array, and not a text-only type). */
+  private static boolean isListed(PgType type) {
+    return type.kind() != PgType.Kind.ARRAY
+        && type.kind() != PgType.Kind.UNKNOWN
+        && LIST_ELEMENTS.contains(type.name());
+  }
+
   /** Whether the library gives arrays of this element type as Lists (not their text). */
-  private boolean listElement(int oid, int depth) {
-    if (BuiltinType.isBuiltin(oid)) {
-      return BuiltinType.of(oid) != null;
-    }
-    UserType type = depth < MAX_DEPTH ? types.type(oid) : null;
-    if (type == null) {
-      return false;
+  private static boolean listElement(PgType type) {
+    if (type.isBuiltin()) {
+      return isListed(type);
     }
     return switch (type.kind()) {
-      case 'd' -> listElement(type.baseType(), depth + 1);
-      case 'e', 'c', 'r', 'm' -> true;
+      case DOMAIN -> listElement(type.base());
+      case ENUM, COMPOSITE, RANGE, MULTIRANGE -> true;
       default -> false;
     };
   }
@@ -169,7 +211,7 @@ final class ValueMappers {
   }
 
   /** Debezium's {@code io.debezium.data.Enum}, with the labels as {@code allowed}. */
-  private ValueMapper enumMapper(UserType type, String name) {
+  private ValueMapper enumMapper(PgType type, String name) {
     Schema schema =
         SchemaBuilder.string()
             .name(ENUM)
@@ -180,31 +222,30 @@ final class ValueMappers {
     return new ValueMapper(schema, TEXT_LIKE, placeholder, name);
   }
 
-  /** The mapping of a builtin scalar type. */
-  private ValueMapper scalar(BuiltinType type, int typmod) {
-    String name = type.name().toLowerCase(Locale.ROOT);
-    return switch (type) {
-      case BOOL -> plain(Schema.OPTIONAL_BOOLEAN_SCHEMA, v -> (Boolean) v, name);
-      case INT2 -> plain(Schema.OPTIONAL_INT16_SCHEMA, v -> (Short) v, name);
-      case INT4 -> plain(Schema.OPTIONAL_INT32_SCHEMA, v -> (Integer) v, name);
-      case INT8, OID -> plain(Schema.OPTIONAL_INT64_SCHEMA, v -> (Long) v, name);
-      case FLOAT4 -> plain(Schema.OPTIONAL_FLOAT32_SCHEMA, v -> (Float) v, name);
-      case FLOAT8 -> plain(Schema.OPTIONAL_FLOAT64_SCHEMA, v -> (Double) v, name);
-      case NUMERIC -> numeric(typmod);
-      case BYTEA ->
+  /** The mapping of a builtin scalar type of {@link #LIST_ELEMENTS}, by its {@code typname}. */
+  private ValueMapper scalar(String name, int typmod) {
+    return switch (name) {
+      case "bool" -> plain(Schema.OPTIONAL_BOOLEAN_SCHEMA, v -> (Boolean) v, name);
+      case "int2" -> plain(Schema.OPTIONAL_INT16_SCHEMA, v -> (Short) v, name);
+      case "int4" -> plain(Schema.OPTIONAL_INT32_SCHEMA, v -> (Integer) v, name);
+      case "int8", "oid" -> plain(Schema.OPTIONAL_INT64_SCHEMA, v -> (Long) v, name);
+      case "float4" -> plain(Schema.OPTIONAL_FLOAT32_SCHEMA, v -> (Float) v, name);
+      case "float8" -> plain(Schema.OPTIONAL_FLOAT64_SCHEMA, v -> (Double) v, name);
+      case "numeric" -> numeric(typmod);
+      case "bytea" ->
           new ValueMapper(Schema.OPTIONAL_BYTES_SCHEMA, v -> (byte[]) v, placeholderBytes, name);
-      case UUID -> string(UUID_NAME, v -> ((UUID) v).toString(), name);
-      case JSON, JSONB -> string(JSON, v -> ((PgJson) v).text(), name);
-      case XML -> string(XML, TEXT_LIKE, name);
-      case DATE -> date();
-      case TIME -> time(typmod);
-      case TIMESTAMP -> timestamp(typmod);
-      case TIMESTAMPTZ -> {
+      case "uuid" -> string(UUID_NAME, v -> ((UUID) v).toString(), name);
+      case "json", "jsonb" -> string(JSON, v -> ((PgJson) v).text(), name);
+      case "xml" -> string(XML, TEXT_LIKE, name);
+      case "date" -> date();
+      case "time" -> time(typmod);
+      case "timestamp" -> timestamp(typmod);
+      case "timestamptz" -> {
         int width = typmod == 0 ? 0 : Temporals.precision(typmod);
         yield string(ZONED_TIMESTAMP, v -> Temporals.zonedTimestamp(v, width), name);
       }
-      case TIMETZ -> string(ZONED_TIME, Temporals::zonedTime, name);
-      case INTERVAL ->
+      case "timetz" -> string(ZONED_TIME, Temporals::zonedTime, name);
+      case "interval" ->
           settings.intervalMode() == IntervalMode.STRING
               ? string(INTERVAL, Temporals::intervalString, name)
               : plain(int64(MICRO_DURATION), Temporals::durationMicros, name);
@@ -342,7 +383,7 @@ final class ValueMappers {
    * multi-dimensional column has none.
    */
   private ValueMapper array(
-      ValueMapper element, String typeName, BuiltinType builtinElement, int dimensions) {
+      ValueMapper element, String typeName, String builtinElement, int dimensions) {
     Schema schema = element.schema();
     for (int d = 0; d < dimensions; d++) {
       schema = SchemaBuilder.array(schema).optional().build();
@@ -408,20 +449,20 @@ final class ValueMappers {
    * bytea[]}; for {@code int4[]}, {@code date[]} and {@code int8[]} the placeholder's bytes as
    * numbers; for {@code uuid[]} the name-based UUID of its bytes; null for other arrays.
    */
-  private Object arrayToast(ValueMapper element, BuiltinType builtinElement) {
+  private Object arrayToast(ValueMapper element, String builtinElement) {
     if (builtinElement != null) {
       switch (builtinElement) {
-        case INT4, DATE, INT8 -> {
+        case "int4", "date", "int8" -> {
           List<Object> numbers = new ArrayList<>(placeholderBytes.length);
           for (byte b : placeholderBytes) {
-            numbers.add(builtinElement == BuiltinType.INT8 ? (Object) (long) b : (Object) (int) b);
+            numbers.add(builtinElement.equals("int8") ? (Object) (long) b : (Object) (int) b);
           }
-          return builtinElement == BuiltinType.DATE
+          return builtinElement.equals("date")
                   && settings.timePrecisionMode() == TimePrecisionMode.CONNECT
               ? null
               : List.copyOf(numbers);
         }
-        case UUID -> {
+        case "uuid" -> {
           return List.of(UUID.nameUUIDFromBytes(placeholderBytes).toString());
         }
         default -> {}

@@ -49,10 +49,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * End to end against PostgreSQL 17: a table with a column of every type the library decodes is
- * streamed in text and in binary mode, converted with {@link ChangeRecords} and {@link
- * PgTypeLookup}, and every Connect value is compared with what PostgreSQL itself computes from the
- * row ({@code extract(epoch ...)}, {@code to_char}, casts), every Struct is validated against its
- * schema and goes through Connect's JsonConverter and back unchanged.
+ * streamed in text and in binary mode, converted with {@link ChangeRecords} from the library's
+ * column metadata alone, and every Connect value is compared with what PostgreSQL itself computes
+ * from the row ({@code extract(epoch ...)}, {@code to_char}, casts), every Struct is validated
+ * against its schema and goes through Connect's JsonConverter and back unchanged.
  */
 @EmbeddedPostgresTest
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
@@ -237,8 +237,7 @@ class ChangeRecordsPostgresTest {
     }
     String suffix = binary ? "binary" : "text";
     Queue queue = new Queue();
-    try (Connection catalog = pg.getConnection();
-        PgCdcSource source = source("every_" + suffix, binary)) {
+    try (PgCdcSource source = source("every_" + suffix, binary)) {
       source.start(
           (event, checkpoints) -> {
             queue.events.add(event);
@@ -247,7 +246,6 @@ class ChangeRecordsPostgresTest {
       ChangeRecords records =
           new ChangeRecords(
               RecordSettings.defaults("srv", "postgres", "0.1.0"),
-              new PgTypeLookup(catalog),
               Clock.fixed(NOW, ZoneOffset.UTC));
       int base = binary ? 10 : 0;
       pg.execute(shift(ROW_1, base), shift(ROW_2, base), shift(ROW_3, base));
@@ -351,17 +349,16 @@ class ChangeRecordsPostgresTest {
         "INSERT INTO snap VALUES (1, 1.5, '2026-11-30 10:18:40.5+02', 'b', '{1.10,NaN}',"
             + " '-infinity', '{{1},{2}}', '[1]')");
     Queue queue = new Queue();
-    try (Connection catalog = pg.getConnection();
-        PgCdcSource source =
-            PgCdcSource.builder()
-                .jdbcUrl(pg.jdbcUrl())
-                .user(pg.user())
-                .slot("snap")
-                .publication("snap")
-                .checkpointStore(new MemoryCheckpointStore())
-                .createSlot(true)
-                .snapshot(SnapshotMode.INITIAL)
-                .build()) {
+    try (PgCdcSource source =
+        PgCdcSource.builder()
+            .jdbcUrl(pg.jdbcUrl())
+            .user(pg.user())
+            .slot("snap")
+            .publication("snap")
+            .checkpointStore(new MemoryCheckpointStore())
+            .createSlot(true)
+            .snapshot(SnapshotMode.INITIAL)
+            .build()) {
       source.start(
           (event, checkpoints) -> {
             queue.events.add(event);
@@ -374,8 +371,7 @@ class ChangeRecordsPostgresTest {
               + " '-infinity', '{{1},{2}}', '[1]')");
       ChangeEvent insert = queue.take(1).get(0);
       ChangeRecords records =
-          new ChangeRecords(
-              RecordSettings.defaults("srv", "postgres", "0.1.0"), new PgTypeLookup(catalog));
+          new ChangeRecords(RecordSettings.defaults("srv", "postgres", "0.1.0"));
       Collected.Part fromSnapshot = convertOne(records, read);
       Collected.Part fromStream = convertOne(records, insert);
       Struct a = after(fromSnapshot);
@@ -409,16 +405,15 @@ class ChangeRecordsPostgresTest {
         "ALTER TABLE full_nopk REPLICA IDENTITY FULL",
         "CREATE PUBLICATION full_tables FOR TABLE full_pk, full_nopk");
     Queue queue = new Queue();
-    try (Connection catalog = pg.getConnection();
-        PgCdcSource source =
-            PgCdcSource.builder()
-                .jdbcUrl(pg.jdbcUrl())
-                .user(pg.user())
-                .slot("full_tables")
-                .publication("full_tables")
-                .checkpointStore(new MemoryCheckpointStore())
-                .createSlot(true)
-                .build()) {
+    try (PgCdcSource source =
+        PgCdcSource.builder()
+            .jdbcUrl(pg.jdbcUrl())
+            .user(pg.user())
+            .slot("full_tables")
+            .publication("full_tables")
+            .checkpointStore(new MemoryCheckpointStore())
+            .createSlot(true)
+            .build()) {
       source.start(
           (event, checkpoints) -> {
             queue.events.add(event);
@@ -431,8 +426,7 @@ class ChangeRecordsPostgresTest {
           "DELETE FROM full_nopk");
       List<ChangeEvent> events = queue.take(4);
       ChangeRecords records =
-          new ChangeRecords(
-              RecordSettings.defaults("srv", "postgres", "0.1.0"), new PgTypeLookup(catalog));
+          new ChangeRecords(RecordSettings.defaults("srv", "postgres", "0.1.0"));
       Collected.Part insert = convertOne(records, events.get(0));
       assertEquals(
           List.of("region", "id"),
@@ -449,28 +443,6 @@ class ChangeRecordsPostgresTest {
       Collected delete = new Collected();
       assertEquals(2, records.convert(events.get(3), delete));
       assertEquals("z", ((Struct) delete.parts.get(0).value()).getStruct("before").get("note"));
-    }
-  }
-
-  /** PgTypeLookup reads enums, arrays and domains, and a type created after it was first asked. */
-  @Test
-  void typeLookupDescribesUserTypesAndRefreshesForNewOnes() throws SQLException {
-    try (Connection c = pg.getConnection()) {
-      pg.execute("CREATE TYPE ignored AS ENUM ('x')");
-      PgTypeLookup lookup = new PgTypeLookup(c);
-      int oid = Integer.parseInt(pg.queryString("SELECT 'ignored'::regtype::oid"));
-      TypeLookup.UserType type = lookup.type(oid);
-      assertEquals('e', type.kind());
-      assertEquals(List.of("x"), type.enumLabels());
-      int array = Integer.parseInt(pg.queryString("SELECT '_ignored'::regtype::oid"));
-      assertEquals(oid, lookup.type(array).elementType());
-      assertNull(lookup.type(999_999_999));
-      pg.execute("CREATE DOMAIN later AS numeric(4,1)");
-      int domain = Integer.parseInt(pg.queryString("SELECT 'later'::regtype::oid"));
-      TypeLookup.UserType later = lookup.type(domain);
-      assertEquals('d', later.kind());
-      assertEquals(1700, later.baseType());
-      assertEquals(((4 << 16) | 1) + 4, later.baseTypeModifier());
     }
   }
 

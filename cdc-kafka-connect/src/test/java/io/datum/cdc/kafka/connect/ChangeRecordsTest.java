@@ -10,10 +10,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.event.ColumnInfo;
 import io.datum.cdc.event.MessageEvent;
+import io.datum.cdc.event.PgType;
+import io.datum.cdc.event.PgType.Kind;
 import io.datum.cdc.event.Row;
 import io.datum.cdc.event.TableId;
 import io.datum.cdc.event.TruncateEvent;
-import io.datum.cdc.kafka.connect.TypeLookup.UserType;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -36,8 +37,8 @@ class ChangeRecordsTest {
   private final RecordSettings settings = RecordSettings.defaults("srv", "db", "0.1.0");
 
   /** A converter with a fixed clock. */
-  private ChangeRecords records(TypeLookup types) {
-    return new ChangeRecords(settings, types, Clock.fixed(NOW, ZoneOffset.UTC));
+  private ChangeRecords records() {
+    return new ChangeRecords(settings, Clock.fixed(NOW, ZoneOffset.UTC));
   }
 
   /** A column list. */
@@ -50,6 +51,11 @@ class ChangeRecordsTest {
     return new ColumnInfo(name, oid, -1, key);
   }
 
+  /** A column of a described type, without typmod. */
+  private static ColumnInfo col(String name, PgType type) {
+    return new ColumnInfo(name, type.oid(), -1, false, type, 0, -1);
+  }
+
   /** Converts one event into a new sink. */
   private static Collected convert(ChangeRecords records, io.datum.cdc.event.ChangeEvent e) {
     Collected sink = new Collected();
@@ -60,7 +66,7 @@ class ChangeRecordsTest {
   /** One schema per column list, by identity or equality; versions per table and per key. */
   @Test
   void schemasAreCachedPerColumnListAndVersionedPerTable() {
-    ChangeRecords records = records(TypeLookup.NONE);
+    ChangeRecords records = records();
     List<ColumnInfo> v1 = columns(col("id", 23, true), col("note", 25, false));
     Collected.Part first = convert(records, Events.insert(v1, 1, "a")).only();
     Collected.Part second = convert(records, Events.insert(v1, 2, "b")).only();
@@ -104,7 +110,7 @@ class ChangeRecordsTest {
   /** A delete's key-only old row fills the table's value schema; a tombstone follows. */
   @Test
   void aKeyOnlyOldRowMapsOntoTheTableSchemaAndTheDeleteHasATombstone() {
-    ChangeRecords records = records(TypeLookup.NONE);
+    ChangeRecords records = records();
     List<ColumnInfo> full = columns(col("id", 23, true), col("note", 25, false));
     List<ColumnInfo> keyOnly = columns(col("id", 23, true));
     Collected.Part insert = convert(records, Events.insert(full, 1, "a")).only();
@@ -134,7 +140,7 @@ class ChangeRecordsTest {
   /** The envelope's field order, source block and transaction block. */
   @Test
   void theEnvelopeCarriesSourceTransactionAndTimes() {
-    ChangeRecords records = records(TypeLookup.NONE);
+    ChangeRecords records = records();
     List<ColumnInfo> cols = columns(col("id", 23, true));
     Collected.Part part = convert(records, Events.insert(cols, 1)).only();
     Struct value = (Struct) part.value();
@@ -176,7 +182,7 @@ class ChangeRecordsTest {
    */
   @Test
   void aSnapshotRowSaysWhichSnapshotAndChunk() {
-    ChangeRecords records = records(TypeLookup.NONE);
+    ChangeRecords records = records();
     List<ColumnInfo> cols = columns(col("id", 23, true));
     PgLsn at = Events.COMMIT_LSN;
     var initial =
@@ -224,7 +230,7 @@ class ChangeRecordsTest {
   /** Without the first event of a transaction, no per-table order, so no transaction block. */
   @Test
   void aTransactionResumedInTheMiddleHasNoTransactionBlock() {
-    ChangeRecords records = records(TypeLookup.NONE);
+    ChangeRecords records = records();
     List<ColumnInfo> cols = columns(col("id", 23, true));
     Row row = Row.of(cols, new Object[] {1});
     var e1 =
@@ -238,7 +244,7 @@ class ChangeRecordsTest {
   /** Truncates per table; messages as Debezium's, or none when off. */
   @Test
   void truncateIsOneRecordPerTableAndMessagesFollowDebezium() {
-    ChangeRecords records = records(TypeLookup.NONE);
+    ChangeRecords records = records();
     TableId other = new TableId("s", "u");
     Collected sink =
         convert(
@@ -281,13 +287,13 @@ class ChangeRecordsTest {
             settings.timePrecisionMode(),
             settings.unavailablePlaceholder(),
             "v");
-    assertEquals(0, new ChangeRecords(off, TypeLookup.NONE).convert(message, new Collected()));
+    assertEquals(0, new ChangeRecords(off).convert(message, new Collected()));
   }
 
   /** Placeholders where Debezium has them, null otherwise, and a header for each. */
   @Test
   void unchangedToastUndecodedAndSpecialValuesBecomeHeaders() {
-    ChangeRecords records = records(TypeLookup.NONE);
+    ChangeRecords records = records();
     List<ColumnInfo> cols =
         columns(
             col("id", 23, true),
@@ -350,7 +356,7 @@ class ChangeRecordsTest {
     Struct after =
         ((Struct)
                 convert(
-                        records(TypeLookup.NONE),
+                        records(),
                         Events.insert(cols, 1, new BigDecimal("1.50"), new BigDecimal("12.340")))
                     .only()
                     .value())
@@ -376,7 +382,7 @@ class ChangeRecordsTest {
             "x",
             "v");
     Collected sink = new Collected();
-    new ChangeRecords(strings, TypeLookup.NONE)
+    new ChangeRecords(strings)
         .convert(Events.insert(cols, 1, Double.POSITIVE_INFINITY, new BigDecimal("1E+3")), sink);
     Struct s = ((Struct) sink.only().value()).getStruct("after");
     assertEquals("Infinity", s.get("fixed"));
@@ -385,35 +391,34 @@ class ChangeRecordsTest {
 
   /** User types: enums, domains with their typmod, arrays of both, extension types as text. */
   @Test
-  void enumsDomainsAndArraysComeFromTheTypeLookup() {
-    TypeLookup types =
-        oid ->
-            switch (oid) {
-              case 20000 ->
-                  new UserType(20000, "public", "mood", 'e', 0, -1, 0, List.of("sad", "ok"));
-              case 20001 -> new UserType(20001, "public", "_mood", 'b', 0, -1, 20000, List.of());
-              case 20002 ->
-                  new UserType(
-                      20002, "public", "money2", 'd', 1700, ((8 << 16) | 2) + 4, 0, List.of());
-              case 20003 -> new UserType(20003, "public", "_money2", 'b', 0, -1, 20002, List.of());
-              case 20004 -> new UserType(20004, "public", "hstore", 'b', 0, -1, 0, List.of());
-              case 20005 -> new UserType(20005, "public", "_hstore", 'b', 0, -1, 20004, List.of());
-              default -> null;
-            };
+  void enumsDomainsAndArraysComeFromTheColumnTypes() {
+    PgType mood =
+        new PgType(20000, "public", "mood", Kind.ENUM, null, null, -1, List.of("sad", "ok"));
+    PgType money2 =
+        new PgType(
+            20002,
+            "public",
+            "money2",
+            Kind.DOMAIN,
+            null,
+            PgType.builtin(1700),
+            ((8 << 16) | 2) + 4,
+            List.of());
+    PgType hstore = PgType.of(20004, "public", "hstore", Kind.BASE);
     List<ColumnInfo> cols =
         columns(
             col("id", 23, true),
-            col("m", 20000, false),
-            col("ms", 20001, false),
-            col("d", 20002, false),
-            col("ds", 20003, false),
-            col("h", 20004, false),
-            col("hs", 20005, false),
+            col("m", mood),
+            col("ms", PgType.arrayOf(20001, "public", "_mood", mood)),
+            col("d", money2),
+            col("ds", PgType.arrayOf(20003, "public", "_money2", money2)),
+            col("h", hstore),
+            col("hs", PgType.arrayOf(20005, "public", "_hstore", hstore)),
             col("gone", 99999, false));
     Struct after =
         ((Struct)
                 convert(
-                        records(types),
+                        records(),
                         Events.insert(
                             cols,
                             1,
@@ -448,7 +453,7 @@ class ChangeRecordsTest {
     List<ColumnInfo> cols =
         columns(col("id", 23, true), col("ints", 1007, false), col("points", 1017, false));
     Collected.Part part =
-        convert(records(TypeLookup.NONE), Events.insert(cols, 1, "{1,2}", List.of("(1,2)"))).only();
+        convert(records(), Events.insert(cols, 1, "{1,2}", List.of("(1,2)"))).only();
     Struct after = ((Struct) part.value()).getStruct("after");
     assertNull(after.get("ints"));
     assertNull(after.get("points"));
@@ -466,20 +471,11 @@ class ChangeRecordsTest {
   /** An array column declared with two dimensions nests two ARRAYs deep. */
   @Test
   void declaredDimensionsNestTheSchema() {
-    TypeLookup types =
-        new TypeLookup() {
-          @Override
-          public UserType type(int oid) {
-            return null;
-          }
-
-          @Override
-          public Map<String, Integer> arrayDimensions(TableId table) {
-            return Map.of("grid", 2);
-          }
-        };
-    List<ColumnInfo> cols = columns(col("id", 23, true), col("grid", 1231, false));
-    ChangeRecords records = records(types);
+    List<ColumnInfo> cols =
+        columns(
+            col("id", 23, true),
+            new ColumnInfo("grid", 1231, -1, false, PgType.builtin(1231), 2, -1));
+    ChangeRecords records = records();
     BigDecimal one = new BigDecimal("1");
     Collected.Part part =
         convert(
@@ -510,9 +506,7 @@ class ChangeRecordsTest {
     DataException e =
         assertThrows(
             DataException.class,
-            () ->
-                records(TypeLookup.NONE)
-                    .convert(Events.insert(cols, 1, "2026-01-01"), new Collected()));
+            () -> records().convert(Events.insert(cols, 1, "2026-01-01"), new Collected()));
     assertEquals(
         "cannot convert column \"at\" of table public.t (type oid 1184, typmod -1, mapped as"
             + " timestamptz): the library gave a value of class java.lang.String, which that type"

@@ -52,7 +52,6 @@ class ExtractNewRecordStateTest {
     ChangeRecords records =
         new ChangeRecords(
             RecordSettings.defaults("srv", "db", "0.1.0"),
-            TypeLookup.NONE,
             Clock.fixed(Instant.parse("2026-12-01T00:00:00Z"), ZoneOffset.UTC));
     TransactionInfo tx = Events.tx(4);
     List<ChangeEvent> events =

@@ -1,4 +1,4 @@
-package io.datum.cdc.core.pgoutput;
+package io.datum.cdc.core.relation;
 
 import io.datum.cdc.core.types.PgBinaryCodec;
 import io.datum.cdc.core.types.PgBinaryValues;

@@ -1,4 +1,4 @@
-package io.datum.cdc.core.pgoutput;
+package io.datum.cdc.core.relation;
 
 import io.datum.cdc.core.types.PgBinaryCodec;
 import io.datum.cdc.core.types.PgBuiltinType;
@@ -7,10 +7,10 @@ import io.datum.cdc.event.ColumnInfo;
 import java.nio.charset.StandardCharsets;
 
 /**
- * How a text-format column value of a relation is decoded, shared by the stream ({@link
- * PgTupleReader}, a {@code 't'} value of TupleData) and the snapshot's COPY reader ({@code
- * io.datum.cdc.core.snapshot.CopyRows}), so that both give the same Java value for the same text:
- * the column's catalog codec ({@link PgBinaryCodec#textValue}) where {@link
+ * How a text-format column value of a relation is decoded, shared by the stream ({@code
+ * io.datum.cdc.core.pgoutput.PgTupleReader}, a {@code 't'} value of TupleData) and the snapshot's
+ * COPY reader ({@code io.datum.cdc.core.snapshot.CopyRows}), so that both give the same Java value
+ * for the same text: the column's catalog codec ({@link PgBinaryCodec#textValue}) where {@link
  * RelationInfo#binaryCodecs()} has one, else the builtin decoder of {@link
  * RelationInfo#valueTypeOids()} ({@link PgTextValues#decode(int, byte[], int, int)}).
  */
