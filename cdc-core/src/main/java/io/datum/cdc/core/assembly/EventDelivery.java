@@ -2,8 +2,8 @@ package io.datum.cdc.core.assembly;
 
 import io.datum.cdc.CdcOffset;
 import io.datum.cdc.PgLsn;
+import io.datum.cdc.core.pgoutput.ChangeListener;
 import io.datum.cdc.core.pgoutput.PgOutputDecoder;
-import io.datum.cdc.core.pgoutput.PgOutputListener;
 import io.datum.cdc.core.relation.RelationInfo;
 import io.datum.cdc.core.relation.ValueDecodingException;
 import io.datum.cdc.core.relation.ValueFailure;
@@ -17,7 +17,6 @@ import io.datum.cdc.event.TransactionInfo;
 import io.datum.cdc.event.TruncateEvent;
 import io.datum.cdc.event.UpdateEvent;
 import java.nio.ByteBuffer;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
@@ -29,10 +28,10 @@ import java.util.List;
  * read but not decoded). A change with a column value that does not decode is reported to the
  * {@link DecodeFailures} of the source's policy: delivered with raw values, skipped, or stopping.
  *
- * <p>Also a listener: {@link PgOutputDecoder#decodeChange} calls it back with the decoded change,
- * which becomes the event with the next offset.
+ * <p>Also the {@link ChangeListener} {@link PgOutputDecoder#decodeChange} calls back with the
+ * decoded change, which becomes the event with the next offset.
  */
-final class EventDelivery implements PgOutputListener, TransactionBuffer.ChangeSink, AutoCloseable {
+final class EventDelivery implements ChangeListener, TransactionBuffer.ChangeSink, AutoCloseable {
 
   private final String slot;
   private final PgOutputDecoder decoder;
@@ -161,95 +160,7 @@ final class EventDelivery implements PgOutputListener, TransactionBuffer.ChangeS
   }
 
   @Override
-  public void message(boolean transactional, PgLsn lsn, String prefix, byte[] content) {
+  public void message(PgLsn lsn, String prefix, byte[] content) {
     next = new MessageEvent(offset(), info, prefix, content, true);
-  }
-
-  // ---- not changes: never passed to decodeChange's listener -----------------------------------
-
-  private static IllegalStateException notAChange() {
-    return new IllegalStateException(
-        "decodeChange called back with a message that is not a change");
-  }
-
-  @Override
-  public void begin(PgLsn finalLsn, Instant commitTime, long xid) {
-    throw notAChange();
-  }
-
-  @Override
-  public void commit(int flags, PgLsn commitLsn, PgLsn endLsn, Instant commitTime) {
-    throw notAChange();
-  }
-
-  @Override
-  public void origin(PgLsn originLsn, String name) {
-    throw notAChange();
-  }
-
-  @Override
-  public void relation(RelationInfo relation) {
-    throw notAChange();
-  }
-
-  @Override
-  public void type(int oid, String namespace, String name) {
-    throw notAChange();
-  }
-
-  @Override
-  public void streamStart(long xid, boolean firstSegment) {
-    throw notAChange();
-  }
-
-  @Override
-  public void streamStop() {
-    throw notAChange();
-  }
-
-  @Override
-  public void streamCommit(long xid, int flags, PgLsn commitLsn, PgLsn endLsn, Instant commitTime) {
-    throw notAChange();
-  }
-
-  @Override
-  public void streamAbort(long xid, long subxid, PgLsn abortLsn, Instant abortTime) {
-    throw notAChange();
-  }
-
-  @Override
-  public void beginPrepare(
-      PgLsn prepareLsn, PgLsn endLsn, Instant prepareTime, long xid, String gid) {
-    throw notAChange();
-  }
-
-  @Override
-  public void prepare(
-      boolean streamed,
-      int flags,
-      PgLsn prepareLsn,
-      PgLsn endLsn,
-      Instant prepareTime,
-      long xid,
-      String gid) {
-    throw notAChange();
-  }
-
-  @Override
-  public void commitPrepared(
-      int flags, PgLsn commitLsn, PgLsn endLsn, Instant commitTime, long xid, String gid) {
-    throw notAChange();
-  }
-
-  @Override
-  public void rollbackPrepared(
-      int flags,
-      PgLsn prepareEndLsn,
-      PgLsn rollbackEndLsn,
-      Instant prepareTime,
-      Instant rollbackTime,
-      long xid,
-      String gid) {
-    throw notAChange();
   }
 }

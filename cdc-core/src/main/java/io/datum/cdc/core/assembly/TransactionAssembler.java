@@ -5,19 +5,17 @@ import io.datum.cdc.CdcOffset;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.core.feedback.FeedbackCoordinator;
 import io.datum.cdc.core.pgoutput.PgOutputDecoder;
-import io.datum.cdc.core.pgoutput.PgOutputListener;
 import io.datum.cdc.core.pgoutput.PgOutputReader;
+import io.datum.cdc.core.pgoutput.TransactionListener;
 import io.datum.cdc.core.relation.RelationInfo;
 import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.MessageEvent;
-import io.datum.cdc.event.Row;
 import io.datum.cdc.event.TransactionInfo;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.BitSet;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * source's memory budget; they are decoded when handed out. Used by the replication loop thread
  * only.
  */
-public final class TransactionAssembler implements PgOutputListener {
+public final class TransactionAssembler implements TransactionListener {
 
   private static final Logger LOG = LoggerFactory.getLogger(TransactionAssembler.class);
 
@@ -91,7 +89,7 @@ public final class TransactionAssembler implements PgOutputListener {
   /**
    * @param slot the slot, for offsets
    * @param coordinator where transactions are registered
-   * @param decoder the connection's decoder, created with {@code deferChanges}
+   * @param decoder the connection's decoder
    * @param memory the memory budget of buffered changes
    */
   public TransactionAssembler(
@@ -105,8 +103,7 @@ public final class TransactionAssembler implements PgOutputListener {
   /**
    * @param slot the slot, for offsets
    * @param coordinator where transactions are registered
-   * @param decoder the connection's decoder, created with {@code deferChanges}, its value policy
-   *     set to match {@code failures}
+   * @param decoder the connection's decoder, its value policy set to match {@code failures}
    * @param memory the memory budget of buffered changes
    * @param failures where changes with values that do not decode are reported
    */
@@ -301,10 +298,7 @@ public final class TransactionAssembler implements PgOutputListener {
   }
 
   @Override
-  public void message(boolean transactional, PgLsn lsn, String prefix, byte[] content) {
-    if (transactional) {
-      throw new CdcDecodingException("transactional Message ('M') was not deferred by the decoder");
-    }
+  public void nonTransactionalMessage(PgLsn lsn, String prefix, byte[] content) {
     // A non-transactional message is its own one-event transaction, ending at its LSN: pgoutput
     // reports the end of the message's WAL record (decode.c, logicalmsg_decode, passes
     // buf->endptr), and the walsender skips the message on reconnect once the confirmed position
@@ -325,32 +319,6 @@ public final class TransactionAssembler implements PgOutputListener {
     TransactionInfo info = new TransactionInfo(0, lsn, end, Instant.now(), null, 1, redelivered);
     CdcOffset offset = new CdcOffset(slot, end, lsn, 0, 0, 1);
     ready.addLast(EventDelivery.of(new MessageEvent(offset, info, prefix, content, false)));
-  }
-
-  // ---- decoded eagerly only by a decoder without deferChanges: not used here ------------------
-
-  @Override
-  public void insert(RelationInfo relation, Row newRow) {
-    throw notDeferred("Insert ('I')");
-  }
-
-  @Override
-  public void update(RelationInfo relation, Row oldRow, boolean oldRowIsFull, Row newRow) {
-    throw notDeferred("Update ('U')");
-  }
-
-  @Override
-  public void delete(RelationInfo relation, Row oldRow, boolean oldRowIsFull) {
-    throw notDeferred("Delete ('D')");
-  }
-
-  @Override
-  public void truncate(List<RelationInfo> relations, boolean cascade, boolean restartIdentity) {
-    throw notDeferred("Truncate ('T')");
-  }
-
-  private static IllegalStateException notDeferred(String message) {
-    return new IllegalStateException(message + " decoded eagerly: the decoder must defer changes");
   }
 
   // ---- streamed transactions (protocol 2+) ----------------------------------------------------

@@ -23,10 +23,11 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Decodes pgoutput messages (the payload of XLogData) and calls a {@link PgOutputListener}, keeping
- * the relation cache (a new Relation message replaces the entry: that is how DDL is followed) and
- * the type cache (Type messages). Layouts: PostgreSQL docs, 55.9 Logical Replication Message
- * Formats; src/backend/replication/logical/proto.c. Text values ({@code 't'}) are decoded by {@link
+ * Decodes pgoutput messages (the payload of XLogData) for a {@link TransactionListener}, passing
+ * change messages on undecoded for {@link #decodeChange} into a {@link ChangeListener}; keeps the
+ * relation cache (a new Relation message replaces the entry: that is how DDL is followed) and the
+ * type cache (Type messages). Layouts: PostgreSQL docs, 55.9 Logical Replication Message Formats;
+ * src/backend/replication/logical/proto.c. Text values ({@code 't'}) are decoded by {@link
  * PgTextValues}, binary values ({@code 'b'}, sent with the pgoutput option {@code binary}) by
  * {@link PgBinaryValues}, to the same Java values; in binary mode, columns of types {@link
  * PgBinaryValues} does not decode (user-defined types, ranges) get a {@link PgBinaryCodec} from a
@@ -48,7 +49,6 @@ public final class PgOutputDecoder {
 
   private final int protocolVersion;
   private final boolean abortInfo;
-  private final boolean deferChanges;
 
   /** True between Stream Start and Stream Stop (protocol 2+); always false in version 1. */
   private boolean inStreamBlock;
@@ -73,7 +73,7 @@ public final class PgOutputDecoder {
   }
 
   /**
-   * Creates a decoder.
+   * Creates a decoder for a stream in text format.
    *
    * @param protocolVersion the {@code proto_version} given to START_REPLICATION, 1 to 4
    * @param abortInfo true when Stream Abort carries the abort LSN and time: protocol 4 with {@code
@@ -82,23 +82,7 @@ public final class PgOutputDecoder {
    * @throws CdcConfigurationException for a version outside 1 to 4, or abort info below 4
    */
   public PgOutputDecoder(int protocolVersion, boolean abortInfo) {
-    this(protocolVersion, abortInfo, false);
-  }
-
-  /**
-   * Creates a decoder.
-   *
-   * @param protocolVersion the {@code proto_version} given to START_REPLICATION, 1 to 4
-   * @param abortInfo true when Stream Abort carries the abort LSN and time (protocol 4 with {@code
-   *     streaming = parallel})
-   * @param deferChanges true to pass Insert, Update, Delete, Truncate and transactional Message to
-   *     {@link PgOutputListener#change} undecoded (only their {@code [xid]} and relation oids are
-   *     read and checked), for decoding later with {@link #decodeChange}; false to decode them at
-   *     once
-   * @throws CdcConfigurationException for a version outside 1 to 4, or abort info below 4
-   */
-  public PgOutputDecoder(int protocolVersion, boolean abortInfo, boolean deferChanges) {
-    this(protocolVersion, abortInfo, deferChanges, null);
+    this(protocolVersion, abortInfo, null);
   }
 
   /**
@@ -107,13 +91,11 @@ public final class PgOutputDecoder {
    *
    * @param protocolVersion the {@code proto_version} given to START_REPLICATION, 1 to 4
    * @param abortInfo true when Stream Abort carries the abort LSN and time
-   * @param deferChanges see {@link #PgOutputDecoder(int, boolean, boolean)}
    * @param binaryTypes where codecs come from (the source's {@link PgTypeCatalog}); null when the
    *     stream is in text format: relations then carry no codecs and cost nothing more
    * @throws CdcConfigurationException for a version outside 1 to 4, or abort info below 4
    */
-  public PgOutputDecoder(
-      int protocolVersion, boolean abortInfo, boolean deferChanges, PgBinaryTypes binaryTypes) {
+  public PgOutputDecoder(int protocolVersion, boolean abortInfo, PgBinaryTypes binaryTypes) {
     if (protocolVersion < 1 || protocolVersion > 4) {
       throw new CdcConfigurationException(
           "pgoutput protocol version " + protocolVersion + " is not supported (1 to 4)");
@@ -125,7 +107,6 @@ public final class PgOutputDecoder {
     }
     this.protocolVersion = protocolVersion;
     this.abortInfo = abortInfo;
-    this.deferChanges = deferChanges;
     this.cache = new RelationCache(binaryTypes);
   }
 
@@ -142,8 +123,8 @@ public final class PgOutputDecoder {
   }
 
   /**
-   * Returns the values the last {@link #decodeChange} (or {@link #decode} of a change) kept raw
-   * under the {@code RAW} policy, and forgets them; the next message decoded forgets them too.
+   * Returns the values the last {@link #decodeChange} kept raw under the {@code RAW} policy, and
+   * forgets them; the next message decoded forgets them too.
    *
    * @return the failures, or null if every value decoded
    */
@@ -187,15 +168,42 @@ public final class PgOutputDecoder {
   /**
    * Decodes one message: exactly the bytes between the buffer's position and limit. The buffer's
    * position and limit are left unchanged. The listener is called only after the whole message
-   * decoded.
+   * decoded (a change message: its header, see {@link TransactionListener#change}).
    *
    * @param message the message bytes, starting with the message type byte
    * @param listener receives the decoded message
-   * @throws CdcDecodingException if the message is truncated, malformed, of an unknown type, refers
-   *     to a relation not in the cache, or holds a value that does not parse as its type; the
-   *     message names the message type and the byte offset within the message
+   * @throws CdcDecodingException if the message is truncated, malformed, of an unknown type, or
+   *     refers to a relation not in the cache; the message names the message type and the byte
+   *     offset within the message
    */
-  public void decode(ByteBuffer message, PgOutputListener listener) {
+  public void decode(ByteBuffer message, TransactionListener listener) {
+    byte type = start(message);
+    switch (type) {
+      case 'B' -> begin(listener);
+      case 'C' -> commit(listener);
+      case 'O' -> origin(listener);
+      case 'R' -> relation(listener);
+      case 'Y' -> type(listener);
+      case 'I', 'U', 'D', 'T', 'M' -> defer(type, message, listener);
+      case 'S' -> streamStart(listener);
+      case 'E' -> streamStop(listener);
+      case 'c' -> streamCommit(listener);
+      case 'A' -> streamAbort(listener);
+      case 'b' -> beginPrepare(listener);
+      case 'P' -> prepare(listener, false);
+      case 'p' -> prepare(listener, true);
+      case 'K' -> commitPrepared(listener);
+      case 'r' -> rollbackPrepared(listener);
+      default -> throw in.error(0, "unknown pgoutput message type");
+    }
+  }
+
+  /**
+   * Points the reader at one message and reads its type byte.
+   *
+   * @return the type byte
+   */
+  private byte start(ByteBuffer message) {
     byte[] array;
     int from;
     int to;
@@ -212,65 +220,46 @@ public final class PgOutputDecoder {
     if (from >= to) {
       throw new CdcDecodingException("pgoutput message is empty (0 bytes), offset 0");
     }
-    byte type = array[from];
     in.reset(array, from, to);
     in.readByte();
     tuples.takeFailures(); // the raw values of the message before are not this one's
-    if (deferChanges && replayRelations == null) {
-      if (defer(type, message, listener)) {
-        return;
-      }
-      in.reset(array, from, to); // not deferred: decode from the start
-      in.readByte();
-    }
-    switch (type) {
-      case 'B' -> begin(listener);
-      case 'C' -> commit(listener);
-      case 'O' -> origin(listener);
-      case 'R' -> relation(listener);
-      case 'Y' -> type(listener);
-      case 'I' -> insert(listener);
-      case 'U' -> update(listener);
-      case 'D' -> delete(listener);
-      case 'T' -> truncate(listener);
-      case 'M' -> message(listener);
-      case 'S' -> streamStart(listener);
-      case 'E' -> streamStop(listener);
-      case 'c' -> streamCommit(listener);
-      case 'A' -> streamAbort(listener);
-      case 'b' -> beginPrepare(listener);
-      case 'P' -> prepare(listener, false);
-      case 'p' -> prepare(listener, true);
-      case 'K' -> commitPrepared(listener);
-      case 'r' -> rollbackPrepared(listener);
-      default -> throw in.error(0, "unknown pgoutput message type");
-    }
+    return array[from];
   }
 
   /**
-   * Decodes a change message (Insert, Update, Delete, Truncate or transactional Message) again,
-   * later, with the relations it referred to when it was first decoded instead of the cache, and
-   * calls the listener's matching method. Used to replay a transaction spilled to disk.
+   * Decodes a change message (Insert, Update, Delete, Truncate or transactional Message) that
+   * {@link #decode} passed on undecoded, with the relations it referred to then instead of the
+   * cache (which may have changed since), and calls the listener's matching method. A transaction
+   * is replayed this way one change at a time as the hand-off takes its events, from memory or from
+   * its spill file.
    *
    * @param message the message bytes exactly as first decoded, starting with the type byte
    * @param hasXid true if the message came inside a Stream Start/Stop block (it has an [xid])
    * @param relations the relations of its relation oids, in message order (Truncate: several)
    * @param listener receives the decoded change
-   * @throws CdcDecodingException as {@link #decode}, or if the message is not a change
+   * @throws CdcDecodingException as {@link #decode}, if a value does not parse as its type, or if
+   *     the message is not a change
    */
   public void decodeChange(
-      ByteBuffer message, boolean hasXid, RelationInfo[] relations, PgOutputListener listener) {
+      ByteBuffer message, boolean hasXid, RelationInfo[] relations, ChangeListener listener) {
     boolean wasInBlock = inStreamBlock;
     inStreamBlock = hasXid;
     replayRelations = relations;
     replayNext = 0;
     try {
-      byte type = message.get(message.position());
-      if ("IUDTM".indexOf(type) < 0) {
-        throw new CdcDecodingException(
-            "pgoutput " + PgOutputReader.messageName(type) + " message, offset 0: not a change");
+      byte type = start(message);
+      switch (type) {
+        case 'I' -> insert(listener);
+        case 'U' -> update(listener);
+        case 'D' -> delete(listener);
+        case 'T' -> truncate(listener);
+        case 'M' -> message(listener);
+        default ->
+            throw new CdcDecodingException(
+                "pgoutput "
+                    + PgOutputReader.messageName(type)
+                    + " message, offset 0: not a change");
       }
-      decode(message, listener);
     } finally {
       inStreamBlock = wasInBlock;
       replayRelations = null;
@@ -278,11 +267,10 @@ public final class PgOutputDecoder {
   }
 
   /**
-   * Reads the header of a change message and passes the message on undecoded.
-   *
-   * @return false if the message is not a change to defer (a non-transactional Message is decoded)
+   * Reads the header of a change message and passes the message on undecoded; a non-transactional
+   * Message is decoded and passed on at once.
    */
-  private boolean defer(byte type, ByteBuffer message, PgOutputListener listener) {
+  private void defer(byte type, ByteBuffer message, TransactionListener listener) {
     RelationInfo[] refs;
     switch (type) {
       case 'I', 'U', 'D' -> {
@@ -303,19 +291,18 @@ public final class PgOutputDecoder {
         }
         in.expectEnd();
       }
-      case 'M' -> {
+      default -> { // 'M'
         readStreamXid();
         if ((in.readUnsignedByte() & 1) == 0) {
-          return false; // non-transactional: decoded and delivered at once
+          PgLsn lsn = PgLsn.of(in.readInt64());
+          String prefix = in.readString();
+          listener.nonTransactionalMessage(lsn, prefix, readMessageContent());
+          return;
         }
         refs = NO_RELATIONS;
       }
-      default -> {
-        return false;
-      }
     }
     listener.change(message, inStreamBlock, refs);
-    return true;
   }
 
   private static final RelationInfo[] NO_RELATIONS = new RelationInfo[0];
@@ -335,7 +322,7 @@ public final class PgOutputDecoder {
     return in.readInt32() & 0xFFFF_FFFFL;
   }
 
-  private void streamStart(PgOutputListener listener) {
+  private void streamStart(TransactionListener listener) {
     requireVersion(2);
     if (inStreamBlock) {
       throw in.error(0, "Stream Start inside a stream block (no Stream Stop before it)");
@@ -351,7 +338,7 @@ public final class PgOutputDecoder {
     listener.streamStart(xid, first == 1);
   }
 
-  private void streamStop(PgOutputListener listener) {
+  private void streamStop(TransactionListener listener) {
     requireVersion(2);
     if (!inStreamBlock) {
       throw in.error(0, "Stream Stop outside a stream block");
@@ -367,7 +354,7 @@ public final class PgOutputDecoder {
     }
   }
 
-  private void streamCommit(PgOutputListener listener) {
+  private void streamCommit(TransactionListener listener) {
     requireVersion(2);
     requireOutsideBlock();
     long xid = readXid();
@@ -379,7 +366,7 @@ public final class PgOutputDecoder {
     listener.streamCommit(xid, flags, commitLsn, endLsn, time);
   }
 
-  private void streamAbort(PgOutputListener listener) {
+  private void streamAbort(TransactionListener listener) {
     requireVersion(2);
     requireOutsideBlock();
     long xid = readXid();
@@ -394,7 +381,7 @@ public final class PgOutputDecoder {
     listener.streamAbort(xid, subxid, abortLsn, abortTime);
   }
 
-  private void beginPrepare(PgOutputListener listener) {
+  private void beginPrepare(TransactionListener listener) {
     requireVersion(3);
     requireOutsideBlock();
     PgLsn prepareLsn = PgLsn.of(in.readInt64());
@@ -427,17 +414,17 @@ public final class PgOutputDecoder {
     return new TwoPhaseFields(flags, lsn, endLsn, time, xid, gid);
   }
 
-  private void prepare(PgOutputListener listener, boolean streamed) {
+  private void prepare(TransactionListener listener, boolean streamed) {
     TwoPhaseFields f = readTwoPhaseFields();
     listener.prepare(streamed, f.flags(), f.lsn(), f.endLsn(), f.time(), f.xid(), f.gid());
   }
 
-  private void commitPrepared(PgOutputListener listener) {
+  private void commitPrepared(TransactionListener listener) {
     TwoPhaseFields f = readTwoPhaseFields();
     listener.commitPrepared(f.flags(), f.lsn(), f.endLsn(), f.time(), f.xid(), f.gid());
   }
 
-  private void rollbackPrepared(PgOutputListener listener) {
+  private void rollbackPrepared(TransactionListener listener) {
     requireVersion(3);
     requireOutsideBlock();
     int flags = in.readUnsignedByte();
@@ -458,7 +445,7 @@ public final class PgOutputDecoder {
         Math.floorMod(micros, 1_000_000L) * 1_000L);
   }
 
-  private void begin(PgOutputListener listener) {
+  private void begin(TransactionListener listener) {
     requireOutsideBlock();
     PgLsn finalLsn = PgLsn.of(in.readInt64());
     Instant time = pgTimestamp(in.readInt64());
@@ -467,7 +454,7 @@ public final class PgOutputDecoder {
     listener.begin(finalLsn, time, xid);
   }
 
-  private void commit(PgOutputListener listener) {
+  private void commit(TransactionListener listener) {
     requireOutsideBlock();
     int flags = in.readUnsignedByte();
     PgLsn commitLsn = PgLsn.of(in.readInt64());
@@ -477,7 +464,7 @@ public final class PgOutputDecoder {
     listener.commit(flags, commitLsn, endLsn, time);
   }
 
-  private void origin(PgOutputListener listener) {
+  private void origin(TransactionListener listener) {
     PgLsn lsn = PgLsn.of(in.readInt64());
     String name = in.readString();
     in.expectEnd();
@@ -496,7 +483,7 @@ public final class PgOutputDecoder {
     return sent.isEmpty() ? "pg_catalog" : sent;
   }
 
-  private void relation(PgOutputListener listener) {
+  private void relation(TransactionListener listener) {
     readStreamXid();
     int oid = in.readInt32();
     String namespace = namespace(in.readString());
@@ -534,7 +521,7 @@ public final class PgOutputDecoder {
     listener.relation(relation);
   }
 
-  private void type(PgOutputListener listener) {
+  private void type(TransactionListener listener) {
     readStreamXid();
     int oid = in.readInt32();
     String namespace = namespace(in.readString());
@@ -545,23 +532,30 @@ public final class PgOutputDecoder {
   }
 
   private RelationInfo requireRelation() {
-    return requireRelationArray()[0];
+    return replayRelations != null ? replayedRelation() : requireRelationArray()[0];
   }
 
-  /** Reads a relation oid and returns its one-element cache entry (or replayed relation). */
+  /**
+   * In {@link #decodeChange}: reads a relation oid and returns the relation recorded for it when
+   * the message was first decoded (no allocation: this runs once per delivered change).
+   */
+  private RelationInfo replayedRelation() {
+    int at = in.offset();
+    int oid = in.readInt32();
+    if (replayNext >= replayRelations.length || replayRelations[replayNext].oid() != oid) {
+      throw in.error(
+          at,
+          "relation oid "
+              + Integer.toUnsignedString(oid)
+              + " differs from the one recorded when the message was first decoded");
+    }
+    return replayRelations[replayNext++];
+  }
+
+  /** Reads a relation oid and returns its one-element cache entry. */
   private RelationInfo[] requireRelationArray() {
     int at = in.offset();
     int oid = in.readInt32();
-    if (replayRelations != null) {
-      if (replayNext >= replayRelations.length || replayRelations[replayNext].oid() != oid) {
-        throw in.error(
-            at,
-            "relation oid "
-                + Integer.toUnsignedString(oid)
-                + " differs from the one recorded when the message was first decoded");
-      }
-      return new RelationInfo[] {replayRelations[replayNext++]};
-    }
     RelationInfo[] cached = cache.get(oid);
     if (cached == null) {
       throw in.error(
@@ -573,7 +567,7 @@ public final class PgOutputDecoder {
     return cached;
   }
 
-  private void insert(PgOutputListener listener) {
+  private void insert(ChangeListener listener) {
     readStreamXid();
     RelationInfo relation = requireRelation();
     tuples.expectTupleType("N");
@@ -583,7 +577,7 @@ public final class PgOutputDecoder {
     listener.insert(relation, Row.of(relation.columns(), values, raw));
   }
 
-  private void update(PgOutputListener listener) {
+  private void update(ChangeListener listener) {
     readStreamXid();
     RelationInfo relation = requireRelation();
     byte kind = tuples.expectTupleType("KON");
@@ -607,7 +601,7 @@ public final class PgOutputDecoder {
     listener.update(relation, oldRow, full, Row.of(relation.columns(), values, raw));
   }
 
-  private void delete(PgOutputListener listener) {
+  private void delete(ChangeListener listener) {
     readStreamXid();
     RelationInfo relation = requireRelation();
     boolean full = tuples.expectTupleType("KO") == 'O';
@@ -618,7 +612,7 @@ public final class PgOutputDecoder {
         relation, Row.of(full ? relation.columns() : relation.keyColumns(), old, raw), full);
   }
 
-  private void truncate(PgOutputListener listener) {
+  private void truncate(ChangeListener listener) {
     readStreamXid();
     int at = in.offset();
     int count = in.readInt32();
@@ -635,15 +629,23 @@ public final class PgOutputDecoder {
         Collections.unmodifiableList(truncated), (options & 1) != 0, (options & 2) != 0);
   }
 
-  private void message(PgOutputListener listener) {
+  private void message(ChangeListener listener) {
     readStreamXid();
-    boolean transactional = (in.readUnsignedByte() & 1) != 0;
+    int flagsAt = in.offset();
+    if ((in.readUnsignedByte() & 1) == 0) {
+      throw in.error(flagsAt, "a non-transactional Message is not a change");
+    }
     PgLsn lsn = PgLsn.of(in.readInt64());
     String prefix = in.readString();
+    listener.message(lsn, prefix, readMessageContent());
+  }
+
+  /** Reads a Message's counted content, which ends the message, into a fresh array. */
+  private byte[] readMessageContent() {
     int start = in.readCountedBytes("message content", null);
     byte[] content = new byte[in.offset() - in.offsetOf(start)];
     System.arraycopy(in.array(), start, content, 0, content.length);
     in.expectEnd();
-    listener.message(transactional, lsn, prefix, content);
+    return content;
   }
 }

@@ -139,6 +139,6 @@ record PgOutputOptions(int protocolVersion, Map<String, String> slotOptions, boo
    * @return the decoder
    */
   PgOutputDecoder decoder(PgBinaryTypes binaryTypes) {
-    return new PgOutputDecoder(protocolVersion, abortInfo, true, binaryTypes);
+    return new PgOutputDecoder(protocolVersion, abortInfo, binaryTypes);
   }
 }

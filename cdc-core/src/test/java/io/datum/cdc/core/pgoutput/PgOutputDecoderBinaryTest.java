@@ -41,7 +41,7 @@ class PgOutputDecoderBinaryTest {
   @BeforeEach
   void setUp() {
     decoder = new PgOutputDecoder();
-    recorder = new PgOutputDecoderTest.Recorder();
+    recorder = new PgOutputDecoderTest.Recorder(decoder);
     decode(message('Y').i32(MOOD).str("public").str("mood").build());
     decode(message('Y').i32(QTY).str("").str("int4").build()); // a domain: its base type's name
     decode(

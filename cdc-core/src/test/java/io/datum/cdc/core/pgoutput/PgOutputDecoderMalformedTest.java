@@ -29,7 +29,7 @@ class PgOutputDecoderMalformedTest {
   @BeforeEach
   void setUp() {
     decoder = new PgOutputDecoder();
-    recorder = new PgOutputDecoderTest.Recorder();
+    recorder = new PgOutputDecoderTest.Recorder(decoder);
     decoder.decode(ByteBuffer.wrap(ordersRelation()), recorder);
     recorder.calls.clear();
   }

@@ -36,7 +36,7 @@ class PgOutputDecoderStreamingTest {
   private static final Instant T2 = Instant.parse("1999-12-31T23:59:59.999999Z");
 
   private final PgOutputDecoder decoder = new PgOutputDecoder(4, true);
-  private final PgOutputDecoderTest.Recorder recorder = new PgOutputDecoderTest.Recorder();
+  private final PgOutputDecoderTest.Recorder recorder = new PgOutputDecoderTest.Recorder(decoder);
 
   private Object[] decode(byte[] message) {
     return decode(decoder, message);

@@ -31,9 +31,32 @@ import org.junit.jupiter.params.provider.CsvSource;
 /** Decoding of every protocol-1 pgoutput message (PostgreSQL docs, 55.9). */
 public class PgOutputDecoderTest {
 
-  /** Records every listener call as {name, args...}. */
-  public static class Recorder implements PgOutputListener {
+  /**
+   * Records every listener call as {name, args...}; decodes each deferred change at once with the
+   * decoder it was made for, recording the change (so a change is recorded as the stream would
+   * deliver it).
+   */
+  public static class Recorder implements TransactionListener, ChangeListener {
     final List<Object[]> calls = new ArrayList<>();
+    private final PgOutputDecoder decoder;
+
+    /**
+     * @param decoder the decoder whose {@link PgOutputDecoder#decodeChange} decodes the changes
+     *     {@link PgOutputDecoder#decode} passes on
+     */
+    public Recorder(PgOutputDecoder decoder) {
+      this.decoder = decoder;
+    }
+
+    @Override
+    public void change(ByteBuffer message, boolean hasXid, RelationInfo[] relations) {
+      decoder.decodeChange(message, hasXid, relations, this);
+    }
+
+    @Override
+    public void nonTransactionalMessage(PgLsn lsn, String prefix, byte[] content) {
+      calls.add(new Object[] {"message", false, lsn, prefix, content});
+    }
 
     Object[] only() {
       assertEquals(1, calls.size(), "listener calls");
@@ -90,8 +113,8 @@ public class PgOutputDecoderTest {
     }
 
     @Override
-    public void message(boolean transactional, PgLsn lsn, String prefix, byte[] content) {
-      calls.add(new Object[] {"message", transactional, lsn, prefix, content});
+    public void message(PgLsn lsn, String prefix, byte[] content) {
+      calls.add(new Object[] {"message", true, lsn, prefix, content});
     }
 
     @Override
@@ -164,7 +187,7 @@ public class PgOutputDecoderTest {
   }
 
   private final PgOutputDecoder decoder = new PgOutputDecoder();
-  private final Recorder recorder = new Recorder();
+  private final Recorder recorder = new Recorder(decoder);
 
   private Object[] decode(byte[] message) {
     int before = recorder.calls.size();
@@ -591,8 +614,8 @@ public class PgOutputDecoderTest {
   @Test
   void listenerExceptionsPropagateUnchanged() {
     IllegalStateException boom = new IllegalStateException("boom");
-    PgOutputListener failing =
-        new Recorder() {
+    TransactionListener failing =
+        new Recorder(decoder) {
           @Override
           public void begin(PgLsn finalLsn, Instant commitTime, long xid) {
             throw boom;

@@ -359,8 +359,8 @@ class PgBinaryCodecTest {
   @Test
   void theDecoderResolvesCodecsOncePerRelationMessageNotPerRow() {
     FakeTypes types = new FakeTypes();
-    PgOutputDecoder decoder = new PgOutputDecoder(1, false, false, types);
-    PgOutputDecoderTest.Recorder recorder = new PgOutputDecoderTest.Recorder();
+    PgOutputDecoder decoder = new PgOutputDecoder(1, false, types);
+    PgOutputDecoderTest.Recorder recorder = new PgOutputDecoderTest.Recorder(decoder);
     decoder.decode(
         ByteBuffer.wrap(message('Y').i32(MOOD).str("public").str("mood").build()), recorder);
     decoder.decode(
@@ -453,8 +453,8 @@ class PgBinaryCodecTest {
 
   @Test
   void aTextModeDecoderAttachesNoCodecs() {
-    PgOutputDecoder decoder = new PgOutputDecoder(1, false, false);
-    PgOutputDecoderTest.Recorder recorder = new PgOutputDecoderTest.Recorder();
+    PgOutputDecoder decoder = new PgOutputDecoder(1, false);
+    PgOutputDecoderTest.Recorder recorder = new PgOutputDecoderTest.Recorder(decoder);
     decoder.decode(
         ByteBuffer.wrap(
             message('R')
@@ -488,7 +488,7 @@ class PgBinaryCodecTest {
             throw new AssertionError("not reached");
           }
         };
-    PgOutputDecoder decoder = new PgOutputDecoder(1, false, false, failing);
+    PgOutputDecoder decoder = new PgOutputDecoder(1, false, failing);
     CdcDecodingException e =
         assertThrows(
             CdcDecodingException.class,
@@ -503,7 +503,7 @@ class PgBinaryCodecTest {
                             .i16(1)
                             .column(false, "m", MOOD, -1)
                             .build()),
-                    new PgOutputDecoderTest.Recorder()));
+                    new PgOutputDecoderTest.Recorder(decoder)));
     assertTrue(
         e.getMessage().contains("public.t (oid 16400)")
             && e.getMessage().contains("connection refused"),

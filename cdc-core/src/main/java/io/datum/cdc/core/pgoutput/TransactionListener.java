@@ -2,24 +2,24 @@ package io.datum.cdc.core.pgoutput;
 
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.core.relation.RelationInfo;
-import io.datum.cdc.event.Row;
 import java.nio.ByteBuffer;
 import java.time.Instant;
-import java.util.List;
 
 /**
- * Receives the messages {@link PgOutputDecoder} decodes, one call per pgoutput message, protocol
- * versions 1 to 4 (PostgreSQL docs, 55.9 Logical Replication Message Formats; writer side:
- * src/backend/replication/logical/proto.c, {@code logicalrep_write_*}).
+ * Receives the messages {@link PgOutputDecoder#decode} decodes, one call per pgoutput message,
+ * protocol versions 1 to 4 (PostgreSQL docs, 55.9 Logical Replication Message Formats; writer side:
+ * src/backend/replication/logical/proto.c, {@code logicalrep_write_*}): the transaction framing,
+ * the catalog messages, and each change message passed on undecoded ({@link #change}), to be
+ * decoded later by {@link PgOutputDecoder#decodeChange} into a {@link ChangeListener}.
  *
- * <p>The decoder calls a method only after the whole message decoded without error, so a listener
- * never sees half a message. Exceptions a listener throws propagate out of {@link
- * PgOutputDecoder#decode} unchanged. Timestamps are converted from PostgreSQL's microseconds since
- * 2000-01-01T00:00:00Z. Transaction ids are unsigned 32-bit values in {@code [0, 2^32)}. Inside a
- * Stream Start/Stop block, the (sub)transaction of each change is {@link
+ * <p>The decoder calls a method only after the whole message (for a change, its header) decoded
+ * without error, so a listener never sees half a message. Exceptions a listener throws propagate
+ * out of {@link PgOutputDecoder#decode} unchanged. Timestamps are converted from PostgreSQL's
+ * microseconds since 2000-01-01T00:00:00Z. Transaction ids are unsigned 32-bit values in {@code [0,
+ * 2^32)}. Inside a Stream Start/Stop block, the (sub)transaction of each change is {@link
  * PgOutputDecoder#changeXid()}.
  */
-public interface PgOutputListener {
+public interface TransactionListener {
 
   /**
    * Begin ({@code 'B'}): a transaction starts.
@@ -65,56 +65,6 @@ public interface PgOutputListener {
    * @param name the type name
    */
   void type(int oid, String namespace, String name);
-
-  /**
-   * Insert ({@code 'I'}).
-   *
-   * @param relation the table, from the decoder's cache
-   * @param newRow every column of the new row
-   */
-  void insert(RelationInfo relation, Row newRow);
-
-  /**
-   * Update ({@code 'U'}).
-   *
-   * @param relation the table, from the decoder's cache
-   * @param oldRow the old row: all columns when {@code oldRowIsFull} ({@code 'O'}, REPLICA IDENTITY
-   *     FULL), only {@link RelationInfo#keyColumns()} otherwise ({@code 'K'}); null when PostgreSQL
-   *     sent no old tuple (the key did not change)
-   * @param oldRowIsFull true for an {@code 'O'} tuple, false for {@code 'K'} or none
-   * @param newRow every column of the new row; unchanged TOAST columns are filled from the old row
-   *     where it carries their value
-   */
-  void update(RelationInfo relation, Row oldRow, boolean oldRowIsFull, Row newRow);
-
-  /**
-   * Delete ({@code 'D'}).
-   *
-   * @param relation the table, from the decoder's cache
-   * @param oldRow all columns when {@code oldRowIsFull}, only the key columns otherwise; not null
-   * @param oldRowIsFull true for an {@code 'O'} tuple, false for {@code 'K'}
-   */
-  void delete(RelationInfo relation, Row oldRow, boolean oldRowIsFull);
-
-  /**
-   * Truncate ({@code 'T'}): one message for a whole TRUNCATE statement.
-   *
-   * @param relations the truncated tables, in message order; unmodifiable
-   * @param cascade option bit 1 ({@code CASCADE})
-   * @param restartIdentity option bit 2 ({@code RESTART IDENTITY})
-   */
-  void truncate(List<RelationInfo> relations, boolean cascade, boolean restartIdentity);
-
-  /**
-   * Message ({@code 'M'}): a logical decoding message written by {@code pg_logical_emit_message}
-   * (sent only with the {@code messages} option).
-   *
-   * @param transactional flag bit 1: part of the enclosing transaction
-   * @param lsn the LSN of the message
-   * @param prefix the message prefix
-   * @param content the message content, a fresh array owned by the listener
-   */
-  void message(boolean transactional, PgLsn lsn, String prefix, byte[] content);
 
   /**
    * Stream Start ({@code 'S'}, protocol 2+): changes of an in-progress transaction follow, until
@@ -219,10 +169,10 @@ public interface PgOutputListener {
       String gid);
 
   /**
-   * A change message passed on undecoded, by a decoder created with {@code deferChanges}: Insert,
-   * Update, Delete, Truncate or transactional Message. Its {@code [xid]} (see {@link
-   * PgOutputDecoder#changeXid()}) and relation oids were read and found in the cache; the rest is
-   * decoded later by {@link PgOutputDecoder#decodeChange}, which reports any malformed content.
+   * A change message passed on undecoded: Insert, Update, Delete, Truncate or transactional
+   * Message. Its {@code [xid]} (see {@link PgOutputDecoder#changeXid()}) and relation oids were
+   * read and found in the cache; the rest is decoded later by {@link PgOutputDecoder#decodeChange},
+   * which reports any malformed content.
    *
    * @param message the whole message, position at its type byte; the listener may keep it (the
    *     replication stream hands out a fresh array per message) but must not modify it
@@ -230,7 +180,16 @@ public interface PgOutputListener {
    * @param relations the relations the message refers to, in message order (one for Insert, Update,
    *     Delete; each truncated table; none for Message); not to be modified
    */
-  default void change(ByteBuffer message, boolean hasXid, RelationInfo[] relations) {
-    throw new UnsupportedOperationException("this listener does not take deferred changes");
-  }
+  void change(ByteBuffer message, boolean hasXid, RelationInfo[] relations);
+
+  /**
+   * A non-transactional Message ({@code 'M'} with flag bit 1 clear): a logical decoding message
+   * written by {@code pg_logical_emit_message(false, ...)}, outside any transaction (sent only with
+   * the {@code messages} option); decoded at once, never deferred.
+   *
+   * @param lsn the LSN of the message
+   * @param prefix the message prefix
+   * @param content the message content, a fresh array owned by the listener
+   */
+  void nonTransactionalMessage(PgLsn lsn, String prefix, byte[] content);
 }
