@@ -1,8 +1,9 @@
 /**
  * datum-cdc's PostgreSQL source: {@link io.datum.cdc.core.PgCdcSource} reads a logical replication
  * slot with pgoutput and delivers every committed row change as an event. Only {@code
- * io.datum.cdc.core} is exported; the stages of the data path ({@code replication}, {@code
- * pgoutput}, {@code types}, {@code assembly}, {@code delivery}, {@code feedback}) are not API.
+ * io.datum.cdc.core} and {@code io.datum.cdc.core.config} (the options, declared once: {@code
+ * SourceOptions}) are exported; the stages of the data path ({@code replication}, {@code pgoutput},
+ * {@code types}, {@code assembly}, {@code delivery}, {@code feedback}) are not API.
  */
 module io.datum.cdc.core {
   requires transitive io.datum.cdc.api;
@@ -11,4 +12,5 @@ module io.datum.cdc.core {
   requires org.slf4j;
 
   exports io.datum.cdc.core;
+  exports io.datum.cdc.core.config;
 }

@@ -1,6 +1,7 @@
 package io.datum.cdc.cli;
 
 import io.datum.cdc.CdcConfigurationException;
+import io.datum.cdc.cli.stream.StreamCommand;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Arrays;

@@ -2,7 +2,7 @@ package io.datum.cdc.spring;
 
 import io.datum.cdc.CdcCheckpointStore;
 import io.datum.cdc.core.PgCdcSource;
-import io.datum.cdc.core.SnapshotMode;
+import io.datum.cdc.core.config.SnapshotMode;
 
 /** Turns {@link CdcProperties} into a {@link PgCdcSource.Builder}; unset options keep defaults. */
 public final class PgCdcSourceFactory {

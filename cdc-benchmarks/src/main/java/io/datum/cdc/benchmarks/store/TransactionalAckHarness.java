@@ -4,7 +4,7 @@ import io.datum.cdc.CdcCheckpointHandle;
 import io.datum.cdc.CdcCheckpointStore;
 import io.datum.cdc.CdcOffset;
 import io.datum.cdc.MemoryCheckpointStore;
-import io.datum.cdc.core.AcknowledgementDurability;
+import io.datum.cdc.core.config.AcknowledgementDurability;
 import io.datum.cdc.core.PgCdcSource;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.event.InsertEvent;
