@@ -37,17 +37,6 @@ class CdcPropertiesDriftTest {
       "./mvnw -q test -pl cdc-spring-boot-starter -am -Dtest=CdcPropertiesDriftTest"
           + " -Dsurefire.failIfNoSpecifiedTests=false -Ddatum.cdc.regenerate=true";
 
-  /** The options whose property is not {@code datum.cdc.<option name>}. */
-  static final Map<SourceOption<?>, String> RENAMED =
-      Map.of(
-          SourceOptions.PUBLICATION_TABLES, "tables",
-          SourceOptions.RECONNECT_ATTEMPTS, "reconnect.attempts",
-          SourceOptions.RECONNECT_INITIAL_BACKOFF, "reconnect.initial-backoff",
-          SourceOptions.RECONNECT_MAX_BACKOFF, "reconnect.max-backoff",
-          SourceOptions.SNAPSHOT_MODES, "snapshot.modes",
-          SourceOptions.SNAPSHOT_PARALLELISM, "snapshot.parallelism",
-          SourceOptions.SNAPSHOT_CHUNK_ROWS, "snapshot.chunk-rows");
-
   /** Options deliberately without a property, and why: none, Spring offers every option. */
   static final Map<SourceOption<?>, String> NOT_OFFERED = Map.of();
 
@@ -55,7 +44,7 @@ class CdcPropertiesDriftTest {
       new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
   static String property(SourceOption<?> o) {
-    return "datum.cdc." + RENAMED.getOrDefault(o, o.name());
+    return "datum.cdc." + PgCdcSourceFactory.property(o);
   }
 
   /** The metadata default of an option, as Spring Boot binds it back; null for none. */

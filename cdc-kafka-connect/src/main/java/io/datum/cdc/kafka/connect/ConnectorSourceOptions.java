@@ -1,5 +1,31 @@
 package io.datum.cdc.kafka.connect;
 
+import static io.datum.cdc.kafka.connect.DatumConnectorConfig.ALLOW_CLUSTER_CHANGE;
+import static io.datum.cdc.kafka.connect.DatumConnectorConfig.ALLOW_PUBLICATION_CHANGE;
+import static io.datum.cdc.kafka.connect.DatumConnectorConfig.BINARY;
+import static io.datum.cdc.kafka.connect.DatumConnectorConfig.DECODE_ERROR_POLICY;
+import static io.datum.cdc.kafka.connect.DatumConnectorConfig.MEMORY_BUDGET;
+import static io.datum.cdc.kafka.connect.DatumConnectorConfig.MESSAGES;
+import static io.datum.cdc.kafka.connect.DatumConnectorConfig.ORIGIN;
+import static io.datum.cdc.kafka.connect.DatumConnectorConfig.PROTOCOL_VERSION;
+import static io.datum.cdc.kafka.connect.DatumConnectorConfig.PUBLICATION_NAME;
+import static io.datum.cdc.kafka.connect.DatumConnectorConfig.RECONNECT_ATTEMPTS;
+import static io.datum.cdc.kafka.connect.DatumConnectorConfig.RECONNECT_BACKOFF_MAX_MS;
+import static io.datum.cdc.kafka.connect.DatumConnectorConfig.RECONNECT_BACKOFF_MS;
+import static io.datum.cdc.kafka.connect.DatumConnectorConfig.SLOT_CREATE;
+import static io.datum.cdc.kafka.connect.DatumConnectorConfig.SLOT_CREATION_TIMEOUT_MS;
+import static io.datum.cdc.kafka.connect.DatumConnectorConfig.SLOT_FAILOVER;
+import static io.datum.cdc.kafka.connect.DatumConnectorConfig.SLOT_NAME;
+import static io.datum.cdc.kafka.connect.DatumConnectorConfig.SLOT_TRUST_POSITION;
+import static io.datum.cdc.kafka.connect.DatumConnectorConfig.SLOT_WAIT_MS;
+import static io.datum.cdc.kafka.connect.DatumConnectorConfig.SNAPSHOT_CHUNK_ROWS;
+import static io.datum.cdc.kafka.connect.DatumConnectorConfig.SNAPSHOT_MAX_THREADS;
+import static io.datum.cdc.kafka.connect.DatumConnectorConfig.SNAPSHOT_MODE;
+import static io.datum.cdc.kafka.connect.DatumConnectorConfig.SPILL_DIRECTORY;
+import static io.datum.cdc.kafka.connect.DatumConnectorConfig.STATUS_INTERVAL_MS;
+import static io.datum.cdc.kafka.connect.DatumConnectorConfig.STREAMING;
+import static io.datum.cdc.kafka.connect.DatumConnectorConfig.TWO_PHASE;
+
 import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.core.PgCdcSource;
 import io.datum.cdc.core.config.SourceOption;
@@ -26,6 +52,11 @@ final class ConnectorSourceOptions {
 
   private ConnectorSourceOptions() {}
 
+  private static final Unit MS = Unit.MILLIS;
+  private static final Importance LOW = Importance.LOW;
+  private static final Importance MEDIUM = Importance.MEDIUM;
+  private static final Importance HIGH = Importance.HIGH;
+
   /** How a connector value becomes the option's value. */
   enum Unit {
     /** The same value (enums and paths as their text). */
@@ -33,9 +64,9 @@ final class ConnectorSourceOptions {
     /** A duration given in milliseconds, as a long. */
     MILLIS,
     /** An int where -1 means no limit ({@link Integer#MAX_VALUE} for the library). */
-    MINUS_ONE_UNLIMITED,
+    MINUS_ONE,
     /** Snapshot modes under Debezium's names ({@link DatumConnectorConfig#snapshotModes}). */
-    SNAPSHOT_MODES
+    SNAPSHOTS
   }
 
   /**
@@ -62,146 +93,56 @@ final class ConnectorSourceOptions {
   static final String REPLICATION = "Replication";
   static final String SNAPSHOTS = "Snapshots";
 
-  private static Key key(SourceOption<?> o, String key, Object def, Unit unit, String display) {
-    return new Key(o, key, def, unit, REPLICATION, Importance.LOW, display);
+  private static Key key(SourceOption<?> o, String key, Object def, Unit unit, Importance i) {
+    String words = o.name().replace('-', ' ');
+    return new Key(
+        o,
+        key,
+        def,
+        unit,
+        o.name().startsWith("snapshot-") ? SNAPSHOTS : REPLICATION,
+        i,
+        Character.toUpperCase(words.charAt(0)) + words.substring(1));
   }
 
-  private static Key key(SourceOption<?> o, String key, String display) {
-    return key(o, key, null, Unit.SAME, display);
+  private static Key key(SourceOption<?> o, String key) {
+    return key(o, key, null, Unit.SAME, LOW);
   }
 
-  /** Every source option the connector offers, in the order of its documentation. */
+  /**
+   * Every source option the connector offers, in the order of its documentation; a default given
+   * here is the connector's own (in the connector's form), where it differs from the library's.
+   */
   static final List<Key> KEYS =
       List.of(
-          new Key(
-              SourceOptions.SLOT,
-              DatumConnectorConfig.SLOT_NAME,
-              "datum_cdc",
-              Unit.SAME,
-              REPLICATION,
-              Importance.HIGH,
-              "Slot"),
-          new Key(
-              SourceOptions.CREATE_SLOT,
-              DatumConnectorConfig.SLOT_CREATE,
-              true,
-              Unit.SAME,
-              REPLICATION,
-              Importance.MEDIUM,
-              "Create slot"),
-          key(SourceOptions.FAILOVER_SLOT, DatumConnectorConfig.SLOT_FAILOVER, "Failover slot"),
+          key(SourceOptions.SLOT, SLOT_NAME, "datum_cdc", Unit.SAME, HIGH),
+          key(SourceOptions.CREATE_SLOT, SLOT_CREATE, true, Unit.SAME, MEDIUM),
+          key(SourceOptions.FAILOVER_SLOT, SLOT_FAILOVER),
           // a task on another worker may still be stopping when this one starts
-          key(
-              SourceOptions.WAIT_FOR_SLOT,
-              DatumConnectorConfig.SLOT_WAIT_MS,
-              60_000L,
-              Unit.MILLIS,
-              "Slot wait"),
-          key(
-              SourceOptions.SLOT_CREATION_TIMEOUT,
-              DatumConnectorConfig.SLOT_CREATION_TIMEOUT_MS,
-              null,
-              Unit.MILLIS,
-              "Slot creation timeout"),
-          key(
-              SourceOptions.TRUST_SLOT_POSITION,
-              DatumConnectorConfig.SLOT_TRUST_POSITION,
-              "Trust slot position"),
-          key(
-              SourceOptions.ALLOW_CLUSTER_CHANGE,
-              DatumConnectorConfig.ALLOW_CLUSTER_CHANGE,
-              "Allow cluster change"),
-          key(
-              SourceOptions.ALLOW_PUBLICATION_CHANGE,
-              DatumConnectorConfig.ALLOW_PUBLICATION_CHANGE,
-              "Allow publication change"),
-          new Key(
-              SourceOptions.PUBLICATION,
-              DatumConnectorConfig.PUBLICATION_NAME,
-              "datum_cdc",
-              Unit.SAME,
-              REPLICATION,
-              Importance.HIGH,
-              "Publication"),
-          key(
-              SourceOptions.PROTOCOL_VERSION,
-              DatumConnectorConfig.PROTOCOL_VERSION,
-              "Protocol version"),
-          key(SourceOptions.STREAMING, DatumConnectorConfig.STREAMING, "Streaming"),
-          key(SourceOptions.TWO_PHASE, DatumConnectorConfig.TWO_PHASE, "Two-phase"),
-          key(SourceOptions.BINARY, DatumConnectorConfig.BINARY, "Binary"),
-          // Debezium sends no origin either; "any" is the server's own default
-          key(SourceOptions.ORIGIN, DatumConnectorConfig.ORIGIN, "any", Unit.SAME, "Origin"),
-          key(SourceOptions.MESSAGES, DatumConnectorConfig.MESSAGES, "Messages"),
-          new Key(
-              SourceOptions.MEMORY_BUDGET,
-              DatumConnectorConfig.MEMORY_BUDGET,
-              null,
-              Unit.SAME,
-              REPLICATION,
-              Importance.MEDIUM,
-              "Memory budget"),
-          key(
-              SourceOptions.SPILL_DIRECTORY,
-              DatumConnectorConfig.SPILL_DIRECTORY,
-              "Spill directory"),
-          new Key(
-              SourceOptions.ON_DECODE_ERROR,
-              DatumConnectorConfig.DECODE_ERROR_POLICY,
-              null,
-              Unit.SAME,
-              REPLICATION,
-              Importance.MEDIUM,
-              "Decode errors"),
-          key(
-              SourceOptions.STATUS_INTERVAL,
-              DatumConnectorConfig.STATUS_INTERVAL_MS,
-              null,
-              Unit.MILLIS,
-              "Status interval"),
-          key(
-              SourceOptions.RECONNECT_ATTEMPTS,
-              DatumConnectorConfig.RECONNECT_ATTEMPTS,
-              -1,
-              Unit.MINUS_ONE_UNLIMITED,
-              "Reconnects"),
-          key(
-              SourceOptions.RECONNECT_INITIAL_BACKOFF,
-              DatumConnectorConfig.RECONNECT_BACKOFF_MS,
-              null,
-              Unit.MILLIS,
-              "Backoff"),
-          key(
-              SourceOptions.RECONNECT_MAX_BACKOFF,
-              DatumConnectorConfig.RECONNECT_BACKOFF_MAX_MS,
-              null,
-              Unit.MILLIS,
-              "Max backoff"),
+          key(SourceOptions.WAIT_FOR_SLOT, SLOT_WAIT_MS, 60_000L, MS, LOW),
+          key(SourceOptions.SLOT_CREATION_TIMEOUT, SLOT_CREATION_TIMEOUT_MS, null, MS, LOW),
+          key(SourceOptions.TRUST_SLOT_POSITION, SLOT_TRUST_POSITION),
+          key(SourceOptions.ALLOW_CLUSTER_CHANGE, ALLOW_CLUSTER_CHANGE),
+          key(SourceOptions.ALLOW_PUBLICATION_CHANGE, ALLOW_PUBLICATION_CHANGE),
+          key(SourceOptions.PUBLICATION, PUBLICATION_NAME, "datum_cdc", Unit.SAME, HIGH),
+          key(SourceOptions.PROTOCOL_VERSION, PROTOCOL_VERSION),
+          key(SourceOptions.STREAMING, STREAMING),
+          key(SourceOptions.TWO_PHASE, TWO_PHASE),
+          key(SourceOptions.BINARY, BINARY),
+          // as Debezium, which sends no origin; "any" is the server's own default
+          key(SourceOptions.ORIGIN, ORIGIN, "any", Unit.SAME, LOW),
+          key(SourceOptions.MESSAGES, MESSAGES),
+          key(SourceOptions.MEMORY_BUDGET, MEMORY_BUDGET, null, Unit.SAME, MEDIUM),
+          key(SourceOptions.SPILL_DIRECTORY, SPILL_DIRECTORY),
+          key(SourceOptions.ON_DECODE_ERROR, DECODE_ERROR_POLICY, null, Unit.SAME, MEDIUM),
+          key(SourceOptions.STATUS_INTERVAL, STATUS_INTERVAL_MS, null, MS, LOW),
+          key(SourceOptions.RECONNECT_ATTEMPTS, RECONNECT_ATTEMPTS, -1, Unit.MINUS_ONE, LOW),
+          key(SourceOptions.RECONNECT_INITIAL_BACKOFF, RECONNECT_BACKOFF_MS, null, MS, LOW),
+          key(SourceOptions.RECONNECT_MAX_BACKOFF, RECONNECT_BACKOFF_MAX_MS, null, MS, LOW),
           // as Debezium's default: a new connector reads the existing rows first
-          new Key(
-              SourceOptions.SNAPSHOT_MODES,
-              DatumConnectorConfig.SNAPSHOT_MODE,
-              "initial",
-              Unit.SNAPSHOT_MODES,
-              SNAPSHOTS,
-              Importance.HIGH,
-              "Snapshot mode"),
-          new Key(
-              SourceOptions.SNAPSHOT_PARALLELISM,
-              DatumConnectorConfig.SNAPSHOT_MAX_THREADS,
-              null,
-              Unit.SAME,
-              SNAPSHOTS,
-              Importance.MEDIUM,
-              "Snapshot threads"),
-          new Key(
-              SourceOptions.SNAPSHOT_CHUNK_ROWS,
-              DatumConnectorConfig.SNAPSHOT_CHUNK_ROWS,
-              null,
-              Unit.SAME,
-              SNAPSHOTS,
-              Importance.LOW,
-              "Chunk rows"));
+          key(SourceOptions.SNAPSHOT_MODES, SNAPSHOT_MODE, "initial", Unit.SNAPSHOTS, HIGH),
+          key(SourceOptions.SNAPSHOT_PARALLELISM, SNAPSHOT_MAX_THREADS, null, Unit.SAME, MEDIUM),
+          key(SourceOptions.SNAPSHOT_CHUNK_ROWS, SNAPSHOT_CHUNK_ROWS));
 
   /** The source options the connector does not offer under their own key, and why. */
   static final Map<SourceOption<?>, String> NOT_OFFERED =
@@ -263,8 +204,8 @@ final class ConnectorSourceOptions {
   static Type type(Key k) {
     return switch (k.unit()) {
       case MILLIS -> Type.LONG;
-      case MINUS_ONE_UNLIMITED -> Type.INT;
-      case SNAPSHOT_MODES -> Type.LIST;
+      case MINUS_ONE -> Type.INT;
+      case SNAPSHOTS -> Type.LIST;
       case SAME ->
           switch (k.option().kind()) {
             case BOOLEAN -> Type.BOOLEAN;
@@ -281,8 +222,8 @@ final class ConnectorSourceOptions {
     String doc = k.option().description();
     return switch (k.unit()) {
       case MILLIS -> doc + " In milliseconds.";
-      case MINUS_ONE_UNLIMITED -> doc + " -1: no limit.";
-      case SNAPSHOT_MODES ->
+      case MINUS_ONE -> doc + " -1: no limit.";
+      case SNAPSHOTS ->
           doc
               + " Debezium's names: never (or no_data), initial, initial_only, on_request,"
               + " comma-separated.";
@@ -301,8 +242,8 @@ final class ConnectorSourceOptions {
     }
     return switch (k.unit()) {
       case MILLIS -> ((Duration) v).toMillis();
-      case MINUS_ONE_UNLIMITED -> (Integer) v == Integer.MAX_VALUE ? -1 : v;
-      case SNAPSHOT_MODES, SAME ->
+      case MINUS_ONE -> (Integer) v == Integer.MAX_VALUE ? -1 : v;
+      case SNAPSHOTS, SAME ->
           o.kind() == SourceOption.Kind.INT
                   || o.kind() == SourceOption.Kind.LONG
                   || o.kind() == SourceOption.Kind.SIZE
@@ -319,8 +260,8 @@ final class ConnectorSourceOptions {
     }
     return switch (k.unit()) {
       case MILLIS -> Duration.ofMillis((Long) value);
-      case MINUS_ONE_UNLIMITED -> (Integer) value < 0 ? Integer.MAX_VALUE : value;
-      case SNAPSHOT_MODES -> {
+      case MINUS_ONE -> (Integer) value < 0 ? Integer.MAX_VALUE : value;
+      case SNAPSHOTS -> {
         @SuppressWarnings("unchecked")
         List<String> names = (List<String>) value;
         yield DatumConnectorConfig.snapshotModes(names);
@@ -337,7 +278,7 @@ final class ConnectorSourceOptions {
     return new ConfigDef.Validator() {
       @Override
       public void ensureValid(String name, Object value) {
-        if (k.unit() == Unit.MINUS_ONE_UNLIMITED && value instanceof Integer i && i < -1) {
+        if (k.unit() == Unit.MINUS_ONE && value instanceof Integer i && i < -1) {
           throw new ConfigException(name, value, "must be -1 (no limit) or at least 0");
         }
         try {
@@ -350,7 +291,7 @@ final class ConnectorSourceOptions {
       @Override
       public String toString() {
         List<String> names = k.option().constantNames();
-        return k.unit() == Unit.SNAPSHOT_MODES
+        return k.unit() == Unit.SNAPSHOTS
             ? "never | no_data | initial | initial_only | on_request, or initial[_only],on_request"
             : names.isEmpty() ? "see the description" : String.join(", ", names);
       }
