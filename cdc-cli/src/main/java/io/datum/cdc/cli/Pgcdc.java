@@ -69,6 +69,7 @@ public final class Pgcdc {
    */
   static int run(java.io.PrintWriter out, java.io.PrintWriter err, String... args) {
     CommandLine cli = new CommandLine(new Pgcdc());
+    StreamCommand.deriveFlags(cli.getSubcommands().get("stream").getCommandSpec());
     if (out != null) {
       cli.setOut(out);
     }

@@ -9,6 +9,8 @@ import java.util.Map;
 import java.util.Set;
 import org.springframework.beans.BeanWrapper;
 import org.springframework.beans.BeanWrapperImpl;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.core.env.Environment;
 
 /**
  * Turns {@link CdcProperties} into a {@link PgCdcSource.Builder}; unset options keep defaults. Each
@@ -28,12 +30,37 @@ public final class PgCdcSourceFactory {
    * @throws IllegalStateException naming the property when jdbc-url, slot or publication is unset
    */
   public static PgCdcSource.Builder builder(CdcProperties p, CdcCheckpointStore store) {
+    return builder(p, store, null);
+  }
+
+  /**
+   * Returns a builder with every property that is set applied, and the given store; an option
+   * without a field of {@link CdcProperties} (one added since) is bound by its property name from
+   * the environment, as text its declaration parses.
+   *
+   * @param p the bound properties
+   * @param store the checkpoint store the source uses
+   * @param environment where options without a field are read; null to read none
+   * @return the builder, not yet built
+   * @throws IllegalStateException naming the property when jdbc-url, slot or publication is unset
+   * @throws io.datum.cdc.CdcConfigurationException naming the option when a value is refused
+   */
+  public static PgCdcSource.Builder builder(
+      CdcProperties p, CdcCheckpointStore store, Environment environment) {
     require(p.getJdbcUrl(), "datum.cdc.jdbc-url");
     require(p.getSlot(), "datum.cdc.slot");
     require(p.getPublication(), "datum.cdc.publication");
     PgCdcSource.Builder b = PgCdcSource.builder().checkpointStore(store);
     BeanWrapper bean = new BeanWrapperImpl(p);
     for (SourceOption<?> o : SourceOptions.all()) {
+      if (!bean.isReadableProperty(beanPath(o))) {
+        if (environment != null) {
+          Binder.get(environment)
+              .bind("datum.cdc." + property(o), String.class)
+              .ifBound(text -> b.option(o.name(), text));
+        }
+        continue;
+      }
       Object value = bean.getPropertyValue(beanPath(o));
       if (value instanceof List<?> list && o.kind() == SourceOption.Kind.ENUM_SET) {
         value = list.isEmpty() ? null : Set.copyOf(list);

@@ -301,6 +301,16 @@ public final class StreamCommand implements Callable<Integer> {
 
   @Mixin PgOutputCliOptions pgoutput = new PgOutputCliOptions();
 
+  /**
+   * Adds the flags of the source options that have no flag of their own (see {@code
+   * StreamFlags.derive}); call it on the {@code stream} command's spec before parsing.
+   *
+   * @param spec the command's spec
+   */
+  public static void deriveFlags(CommandSpec spec) {
+    StreamFlags.derive(spec);
+  }
+
   private boolean progressIntervalOk() {
     return progressIntervalSeconds >= 0 && !Double.isInfinite(progressIntervalSeconds);
   }

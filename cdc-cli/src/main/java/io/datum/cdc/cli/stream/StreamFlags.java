@@ -6,6 +6,7 @@ import io.datum.cdc.core.config.SourceOption;
 import io.datum.cdc.core.config.SourceOptions;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import picocli.CommandLine.Model.CommandSpec;
@@ -78,6 +79,40 @@ final class StreamFlags {
   }
 
   /**
+   * Adds to the {@code stream} command a flag for every option neither in {@link #FLAGS} nor in
+   * {@link #NOT_OFFERED}: {@code --<name> VALUE}, the text {@link SourceOption#parse} reads, its
+   * help the option's description and default. A new option reaches pgcdc without an edit here.
+   *
+   * @param spec the {@code stream} command's spec, before parsing
+   * @return the spec
+   */
+  static CommandSpec derive(CommandSpec spec) {
+    for (SourceOption<?> o : SourceOptions.all()) {
+      if (!FLAGS.containsKey(o) && !NOT_OFFERED.containsKey(o)) {
+        String def = o.format(o.defaultValue());
+        spec.addOption(
+            OptionSpec.builder("--" + o.name())
+                .type(String.class)
+                .paramLabel(o.unit().isEmpty() ? "VALUE" : o.unit().toUpperCase(Locale.ROOT))
+                .description(o.description() + (def.isEmpty() ? "" : " Default " + def + "."))
+                .build());
+      }
+    }
+    return spec;
+  }
+
+  /** Returns the flag of every option {@code pgcdc stream} offers, listed or derived. */
+  static Map<SourceOption<?>, String> all() {
+    Map<SourceOption<?>, String> all = new LinkedHashMap<>(FLAGS);
+    for (SourceOption<?> o : SourceOptions.all()) {
+      if (!FLAGS.containsKey(o) && !NOT_OFFERED.containsKey(o)) {
+        all.put(o, "--" + o.name());
+      }
+    }
+    return all;
+  }
+
+  /**
    * Returns the source options given on the command line (or defaulted by picocli), parsed and
    * checked by their declarations.
    *
@@ -88,7 +123,7 @@ final class StreamFlags {
   static Map<SourceOption<?>, Object> values(CommandSpec spec) {
     ParseResult given = spec.commandLine().getParseResult();
     Map<SourceOption<?>, Object> values = new LinkedHashMap<>();
-    for (Map.Entry<SourceOption<?>, String> e : FLAGS.entrySet()) {
+    for (Map.Entry<SourceOption<?>, String> e : all().entrySet()) {
       String flag = e.getValue();
       OptionSpec option = spec.findOption(flag);
       if (given.hasMatchedOption(flag) || option.defaultValue() != null) {
@@ -150,7 +185,7 @@ final class StreamFlags {
 
   /** The value a flag gives when absent: its picocli default, parsed; null if it has none. */
   static Object defaultOf(CommandSpec spec, SourceOption<?> option) {
-    String flag = FLAGS.get(option);
+    String flag = all().get(option);
     String text = spec.findOption(flag).defaultValue();
     return text == null ? null : parse(flag, option, text(flag, seconds(flag, text)));
   }

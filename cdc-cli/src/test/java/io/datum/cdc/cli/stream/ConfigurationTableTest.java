@@ -43,7 +43,7 @@ class ConfigurationTableTest {
           "snapshot-modes", "snapshot(modes...)");
 
   static String table() {
-    CommandSpec spec = new CommandLine(new StreamCommand()).getCommandSpec();
+    CommandSpec spec = StreamFlags.derive(new CommandLine(new StreamCommand()).getCommandSpec());
     StringBuilder b = new StringBuilder();
     b.append(
         "| option | builder | `pgcdc stream` | type | default | PostgreSQL | what it does |\n");
@@ -59,7 +59,7 @@ class ConfigurationTableTest {
   }
 
   private static String flag(CommandSpec spec, SourceOption<?> o) {
-    String flag = StreamFlags.FLAGS.get(o);
+    String flag = StreamFlags.all().get(o);
     if (flag == null) {
       return "none";
     }

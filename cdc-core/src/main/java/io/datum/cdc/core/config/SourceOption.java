@@ -413,7 +413,19 @@ public final class SourceOption<T> {
   private Set<?> parseEnumSet(String t) {
     EnumSet set = EnumSet.noneOf((Class) enumType);
     for (String part : parseList(t)) {
-      set.add(parseEnum(part));
+      try {
+        set.add(parseEnum(part));
+      } catch (CdcConfigurationException e) {
+        throw new CdcConfigurationException(
+            "option "
+                + name
+                + " must be one or more of "
+                + String.join(", ", constantNames())
+                + " (comma-separated), was \""
+                + part
+                + '"',
+            e);
+      }
     }
     if (set.isEmpty()) {
       throw bad(t, "one or more of " + String.join(", ", constantNames()) + ", comma-separated");

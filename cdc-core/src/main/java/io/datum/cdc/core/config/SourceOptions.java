@@ -63,7 +63,8 @@ public final class SourceOptions {
               v ->
                   SlotNames.isValid(v)
                       ? null
-                      : "a slot name is 1 to 63 lower-case letters, digits and underscores, was \""
+                      : "must be 1 to 63 characters of a-z, 0-9 and _ (a PostgreSQL slot name),"
+                          + " was \""
                           + v
                           + '"');
 

@@ -110,11 +110,46 @@ final class ConnectorSourceOptions {
   }
 
   /**
+   * Adds a key for every option neither listed nor in {@link #NOT_OFFERED}: its name with dots
+   * ({@code max-widgets}: {@code max.widgets}), type, default and doc from its declaration. A new
+   * option reaches the connector without an edit here.
+   */
+  private static List<Key> withDerived(Key... listed) {
+    List<Key> keys = new java.util.ArrayList<>(List.of(listed));
+    for (SourceOption<?> o : SourceOptions.all()) {
+      if (keys.stream().noneMatch(k -> k.option() == o) && !NOT_OFFERED.containsKey(o)) {
+        keys.add(key(o, o.name().replace('-', '.')));
+      }
+    }
+    return List.copyOf(keys);
+  }
+
+  /** The source options the connector does not offer under their own key, and why. */
+  static final Map<SourceOption<?>, String> NOT_OFFERED =
+      Map.of(
+          SourceOptions.JDBC_URL,
+          "built from database.hostname, database.port and database.dbname (Debezium's keys)",
+          SourceOptions.USER,
+          "database.user (Debezium's connection keys, declared with the connection group)",
+          SourceOptions.PASSWORD,
+          "database.password, a Connect PASSWORD (masked in logs and the REST API)",
+          SourceOptions.CREATE_PUBLICATION,
+          "publication.autocreate.mode, Debezium's (all_tables, filtered, disabled)",
+          SourceOptions.PUBLICATION_TABLES,
+          "table.include.list, used by publication.autocreate.mode=filtered as in Debezium",
+          SourceOptions.HANDOFF_CAPACITY,
+          "the task's own queue bounds what waits for a poll (max.queue.size)",
+          SourceOptions.STOP_TIMEOUT,
+          "Connect bounds a task's stop (task.shutdown.graceful.timeout.ms)",
+          SourceOptions.ACKNOWLEDGEMENT_DURABILITY,
+          "the task's checkpoints are Connect's offsets, stored when the worker commits them");
+
+  /**
    * Every source option the connector offers, in the order of its documentation; a default given
    * here is the connector's own (in the connector's form), where it differs from the library's.
    */
   static final List<Key> KEYS =
-      List.of(
+      withDerived(
           key(SourceOptions.SLOT, SLOT_NAME, "datum_cdc", Unit.SAME, HIGH),
           key(SourceOptions.CREATE_SLOT, SLOT_CREATE, true, Unit.SAME, MEDIUM),
           key(SourceOptions.FAILOVER_SLOT, SLOT_FAILOVER),
@@ -143,26 +178,6 @@ final class ConnectorSourceOptions {
           key(SourceOptions.SNAPSHOT_MODES, SNAPSHOT_MODE, "initial", Unit.SNAPSHOTS, HIGH),
           key(SourceOptions.SNAPSHOT_PARALLELISM, SNAPSHOT_MAX_THREADS, null, Unit.SAME, MEDIUM),
           key(SourceOptions.SNAPSHOT_CHUNK_ROWS, SNAPSHOT_CHUNK_ROWS));
-
-  /** The source options the connector does not offer under their own key, and why. */
-  static final Map<SourceOption<?>, String> NOT_OFFERED =
-      Map.of(
-          SourceOptions.JDBC_URL,
-          "built from database.hostname, database.port and database.dbname (Debezium's keys)",
-          SourceOptions.USER,
-          "database.user (Debezium's connection keys, declared with the connection group)",
-          SourceOptions.PASSWORD,
-          "database.password, a Connect PASSWORD (masked in logs and the REST API)",
-          SourceOptions.CREATE_PUBLICATION,
-          "publication.autocreate.mode, Debezium's (all_tables, filtered, disabled)",
-          SourceOptions.PUBLICATION_TABLES,
-          "table.include.list, used by publication.autocreate.mode=filtered as in Debezium",
-          SourceOptions.HANDOFF_CAPACITY,
-          "the task's own queue bounds what waits for a poll (max.queue.size)",
-          SourceOptions.STOP_TIMEOUT,
-          "Connect bounds a task's stop (task.shutdown.graceful.timeout.ms)",
-          SourceOptions.ACKNOWLEDGEMENT_DURABILITY,
-          "the task's checkpoints are Connect's offsets, stored when the worker commits them");
 
   /**
    * Defines each key in a ConfigDef: type, default, validator and doc from the option's

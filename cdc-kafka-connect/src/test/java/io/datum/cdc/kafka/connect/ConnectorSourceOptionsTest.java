@@ -72,10 +72,9 @@ class ConnectorSourceOptionsTest {
   void theKeysAndDefaultsAreTheConnectorsOwn() {
     Map<String, ConfigDef.ConfigKey> def = DatumConnectorConfig.CONFIG_DEF.configKeys();
     Map<String, Object> actual = new TreeMap<>();
-    for (ConnectorSourceOptions.Key k : ConnectorSourceOptions.KEYS) {
-      ConfigDef.ConfigKey key = def.get(k.key());
-      Object parsed = ConfigDef.parseType(k.key(), key.defaultValue, key.type);
-      actual.put(k.key(), parsed);
+    for (String name : KEYS_AND_DEFAULTS.keySet()) {
+      ConfigDef.ConfigKey key = def.get(name);
+      actual.put(name, key == null ? null : ConfigDef.parseType(name, key.defaultValue, key.type));
     }
     assertEquals(KEYS_AND_DEFAULTS, actual);
   }

@@ -1,4 +1,4 @@
-package io.datum.cdc.store.jdbc.internal;
+package io.datum.cdc.store.jdbc.provider;
 
 import com.google.auto.service.AutoService;
 import io.datum.cdc.CdcCheckpointStore;
