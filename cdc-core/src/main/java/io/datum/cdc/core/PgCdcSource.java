@@ -845,7 +845,8 @@ public final class PgCdcSource implements AutoCloseable {
      * @return a source, not started
      * @throws CdcConfigurationException if the JDBC URL, slot, publication or store is missing, or
      *     the JDBC URL's user or password parameter differs from the one given to {@link #user} or
-     *     {@link #password}
+     *     {@link #password}, or options disagree ({@link SourceOptions#RECONNECT_INITIAL_BACKOFF}
+     *     after {@link SourceOptions#RECONNECT_MAX_BACKOFF}, given with {@link #option})
      */
     public PgCdcSource build() {
       List<String> missing = new ArrayList<>();

@@ -63,7 +63,7 @@ public final class SourceOptions {
               v ->
                   SlotNames.isValid(v)
                       ? null
-                      : "must be 1 to 63 characters of a-z, 0-9 and _ (a PostgreSQL slot name),"
+                      : "must be 1 to 63 lower-case letters, digits and underscores (a slot name),"
                           + " was \""
                           + v
                           + '"');

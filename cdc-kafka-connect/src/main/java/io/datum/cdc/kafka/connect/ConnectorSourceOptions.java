@@ -299,7 +299,11 @@ final class ConnectorSourceOptions {
         try {
           check(k.option(), toSource(k, value));
         } catch (CdcConfigurationException | IllegalArgumentException e) {
-          throw new ConfigException(name, value, e.getMessage());
+          // the key is named by Connect: the option's own name would only confuse
+          String m = e.getMessage();
+          String option = "option " + k.option().name();
+          throw new ConfigException(
+              name, value, m.startsWith(option) ? m.substring(option.length() + 1).strip() : m);
         }
       }
 
