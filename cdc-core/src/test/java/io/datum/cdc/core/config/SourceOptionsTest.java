@@ -71,7 +71,7 @@ class SourceOptionsTest {
             CdcConfigurationException.class,
             () -> SourceOptions.SNAPSHOT_MODES.parse("never,initial"));
     assertTrue(e.getMessage().contains("never cannot be combined"), e.getMessage());
-    e = assertThrows(CdcConfigurationException.class, () -> SourceOptions.named("max-widgets"));
+    e = assertThrows(CdcConfigurationException.class, () -> SourceOptions.named("no-such-option"));
     assertTrue(e.getMessage().contains("wait-for-slot"), e.getMessage());
   }
 
