@@ -126,6 +126,10 @@ final class StreamFlags {
     for (Map.Entry<SourceOption<?>, String> e : all().entrySet()) {
       String flag = e.getValue();
       OptionSpec option = spec.findOption(flag);
+      if (option == null) {
+        throw new IllegalStateException(
+            "pgcdc stream has no flag " + flag + ": call StreamCommand.deriveFlags before parsing");
+      }
       if (given.hasMatchedOption(flag) || option.defaultValue() != null) {
         Object value = option.getValue();
         if (value != null) {

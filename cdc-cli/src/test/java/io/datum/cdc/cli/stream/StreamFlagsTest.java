@@ -83,6 +83,7 @@ class StreamFlagsTest {
   @Test
   void givenFlagsBecomeTheOptionsValues() {
     CommandLine cli = new CommandLine(new StreamCommand());
+    StreamFlags.derive(cli.getCommandSpec());
     cli.parseArgs(
         "--url",
         "jdbc:postgresql://db/shop",
@@ -117,6 +118,7 @@ class StreamFlagsTest {
   @Test
   void aBadValueIsRefusedNamingTheFlag() {
     CommandLine cli = new CommandLine(new StreamCommand());
+    StreamFlags.derive(cli.getCommandSpec());
     cli.parseArgs(
         "--url",
         "jdbc:postgresql://db/shop",
