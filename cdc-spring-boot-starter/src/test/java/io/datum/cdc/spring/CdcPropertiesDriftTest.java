@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -116,6 +117,8 @@ class CdcPropertiesDriftTest {
 
   @Test
   void everyOptionIsABoundPropertyWithItsDeclaredDescriptionAndDefault() throws IOException {
+    // the metadata just regenerated is merged by the next compile, not this one
+    Assumptions.assumeFalse(Boolean.getBoolean("datum.cdc.regenerate"));
     JsonNode root;
     try (InputStream in =
         getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
