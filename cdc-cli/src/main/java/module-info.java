@@ -23,4 +23,8 @@ module io.datum.cdc.cli {
   // picocli reads and writes the annotated option fields of the commands reflectively
   opens io.datum.cdc.cli to
       info.picocli;
+  opens io.datum.cdc.cli.stream to
+      info.picocli;
+  opens io.datum.cdc.cli.common to
+      info.picocli;
 }

@@ -1,9 +1,10 @@
 /**
  * datum-cdc's PostgreSQL source: {@link io.datum.cdc.core.PgCdcSource} reads a logical replication
  * slot with pgoutput and delivers every committed row change as an event. Only {@code
- * io.datum.cdc.core} is exported; the stages of the data path ({@code replication}, {@code
- * pgoutput}, {@code relation}, {@code types}, {@code snapshot}, {@code assembly}, {@code delivery},
- * {@code feedback}) are not API, three of them exported to the benchmarks only.
+ * io.datum.cdc.core} and {@code io.datum.cdc.core.config} (the options, declared once: {@code
+ * SourceOptions}) are exported; the stages of the data path ({@code replication}, {@code pgoutput},
+ * {@code relation}, {@code types}, {@code snapshot}, {@code assembly}, {@code delivery}, {@code
+ * feedback}) are not API, three of them exported to the benchmarks only.
  */
 // "module not found": the benchmarks are no module of this build's module path (see below)
 @SuppressWarnings("module")
@@ -14,6 +15,7 @@ module io.datum.cdc.core {
   requires org.slf4j;
 
   exports io.datum.cdc.core;
+  exports io.datum.cdc.core.config;
 
   // the benchmarks (cdc-benchmarks, automatic module io.datum.cdc.benchmarks, not published)
   // measure the acknowledgement path and the snapshot row decoding on their own; no one else

@@ -11,5 +11,5 @@ module io.datum.cdc.store.jdbc {
   exports io.datum.cdc.store.jdbc;
 
   provides io.datum.cdc.spi.CheckpointStoreProvider with
-      io.datum.cdc.store.jdbc.internal.JdbcCheckpointStoreProvider;
+      io.datum.cdc.store.jdbc.provider.JdbcCheckpointStoreProvider;
 }

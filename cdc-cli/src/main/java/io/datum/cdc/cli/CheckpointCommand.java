@@ -13,6 +13,8 @@ import io.datum.cdc.ClusterIdentity;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.SlotNames;
 import io.datum.cdc.SnapshotProgress;
+import io.datum.cdc.cli.common.StoreRemedies;
+import io.datum.cdc.cli.common.StoreUris;
 import io.datum.cdc.spi.CheckpointCodec;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -45,37 +47,11 @@ final class CheckpointCommand {
   static final String FILE_SUFFIX = ".checkpoint";
 
   /**
-   * Returns the directory of a {@code file:} store URI, or null for other schemes (or a URI the
-   * store itself should reject, with its own message).
-   */
-  static Path fileStoreDirectory(String uri) {
-    URI parsed;
-    try {
-      parsed = new URI(uri);
-    } catch (URISyntaxException e) {
-      return null;
-    }
-    if (parsed.getScheme() == null
-        || !parsed.getScheme().equalsIgnoreCase("file")
-        || parsed.getRawQuery() != null
-        || parsed.getRawFragment() != null
-        || parsed.getRawAuthority() != null) {
-      return null;
-    }
-    try {
-      return (parsed.isOpaque() ? Path.of(parsed.getSchemeSpecificPart()) : Path.of(parsed))
-          .toAbsolutePath();
-    } catch (IllegalArgumentException e) {
-      return null;
-    }
-  }
-
-  /**
    * Reads a slot's checkpoint from a {@code file:} store's directory without opening the store: no
    * lock (a running consumer holds it), nothing written. Files are replaced atomically by rename,
    * so the read is a complete checkpoint.
    *
-   * @param directory the store's directory ({@link #fileStoreDirectory})
+   * @param directory the store's directory ({@link StoreUris#fileStoreDirectory})
    * @param store the store URI as given, for messages
    * @return the checkpoint, or empty if the store holds none for the slot
    * @throws CdcStoreException if the directory does not exist, or the file cannot be decoded (with
@@ -141,7 +117,7 @@ final class CheckpointCommand {
                 + "\" then resumes from the slot's confirmed_flush_lsn, and events acknowledged"
                 + " after it come again");
       }
-      Path fileStore = fileStoreDirectory(store);
+      Path fileStore = StoreUris.fileStoreDirectory(store);
       try (CdcCheckpointStore checkpoints = CheckpointStores.open(store)) {
         boolean present;
         if (fileStore != null) {
@@ -250,7 +226,7 @@ final class CheckpointCommand {
         SlotNames.requireValid(slot);
       }
       requireExistingPath(store);
-      Path fileStore = fileStoreDirectory(store);
+      Path fileStore = StoreUris.fileStoreDirectory(store);
       if (fileStore != null) {
         // read-only: no lock (a running consumer holds it), no write permission needed
         print(fileStore.toUri().toString(), readFileStore(fileStore));

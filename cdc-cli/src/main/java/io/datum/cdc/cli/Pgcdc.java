@@ -1,6 +1,7 @@
 package io.datum.cdc.cli;
 
 import io.datum.cdc.CdcConfigurationException;
+import io.datum.cdc.cli.stream.StreamCommand;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Arrays;
@@ -68,6 +69,7 @@ public final class Pgcdc {
    */
   static int run(java.io.PrintWriter out, java.io.PrintWriter err, String... args) {
     CommandLine cli = new CommandLine(new Pgcdc());
+    StreamCommand.deriveFlags(cli.getSubcommands().get("stream").getCommandSpec());
     if (out != null) {
       cli.setOut(out);
     }

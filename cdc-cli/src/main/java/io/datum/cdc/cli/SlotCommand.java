@@ -4,6 +4,7 @@ import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.CdcConnectionException;
 import io.datum.cdc.CdcException;
 import io.datum.cdc.SlotNames;
+import io.datum.cdc.cli.common.ServerOptions;
 import java.io.PrintStream;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -64,7 +65,7 @@ final class SlotCommand {
                 + "\" has not confirmed are then gone for good");
       }
       String where = server.redactedUrl();
-      try (Connection c = DriverManager.getConnection(server.url, server.properties())) {
+      try (Connection c = DriverManager.getConnection(server.url(), server.properties())) {
         Integer activePid = activePid(c);
         if (activePid != null) {
           if (!force) {

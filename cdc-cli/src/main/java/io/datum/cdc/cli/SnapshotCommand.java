@@ -7,6 +7,8 @@ import io.datum.cdc.CdcException;
 import io.datum.cdc.CheckpointStores;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.SlotNames;
+import io.datum.cdc.cli.common.ServerOptions;
+import io.datum.cdc.cli.common.StoreUris;
 import io.datum.cdc.core.SnapshotRequests;
 import io.datum.cdc.event.TableId;
 import java.io.PrintStream;
@@ -73,7 +75,7 @@ final class SnapshotCommand implements Callable<Integer> {
       refuseTablesInProgress(ids);
     }
     PgLsn at;
-    try (Connection c = DriverManager.getConnection(server.url, server.properties())) {
+    try (Connection c = DriverManager.getConnection(server.url(), server.properties())) {
       at = SnapshotRequests.request(c, slot, ids);
     } catch (SQLException e) {
       if ("42501".equals(e.getSQLState())) {
@@ -109,7 +111,7 @@ final class SnapshotCommand implements Callable<Integer> {
    * opened as a consumer opens them.
    */
   private void refuseTablesInProgress(List<TableId> ids) throws Exception {
-    Path directory = CheckpointCommand.fileStoreDirectory(store);
+    Path directory = StoreUris.fileStoreDirectory(store);
     CdcCheckpoint stored;
     String location;
     if (directory != null) {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import io.datum.cdc.CdcConnectionException;
 import io.datum.cdc.CdcException;
 import io.datum.cdc.SlotNames;
+import io.datum.cdc.cli.common.ServerOptions;
 import java.io.PrintStream;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -65,7 +66,7 @@ final class StatusCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     SlotNames.requireValid(slot);
     Map<String, Object> status = new LinkedHashMap<>();
-    try (Connection c = DriverManager.getConnection(server.url, server.properties());
+    try (Connection c = DriverManager.getConnection(server.url(), server.properties());
         PreparedStatement ps = c.prepareStatement(QUERY)) {
       ps.setString(1, slot);
       try (ResultSet rs = ps.executeQuery()) {

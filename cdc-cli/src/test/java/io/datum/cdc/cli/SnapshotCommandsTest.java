@@ -569,8 +569,8 @@ class SnapshotCommandsTest {
     assertTrue(
         typo.stderr()
             .contains(
-                "pgcdc: error: --snapshot takes never, initial, initial-only or on-request"
-                    + " (comma-separated), was \"sometimes\""),
+                "pgcdc: error: --snapshot must be one or more of never, initial, initial-only,"
+                    + " on-request (comma-separated), was \"sometimes\""),
         typo.stderr());
     Run mixed = pgcdcInProcess(stream(store, "nosnap", "--snapshot", "never,initial"));
     assertEquals(2, mixed.exitCode(), mixed.stderr());

@@ -7,16 +7,24 @@ import io.datum.cdc.CdcHandler;
 import io.datum.cdc.ClusterIdentity;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.SlotNames;
+import io.datum.cdc.core.config.AcknowledgementDurability;
+import io.datum.cdc.core.config.DecodeErrorPolicy;
+import io.datum.cdc.core.config.OriginFilter;
+import io.datum.cdc.core.config.SnapshotMode;
+import io.datum.cdc.core.config.SourceConfiguration;
+import io.datum.cdc.core.config.SourceOption;
+import io.datum.cdc.core.config.SourceOptions;
+import io.datum.cdc.core.config.SourceState;
+import io.datum.cdc.core.config.StreamingMode;
 import io.datum.cdc.core.replication.PgErrors;
-import io.datum.cdc.core.replication.SourceConfig;
 import io.datum.cdc.core.replication.SourceRuntime;
-import io.datum.cdc.core.snapshot.SnapshotSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
@@ -50,9 +58,9 @@ import org.postgresql.Driver;
 public final class PgCdcSource implements AutoCloseable {
 
   private final SourceRuntime runtime;
-  private final SourceConfig config;
+  private final SourceConfiguration config;
 
-  private PgCdcSource(SourceConfig config) {
+  private PgCdcSource(SourceConfiguration config) {
     this.config = config;
     this.runtime = new SourceRuntime(config);
   }
@@ -293,39 +301,9 @@ public final class PgCdcSource implements AutoCloseable {
    * that the required ones were given.
    */
   public static final class Builder {
-    private String jdbcUrl;
+    private final Map<SourceOption<?>, Object> values = new HashMap<>();
     private final Properties properties = new Properties();
-    private String slot;
-    private String publication;
     private CdcCheckpointStore store;
-    private boolean createSlot;
-    private boolean createPublication;
-    private final List<String> publicationTables = new ArrayList<>();
-    private int handoffCapacity = 1024;
-    private Duration statusInterval = Duration.ofSeconds(1);
-    private Duration stopTimeout = Duration.ofSeconds(30);
-    private boolean trustSlotPosition;
-    private boolean allowClusterChange;
-    private boolean allowPublicationChange;
-    private boolean failoverSlot;
-    private EnumSet<SnapshotMode> snapshotModes = EnumSet.of(SnapshotMode.NEVER);
-    private int snapshotParallelism = 1;
-    private int snapshotChunkRows = 8192;
-    private int reconnectAttempts = Integer.MAX_VALUE;
-    private Duration reconnectInitialBackoff = Duration.ofMillis(200);
-    private Duration reconnectMaxBackoff = Duration.ofSeconds(30);
-    private AcknowledgementDurability durability = AcknowledgementDurability.EVENT;
-    private DecodeErrorPolicy decodeErrors = DecodeErrorPolicy.RAW;
-    private boolean messages;
-    private Duration slotWait = Duration.ZERO;
-    private Duration slotCreationTimeout = Duration.ZERO;
-    private int protocolVersion;
-    private StreamingMode streaming = StreamingMode.OFF;
-    private boolean twoPhase;
-    private boolean binary;
-    private OriginFilter origin;
-    private long memoryBudget = 64L << 20;
-    private Path spillDirectory = Path.of(System.getProperty("java.io.tmpdir"));
     private Supplier<PgLsn> confirmedFlushLimit;
 
     private Builder() {}
@@ -343,7 +321,7 @@ public final class PgCdcSource implements AutoCloseable {
             "not a PostgreSQL JDBC URL (jdbc:postgresql://host[:port]/database[?...]): "
                 + (jdbcUrl == null ? null : PgErrors.redact(jdbcUrl)));
       }
-      this.jdbcUrl = jdbcUrl;
+      values.put(SourceOptions.JDBC_URL, SourceOptions.JDBC_URL.validate(jdbcUrl));
       return this;
     }
 
@@ -354,6 +332,7 @@ public final class PgCdcSource implements AutoCloseable {
      */
     public Builder user(String user) {
       properties.setProperty("user", Objects.requireNonNull(user, "user"));
+      values.put(SourceOptions.USER, user);
       return this;
     }
 
@@ -365,8 +344,10 @@ public final class PgCdcSource implements AutoCloseable {
     public Builder password(String password) {
       if (password == null) {
         properties.remove("password");
+        values.remove(SourceOptions.PASSWORD);
       } else {
         properties.setProperty("password", password);
+        values.put(SourceOptions.PASSWORD, password);
       }
       return this;
     }
@@ -387,8 +368,7 @@ public final class PgCdcSource implements AutoCloseable {
      * @throws CdcConfigurationException if the name is not a valid slot name
      */
     public Builder slot(String slot) {
-      this.slot = SlotNames.requireValid(slot);
-      return this;
+      return set(SourceOptions.SLOT, SlotNames.requireValid(slot));
     }
 
     /**
@@ -398,18 +378,11 @@ public final class PgCdcSource implements AutoCloseable {
      * @throws CdcConfigurationException if the name is empty, too long, or holds {@code '} or NUL
      */
     public Builder publication(String publication) {
-      if (publication == null
-          || publication.isEmpty()
-          || publication.length() > 63
-          || publication.indexOf('\'') >= 0
-          || publication.indexOf('\0') >= 0) {
+      if (publication == null) {
         throw new CdcConfigurationException(
-            "invalid publication name "
-                + (publication == null ? "null" : '"' + publication + '"')
-                + ": 1 to 63 characters, no single quote or NUL");
+            "invalid publication name null: 1 to 63 characters, no single quote or NUL");
       }
-      this.publication = publication;
-      return this;
+      return set(SourceOptions.PUBLICATION, publication);
     }
 
     /**
@@ -428,8 +401,7 @@ public final class PgCdcSource implements AutoCloseable {
      * @return this builder
      */
     public Builder createSlot(boolean createSlot) {
-      this.createSlot = createSlot;
-      return this;
+      return set(SourceOptions.CREATE_SLOT, createSlot);
     }
 
     /**
@@ -439,10 +411,8 @@ public final class PgCdcSource implements AutoCloseable {
      * @return this builder
      */
     public Builder createPublication(boolean createPublication, String... tables) {
-      this.createPublication = createPublication;
-      this.publicationTables.clear();
-      this.publicationTables.addAll(List.of(tables));
-      return this;
+      set(SourceOptions.PUBLICATION_TABLES, List.of(tables));
+      return set(SourceOptions.CREATE_PUBLICATION, createPublication);
     }
 
     /**
@@ -452,11 +422,7 @@ public final class PgCdcSource implements AutoCloseable {
      * @throws IllegalArgumentException if less than 1
      */
     public Builder handoffCapacity(int events) {
-      if (events < 1) {
-        throw new IllegalArgumentException("hand-off capacity must be at least 1, was " + events);
-      }
-      this.handoffCapacity = events;
-      return this;
+      return setOrIllegal(SourceOptions.HANDOFF_CAPACITY, events);
     }
 
     /**
@@ -468,11 +434,8 @@ public final class PgCdcSource implements AutoCloseable {
      * @throws IllegalArgumentException if not positive
      */
     public Builder statusInterval(Duration interval) {
-      if (interval.isNegative() || interval.isZero()) {
-        throw new IllegalArgumentException("status interval must be positive, was " + interval);
-      }
-      this.statusInterval = interval;
-      return this;
+      return setOrIllegal(
+          SourceOptions.STATUS_INTERVAL, Objects.requireNonNull(interval, "interval"));
     }
 
     /**
@@ -481,8 +444,7 @@ public final class PgCdcSource implements AutoCloseable {
      * @return this builder
      */
     public Builder stopTimeout(Duration timeout) {
-      this.stopTimeout = Objects.requireNonNull(timeout, "timeout");
-      return this;
+      return set(SourceOptions.STOP_TIMEOUT, Objects.requireNonNull(timeout, "timeout"));
     }
 
     /**
@@ -494,8 +456,7 @@ public final class PgCdcSource implements AutoCloseable {
      * @return this builder
      */
     public Builder trustSlotPosition(boolean trust) {
-      this.trustSlotPosition = trust;
-      return this;
+      return set(SourceOptions.TRUST_SLOT_POSITION, trust);
     }
 
     /**
@@ -513,8 +474,7 @@ public final class PgCdcSource implements AutoCloseable {
      * @return this builder
      */
     public Builder allowClusterChange(boolean allow) {
-      this.allowClusterChange = allow;
-      return this;
+      return set(SourceOptions.ALLOW_CLUSTER_CHANGE, allow);
     }
 
     /**
@@ -529,8 +489,7 @@ public final class PgCdcSource implements AutoCloseable {
      * @return this builder
      */
     public Builder allowPublicationChange(boolean allow) {
-      this.allowPublicationChange = allow;
-      return this;
+      return set(SourceOptions.ALLOW_PUBLICATION_CHANGE, allow);
     }
 
     /**
@@ -559,8 +518,7 @@ public final class PgCdcSource implements AutoCloseable {
      * @return this builder
      */
     public Builder failoverSlot(boolean failover) {
-      this.failoverSlot = failover;
-      return this;
+      return set(SourceOptions.FAILOVER_SLOT, failover);
     }
 
     /**
@@ -598,10 +556,9 @@ public final class PgCdcSource implements AutoCloseable {
                 + maxBackoff
                 + "): attempts >= 0, 0 < initialBackoff <= maxBackoff");
       }
-      this.reconnectAttempts = attempts;
-      this.reconnectInitialBackoff = initialBackoff;
-      this.reconnectMaxBackoff = maxBackoff;
-      return this;
+      setOrIllegal(SourceOptions.RECONNECT_ATTEMPTS, attempts);
+      setOrIllegal(SourceOptions.RECONNECT_INITIAL_BACKOFF, initialBackoff);
+      return setOrIllegal(SourceOptions.RECONNECT_MAX_BACKOFF, maxBackoff);
     }
 
     /**
@@ -612,8 +569,9 @@ public final class PgCdcSource implements AutoCloseable {
      * @return this builder
      */
     public Builder acknowledgementDurability(AcknowledgementDurability durability) {
-      this.durability = Objects.requireNonNull(durability, "durability");
-      return this;
+      return set(
+          SourceOptions.ACKNOWLEDGEMENT_DURABILITY,
+          Objects.requireNonNull(durability, "durability"));
     }
 
     /**
@@ -628,8 +586,7 @@ public final class PgCdcSource implements AutoCloseable {
      * @throws NullPointerException if {@code policy} is null
      */
     public Builder onDecodeError(DecodeErrorPolicy policy) {
-      this.decodeErrors = Objects.requireNonNull(policy, "policy");
-      return this;
+      return set(SourceOptions.ON_DECODE_ERROR, Objects.requireNonNull(policy, "policy"));
     }
 
     /**
@@ -651,23 +608,7 @@ public final class PgCdcSource implements AutoCloseable {
       for (SnapshotMode mode : modes) {
         set.add(Objects.requireNonNull(mode, "mode"));
       }
-      if (set.contains(SnapshotMode.NEVER) && set.size() > 1) {
-        throw new CdcConfigurationException(
-            "snapshot mode never cannot be combined with another: "
-                + set.stream().map(SnapshotMode::cliName).toList());
-      }
-      if (set.contains(SnapshotMode.INITIAL_ONLY) && set.contains(SnapshotMode.ON_REQUEST)) {
-        throw new CdcConfigurationException(
-            "snapshot modes initial-only and on-request exclude each other: an initial-only source"
-                + " stops once its initial snapshot is acknowledged; use initial,on-request to go on"
-                + " streaming and take requests");
-      }
-      if (set.contains(SnapshotMode.INITIAL) && set.contains(SnapshotMode.INITIAL_ONLY)) {
-        throw new CdcConfigurationException(
-            "snapshot modes initial and initial-only exclude each other; give one");
-      }
-      this.snapshotModes = set;
-      return this;
+      return set(SourceOptions.SNAPSHOT_MODES, set);
     }
 
     /**
@@ -677,12 +618,7 @@ public final class PgCdcSource implements AutoCloseable {
      * @throws CdcConfigurationException if not in [1, 64]
      */
     public Builder snapshotParallelism(int connections) {
-      if (connections < 1 || connections > 64) {
-        throw new CdcConfigurationException(
-            "snapshotParallelism must be in [1, 64], was " + connections);
-      }
-      this.snapshotParallelism = connections;
-      return this;
+      return set(SourceOptions.SNAPSHOT_PARALLELISM, connections);
     }
 
     /**
@@ -693,12 +629,7 @@ public final class PgCdcSource implements AutoCloseable {
      * @throws CdcConfigurationException if not in [1, 1,000,000]
      */
     public Builder snapshotChunkRows(int rows) {
-      if (rows < 1 || rows > 1_000_000) {
-        throw new CdcConfigurationException(
-            "snapshotChunkRows must be in [1, 1000000], was " + rows);
-      }
-      this.snapshotChunkRows = rows;
-      return this;
+      return set(SourceOptions.SNAPSHOT_CHUNK_ROWS, rows);
     }
 
     /**
@@ -714,8 +645,7 @@ public final class PgCdcSource implements AutoCloseable {
      * @return this builder
      */
     public Builder messages(boolean messages) {
-      this.messages = messages;
-      return this;
+      return set(SourceOptions.MESSAGES, messages);
     }
 
     /**
@@ -727,12 +657,7 @@ public final class PgCdcSource implements AutoCloseable {
      * @throws IllegalArgumentException if not 0 to 4
      */
     public Builder protocolVersion(int version) {
-      if (version < 0 || version > 4) {
-        throw new IllegalArgumentException(
-            "pgoutput protocol version must be 1 to 4 (or 0: highest), was " + version);
-      }
-      this.protocolVersion = version;
-      return this;
+      return setOrIllegal(SourceOptions.PROTOCOL_VERSION, version);
     }
 
     /**
@@ -742,8 +667,7 @@ public final class PgCdcSource implements AutoCloseable {
      * @return this builder
      */
     public Builder streaming(StreamingMode mode) {
-      this.streaming = Objects.requireNonNull(mode, "mode");
-      return this;
+      return set(SourceOptions.STREAMING, Objects.requireNonNull(mode, "mode"));
     }
 
     /**
@@ -757,8 +681,7 @@ public final class PgCdcSource implements AutoCloseable {
      * @return this builder
      */
     public Builder twoPhase(boolean twoPhase) {
-      this.twoPhase = twoPhase;
-      return this;
+      return set(SourceOptions.TWO_PHASE, twoPhase);
     }
 
     /**
@@ -781,8 +704,7 @@ public final class PgCdcSource implements AutoCloseable {
      * @return this builder
      */
     public Builder binary(boolean binary) {
-      this.binary = binary;
-      return this;
+      return set(SourceOptions.BINARY, binary);
     }
 
     /**
@@ -792,8 +714,7 @@ public final class PgCdcSource implements AutoCloseable {
      * @return this builder
      */
     public Builder origin(OriginFilter filter) {
-      this.origin = filter;
-      return this;
+      return set(SourceOptions.ORIGIN, filter);
     }
 
     /**
@@ -805,11 +726,7 @@ public final class PgCdcSource implements AutoCloseable {
      * @throws IllegalArgumentException if less than 1
      */
     public Builder memoryBudget(long bytes) {
-      if (bytes < 1) {
-        throw new IllegalArgumentException("memory budget must be at least 1 byte, was " + bytes);
-      }
-      this.memoryBudget = bytes;
-      return this;
+      return setOrIllegal(SourceOptions.MEMORY_BUDGET, bytes);
     }
 
     /**
@@ -819,8 +736,7 @@ public final class PgCdcSource implements AutoCloseable {
      * @return this builder
      */
     public Builder spillDirectory(Path directory) {
-      this.spillDirectory = Objects.requireNonNull(directory, "directory");
-      return this;
+      return set(SourceOptions.SPILL_DIRECTORY, Objects.requireNonNull(directory, "directory"));
     }
 
     /**
@@ -831,11 +747,7 @@ public final class PgCdcSource implements AutoCloseable {
      * @throws IllegalArgumentException if negative
      */
     public Builder waitForSlot(Duration wait) {
-      if (wait.isNegative()) {
-        throw new IllegalArgumentException("slot wait must not be negative, was " + wait);
-      }
-      this.slotWait = wait;
-      return this;
+      return setOrIllegal(SourceOptions.WAIT_FOR_SLOT, Objects.requireNonNull(wait, "wait"));
     }
 
     /**
@@ -849,12 +761,8 @@ public final class PgCdcSource implements AutoCloseable {
      * @throws IllegalArgumentException if negative
      */
     public Builder slotCreationTimeout(Duration timeout) {
-      if (timeout.isNegative()) {
-        throw new IllegalArgumentException(
-            "slot creation timeout must not be negative, was " + timeout);
-      }
-      this.slotCreationTimeout = timeout;
-      return this;
+      return setOrIllegal(
+          SourceOptions.SLOT_CREATION_TIMEOUT, Objects.requireNonNull(timeout, "timeout"));
     }
 
     /**
@@ -876,21 +784,77 @@ public final class PgCdcSource implements AutoCloseable {
     }
 
     /**
+     * Sets an option by its declaration, as the typed setters do; what the option does, its default
+     * and its checks are in {@link SourceOptions}.
+     *
+     * @param option the option, not null
+     * @param value its value; null only for an option without default ({@link
+     *     SourceOptions#ORIGIN}: not sent; {@link SourceOptions#PASSWORD}: none)
+     * @param <T> the option's type
+     * @return this builder
+     * @throws CdcConfigurationException naming the option if the value fails its checks
+     */
+    public <T> Builder option(SourceOption<T> option, T value) {
+      Objects.requireNonNull(option, "option");
+      if (option == SourceOptions.JDBC_URL) {
+        return jdbcUrl((String) value);
+      }
+      if (option == SourceOptions.USER) {
+        return user((String) value);
+      }
+      if (option == SourceOptions.PASSWORD) {
+        return password((String) value);
+      }
+      return set(option, value);
+    }
+
+    /**
+     * Sets an option by name from text, as a property file, a command line or a connector's
+     * settings give it ({@link SourceOption#parse} says the forms: {@code 30s}, {@code 64m}, {@code
+     * initial,on-request}, ...).
+     *
+     * @param name the option's kebab-case name ({@code wait-for-slot}), as in {@link SourceOptions}
+     * @param value its value as text, not null
+     * @return this builder
+     * @throws CdcConfigurationException if there is no such option (listing the options) or the
+     *     value does not parse or fails its checks (naming the option and the expected form)
+     */
+    public Builder option(String name, String value) {
+      return parsed(SourceOptions.named(Objects.requireNonNull(name, "name")), value);
+    }
+
+    private <T> Builder parsed(SourceOption<T> option, String value) {
+      return option(option, option.parse(value));
+    }
+
+    private <T> Builder set(SourceOption<T> option, T value) {
+      values.put(option, option.validate(value));
+      return this;
+    }
+
+    /** Sets an option whose setter threw IllegalArgumentException before the declarations. */
+    private <T> Builder setOrIllegal(SourceOption<T> option, T value) {
+      try {
+        return set(option, value);
+      } catch (CdcConfigurationException e) {
+        throw new IllegalArgumentException(e.getMessage(), e);
+      }
+    }
+
+    /**
      * @return a source, not started
      * @throws CdcConfigurationException if the JDBC URL, slot, publication or store is missing, or
      *     the JDBC URL's user or password parameter differs from the one given to {@link #user} or
-     *     {@link #password}
+     *     {@link #password}, or options disagree ({@link SourceOptions#RECONNECT_INITIAL_BACKOFF}
+     *     after {@link SourceOptions#RECONNECT_MAX_BACKOFF}, given with {@link #option})
      */
     public PgCdcSource build() {
       List<String> missing = new ArrayList<>();
-      if (jdbcUrl == null) {
-        missing.add("jdbcUrl");
-      }
-      if (slot == null) {
-        missing.add("slot");
-      }
-      if (publication == null) {
-        missing.add("publication");
+      for (SourceOption<?> o :
+          List.of(SourceOptions.JDBC_URL, SourceOptions.SLOT, SourceOptions.PUBLICATION)) {
+        if (values.get(o) == null) {
+          missing.add(o == SourceOptions.JDBC_URL ? "jdbcUrl" : o.name());
+        }
       }
       if (store == null) {
         missing.add("checkpointStore");
@@ -899,7 +863,7 @@ public final class PgCdcSource implements AutoCloseable {
         throw new CdcConfigurationException("PgCdcSource needs " + String.join(", ", missing));
       }
       // pgjdbc's own parser: parameters decoded as the driver reads them
-      Properties inUrl = Driver.parseURL(jdbcUrl, null);
+      Properties inUrl = Driver.parseURL((String) values.get(SourceOptions.JDBC_URL), null);
       for (String name : List.of("user", "password")) {
         String given = inUrl.getProperty(name);
         if (given != null
@@ -918,49 +882,8 @@ public final class PgCdcSource implements AutoCloseable {
                   + "); give it once");
         }
       }
-      Properties copy = new Properties();
-      copy.putAll(properties);
       return new PgCdcSource(
-          new SourceConfig(
-              jdbcUrl,
-              copy,
-              slot,
-              publication,
-              store,
-              createSlot,
-              createPublication,
-              List.copyOf(publicationTables),
-              handoffCapacity,
-              statusInterval,
-              stopTimeout,
-              trustSlotPosition,
-              reconnectAttempts,
-              reconnectInitialBackoff,
-              reconnectMaxBackoff,
-              durability == AcknowledgementDurability.EVENT,
-              messages,
-              slotWait,
-              protocolVersion,
-              streaming.name().toLowerCase(Locale.ROOT),
-              twoPhase,
-              binary,
-              origin == null ? null : origin.name().toLowerCase(Locale.ROOT),
-              memoryBudget,
-              spillDirectory,
-              decodeErrors.name().toLowerCase(Locale.ROOT),
-              allowClusterChange,
-              slotCreationTimeout,
-              failoverSlot,
-              allowPublicationChange,
-              new SnapshotSettings(
-                  snapshotModes.contains(SnapshotMode.INITIAL)
-                      || snapshotModes.contains(SnapshotMode.INITIAL_ONLY),
-                  snapshotModes.contains(SnapshotMode.INITIAL_ONLY),
-                  snapshotModes.contains(SnapshotMode.ON_REQUEST),
-                  !snapshotModes.contains(SnapshotMode.NEVER),
-                  snapshotParallelism,
-                  snapshotChunkRows),
-              confirmedFlushLimit));
+          SourceConfiguration.of(values, properties, store, confirmedFlushLimit));
     }
   }
 }

@@ -16,10 +16,10 @@ import java.util.List;
  * transactional logical decoding message ({@code pg_logical_emit_message(true, 'datum-cdc',
  * 'snapshot SLOT schema.table ...')}, PostgreSQL docs 9.28.6 Replication Management Functions),
  * which the source of that slot reads in commit order and honours if it was built with {@link
- * SnapshotMode#ON_REQUEST}. No table is written to; the caller needs EXECUTE on {@code
- * pg_logical_emit_message}, which PUBLIC has by default (so any role that can connect can ask; a
- * server that revokes it refuses with SQLSTATE 42501; see docs/snapshots.md). {@code pgcdc
- * snapshot} uses it.
+ * io.datum.cdc.core.config.SnapshotMode#ON_REQUEST}. No table is written to; the caller needs
+ * EXECUTE on {@code pg_logical_emit_message}, which PUBLIC has by default (so any role that can
+ * connect can ask; a server that revokes it refuses with SQLSTATE 42501; see docs/snapshots.md).
+ * {@code pgcdc snapshot} uses it.
  */
 public final class SnapshotRequests {
 

@@ -158,8 +158,8 @@ public final class SourceMetrics {
 
   /**
    * Returns the changes skipped since the source started because a column value could not be
-   * decoded, under {@link DecodeErrorPolicy#SKIP} (each logged at WARN); 0 under the other
-   * policies.
+   * decoded, under {@link io.datum.cdc.core.config.DecodeErrorPolicy#SKIP} (each logged at WARN); 0
+   * under the other policies.
    */
   public long eventsSkipped() {
     return eventsSkipped;
@@ -167,7 +167,8 @@ public final class SourceMetrics {
 
   /**
    * Returns the events delivered since the source started with at least one column value undecoded
-   * (raw), under {@link DecodeErrorPolicy#RAW}; 0 under the other policies.
+   * (raw), under {@link io.datum.cdc.core.config.DecodeErrorPolicy#RAW}; 0 under the other
+   * policies.
    */
   public long eventsWithUndecoded() {
     return eventsWithUndecoded;

@@ -17,6 +17,7 @@ import io.datum.cdc.CdcOffset;
 import io.datum.cdc.CdcReplicationException;
 import io.datum.cdc.MemoryCheckpointStore;
 import io.datum.cdc.PgLsn;
+import io.datum.cdc.core.config.SourceState;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.DeleteEvent;

@@ -9,6 +9,7 @@ import io.datum.cdc.CdcCheckpoint;
 import io.datum.cdc.CdcCheckpointHandle;
 import io.datum.cdc.CdcHandler;
 import io.datum.cdc.MemoryCheckpointStore;
+import io.datum.cdc.core.config.SnapshotMode;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.ReadEvent;

@@ -9,6 +9,7 @@ import io.datum.cdc.CdcCheckpointStore;
 import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.MemoryCheckpointStore;
 import io.datum.cdc.PgLsn;
+import io.datum.cdc.core.config.StreamingMode;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.InsertEvent;

@@ -3,7 +3,7 @@ package io.datum.cdc.micrometer;
 import io.datum.cdc.core.PgCdcSource;
 import io.datum.cdc.core.SlotStatus;
 import io.datum.cdc.core.SourceMetrics;
-import io.datum.cdc.core.SourceState;
+import io.datum.cdc.core.config.SourceState;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.datum.cdc.MemoryCheckpointStore;
 import io.datum.cdc.core.PgCdcSource;
-import io.datum.cdc.core.SourceState;
+import io.datum.cdc.core.config.SourceState;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
 import io.micrometer.core.instrument.Tags;
@@ -148,7 +148,7 @@ class PgCdcSourceMetricsTest {
           "before the start, a missing slot is no read error (the start may create it)");
       org.junit.jupiter.api.Assertions.assertThrows(
           io.datum.cdc.CdcException.class, () -> source.start((e, c) -> {}).join());
-      assertEquals(io.datum.cdc.core.SourceState.FAILED, source.state());
+      assertEquals(io.datum.cdc.core.config.SourceState.FAILED, source.state());
     }
     try (PgCdcSourceMetrics metrics = PgCdcSourceMetrics.builder(source).build()) {
       registry = new SimpleMeterRegistry();

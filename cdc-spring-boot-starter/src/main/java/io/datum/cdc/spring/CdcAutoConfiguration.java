@@ -16,6 +16,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * Auto-configures a {@link PgCdcSource} from {@code datum.cdc.*}, runs it with the application's
@@ -62,12 +63,14 @@ public class CdcAutoConfiguration {
    *
    * @param properties the bound properties
    * @param store the checkpoint store bean
+   * @param environment where options without a field of the properties are read
    * @return the source, not started
    */
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
-  public PgCdcSource pgCdcSource(CdcProperties properties, CdcCheckpointStore store) {
-    return PgCdcSourceFactory.builder(properties, store).build();
+  public PgCdcSource pgCdcSource(
+      CdcProperties properties, CdcCheckpointStore store, Environment environment) {
+    return PgCdcSourceFactory.builder(properties, store, environment).build();
   }
 
   /**

@@ -1,10 +1,10 @@
 package io.datum.cdc.spring;
 
-import io.datum.cdc.core.AcknowledgementDurability;
-import io.datum.cdc.core.DecodeErrorPolicy;
-import io.datum.cdc.core.OriginFilter;
-import io.datum.cdc.core.SnapshotMode;
-import io.datum.cdc.core.StreamingMode;
+import io.datum.cdc.core.config.AcknowledgementDurability;
+import io.datum.cdc.core.config.DecodeErrorPolicy;
+import io.datum.cdc.core.config.OriginFilter;
+import io.datum.cdc.core.config.SnapshotMode;
+import io.datum.cdc.core.config.StreamingMode;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -2,9 +2,21 @@ package io.datum.cdc.spring;
 
 import io.datum.cdc.CdcCheckpointStore;
 import io.datum.cdc.core.PgCdcSource;
-import io.datum.cdc.core.SnapshotMode;
+import io.datum.cdc.core.config.SourceOption;
+import io.datum.cdc.core.config.SourceOptions;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.springframework.beans.BeanWrapper;
+import org.springframework.beans.BeanWrapperImpl;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.core.env.Environment;
 
-/** Turns {@link CdcProperties} into a {@link PgCdcSource.Builder}; unset options keep defaults. */
+/**
+ * Turns {@link CdcProperties} into a {@link PgCdcSource.Builder}; unset options keep defaults. Each
+ * source option is read from its property by the option's declaration ({@link SourceOptions}), not
+ * by a call per option.
+ */
 public final class PgCdcSourceFactory {
 
   private PgCdcSourceFactory() {}
@@ -18,103 +30,90 @@ public final class PgCdcSourceFactory {
    * @throws IllegalStateException naming the property when jdbc-url, slot or publication is unset
    */
   public static PgCdcSource.Builder builder(CdcProperties p, CdcCheckpointStore store) {
+    return builder(p, store, null);
+  }
+
+  /**
+   * Returns a builder with every property that is set applied, and the given store; an option
+   * without a field of {@link CdcProperties} (one added since) is bound by its property name from
+   * the environment, as text its declaration parses.
+   *
+   * @param p the bound properties
+   * @param store the checkpoint store the source uses
+   * @param environment where options without a field are read; null to read none
+   * @return the builder, not yet built
+   * @throws IllegalStateException naming the property when jdbc-url, slot or publication is unset
+   * @throws io.datum.cdc.CdcConfigurationException naming the option when a value is refused
+   */
+  public static PgCdcSource.Builder builder(
+      CdcProperties p, CdcCheckpointStore store, Environment environment) {
     require(p.getJdbcUrl(), "datum.cdc.jdbc-url");
     require(p.getSlot(), "datum.cdc.slot");
     require(p.getPublication(), "datum.cdc.publication");
-    PgCdcSource.Builder b =
-        PgCdcSource.builder()
-            .jdbcUrl(p.getJdbcUrl())
-            .slot(p.getSlot())
-            .publication(p.getPublication())
-            .checkpointStore(store);
-    if (p.getUser() != null) {
-      b.user(p.getUser());
-    }
-    if (p.getPassword() != null) {
-      b.password(p.getPassword());
+    PgCdcSource.Builder b = PgCdcSource.builder().checkpointStore(store);
+    BeanWrapper bean = new BeanWrapperImpl(p);
+    for (SourceOption<?> o : SourceOptions.all()) {
+      if (!bean.isReadableProperty(beanPath(o))) {
+        if (environment != null) {
+          Binder.get(environment)
+              .bind("datum.cdc." + property(o), String.class)
+              .ifBound(text -> b.option(o.name(), text));
+        }
+        continue;
+      }
+      Object value = bean.getPropertyValue(beanPath(o));
+      if (value instanceof List<?> list && o.kind() == SourceOption.Kind.ENUM_SET) {
+        value = list.isEmpty() ? null : Set.copyOf(list);
+      }
+      if (value != null && !(value instanceof List<?> l && l.isEmpty())) {
+        set(b, o, value);
+      }
     }
     p.getConnectionProperties().forEach(b::connectionProperty);
-    if (p.getCreateSlot() != null) {
-      b.createSlot(p.getCreateSlot());
-    }
-    if (p.getCreatePublication() != null) {
-      b.createPublication(p.getCreatePublication(), p.getTables().toArray(String[]::new));
-    }
-    if (p.getHandoffCapacity() != null) {
-      b.handoffCapacity(p.getHandoffCapacity());
-    }
-    if (p.getStatusInterval() != null) {
-      b.statusInterval(p.getStatusInterval());
-    }
-    if (p.getStopTimeout() != null) {
-      b.stopTimeout(p.getStopTimeout());
-    }
-    if (p.getTrustSlotPosition() != null) {
-      b.trustSlotPosition(p.getTrustSlotPosition());
-    }
-    if (p.getAllowClusterChange() != null) {
-      b.allowClusterChange(p.getAllowClusterChange());
-    }
-    if (p.getAllowPublicationChange() != null) {
-      b.allowPublicationChange(p.getAllowPublicationChange());
-    }
-    if (p.getFailoverSlot() != null) {
-      b.failoverSlot(p.getFailoverSlot());
-    }
-    CdcProperties.Reconnect r = p.getReconnect();
-    if (r.getAttempts() != null || r.getInitialBackoff() != null || r.getMaxBackoff() != null) {
-      b.reconnect(
-          r.getAttempts() != null ? r.getAttempts() : Integer.MAX_VALUE,
-          r.getInitialBackoff() != null ? r.getInitialBackoff() : java.time.Duration.ofMillis(200),
-          r.getMaxBackoff() != null ? r.getMaxBackoff() : java.time.Duration.ofSeconds(30));
-    }
-    if (p.getAcknowledgementDurability() != null) {
-      b.acknowledgementDurability(p.getAcknowledgementDurability());
-    }
-    if (p.getOnDecodeError() != null) {
-      b.onDecodeError(p.getOnDecodeError());
-    }
-    CdcProperties.Snapshot s = p.getSnapshot();
-    if (!s.getModes().isEmpty()) {
-      b.snapshot(s.getModes().toArray(SnapshotMode[]::new));
-    }
-    if (s.getParallelism() != null) {
-      b.snapshotParallelism(s.getParallelism());
-    }
-    if (s.getChunkRows() != null) {
-      b.snapshotChunkRows(s.getChunkRows());
-    }
-    if (p.getMessages() != null) {
-      b.messages(p.getMessages());
-    }
-    if (p.getProtocolVersion() != null) {
-      b.protocolVersion(p.getProtocolVersion());
-    }
-    if (p.getStreaming() != null) {
-      b.streaming(p.getStreaming());
-    }
-    if (p.getTwoPhase() != null) {
-      b.twoPhase(p.getTwoPhase());
-    }
-    if (p.getBinary() != null) {
-      b.binary(p.getBinary());
-    }
-    if (p.getOrigin() != null) {
-      b.origin(p.getOrigin());
-    }
-    if (p.getMemoryBudget() != null) {
-      b.memoryBudget(p.getMemoryBudget());
-    }
-    if (p.getSpillDirectory() != null) {
-      b.spillDirectory(p.getSpillDirectory());
-    }
-    if (p.getWaitForSlot() != null) {
-      b.waitForSlot(p.getWaitForSlot());
-    }
-    if (p.getSlotCreationTimeout() != null) {
-      b.slotCreationTimeout(p.getSlotCreationTimeout());
-    }
     return b;
+  }
+
+  /**
+   * Returns the property of an option, under {@code datum.cdc.}: its name, but for the options
+   * grouped under {@code reconnect.} and {@code snapshot.}, and {@code tables}.
+   *
+   * @param option the option
+   * @return the property's name without the prefix, as in application.properties
+   */
+  public static String property(SourceOption<?> option) {
+    return GROUPED.getOrDefault(option, option.name());
+  }
+
+  private static final Map<SourceOption<?>, String> GROUPED =
+      Map.of(
+          SourceOptions.PUBLICATION_TABLES, "tables",
+          SourceOptions.RECONNECT_ATTEMPTS, "reconnect.attempts",
+          SourceOptions.RECONNECT_INITIAL_BACKOFF, "reconnect.initial-backoff",
+          SourceOptions.RECONNECT_MAX_BACKOFF, "reconnect.max-backoff",
+          SourceOptions.SNAPSHOT_MODES, "snapshot.modes",
+          SourceOptions.SNAPSHOT_PARALLELISM, "snapshot.parallelism",
+          SourceOptions.SNAPSHOT_CHUNK_ROWS, "snapshot.chunk-rows");
+
+  /**
+   * The bean path of an option's property in {@link CdcProperties}: {@code reconnect.maxBackoff}.
+   */
+  private static String beanPath(SourceOption<?> option) {
+    StringBuilder path = new StringBuilder();
+    boolean upper = false;
+    for (char c : property(option).toCharArray()) {
+      if (c == '-') {
+        upper = true;
+      } else {
+        path.append(upper ? Character.toUpperCase(c) : c);
+        upper = false;
+      }
+    }
+    return path.toString();
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T> void set(PgCdcSource.Builder b, SourceOption<T> option, Object value) {
+    b.option(option, (T) value);
   }
 
   private static void require(String value, String property) {

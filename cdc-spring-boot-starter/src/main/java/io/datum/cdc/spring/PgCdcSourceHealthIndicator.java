@@ -3,7 +3,7 @@ package io.datum.cdc.spring;
 import io.datum.cdc.core.PgCdcSource;
 import io.datum.cdc.core.SlotStatus;
 import io.datum.cdc.core.SourceMetrics;
-import io.datum.cdc.core.SourceState;
+import io.datum.cdc.core.config.SourceState;
 import java.sql.SQLException;
 import java.util.regex.Pattern;
 import org.springframework.boot.actuate.health.AbstractHealthIndicator;

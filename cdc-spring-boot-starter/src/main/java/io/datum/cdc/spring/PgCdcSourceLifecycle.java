@@ -2,7 +2,7 @@ package io.datum.cdc.spring;
 
 import io.datum.cdc.CdcHandler;
 import io.datum.cdc.core.PgCdcSource;
-import io.datum.cdc.core.SourceState;
+import io.datum.cdc.core.config.SourceState;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;

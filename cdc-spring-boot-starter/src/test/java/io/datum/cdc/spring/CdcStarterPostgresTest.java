@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.datum.cdc.CdcHandler;
 import io.datum.cdc.core.PgCdcSource;
-import io.datum.cdc.core.SourceState;
+import io.datum.cdc.core.config.SourceState;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.event.InsertEvent;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;

@@ -2,9 +2,9 @@ package io.datum.cdc.benchmarks.snapshot;
 
 import io.datum.cdc.MemoryCheckpointStore;
 import io.datum.cdc.benchmarks.e2e.ConsumerProbe;
-import io.datum.cdc.core.AcknowledgementDurability;
 import io.datum.cdc.core.PgCdcSource;
-import io.datum.cdc.core.SnapshotMode;
+import io.datum.cdc.core.config.AcknowledgementDurability;
+import io.datum.cdc.core.config.SnapshotMode;
 import io.datum.cdc.event.ReadEvent;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;

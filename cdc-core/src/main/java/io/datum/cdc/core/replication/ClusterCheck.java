@@ -4,6 +4,8 @@ import io.datum.cdc.CdcReplicationException;
 import io.datum.cdc.CdcReplicationException.Reason;
 import io.datum.cdc.ClusterIdentity;
 import io.datum.cdc.PgLsn;
+import io.datum.cdc.core.config.SourceConfiguration;
+import io.datum.cdc.core.config.SourceOptions;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -132,7 +134,7 @@ final class ClusterCheck {
       ClusterIdentity current,
       PgLsn watermark,
       Connection replication,
-      SourceConfig config)
+      SourceConfiguration config)
       throws SQLException {
     String slot = config.slot();
     if (stored == null) {
@@ -247,7 +249,7 @@ final class ClusterCheck {
    * @throws CdcReplicationException with {@link Reason#PUBLICATION_CHANGED} naming both, unless
    *     {@code allowPublicationChange}
    */
-  static void verifyPublication(String stored, PgLsn watermark, SourceConfig config) {
+  static void verifyPublication(String stored, PgLsn watermark, SourceConfiguration config) {
     if (stored == null || stored.equals(config.publication()) || watermark.isZero()) {
       return;
     }
@@ -272,14 +274,14 @@ final class ClusterCheck {
             + stored
             + "\" (ALTER PUBLICATION ... ADD TABLE); if skipping those changes is acceptable,"
             + " allowPublicationChange(true) / pgcdc --allow-publication-change";
-    if (!config.allowPublicationChange()) {
+    if (!config.get(SourceOptions.ALLOW_PUBLICATION_CHANGE)) {
       throw new CdcReplicationException(Reason.PUBLICATION_CHANGED, message);
     }
     LOG.warn("slot {}: accepted by allowPublicationChange: {}", config.slot(), message);
   }
 
-  private static void refuse(SourceConfig config, Reason reason, String message) {
-    if (!config.allowClusterChange()) {
+  private static void refuse(SourceConfiguration config, Reason reason, String message) {
+    if (!config.get(SourceOptions.ALLOW_CLUSTER_CHANGE)) {
       throw new CdcReplicationException(reason, message);
     }
     LOG.warn("slot {}: accepted by allowClusterChange: {}", config.slot(), message);

@@ -2,10 +2,16 @@ package io.datum.cdc.core.replication;
 
 import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.core.assembly.TransactionAssembler;
+import io.datum.cdc.core.config.OriginFilter;
+import io.datum.cdc.core.config.SourceConfiguration;
+import io.datum.cdc.core.config.SourceOption;
+import io.datum.cdc.core.config.SourceOptions;
 import io.datum.cdc.core.pgoutput.PgOutputDecoder;
+import io.datum.cdc.core.snapshot.SnapshotSettings;
 import io.datum.cdc.core.types.PgBinaryTypes;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -51,9 +57,12 @@ record PgOutputOptions(int protocolVersion, Map<String, String> slotOptions, boo
    * @throws CdcConfigurationException naming the option, what it needs and the server's version, if
    *     the server or the chosen protocol version is too old for a requested option
    */
-  static PgOutputOptions negotiate(SourceConfig config, int serverVersionNum) {
+  static PgOutputOptions negotiate(SourceConfiguration config, int serverVersionNum) {
     int highest = highestProtocol(serverVersionNum);
-    int version = config.protocolVersion() == 0 ? highest : config.protocolVersion();
+    int version =
+        config.get(SourceOptions.PROTOCOL_VERSION) == 0
+            ? highest
+            : config.get(SourceOptions.PROTOCOL_VERSION);
     String server = "the server is " + serverVersionNum + " (server_version_num)";
     if (version > highest) {
       throw new CdcConfigurationException(
@@ -66,37 +75,49 @@ record PgOutputOptions(int protocolVersion, Map<String, String> slotOptions, boo
     }
     Map<String, String> options = new LinkedHashMap<>();
     options.put("proto_version", Integer.toString(version));
-    require(config.messages(), "messages", 140000, 1, serverVersionNum, version);
-    require(config.binary(), "binary", 140000, 1, serverVersionNum, version);
-    require(config.streaming().equals("on"), "streaming on", 140000, 2, serverVersionNum, version);
+    String streaming = config.get(SourceOptions.STREAMING).name().toLowerCase(Locale.ROOT);
+    OriginFilter originFilter = config.get(SourceOptions.ORIGIN);
+    String origin = originFilter == null ? null : originFilter.name().toLowerCase(Locale.ROOT);
     require(
-        config.streaming().equals("parallel"),
-        "streaming parallel",
-        160000,
-        4,
-        serverVersionNum,
-        version);
-    require(config.twoPhase(), "two_phase", 150000, 3, serverVersionNum, version);
-    require(config.origin() != null, "origin", 160000, 1, serverVersionNum, version);
-    if (config.messages() || config.snapshot().needsMessages()) {
+        config.get(SourceOptions.MESSAGES), SourceOptions.MESSAGES, 1, serverVersionNum, version);
+    require(config.get(SourceOptions.BINARY), SourceOptions.BINARY, 1, serverVersionNum, version);
+    require(streaming.equals("on"), "streaming on", 140000, 2, serverVersionNum, version);
+    require(
+        streaming.equals("parallel"), "streaming parallel", 160000, 4, serverVersionNum, version);
+    require(
+        config.get(SourceOptions.TWO_PHASE), SourceOptions.TWO_PHASE, 3, serverVersionNum, version);
+    require(origin != null, SourceOptions.ORIGIN, 1, serverVersionNum, version);
+    if (config.get(SourceOptions.MESSAGES) || SnapshotSettings.of(config).needsMessages()) {
       // snapshots' watermarks and requests are logical decoding messages of their own prefix
       options.put("messages", "true");
     }
-    if (config.binary()) {
+    if (config.get(SourceOptions.BINARY)) {
       options.put("binary", "true");
     }
-    if (!config.streaming().equals("off")) {
+    if (!streaming.equals("off")) {
       // a boolean before 16, "parallel" or a boolean since (pgoutput.c, parse_output_parameters)
-      options.put("streaming", config.streaming());
+      options.put("streaming", streaming);
     }
-    if (config.twoPhase()) {
+    if (config.get(SourceOptions.TWO_PHASE)) {
       options.put("two_phase", "true");
     }
-    if (config.origin() != null) {
-      options.put("origin", config.origin());
+    if (origin != null) {
+      options.put("origin", origin);
     }
     return new PgOutputOptions(
-        version, Collections.unmodifiableMap(options), config.streaming().equals("parallel"));
+        version, Collections.unmodifiableMap(options), streaming.equals("parallel"));
+  }
+
+  /** As below, with the server version the option's declaration names and its pgoutput name. */
+  private static void require(
+      boolean wanted, SourceOption<?> option, int minProtocol, int server, int protocol) {
+    require(
+        wanted,
+        option.name().replace('-', '_'),
+        option.minimumPostgres() * 10000,
+        minProtocol,
+        server,
+        protocol);
   }
 
   private static void require(

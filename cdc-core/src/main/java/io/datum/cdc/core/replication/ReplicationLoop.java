@@ -5,6 +5,8 @@ import io.datum.cdc.ClusterIdentity;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.core.assembly.TransactionAssembler;
 import io.datum.cdc.core.assembly.TransactionBuffer;
+import io.datum.cdc.core.config.SourceConfiguration;
+import io.datum.cdc.core.config.SourceOptions;
 import io.datum.cdc.core.delivery.Handoff;
 import io.datum.cdc.core.feedback.FeedbackCoordinator;
 import io.datum.cdc.core.feedback.SourceCheckpointHandle;
@@ -55,7 +57,7 @@ final class ReplicationLoop {
   private static final long MIN_FEEDBACK_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
   private static final long IDLE_ADVANCE_GAP_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-  private final SourceConfig config;
+  private final SourceConfiguration config;
   private final SourceCheckpointHandle handle;
   private final FeedbackCoordinator coordinator;
   private final Handoff handoff;
@@ -101,7 +103,7 @@ final class ReplicationLoop {
   private long lastIdleAdvanceNanos;
 
   ReplicationLoop(
-      SourceConfig config,
+      SourceConfiguration config,
       FeedbackCoordinator coordinator,
       SourceCheckpointHandle handle,
       Handoff handoff,
@@ -115,7 +117,7 @@ final class ReplicationLoop {
     this.coordinator = coordinator;
     this.handle = handle;
     this.handoff = handoff;
-    this.statusIntervalNanos = config.statusInterval().toNanos();
+    this.statusIntervalNanos = config.get(SourceOptions.STATUS_INTERVAL).toNanos();
   }
 
   /**
@@ -223,9 +225,11 @@ final class ReplicationLoop {
             + PgErrors.quoteIdentifier(slot)
             + " LOGICAL pgoutput"
             + (serverVersion >= 150000
-                ? " (SNAPSHOT 'export'" + (config.failoverSlot() ? ", FAILOVER true" : "") + ")"
+                ? " (SNAPSHOT 'export'"
+                    + (config.get(SourceOptions.FAILOVER_SLOT) ? ", FAILOVER true" : "")
+                    + ")"
                 : " EXPORT_SNAPSHOT");
-    Duration timeout = config.slotCreationTimeout();
+    Duration timeout = config.get(SourceOptions.SLOT_CREATION_TIMEOUT);
     try (Statement st = connection.createStatement()) {
       if (!timeout.isZero()) {
         // statement_timeout does not cover a replication command: pgjdbc cancels the query
@@ -239,7 +243,7 @@ final class ReplicationLoop {
           "created logical replication slot {} (pgoutput{}) at consistent point {} with exported"
               + " snapshot {}",
           slot,
-          config.failoverSlot() ? ", failover" : "",
+          config.get(SourceOptions.FAILOVER_SLOT) ? ", failover" : "",
           consistentPoint,
           name);
       return new ExportedSlot(consistentPoint, name);
@@ -277,7 +281,8 @@ final class ReplicationLoop {
       }
       stream =
           builder
-              .withStatusInterval((int) config.statusInterval().toMillis(), TimeUnit.MILLISECONDS)
+              .withStatusInterval(
+                  (int) config.get(SourceOptions.STATUS_INTERVAL).toMillis(), TimeUnit.MILLISECONDS)
               // since pgjdbc 42.7.0 the driver otherwise confirms keepalive WAL ends by itself
               .withAutomaticFlush(false)
               .start();
@@ -299,7 +304,9 @@ final class ReplicationLoop {
               slot,
               coordinator,
               decoder,
-              new TransactionBuffer.Memory(config.memoryBudget(), config.spillDirectory()),
+              new TransactionBuffer.Memory(
+                  config.get(SourceOptions.MEMORY_BUDGET),
+                  config.get(SourceOptions.SPILL_DIRECTORY)),
               decodeErrors);
       LOG.info(
           "streaming slot {} publication {} from {} with {}",
@@ -403,7 +410,7 @@ final class ReplicationLoop {
       coordinator.acknowledge(event.offset());
       return true;
     }
-    if (event instanceof MessageEvent && !config.messages()) {
+    if (event instanceof MessageEvent && !config.get(SourceOptions.MESSAGES)) {
       coordinator.acknowledge(event.offset()); // asked for by the snapshots only
       return true;
     }

@@ -4,7 +4,10 @@ import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.CdcReplicationException;
 import io.datum.cdc.CdcReplicationException.Reason;
 import io.datum.cdc.PgLsn;
+import io.datum.cdc.core.config.SourceConfiguration;
+import io.datum.cdc.core.config.SourceOptions;
 import io.datum.cdc.core.feedback.FeedbackCoordinator;
+import io.datum.cdc.core.snapshot.SnapshotSettings;
 import io.datum.cdc.core.types.PgTypeCatalog;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -69,7 +72,7 @@ final class SlotPreflight {
    *     check fails or the server cannot be reached
    */
   static Outcome run(
-      SourceConfig config,
+      SourceConfiguration config,
       FeedbackCoordinator coordinator,
       boolean reconnecting,
       ClusterCheck.TimelineChange promotion,
@@ -87,14 +90,14 @@ final class SlotPreflight {
       try {
         int serverVersion = slots.serverVersionNum();
         version = serverVersion;
-        if (config.snapshot().enabled() && serverVersion < 140000) {
+        if (SnapshotSettings.of(config).enabled() && serverVersion < 140000) {
           throw new CdcConfigurationException(
               "snapshots (snapshot(...), pgcdc --snapshot) need PostgreSQL 14 or later (pgoutput's"
                   + " messages option carries their watermarks); the server is "
                   + serverVersion);
         }
         protocol = PgOutputOptions.negotiate(config, serverVersion);
-        if (config.failoverSlot() && serverVersion < 170000) {
+        if (config.get(SourceOptions.FAILOVER_SLOT) && serverVersion < 170000) {
           throw new CdcConfigurationException(
               "failoverSlot (pgcdc --failover-slot) needs PostgreSQL 17 or later, which has"
                   + " failover slots; the server is "
@@ -103,7 +106,7 @@ final class SlotPreflight {
                   + " stops with SLOT_MISSING; leave the option out on this server");
         }
         if (!slots.publicationExists(config.publication())) {
-          if (!config.createPublication()) {
+          if (!config.get(SourceOptions.CREATE_PUBLICATION)) {
             throw new CdcReplicationException(
                 Reason.PUBLICATION_MISSING,
                 "publication \""
@@ -114,14 +117,16 @@ final class SlotPreflight {
                     + " (createPublication(true), pgcdc --create-publication)");
           }
           try {
-            slots.createPublication(config.publication(), config.publicationTables());
+            slots.createPublication(
+                config.publication(), config.get(SourceOptions.PUBLICATION_TABLES));
             createdPublication = true;
           } catch (SQLException e) {
             throw PgErrors.map("cannot create publication \"" + config.publication() + '"', e);
           }
-        } else if (config.createPublication()) {
+        } else if (config.get(SourceOptions.CREATE_PUBLICATION)) {
           // told to create it with these tables: an existing one without them would stream less
-          slots.requirePublicationCovers(config.publication(), config.publicationTables());
+          slots.requirePublicationCovers(
+              config.publication(), config.get(SourceOptions.PUBLICATION_TABLES));
         }
         // binary values of user-defined types, and arrays of them in text mode, need their kind,
         // which pgoutput does not send; one catalog per source keeps what it said across
@@ -149,7 +154,10 @@ final class SlotPreflight {
         }
         SlotAdmin.SlotState state = slots.slot(slot);
         if (state == null) {
-          boolean told = config.createSlot() && config.trustSlotPosition() && !reconnecting;
+          boolean told =
+              config.get(SourceOptions.CREATE_SLOT)
+                  && config.get(SourceOptions.TRUST_SLOT_POSITION)
+                  && !reconnecting;
           if (promotion != null && !coordinator.watermark().isZero() && !told) {
             throw missingAfterPromotion(config, coordinator.watermark(), promotion);
           }
@@ -170,7 +178,9 @@ final class SlotPreflight {
                     + " --trust-slot-position))");
           }
           PgLsn stored = coordinator.watermark();
-          if (!stored.isZero() && !(config.createSlot() && config.trustSlotPosition())) {
+          if (!stored.isZero()
+              && !(config.get(SourceOptions.CREATE_SLOT)
+                  && config.get(SourceOptions.TRUST_SLOT_POSITION))) {
             // creating a new slot now would silently skip every change since the stored watermark
             throw new CdcReplicationException(
                 Reason.SLOT_MISSING,
@@ -188,7 +198,7 @@ final class SlotPreflight {
                     + slot
                     + " --yes)");
           }
-          if (!config.createSlot()) {
+          if (!config.get(SourceOptions.CREATE_SLOT)) {
             throw new CdcReplicationException(
                 Reason.SLOT_MISSING,
                 "replication slot \""
@@ -200,10 +210,13 @@ final class SlotPreflight {
                     + " or let the source create it (createSlot(true), pgcdc --create-slot)");
           }
           try {
-            if (config.snapshot().initial()) {
+            if (SnapshotSettings.of(config).initial()) {
               createWithSnapshot = true; // on the replication connection, exporting its snapshot
             } else {
-              slots.createSlot(slot, config.failoverSlot(), config.slotCreationTimeout());
+              slots.createSlot(
+                  slot,
+                  config.get(SourceOptions.FAILOVER_SLOT),
+                  config.get(SourceOptions.SLOT_CREATION_TIMEOUT));
             }
           } catch (SQLException e) {
             throw PgErrors.map("cannot create replication slot \"" + slot + '"', e);
@@ -230,7 +243,7 @@ final class SlotPreflight {
                         : "\" uses plugin " + state.plugin() + " (type " + state.type() + ")")
                     + "; datum-cdc needs a logical slot with pgoutput");
           }
-          if (config.failoverSlot() && !Boolean.TRUE.equals(state.failover())) {
+          if (config.get(SourceOptions.FAILOVER_SLOT) && !Boolean.TRUE.equals(state.failover())) {
             throw new CdcReplicationException(
                 Reason.SLOT_INCOMPATIBLE,
                 "replication slot \""
@@ -243,7 +256,7 @@ final class SlotPreflight {
                     + slot
                     + " (FAILOVER true); or leave the option out");
           }
-          long waitUntil = System.nanoTime() + config.slotWait().toNanos();
+          long waitUntil = System.nanoTime() + config.get(SourceOptions.WAIT_FOR_SLOT).toNanos();
           while (state != null
               && state.active()
               && System.nanoTime() < waitUntil
@@ -279,7 +292,7 @@ final class SlotPreflight {
           if (!watermark.isZero() && state.confirmedFlushLsn().isAfter(watermark)) {
             // the source reports only stored watermarks, so someone else moved the slot (or dropped
             // and recreated it): transactions between the two positions would be skipped silently
-            if (!config.trustSlotPosition()) {
+            if (!config.get(SourceOptions.TRUST_SLOT_POSITION)) {
               throw new CdcReplicationException(
                   Reason.SLOT_AHEAD,
                   "replication slot \""
@@ -303,7 +316,7 @@ final class SlotPreflight {
                 watermark);
           }
         }
-        if (config.failoverSlot() && slots.synchronizedStandbySlots().isBlank()) {
+        if (config.get(SourceOptions.FAILOVER_SLOT) && slots.synchronizedStandbySlots().isBlank()) {
           // at start; at a reconnect (perhaps to a promoted standby that has none yet) only DEBUG
           LOG.atLevel(reconnecting ? Level.DEBUG : Level.WARN)
               .log(
@@ -365,7 +378,7 @@ final class SlotPreflight {
    * cluster: the standby did not have the slot when it was promoted.
    */
   private static CdcReplicationException missingAfterPromotion(
-      SourceConfig config, PgLsn watermark, ClusterCheck.TimelineChange promotion) {
+      SourceConfiguration config, PgLsn watermark, ClusterCheck.TimelineChange promotion) {
     String slot = config.slot();
     return new CdcReplicationException(
         Reason.SLOT_MISSING,
@@ -386,7 +399,7 @@ final class SlotPreflight {
             + " (watermark "
             + watermark
             + "), and the slot was not on the standby when it was promoted. "
-            + (config.failoverSlot()
+            + (config.get(SourceOptions.FAILOVER_SLOT)
                 ? "The slot is a failover slot, but the standby had not synchronized it (on the"
                     + " standby: sync_replication_slots = on, hot_standby_feedback = on,"
                     + " primary_slot_name, a dbname in primary_conninfo; before a planned"
@@ -399,7 +412,7 @@ final class SlotPreflight {
   }
 
   /** The admin connection's properties: the source's, with its own application_name. */
-  static Properties adminProperties(SourceConfig config) {
+  static Properties adminProperties(SourceConfiguration config) {
     Properties p = new Properties();
     p.putAll(config.properties());
     PGProperty.APPLICATION_NAME.set(p, "datum-cdc admin " + config.slot());

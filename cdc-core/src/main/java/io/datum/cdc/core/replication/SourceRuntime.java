@@ -8,7 +8,10 @@ import io.datum.cdc.CdcException;
 import io.datum.cdc.CdcHandler;
 import io.datum.cdc.CdcReplicationException;
 import io.datum.cdc.SnapshotProgress;
-import io.datum.cdc.core.SourceState;
+import io.datum.cdc.core.config.AcknowledgementDurability;
+import io.datum.cdc.core.config.SourceConfiguration;
+import io.datum.cdc.core.config.SourceOptions;
+import io.datum.cdc.core.config.SourceState;
 import io.datum.cdc.core.delivery.HandlerThread;
 import io.datum.cdc.core.delivery.Handoff;
 import io.datum.cdc.core.feedback.FeedbackCoordinator;
@@ -41,7 +44,7 @@ public final class SourceRuntime {
 
   private static final Logger LOG = LoggerFactory.getLogger(SourceRuntime.class);
 
-  private final SourceConfig config;
+  private final SourceConfiguration config;
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicReference<SourceState> state = new AtomicReference<>(SourceState.NEW);
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -67,7 +70,7 @@ public final class SourceRuntime {
   /**
    * @param config the validated settings
    */
-  public SourceRuntime(SourceConfig config) {
+  public SourceRuntime(SourceConfiguration config) {
     this.config = config;
     this.asyncAcks =
         Executors.newSingleThreadExecutor(
@@ -78,7 +81,9 @@ public final class SourceRuntime {
             });
     CdcCheckpoint stored = config.store().load(config.slot()).orElse(null);
     this.coordinator = new FeedbackCoordinator(config.slot(), stored);
-    this.decodeErrors = new DecodeErrorHandling(config.slot(), config.decodeErrors(), coordinator);
+    this.decodeErrors =
+        new DecodeErrorHandling(
+            config.slot(), config.get(SourceOptions.ON_DECODE_ERROR).name(), coordinator);
     SnapshotAcknowledgements tracker =
         new SnapshotAcknowledgements(stored == null ? SnapshotProgress.NONE : stored.snapshot());
     this.handle =
@@ -89,7 +94,8 @@ public final class SourceRuntime {
             asyncAcks,
             this::fail,
             this::wakeLoop,
-            config.durableEachAcknowledgement());
+            config.get(SourceOptions.ACKNOWLEDGEMENT_DURABILITY)
+                == AcknowledgementDurability.EVENT);
     if (config.confirmedFlushLimit() != null) {
       handle.limitFlush(config.confirmedFlushLimit());
     }
@@ -128,7 +134,7 @@ public final class SourceRuntime {
       throw new IllegalStateException("source of slot " + config.slot() + " was already started");
     }
     state.compareAndSet(SourceState.NEW, SourceState.STARTING);
-    Path spill = config.spillDirectory();
+    Path spill = config.get(SourceOptions.SPILL_DIRECTORY);
     if (!Files.isDirectory(spill) || !Files.isWritable(spill)) {
       asyncAcks.shutdown();
       state.set(SourceState.FAILED);
@@ -137,7 +143,7 @@ public final class SourceRuntime {
               + spill
               + " is not a writable directory (spillDirectory, pgcdc --spill-dir)");
     }
-    handoff = new Handoff(config.handoffCapacity());
+    handoff = new Handoff(config.get(SourceOptions.HANDOFF_CAPACITY));
     ReplicationLoop opened = newLoop();
     try {
       opened.open();
@@ -174,13 +180,16 @@ public final class SourceRuntime {
       return; // called from the handler: it returns to the dispatcher loop, which then ends
     }
     try {
-      termination.get(config.stopTimeout().toMillis(), TimeUnit.MILLISECONDS);
+      termination.get(config.get(SourceOptions.STOP_TIMEOUT).toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (ExecutionException e) {
       // the failure is reported through the termination future
     } catch (TimeoutException e) {
-      LOG.warn("slot {}: source did not stop within {}", config.slot(), config.stopTimeout());
+      LOG.warn(
+          "slot {}: source did not stop within {}",
+          config.slot(),
+          config.get(SourceOptions.STOP_TIMEOUT));
     }
   }
 
@@ -192,7 +201,8 @@ public final class SourceRuntime {
   public void dropSlot(boolean force) {
     stop();
     try (Connection admin = DriverManager.getConnection(config.jdbcUrl(), config.properties())) {
-      new SlotAdmin(admin).dropSlot(config.slot(), force, config.stopTimeout().toMillis());
+      new SlotAdmin(admin)
+          .dropSlot(config.slot(), force, config.get(SourceOptions.STOP_TIMEOUT).toMillis());
     } catch (SQLException e) {
       throw PgErrors.map("cannot drop slot \"" + config.slot() + '"', e);
     }
@@ -205,7 +215,7 @@ public final class SourceRuntime {
           loop.run();
           return;
         } catch (CdcConnectionException e) {
-          if (stopping || config.reconnectAttempts() == 0) {
+          if (stopping || config.get(SourceOptions.RECONNECT_ATTEMPTS) == 0) {
             throw e;
           }
           reconnect(e);
@@ -234,7 +244,7 @@ public final class SourceRuntime {
     handoff.clear();
     coordinator.resetPending();
     snapshots.connectionLost();
-    long backoff = config.reconnectInitialBackoff().toMillis();
+    long backoff = config.get(SourceOptions.RECONNECT_INITIAL_BACKOFF).toMillis();
     for (int attempt = 1; ; attempt++) {
       long jittered = backoff / 2 + ThreadLocalRandom.current().nextLong(backoff / 2 + 1);
       if (stopSignal.await(jittered, TimeUnit.MILLISECONDS) || stopping) {
@@ -255,14 +265,14 @@ public final class SourceRuntime {
             (e instanceof CdcConnectionException && !PgErrors.isAuthenticationFailure(e))
                 || (e instanceof CdcReplicationException r
                     && r.reason() == CdcReplicationException.Reason.SLOT_ACTIVE);
-        if (!retryable || attempt >= config.reconnectAttempts()) {
+        if (!retryable || attempt >= config.get(SourceOptions.RECONNECT_ATTEMPTS)) {
           e.addSuppressed(lost);
           throw e;
         }
         LOG.debug(
             "slot {}: reconnect attempt {} failed: {}", config.slot(), attempt, e.getMessage());
       }
-      backoff = Math.min(backoff * 2, config.reconnectMaxBackoff().toMillis());
+      backoff = Math.min(backoff * 2, config.get(SourceOptions.RECONNECT_MAX_BACKOFF).toMillis());
     }
   }
 
@@ -364,7 +374,8 @@ public final class SourceRuntime {
    */
   private void beforeFinalFeedback() {
     try {
-      if (!handlerDone.await(config.stopTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+      if (!handlerDone.await(
+          config.get(SourceOptions.STOP_TIMEOUT).toMillis(), TimeUnit.MILLISECONDS)) {
         return;
       }
       handle.persistIfChanged();

@@ -3,6 +3,8 @@ package io.datum.cdc.core.replication;
 import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.CdcException;
 import io.datum.cdc.PgLsn;
+import io.datum.cdc.core.config.SourceConfiguration;
+import io.datum.cdc.core.config.SourceOptions;
 import io.datum.cdc.core.feedback.SnapshotAcknowledgements;
 import io.datum.cdc.core.feedback.SourceCheckpointHandle;
 import io.datum.cdc.core.relation.ValueFailure;
@@ -38,7 +40,7 @@ final class SourceSnapshots implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(SourceSnapshots.class);
 
-  private final SourceConfig config;
+  private final SourceConfiguration config;
   private final SnapshotSettings settings;
   private final SnapshotAcknowledgements tracker;
   private final SourceCheckpointHandle handle;
@@ -51,14 +53,14 @@ final class SourceSnapshots implements AutoCloseable {
    * @param handle the source's checkpoint handle (stores plans)
    */
   SourceSnapshots(
-      SourceConfig config, SnapshotAcknowledgements tracker, SourceCheckpointHandle handle) {
+      SourceConfiguration config, SnapshotAcknowledgements tracker, SourceCheckpointHandle handle) {
     this.config = config;
-    this.settings = config.snapshot();
+    this.settings = SnapshotSettings.of(config);
     this.tracker = tracker;
     this.handle = handle;
     this.reader =
         new TableReader(
-            ValueFailure.Policy.valueOf(config.decodeErrors().toUpperCase(java.util.Locale.ROOT)));
+            ValueFailure.Policy.valueOf(config.get(SourceOptions.ON_DECODE_ERROR).name()));
   }
 
   /** Returns the tracker. */
@@ -68,7 +70,8 @@ final class SourceSnapshots implements AutoCloseable {
 
   /** Bytes of row text per chunk: a quarter of the memory budget shared by the readers. */
   private long chunkBytes() {
-    return Math.max(1L << 20, config.memoryBudget() / (4L * settings.parallelism()));
+    return Math.max(
+        1L << 20, config.get(SourceOptions.MEMORY_BUDGET) / (4L * settings.parallelism()));
   }
 
   /**

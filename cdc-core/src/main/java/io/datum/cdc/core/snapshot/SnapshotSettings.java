@@ -1,5 +1,10 @@
 package io.datum.cdc.core.snapshot;
 
+import io.datum.cdc.core.config.SnapshotMode;
+import io.datum.cdc.core.config.SourceConfiguration;
+import io.datum.cdc.core.config.SourceOptions;
+import java.util.Set;
+
 /**
  * The snapshot settings of one source, from {@code PgCdcSource.Builder}.
  *
@@ -22,6 +27,23 @@ public record SnapshotSettings(
   /** No snapshots. */
   public static final SnapshotSettings NEVER =
       new SnapshotSettings(false, false, false, false, 1, 8192);
+
+  /**
+   * Returns the snapshot settings of a source's configuration.
+   *
+   * @param config the configuration
+   * @return the settings its snapshot options make
+   */
+  public static SnapshotSettings of(SourceConfiguration config) {
+    Set<SnapshotMode> modes = config.get(SourceOptions.SNAPSHOT_MODES);
+    return new SnapshotSettings(
+        modes.contains(SnapshotMode.INITIAL) || modes.contains(SnapshotMode.INITIAL_ONLY),
+        modes.contains(SnapshotMode.INITIAL_ONLY),
+        modes.contains(SnapshotMode.ON_REQUEST),
+        !modes.contains(SnapshotMode.NEVER),
+        config.get(SourceOptions.SNAPSHOT_PARALLELISM),
+        config.get(SourceOptions.SNAPSHOT_CHUNK_ROWS));
+  }
 
   /** Returns true if the stream must carry datum-cdc's WAL messages (watermarks, requests). */
   public boolean needsMessages() {

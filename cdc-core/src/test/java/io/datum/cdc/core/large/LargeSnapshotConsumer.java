@@ -2,7 +2,7 @@ package io.datum.cdc.core.large;
 
 import io.datum.cdc.MemoryCheckpointStore;
 import io.datum.cdc.core.PgCdcSource;
-import io.datum.cdc.core.SnapshotMode;
+import io.datum.cdc.core.config.SnapshotMode;
 import io.datum.cdc.event.ReadEvent;
 import java.util.BitSet;
 import java.util.concurrent.TimeUnit;

@@ -1,14 +1,10 @@
 package io.datum.cdc.kafka.connect;
 
-import io.datum.cdc.SlotNames;
-import io.datum.cdc.core.DecodeErrorPolicy;
-import io.datum.cdc.core.OriginFilter;
+import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.core.PgCdcSource;
-import io.datum.cdc.core.SnapshotMode;
-import io.datum.cdc.core.StreamingMode;
+import io.datum.cdc.core.config.SnapshotMode;
+import io.datum.cdc.core.config.SourceOptions;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -175,8 +171,7 @@ public final class DatumConnectorConfig extends AbstractConfig {
   private static final Pattern TOPIC_CHARS = Pattern.compile("[a-zA-Z0-9._-]+");
 
   private static final String CONNECTION = "Connection";
-  private static final String REPLICATION = "Replication";
-  private static final String SNAPSHOTS = "Snapshots";
+  private static final String REPLICATION = ConnectorSourceOptions.REPLICATION;
   private static final String RECORDS = "Records";
   private static final String TASK = "Task";
 
@@ -268,106 +263,6 @@ public final class DatumConnectorConfig extends AbstractConfig {
         Width.MEDIUM,
         "Topic prefix");
     d.define(
-        SLOT_NAME,
-        Type.STRING,
-        "datum_cdc",
-        slotValidator(),
-        Importance.HIGH,
-        "Logical replication slot (pgoutput). One connector per slot.",
-        REPLICATION,
-        ++o,
-        Width.MEDIUM,
-        "Slot");
-    d.define(
-        SLOT_CREATE,
-        Type.BOOLEAN,
-        true,
-        Importance.MEDIUM,
-        "Create the slot when it does not exist.",
-        REPLICATION,
-        ++o,
-        Width.SHORT,
-        "Create slot");
-    d.define(
-        SLOT_FAILOVER,
-        Type.BOOLEAN,
-        false,
-        Importance.LOW,
-        "Create the slot as a failover slot (PostgreSQL 17+), kept on standbys with"
-            + " sync_replication_slots.",
-        REPLICATION,
-        ++o,
-        Width.SHORT,
-        "Failover slot");
-    d.define(
-        SLOT_WAIT_MS,
-        Type.LONG,
-        60_000L,
-        Range.atLeast(0),
-        Importance.LOW,
-        "How long a starting task waits for the slot while another process (a task on another"
-            + " worker that is still stopping) holds it.",
-        REPLICATION,
-        ++o,
-        Width.SHORT,
-        "Slot wait");
-    d.define(
-        SLOT_CREATION_TIMEOUT_MS,
-        Type.LONG,
-        0L,
-        Range.atLeast(0),
-        Importance.LOW,
-        "How long creating the slot may wait for the transactions open when it began; 0: as long"
-            + " as they stay open.",
-        REPLICATION,
-        ++o,
-        Width.SHORT,
-        "Slot creation timeout");
-    d.define(
-        SLOT_TRUST_POSITION,
-        Type.BOOLEAN,
-        false,
-        Importance.LOW,
-        "When the slot is ahead of the stored offsets (it was advanced, or dropped and recreated),"
-            + " resume at the slot's position, losing the changes in between, instead of failing"
-            + " the task.",
-        REPLICATION,
-        ++o,
-        Width.SHORT,
-        "Trust slot position");
-    d.define(
-        ALLOW_CLUSTER_CHANGE,
-        Type.BOOLEAN,
-        false,
-        Importance.LOW,
-        "Accept a server of another cluster, database or diverged timeline than the offsets name"
-            + " (pg_upgrade with its slots); otherwise the task fails.",
-        REPLICATION,
-        ++o,
-        Width.SHORT,
-        "Allow cluster change");
-    d.define(
-        ALLOW_PUBLICATION_CHANGE,
-        Type.BOOLEAN,
-        false,
-        Importance.LOW,
-        "Accept another publication than the offsets name; otherwise the task fails.",
-        REPLICATION,
-        ++o,
-        Width.SHORT,
-        "Allow publication change");
-    d.define(
-        PUBLICATION_NAME,
-        Type.STRING,
-        "datum_cdc",
-        publicationValidator(),
-        Importance.HIGH,
-        "Publication the slot is streamed with.",
-        REPLICATION,
-        ++o,
-        Width.MEDIUM,
-        "Publication");
-    d.define(
         PUBLICATION_AUTOCREATE_MODE,
         Type.STRING,
         "all_tables",
@@ -390,185 +285,7 @@ public final class DatumConnectorConfig extends AbstractConfig {
         ++o,
         Width.LONG,
         "Tables");
-    d.define(
-        PROTOCOL_VERSION,
-        Type.INT,
-        0,
-        Range.between(0, 4),
-        Importance.LOW,
-        "pgoutput proto_version; 0: the highest the server supports.",
-        REPLICATION,
-        ++o,
-        Width.SHORT,
-        "Protocol version");
-    d.define(
-        STREAMING,
-        Type.STRING,
-        "off",
-        ConfigDef.CaseInsensitiveValidString.in("off", "on", "parallel"),
-        Importance.LOW,
-        "pgoutput streaming of large in-progress transactions (on: PostgreSQL 14+, parallel:"
-            + " 16+); changes are still delivered after their commit.",
-        REPLICATION,
-        ++o,
-        Width.SHORT,
-        "Streaming");
-    d.define(
-        TWO_PHASE,
-        Type.BOOLEAN,
-        false,
-        Importance.LOW,
-        "pgoutput two_phase (PostgreSQL 15+).",
-        REPLICATION,
-        ++o,
-        Width.SHORT,
-        "Two-phase");
-    d.define(
-        BINARY,
-        Type.BOOLEAN,
-        false,
-        Importance.LOW,
-        "pgoutput binary: values in their binary send format.",
-        REPLICATION,
-        ++o,
-        Width.SHORT,
-        "Binary");
-    d.define(
-        ORIGIN,
-        Type.STRING,
-        "any",
-        ConfigDef.CaseInsensitiveValidString.in("any", "none"),
-        Importance.LOW,
-        "pgoutput origin (PostgreSQL 16+): none skips changes replicated from elsewhere.",
-        REPLICATION,
-        ++o,
-        Width.SHORT,
-        "Origin");
-    d.define(
-        MESSAGES,
-        Type.BOOLEAN,
-        false,
-        Importance.LOW,
-        "pgoutput messages: emit logical decoding messages (pg_logical_emit_message) to the"
-            + " topic <topic.prefix>.message.",
-        REPLICATION,
-        ++o,
-        Width.SHORT,
-        "Messages");
-    d.define(
-        MEMORY_BUDGET,
-        Type.LONG,
-        64L << 20,
-        Range.atLeast(1),
-        Importance.MEDIUM,
-        "Bytes of changes not yet delivered held in memory; a transaction that would exceed it"
-            + " spills to a file in spill.directory.",
-        REPLICATION,
-        ++o,
-        Width.SHORT,
-        "Memory budget");
-    d.define(
-        SPILL_DIRECTORY,
-        Type.STRING,
-        System.getProperty("java.io.tmpdir"),
-        Importance.LOW,
-        "Directory of spill files.",
-        REPLICATION,
-        ++o,
-        Width.LONG,
-        "Spill directory");
-    d.define(
-        DECODE_ERROR_POLICY,
-        Type.STRING,
-        "raw",
-        ConfigDef.CaseInsensitiveValidString.in("raw", "skip", "stop"),
-        Importance.MEDIUM,
-        "A value that cannot be decoded: raw (the record names it in a header and carries its raw"
-            + " text), skip (the event is dropped and counted), stop (the task fails).",
-        REPLICATION,
-        ++o,
-        Width.SHORT,
-        "Decode errors");
-    d.define(
-        STATUS_INTERVAL_MS,
-        Type.LONG,
-        1000L,
-        Range.atLeast(1),
-        Importance.LOW,
-        "How often the task reports its position to the walsender.",
-        REPLICATION,
-        ++o,
-        Width.SHORT,
-        "Status interval");
-    d.define(
-        RECONNECT_ATTEMPTS,
-        Type.INT,
-        -1,
-        Range.atLeast(-1),
-        Importance.LOW,
-        "Reconnect attempts after a lost connection before the task fails; -1: no limit.",
-        REPLICATION,
-        ++o,
-        Width.SHORT,
-        "Reconnects");
-    d.define(
-        RECONNECT_BACKOFF_MS,
-        Type.LONG,
-        200L,
-        Range.atLeast(1),
-        Importance.LOW,
-        "First reconnect backoff; doubles up to reconnect.backoff.max.ms.",
-        REPLICATION,
-        ++o,
-        Width.SHORT,
-        "Backoff");
-    d.define(
-        RECONNECT_BACKOFF_MAX_MS,
-        Type.LONG,
-        30_000L,
-        Range.atLeast(1),
-        Importance.LOW,
-        "Longest reconnect backoff.",
-        REPLICATION,
-        ++o,
-        Width.SHORT,
-        "Max backoff");
-    o = 0;
-    d.define(
-        SNAPSHOT_MODE,
-        Type.LIST,
-        "initial",
-        snapshotModeValidator(),
-        Importance.HIGH,
-        "When existing rows are read: never (no_data), initial (at a new slot, then stream),"
-            + " initial_only (then stop), on_request (when signalled); initial or initial_only may"
-            + " be combined with on_request.",
-        SNAPSHOTS,
-        ++o,
-        Width.SHORT,
-        "Snapshot mode");
-    d.define(
-        SNAPSHOT_MAX_THREADS,
-        Type.INT,
-        1,
-        Range.between(1, 64),
-        Importance.MEDIUM,
-        "Connections reading a snapshot.",
-        SNAPSHOTS,
-        ++o,
-        Width.SHORT,
-        "Snapshot threads");
-    d.define(
-        SNAPSHOT_CHUNK_ROWS,
-        Type.INT,
-        8192,
-        Range.atLeast(1),
-        Importance.LOW,
-        "Rows per snapshot chunk (the unit of progress).",
-        SNAPSHOTS,
-        ++o,
-        Width.SHORT,
-        "Chunk rows");
+    ConnectorSourceOptions.define(d); // the library's options, from their declarations
     o = 0;
     d.define(
         TOMBSTONES_ON_DELETE,
@@ -729,66 +446,6 @@ public final class DatumConnectorConfig extends AbstractConfig {
     };
   }
 
-  private static ConfigDef.Validator slotValidator() {
-    return new ConfigDef.Validator() {
-      @Override
-      public void ensureValid(String name, Object value) {
-        String s = (String) value;
-        if (s == null || !SlotNames.isValid(s)) {
-          throw new ConfigException(
-              name,
-              value,
-              "a slot name is 1 to 63 lower-case letters, digits and underscores (PostgreSQL"
-                  + " docs, pg_create_logical_replication_slot; ReplicationSlotValidateName)");
-        }
-      }
-
-      @Override
-      public String toString() {
-        return "[a-z0-9_]{1,63}";
-      }
-    };
-  }
-
-  private static ConfigDef.Validator publicationValidator() {
-    return new ConfigDef.Validator() {
-      @Override
-      public void ensureValid(String name, Object value) {
-        String s = (String) value;
-        int bytes = s == null ? 0 : s.getBytes(StandardCharsets.UTF_8).length;
-        if (bytes == 0 || bytes > 63) {
-          throw new ConfigException(
-              name, value, "a publication name takes 1 to 63 bytes (PostgreSQL's NAMEDATALEN)");
-        }
-      }
-
-      @Override
-      public String toString() {
-        return "1 to 63 bytes";
-      }
-    };
-  }
-
-  private static ConfigDef.Validator snapshotModeValidator() {
-    return new ConfigDef.Validator() {
-      @Override
-      public void ensureValid(String name, Object value) {
-        @SuppressWarnings("unchecked")
-        List<String> modes = (List<String>) value;
-        try {
-          snapshotModes(modes);
-        } catch (IllegalArgumentException e) {
-          throw new ConfigException(name, value, e.getMessage());
-        }
-      }
-
-      @Override
-      public String toString() {
-        return "never | no_data | initial | initial_only | on_request, or initial[_only],on_request";
-      }
-    };
-  }
-
   /**
    * Parses snapshot modes.
    *
@@ -812,14 +469,10 @@ public final class DatumConnectorConfig extends AbstractConfig {
                     + "'; the modes are never (or no_data), initial, initial_only, on_request");
       }
     }
-    if (modes.isEmpty()) {
-      throw new IllegalArgumentException("name at least one snapshot mode");
-    }
-    if (modes.contains(SnapshotMode.NEVER) && modes.size() > 1) {
-      throw new IllegalArgumentException("never cannot be combined with another mode");
-    }
-    if (modes.contains(SnapshotMode.INITIAL) && modes.contains(SnapshotMode.INITIAL_ONLY)) {
-      throw new IllegalArgumentException("initial and initial_only exclude each other");
+    try {
+      SourceOptions.SNAPSHOT_MODES.validate(modes); // the combinations the library refuses
+    } catch (CdcConfigurationException e) {
+      throw new IllegalArgumentException(e.getMessage(), e);
     }
     return modes;
   }
@@ -957,34 +610,8 @@ public final class DatumConnectorConfig extends AbstractConfig {
         PgCdcSource.builder()
             .jdbcUrl(jdbcUrl())
             .user(getString(USER))
-            .connectionProperty("sslmode", getString(SSLMODE))
-            .slot(slot())
-            .publication(publication())
-            .createSlot(getBoolean(SLOT_CREATE))
-            .failoverSlot(getBoolean(SLOT_FAILOVER))
-            .waitForSlot(Duration.ofMillis(getLong(SLOT_WAIT_MS)))
-            .slotCreationTimeout(Duration.ofMillis(getLong(SLOT_CREATION_TIMEOUT_MS)))
-            .trustSlotPosition(getBoolean(SLOT_TRUST_POSITION))
-            .allowClusterChange(getBoolean(ALLOW_CLUSTER_CHANGE))
-            .allowPublicationChange(getBoolean(ALLOW_PUBLICATION_CHANGE))
-            .snapshot(snapshotModes(getList(SNAPSHOT_MODE)).toArray(new SnapshotMode[0]))
-            .snapshotParallelism(getInt(SNAPSHOT_MAX_THREADS))
-            .snapshotChunkRows(getInt(SNAPSHOT_CHUNK_ROWS))
-            .protocolVersion(getInt(PROTOCOL_VERSION))
-            .streaming(StreamingMode.valueOf(getString(STREAMING).toUpperCase(Locale.ROOT)))
-            .twoPhase(getBoolean(TWO_PHASE))
-            .binary(getBoolean(BINARY))
-            .origin(OriginFilter.valueOf(getString(ORIGIN).toUpperCase(Locale.ROOT)))
-            .messages(getBoolean(MESSAGES))
-            .memoryBudget(getLong(MEMORY_BUDGET))
-            .spillDirectory(Path.of(getString(SPILL_DIRECTORY)))
-            .onDecodeError(
-                DecodeErrorPolicy.valueOf(getString(DECODE_ERROR_POLICY).toUpperCase(Locale.ROOT)))
-            .statusInterval(Duration.ofMillis(getLong(STATUS_INTERVAL_MS)))
-            .reconnect(
-                getInt(RECONNECT_ATTEMPTS) < 0 ? Integer.MAX_VALUE : getInt(RECONNECT_ATTEMPTS),
-                Duration.ofMillis(getLong(RECONNECT_BACKOFF_MS)),
-                Duration.ofMillis(getLong(RECONNECT_BACKOFF_MAX_MS)));
+            .connectionProperty("sslmode", getString(SSLMODE));
+    ConnectorSourceOptions.apply(this, b);
     String password = password();
     if (password != null) {
       b.password(password);

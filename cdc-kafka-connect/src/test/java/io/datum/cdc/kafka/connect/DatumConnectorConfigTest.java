@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.datum.cdc.core.SnapshotMode;
+import io.datum.cdc.core.config.SnapshotMode;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;

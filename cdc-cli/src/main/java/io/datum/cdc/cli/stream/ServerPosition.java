@@ -1,0 +1,82 @@
+package io.datum.cdc.cli.stream;
+
+import io.datum.cdc.CdcConnectionException;
+import io.datum.cdc.PgLsn;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Properties;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The server's WAL position as a logical walsender can send it: {@code pg_current_wal_flush_lsn()}
+ * on a primary, {@code pg_last_wal_replay_lsn()} on a standby (PostgreSQL docs, 9.28.4), read over
+ * a short ordinary connection. A walsender that has sent everything up to this position reports at
+ * least it in its next keepalive, and an idle source then confirms it.
+ */
+final class ServerPosition {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ServerPosition.class);
+
+  private final String jdbcUrl;
+  private final Properties properties;
+
+  /**
+   * @param jdbcUrl the source's JDBC URL
+   * @param user the role, or null for the URL's
+   * @param password the password, or null for the URL's
+   */
+  ServerPosition(String jdbcUrl, String user, String password) {
+    this.jdbcUrl = jdbcUrl;
+    this.properties = new Properties();
+    if (user != null) {
+      properties.setProperty("user", user);
+    }
+    if (password != null) {
+      properties.setProperty("password", password);
+    }
+    properties.setProperty("ApplicationName", "pgcdc position");
+  }
+
+  /**
+   * Reads the position.
+   *
+   * @return the position
+   * @throws CdcConnectionException if the server cannot be asked, naming the URL without password
+   */
+  PgLsn read() {
+    try (Connection c = DriverManager.getConnection(jdbcUrl, properties);
+        Statement st = c.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn()"
+                    + " ELSE pg_current_wal_flush_lsn() END)::text")) {
+      rs.next();
+      return PgLsn.parse(rs.getString(1));
+    } catch (SQLException e) {
+      throw new CdcConnectionException(
+          "cannot read the WAL position of "
+              + jdbcUrl.replaceAll("(?i)([?&]password=)[^&]*", "$1***")
+              + ": "
+              + e.getMessage(),
+          e);
+    }
+  }
+
+  /**
+   * Reads the position, or returns null (logged) if the server cannot be asked right now.
+   *
+   * @return the position, or null
+   */
+  PgLsn flushLsn() {
+    try {
+      return read();
+    } catch (CdcConnectionException e) {
+      LOG.info("not idle yet: {}", e.getMessage());
+      return null;
+    }
+  }
+}

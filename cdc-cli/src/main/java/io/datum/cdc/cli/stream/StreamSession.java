@@ -1,0 +1,462 @@
+package io.datum.cdc.cli.stream;
+
+import io.datum.cdc.CdcCheckpointException;
+import io.datum.cdc.CdcCheckpointHandle;
+import io.datum.cdc.CdcConnectionException;
+import io.datum.cdc.CdcException;
+import io.datum.cdc.CdcOffset;
+import io.datum.cdc.PgLsn;
+import io.datum.cdc.cli.json.JsonLinesWriter;
+import io.datum.cdc.core.PgCdcSource;
+import io.datum.cdc.event.ChangeEvent;
+import java.io.UncheckedIOException;
+import java.sql.SQLException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one source until an event limit, an idle timeout, a signal, the end of the reader's
+ * acknowledgements or a failure. Each event is written as one JSON line; when it is acknowledged
+ * depends on the mode:
+ *
+ * <ul>
+ *   <li>stdout (default): once its line was written and flushed to stdout.
+ *   <li>{@code --output FILE}: once an fsync of FILE covered its line ({@link SyncedFileOutput}).
+ *   <li>{@code --acks-from SOURCE}: once the reader wrote it back ({@link ReaderAcks}).
+ * </ul>
+ *
+ * Acknowledgements are stored in the background with {@code acknowledgeAsync}, many per store
+ * write; an event acknowledged whose acknowledgement was not yet stored when the process died comes
+ * again, a stored one never does (with the default per-event durability). A graceful stop stores
+ * every acknowledgement made.
+ */
+final class StreamSession {
+
+  private static final Logger LOG = LoggerFactory.getLogger(StreamSession.class);
+
+  /** Where the lines go and who says an event was processed. */
+  interface Output {
+
+    /**
+     * Writes an event's line; acknowledges it now or later through the handle.
+     *
+     * @param redelivered whether this process printed the event before
+     */
+    void write(ChangeEvent event, boolean redelivered, CdcCheckpointHandle checkpoints);
+
+    /** Returns whether no event written awaits its acknowledgement. */
+    boolean idle();
+
+    /** Returns whether no more events can be written or acknowledged: time to stop. */
+    boolean ended();
+
+    /** Writes nothing more; releases what can be released. Idempotent. */
+    void close() throws InterruptedException;
+  }
+
+  /** When to stop on positions, and how to start; all optional. */
+  record Limits(
+      long maxEvents,
+      long idleExitMillis,
+      PgLsn stopAt,
+      boolean stopAtCurrent,
+      ServerPosition server,
+      int startAttempts,
+      long initialBackoffMillis,
+      long maxBackoffMillis) {}
+
+  private final Supplier<PgCdcSource> sources;
+  private final Output output;
+  private final Limits limits;
+  private final long maxEvents;
+  private final CountDownLatch stopRequested = new CountDownLatch(1);
+  private volatile PgCdcSource source;
+  private final AtomicLong events = new AtomicLong();
+  private final CountDownLatch wake = new CountDownLatch(1);
+  private final AtomicReference<CdcException> failure = new AtomicReference<>();
+  private volatile long lastActivityNanos = System.nanoTime();
+  private volatile boolean closing;
+
+  /** The offset of the newest event printed (handler thread only); 0/0 and -1 before any. */
+  private long printedEnd;
+
+  private int printedIndex = -1;
+
+  /** Milliseconds between two progress lines of a snapshot on stderr; 0: none. */
+  private final long progressIntervalMillis;
+
+  private SnapshotProgressReporter progress; // guarded by this
+
+  /**
+   * @param sources builds a source (again for each start attempt)
+   * @param output where the lines go
+   * @param limits when to stop
+   * @param progressIntervalMillis milliseconds between two lines of a snapshot's progress on stderr
+   *     (a terminal redraws its line more often), 0 for none
+   */
+  StreamSession(
+      Supplier<PgCdcSource> sources, Output output, Limits limits, long progressIntervalMillis) {
+    this.sources = sources;
+    this.output = output;
+    this.limits = limits;
+    this.maxEvents = limits.maxEvents();
+    this.progressIntervalMillis = progressIntervalMillis;
+  }
+
+  /** The running source (null before it started). */
+  PgCdcSource source() {
+    return source;
+  }
+
+  /** Events written so far. */
+  long events() {
+    return events.get();
+  }
+
+  /** Stops the session with a failure of its output (a write, a sync, the reader's acks). */
+  void fail(CdcException e) {
+    if (!failure.compareAndSet(null, e)) {
+      failure.get().addSuppressed(e);
+    }
+    wake.countDown();
+  }
+
+  /** Counts activity for the idle timeout (an acknowledgement from the reader, say). */
+  void touch() {
+    lastActivityNanos = System.nanoTime();
+  }
+
+  /**
+   * Streams until done: the event limit reached and acknowledged, the stop position confirmed, the
+   * idle condition met, the output ended, a signal, or a failure.
+   *
+   * @throws Exception the source's failure, or the output's
+   */
+  void run() throws Exception {
+    // named after the thread that starts it (pgcdc-stream-SLOT): its log lines name the slot
+    Thread hook = new Thread(this::finishQuietly, Thread.currentThread().getName() + "-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    try {
+      CompletableFuture<Void> termination = start();
+      if (termination == null) {
+        return; // stopped by a signal while waiting for the server
+      }
+      startProgress();
+      PgLsn stopAt = limits.stopAt();
+      if (limits.stopAtCurrent()) {
+        stopAt = limits.server().read(); // the server's position at start
+        LOG.info("streaming until {} is confirmed (--stop-at-lsn current)", stopAt);
+      }
+      long idleNanos = TimeUnit.MILLISECONDS.toNanos(limits.idleExitMillis());
+      long idleSince = -1;
+      PgLsn idleTarget = null;
+      while (!termination.isDone() && failure.get() == null && !output.ended()) {
+        if (wake.await(100, TimeUnit.MILLISECONDS)) {
+          continue; // a failure
+        }
+        boolean limitReached = events.get() >= maxEvents;
+        if (limitReached && output.idle()) {
+          break;
+        }
+        if (stopAt != null && output.idle() && !source.watermark().isBefore(stopAt)) {
+          LOG.info("confirmed {}, at or beyond --stop-at-lsn {}", source.watermark(), stopAt);
+          break;
+        }
+        if (idleNanos > 0) {
+          long since = lastActivityNanos;
+          if (since != idleSince) {
+            idleSince = since; // an event or an acknowledgement: idle starts again
+            idleTarget = null;
+          }
+          if (output.idle() && System.nanoTime() - since > idleNanos) {
+            if (idleTarget == null) {
+              idleTarget = limits.server().flushLsn(); // null while the server is unreachable
+            }
+            if (idleTarget != null && !source.watermark().isBefore(idleTarget)) {
+              break; // idle long enough, and caught up with what the server had then
+            }
+          }
+        }
+      }
+      finish();
+      termination.join();
+      CdcException failed = failure.get();
+      if (failed != null) {
+        throw failed;
+      }
+    } catch (CompletionException e) {
+      throw e.getCause() instanceof Exception ? (Exception) e.getCause() : e;
+    } finally {
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException shuttingDown) {
+        // the JVM is exiting on a signal; the hook stops the session
+      }
+    }
+  }
+
+  /**
+   * Starts a source; with start-up retries, retries a start that failed to reach the server (not
+   * one refused by it, nor an authentication failure) with exponential backoff and jitter.
+   *
+   * @return the termination future, or null if stopped while waiting to retry
+   */
+  private CompletableFuture<Void> start() throws InterruptedException {
+    long backoff = limits.initialBackoffMillis();
+    PgCdcSource next = sources.get();
+    for (int attempt = 1; ; attempt++) {
+      try {
+        source = next;
+        return next.start(this::handle);
+      } catch (CdcConnectionException e) {
+        if (isAuthenticationFailure(e)) {
+          throw e;
+        }
+        if (attempt >= limits.startAttempts()) {
+          throw limits.startAttempts() > 1
+              ? e
+              : new CdcConnectionException(
+                  e.getMessage()
+                      + " (the server could not be reached: check that it runs and the URL;"
+                      + " --retry-start waits for it)",
+                  e);
+        }
+        // the next attempt's source, built now: while it waits, --metrics-port shows it starting
+        // (new), not the failed one of this attempt
+        next = sources.get();
+        source = next;
+        long jittered = backoff / 2 + ThreadLocalRandom.current().nextLong(backoff / 2 + 1);
+        LOG.warn(
+            "cannot start (attempt {}): {}; retrying in {} ms (--retry-start)",
+            attempt,
+            e.getMessage(),
+            jittered);
+        if (stopRequested.await(jittered, TimeUnit.MILLISECONDS)) {
+          return null;
+        }
+        backoff = Math.min(backoff * 2, limits.maxBackoffMillis());
+      }
+    }
+  }
+
+  private static boolean isAuthenticationFailure(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException sql
+          && sql.getSQLState() != null
+          && sql.getSQLState().startsWith("28")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Starts showing a snapshot's progress on stderr, unless turned off. */
+  private synchronized void startProgress() {
+    if (progressIntervalMillis <= 0 || closing) {
+      return;
+    }
+    PgCdcSource running = source;
+    progress =
+        new SnapshotProgressReporter(
+            () -> SnapshotProgressReporter.Figures.of(running.metrics()),
+            System.err,
+            SnapshotProgressReporter.stderrIsATerminal(),
+            progressIntervalMillis,
+            System::nanoTime);
+    progress.start();
+  }
+
+  /**
+   * Stops writing, lets the output release what it can, stops the source, then writes the last
+   * progress line of a snapshot. Idempotent.
+   */
+  private synchronized void finish() throws InterruptedException {
+    closing = true;
+    stopRequested.countDown();
+    output.close();
+    PgCdcSource running = source;
+    if (running != null) {
+      CountDownLatch stopped = new CountDownLatch(1);
+      Thread watch =
+          new Thread(
+              () -> {
+                try {
+                  if (!stopped.await(5, TimeUnit.SECONDS)) {
+                    LOG.warn(
+                        "stopping: still waiting after 5 s for the handler to return from an event"
+                            + " (a line that cannot be written: has the reader of stdout stopped"
+                            + " reading?)");
+                  }
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              },
+              // named after the thread that starts it (pgcdc-stream-SLOT): its log lines name the
+              // slot
+              Thread.currentThread().getName() + "-stop-watch");
+      watch.setDaemon(true);
+      watch.start();
+      try {
+        running.stop(); // stores every acknowledgement made so far
+      } finally {
+        stopped.countDown();
+      }
+    }
+    if (progress != null) {
+      progress.stop(); // after the stop: the acknowledgements it stored count
+    }
+  }
+
+  private void finishQuietly() {
+    try {
+      finish();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void handle(ChangeEvent event, CdcCheckpointHandle checkpoints) {
+    if (closing || events.get() >= maxEvents) {
+      return; // not written, not acknowledged, delivered again next time
+    }
+    CdcOffset offset = event.offset();
+    if (offset.isSnapshotRead()) {
+      // a read row is never printed twice by one process: a chunk read again (after a reconnect)
+      // is a new read of its rows, with a new chunk number; its position is not the stream's
+      output.write(event, false, checkpoints);
+      lastActivityNanos = System.nanoTime();
+      events.incrementAndGet();
+      return;
+    }
+    long end = offset.txEndLsn().asLong();
+    // printed in commit order: everything at or before the newest printed event was printed,
+    // and comes again only after a reconnect
+    int byEnd = Long.compareUnsigned(end, printedEnd);
+    boolean redelivered = byEnd < 0 || (byEnd == 0 && offset.eventIndex() <= printedIndex);
+    // a failure stops the source; the event is not acknowledged
+    output.write(event, redelivered, checkpoints);
+    if (!redelivered) {
+      printedEnd = end;
+      printedIndex = offset.eventIndex();
+    }
+    lastActivityNanos = System.nanoTime();
+    events.incrementAndGet();
+  }
+
+  /**
+   * Acknowledges in the background; a store failure stops the source by itself, an offset the
+   * source no longer knows (its transaction was delivered again after a reconnect) is logged.
+   */
+  static CompletableFuture<Void> acknowledge(CdcCheckpointHandle checkpoints, CdcOffset offset) {
+    CompletableFuture<Void> done = checkpoints.acknowledgeAsync(offset);
+    done.whenComplete(
+        (ignored, e) -> {
+          Throwable cause = e instanceof CompletionException c ? c.getCause() : e;
+          if (cause instanceof CdcCheckpointException stale) {
+            LOG.info("acknowledgement of {} not recorded: {}", offset, stale.getMessage());
+          }
+        });
+    return done;
+  }
+
+  /** The default: stdout, acknowledged once flushed. */
+  static Output stdout(JsonLinesWriter out) {
+    return new Output() {
+      @Override
+      public void write(ChangeEvent event, boolean redelivered, CdcCheckpointHandle checkpoints) {
+        out.write(event, redelivered);
+        out.flush();
+        acknowledge(checkpoints, event.offset());
+      }
+
+      @Override
+      public boolean idle() {
+        return true;
+      }
+
+      @Override
+      public boolean ended() {
+        return false;
+      }
+
+      @Override
+      public void close() {}
+    };
+  }
+
+  /** {@code --output FILE}: acknowledged once synced. */
+  static Output file(SyncedFileOutput file) {
+    return new Output() {
+      @Override
+      public void write(ChangeEvent event, boolean redelivered, CdcCheckpointHandle checkpoints) {
+        file.write(event, redelivered);
+      }
+
+      @Override
+      public boolean idle() {
+        return file.idle();
+      }
+
+      @Override
+      public boolean ended() {
+        return false;
+      }
+
+      @Override
+      public void close() throws InterruptedException {
+        file.close();
+      }
+    };
+  }
+
+  /**
+   * {@code --acks-from}: stdout, acknowledged once the reader says so. When stdout is closed (the
+   * reader stopped reading: {@code head}), nothing more is printed and the session ends with the
+   * reader's acknowledgements (their end of file).
+   */
+  static Output readerAcknowledged(JsonLinesWriter out, ReaderAcks acks) {
+    return new Output() {
+      private volatile boolean stdoutClosed;
+
+      @Override
+      public void write(ChangeEvent event, boolean redelivered, CdcCheckpointHandle checkpoints) {
+        if (stdoutClosed) {
+          return;
+        }
+        boolean acknowledgedBefore = acks.printed(event.offset());
+        try {
+          out.write(event, redelivered);
+          out.flush();
+          if (acknowledgedBefore) {
+            acknowledge(checkpoints, event.offset());
+          }
+        } catch (UncheckedIOException e) {
+          stdoutClosed = true;
+          acks.outputClosed();
+          LOG.info("stdout closed ({}); waiting for the reader's acknowledgements to end", e);
+        }
+      }
+
+      @Override
+      public boolean idle() {
+        return acks.awaiting() == 0;
+      }
+
+      @Override
+      public boolean ended() {
+        return acks.ended();
+      }
+
+      @Override
+      public void close() {}
+    };
+  }
+}

@@ -1,0 +1,13 @@
+package io.datum.cdc.store.jdbc;
+
+import io.datum.cdc.testkit.PackageCycles;
+import org.junit.jupiter.api.Test;
+
+/** No cycle between the packages of this module's main classes (issue #24). */
+class PackageCyclesTest {
+
+  @Test
+  void noPackageCycle() {
+    PackageCycles.assertNone(TransactionalCheckpoints.class);
+  }
+}
