@@ -164,8 +164,10 @@ final class ConnectorSourceOptions {
           key(SourceOptions.STREAMING, STREAMING),
           key(SourceOptions.TWO_PHASE, TWO_PHASE),
           key(SourceOptions.BINARY, BINARY),
-          // as Debezium, which sends no origin; "any" is the server's own default
-          key(SourceOptions.ORIGIN, ORIGIN, "any", Unit.SAME, LOW),
+          // unset, as Debezium, which sends no origin: the server then sends every transaction, on
+          // every version (a default of "any" made a task on PostgreSQL 14 or 15 refuse to start:
+          // the option needs 16)
+          key(SourceOptions.ORIGIN, ORIGIN),
           key(SourceOptions.MESSAGES, MESSAGES),
           key(SourceOptions.MEMORY_BUDGET, MEMORY_BUDGET, null, Unit.SAME, MEDIUM),
           key(SourceOptions.SPILL_DIRECTORY, SPILL_DIRECTORY),
