@@ -50,14 +50,14 @@ abstract class AckRing {
    * One bit per word of {@link #bits} (ring index {@code i}: long {@code i / 64}, bit {@code i %
    * 64}), 0 only when the word holds no bit of its lap but those of acknowledgements still inside
    * {@link #setBit}, {@link #setBits} or the coordinator's fast path, which set it before they
-   * return: a snapshot skips the words marked 0 and still sees every acknowledgement that returned
-   * before it. Cleared by {@link #startLap} before a word is tagged for a lap, set (atomically) by
-   * an acknowledgement that finds its word empty, never cleared otherwise. Replaced before {@link
-   * #bits} is replaced, so an acknowledgement that sees a new ring sees a summary at least as new;
-   * a bit set in a newer summary than its ring's is harmless (1 is the conservative value). A grown
-   * ring's summary is marked for the words that brought bits along, under the coordinator's monitor
-   * (so before any snapshot); a reset ring's starts empty (acknowledgements of the old positions go
-   * elsewhere).
+   * return: a checkpoint skips the words marked 0 and still sees every acknowledgement that
+   * returned before it. Cleared by {@link #startLap} before a word is tagged for a lap, set
+   * (atomically) by an acknowledgement that finds its word empty, never cleared otherwise. Replaced
+   * before {@link #bits} is replaced, so an acknowledgement that sees a new ring sees a summary at
+   * least as new; a bit set in a newer summary than its ring's is harmless (1 is the conservative
+   * value). A grown ring's summary is marked for the words that brought bits along, under the
+   * coordinator's monitor (so before any checkpoint); a reset ring's starts empty (acknowledgements
+   * of the old positions go elsewhere).
    */
   volatile long[] occupied;
 
@@ -194,7 +194,7 @@ abstract class AckRing {
     long toWord = wordOf(Math.max(nextEvent, prefix + 1) - 1); // inclusive
     long[] grown = tagged(length, fromWord, toWord);
     // the summary before the ring (see occupied); empty, and marked below for the words that bring
-    // bits from the old ring, before the monitor is released: no snapshot runs in between
+    // bits from the old ring, before the monitor is released: no checkpoint is collected in between
     long[] summary = new long[summaryLength(length)];
     occupied = summary;
     bits = grown; // published first: a compare-and-set that fails on the retired words retries here

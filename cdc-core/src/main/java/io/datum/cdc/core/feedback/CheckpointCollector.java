@@ -10,9 +10,9 @@ import java.util.List;
  * lists: a stretch of transactions whose events all lie inside one run of positions becomes one
  * {@link CdcCheckpoint.AcknowledgedRun}, found by galloping searches over the pending transactions'
  * positions; a transaction a run of positions starts or ends inside gets the acknowledged ranges of
- * a {@link CdcCheckpoint.PartialTransaction}. So a snapshot costs O(runs of positions &times; log
+ * a {@link CdcCheckpoint.PartialTransaction}. So a checkpoint costs O(runs of positions &times; log
  * transactions), not O(transactions), and its size grows with the gaps in what was acknowledged.
- * One instance is reused by every snapshot of a coordinator (under its monitor), so a snapshot
+ * One instance is reused by every checkpoint of a coordinator (under its monitor), so a checkpoint
  * allocates only what it returns.
  */
 final class CheckpointCollector {
@@ -33,7 +33,7 @@ final class CheckpointCollector {
   private int n;
 
   /**
-   * The longest run of set bits the last snapshot found, {@code [knownSetFrom, knownSetTo)} in
+   * The longest run of set bits the last checkpoint found, {@code [knownSetFrom, knownSetTo)} in
    * {@code knownSetRing}: still set while that ring is current (see {@link #runEnd}).
    */
   private long[] knownSetRing;
@@ -42,9 +42,9 @@ final class CheckpointCollector {
   private long knownSetTo;
 
   /**
-   * Collects one snapshot's acknowledged events beyond the prefix: scans the bit ring from the
+   * Collects one checkpoint's acknowledged events beyond the prefix: scans the bit ring from the
    * prefix to {@code scanEnd}, skipping words the summary marks empty and the longest run the
-   * previous snapshot found, and adds each run of acknowledged positions. The events of the head
+   * previous checkpoint found, and adds each run of acknowledged positions. The events of the head
    * transaction before the prefix are acknowledged without looking.
    *
    * @param txs the pending transactions
@@ -99,10 +99,10 @@ final class CheckpointCollector {
 
   /**
    * The end of the run of set bits starting at {@code from} (at or after the prefix): the first
-   * clear position before {@code limit}, or {@code limit}. Skips what the last snapshot found set:
-   * bits at or after the prefix are never cleared in the same ring (a word starts a new lap only
-   * after the prefix passed it), so a lagging acknowledgement far behind the others costs a
-   * snapshot only the words acknowledged since, not the whole lead.
+   * clear position before {@code limit}, or {@code limit}. Skips what the last checkpoint found
+   * set: bits at or after the prefix are never cleared in the same ring (a word starts a new lap
+   * only after the prefix passed it), so a lagging acknowledgement far behind the others costs a
+   * checkpoint only the words acknowledged since, not the whole lead.
    */
   private long runEnd(long[] ring, long from, long limit) {
     long p = from;
@@ -113,7 +113,7 @@ final class CheckpointCollector {
   }
 
   /**
-   * Starts collecting for one snapshot.
+   * Starts collecting for one checkpoint.
    *
    * @param txs the pending transactions
    * @param head the oldest pending sequence number: runs start at or after its first event

@@ -41,24 +41,24 @@ import java.util.Objects;
  * an interpolation search over the pending transactions, whose end LSNs ascend) and sets the
  * event's bit with one compare-and-set. The common case is a method small enough to inline. It
  * takes no lock and computes no watermark: the watermark moves lazily, when someone asks for it
- * ({@link #watermark}, {@link #snapshot}) or when {@link #acknowledge} is told to find out. The tag
- * makes a late duplicate acknowledgement (of an event whose ring word was reused for a later lap
- * while the caller was descheduled) fail instead of setting a newer event's bit, and since the tag
- * repeats after 65,536 laps, a position behind the acknowledged prefix is never set; when the ring
- * is replaced (grown, or reset at a reconnect), the old words are overwritten with {@code -1} so a
- * late compare-and-set fails and the caller retries on the new ring, and whatever was set before is
- * merged.
+ * ({@link #watermark}, {@link #checkpoint}) or when {@link #acknowledge} is told to find out. The
+ * tag makes a late duplicate acknowledgement (of an event whose ring word was reused for a later
+ * lap while the caller was descheduled) fail instead of setting a newer event's bit, and since the
+ * tag repeats after 65,536 laps, a position behind the acknowledged prefix is never set; when the
+ * ring is replaced (grown, or reset at a reconnect), the old words are overwritten with {@code -1}
+ * so a late compare-and-set fails and the caller retries on the new ring, and whatever was set
+ * before is merged.
  *
  * <h2>The watermark</h2>
  *
  * Under the coordinator's monitor: the acknowledged prefix of positions (the first position not
  * acknowledged) is scanned forward 48 events per word, each event passed once, and the pending
  * transactions whose events all lie before it complete (found by galloping from the oldest). A
- * snapshot then reads the bits only between that prefix and the newest word with an
+ * checkpoint then reads the bits only between that prefix and the newest word with an
  * acknowledgement, skipping 64 words at a time where a summary bit per word says a word holds no
- * acknowledgement, and skipping the longest run of acknowledged events the previous snapshot found;
- * a stretch of whole transactions inside a run becomes one {@link
- * io.datum.cdc.CdcCheckpoint.AcknowledgedRun}, found by galloping search. So a snapshot costs
+ * acknowledgement, and skipping the longest run of acknowledged events the previous checkpoint
+ * found; a stretch of whole transactions inside a run becomes one {@link
+ * io.datum.cdc.CdcCheckpoint.AcknowledgedRun}, found by galloping search. So a checkpoint costs
  * O(gaps in what was acknowledged), whatever the number of transactions delivered or acknowledged
  * ahead.
  *
@@ -92,10 +92,10 @@ public final class FeedbackCoordinator extends AckRing {
 
   private final String slot;
 
-  /** The cluster the positions belong to, carried by every snapshot; null while unknown. */
+  /** The cluster the positions belong to, carried by every checkpoint; null while unknown. */
   private volatile ClusterIdentity cluster;
 
-  /** The publication the positions were streamed with, carried by every snapshot; or null. */
+  /** The publication the positions were streamed with, carried by every checkpoint; or null. */
   private volatile String publication;
 
   /**
@@ -142,8 +142,8 @@ public final class FeedbackCoordinator extends AckRing {
   /** Pending transactions per LSN byte, estimated at each advance: guesses sequence numbers. */
   private double transactionsPerLsn;
 
-  /** Reused by every snapshot; under the monitor. */
-  private final CheckpointCollector snapshotScratch = new CheckpointCollector();
+  /** Reused by every checkpoint; under the monitor. */
+  private final CheckpointCollector checkpointScratch = new CheckpointCollector();
 
   /** Calls of {@link #advance} that had pending transactions; under the monitor. */
   private int advances;
@@ -183,7 +183,7 @@ public final class FeedbackCoordinator extends AckRing {
   }
 
   /**
-   * Returns the publication snapshots carry: the stored checkpoint's until {@link
+   * Returns the publication checkpoints carry: the stored checkpoint's until {@link
    * #publication(String)} sets the one streamed with.
    *
    * @return the publication, or null if unknown
@@ -193,7 +193,7 @@ public final class FeedbackCoordinator extends AckRing {
   }
 
   /**
-   * Sets the publication every later snapshot carries, once streaming with it started.
+   * Sets the publication every later checkpoint carries, once streaming with it started.
    *
    * @param name the publication, not null
    */
@@ -202,7 +202,7 @@ public final class FeedbackCoordinator extends AckRing {
   }
 
   /**
-   * Returns the cluster identity snapshots carry: the stored checkpoint's until {@link
+   * Returns the cluster identity checkpoints carry: the stored checkpoint's until {@link
    * #cluster(ClusterIdentity)} sets the server's.
    *
    * @return the identity, or null if unknown
@@ -212,7 +212,7 @@ public final class FeedbackCoordinator extends AckRing {
   }
 
   /**
-   * Sets the cluster identity every later snapshot carries, once the server was identified and
+   * Sets the cluster identity every later checkpoint carries, once the server was identified and
    * found to match (or accepted as a change).
    *
    * @param identity the server's identity, not null
@@ -368,7 +368,7 @@ public final class FeedbackCoordinator extends AckRing {
     }
     lastRegisteredEnd = end;
     // a known transaction stays in restored until its registration is published: until then an
-    // acknowledgement of it is recorded there, and snapshots list it
+    // acknowledgement of it is recorded there, and checkpoints list it
     boolean known = false;
     BitSet alreadyAcknowledged = null;
     if (hasRestored) {
@@ -431,7 +431,7 @@ public final class FeedbackCoordinator extends AckRing {
         if (known) {
           // published: acknowledgements find it now; take over what restored recorded, including
           // acknowledgements that arrived since it was read above (those are delivered again),
-          // unless a snapshot did so already
+          // unless a checkpoint did so already
           takeOver(txs, seq);
         }
         advance();
@@ -677,7 +677,7 @@ public final class FeedbackCoordinator extends AckRing {
    *
    * @return a new checkpoint
    */
-  public synchronized CdcCheckpoint snapshot() {
+  public synchronized CdcCheckpoint checkpoint() {
     advance();
     List<CdcCheckpoint.PartialTransaction> partial = new ArrayList<>();
     List<CdcCheckpoint.AcknowledgedRun> runs = new ArrayList<>();
@@ -702,7 +702,7 @@ public final class FeedbackCoordinator extends AckRing {
       if (headFirst < z) {
         scanEnd = Math.max(scanEnd, z);
       }
-      snapshotScratch.collect(txs, h, t, ring, occupied, z, headFirst, scanEnd, partial, runs);
+      checkpointScratch.collect(txs, h, t, ring, occupied, z, headFirst, scanEnd, partial, runs);
     }
     // acknowledgements from before a restart or reconnect whose transactions were not delivered
     // again yet

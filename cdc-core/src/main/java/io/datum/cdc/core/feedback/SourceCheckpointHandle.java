@@ -92,7 +92,7 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
     this.durableEachAcknowledgement = durableEachAcknowledgement;
     this.durableWatermark = coordinator.watermark();
     // what the store holds, as far as it matters
-    this.lastStored = coordinator.snapshot().withSnapshot(snapshots.progress());
+    this.lastStored = coordinator.checkpoint().withSnapshot(snapshots.progress());
     this.durableHold = snapshots.holdLsn();
   }
 
@@ -290,7 +290,7 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
     // the snapshot progress first: a chunk whose rows were all acknowledged may end a range; the
     // stream positions taken after it can only be newer, never hide an acknowledgement
     SnapshotProgress progress = snapshots.progress();
-    CdcCheckpoint positions = coordinator.snapshot();
+    CdcCheckpoint positions = coordinator.checkpoint();
     return progress == SnapshotProgress.NONE ? positions : positions.withSnapshot(progress);
   }
 

@@ -116,7 +116,7 @@ class FeedbackCoordinatorConcurrencyTest {
     assertEquals(0, problems.get(), () -> problems.get() + " problems, first: " + firstProblems);
     assertEquals(PgLsn.of(lsn), coordinator.watermark());
     assertEquals(0, coordinator.pendingEvents());
-    CdcCheckpoint last = coordinator.snapshot();
+    CdcCheckpoint last = coordinator.checkpoint();
     assertTrue(last.acknowledgedBeyond().isEmpty(), last::toString);
   }
 
@@ -151,7 +151,7 @@ class FeedbackCoordinatorConcurrencyTest {
           coordinator.acknowledge(offset);
         }
         returned.get(offset.txEndLsn().asLong()).set(offset.eventIndex(), 1);
-        if (checkAfter && !includes(coordinator.snapshot(), offset)) {
+        if (checkAfter && !includes(coordinator.checkpoint(), offset)) {
           problem("a snapshot after record(" + offset + ") returned does not include it");
         }
         if (random.nextInt(8) == 0) {
@@ -172,7 +172,7 @@ class FeedbackCoordinatorConcurrencyTest {
 
   private void snapshots(FeedbackCoordinator coordinator) {
     while (registering.get() || !queue.isEmpty()) {
-      CdcCheckpoint checkpoint = coordinator.snapshot();
+      CdcCheckpoint checkpoint = coordinator.checkpoint();
       long watermark = checkpoint.watermark().asLong();
       for (int r = 0, n = registeredCount; r < n; r++) {
         long end = registeredEnds[r];

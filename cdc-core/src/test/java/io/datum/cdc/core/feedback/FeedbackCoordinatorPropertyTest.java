@@ -98,7 +98,7 @@ class FeedbackCoordinatorPropertyTest {
           PgLsn.of(expectedPrefix(eventCounts, acknowledged, ends, registered)),
           feedback.watermark());
       if (random.nextInt(50) == 0) { // the snapshot holds exactly the acknowledged events beyond
-        CdcCheckpoint snapshot = feedback.snapshot();
+        CdcCheckpoint snapshot = feedback.checkpoint();
         for (int t = 0; t < registered; t++) {
           for (int e = 0; e < eventCounts.get(t); e++) {
             assertEquals(
@@ -166,7 +166,7 @@ class FeedbackCoordinatorPropertyTest {
         }
       }
     }
-    CdcCheckpoint before = feedback.snapshot();
+    CdcCheckpoint before = feedback.checkpoint();
     assertModel(before, ends, acked, eventCounts);
     int changes = 0;
     for (int t = 1; t < n; t++) {
@@ -201,10 +201,10 @@ class FeedbackCoordinatorPropertyTest {
           handedBack == null ? new BitSet() : handedBack,
           "transaction " + t + " of " + n + " after " + (restart ? "a restart" : "a reconnect"));
       if (random.nextInt(8) == 0) {
-        assertModel(resumed.snapshot(), ends, acked, eventCounts);
+        assertModel(resumed.checkpoint(), ends, acked, eventCounts);
       }
     }
-    CdcCheckpoint after = resumed.snapshot();
+    CdcCheckpoint after = resumed.checkpoint();
     assertModel(after, ends, acked, eventCounts);
     assertEquals(before.watermark(), after.watermark());
   }

@@ -105,7 +105,7 @@ class FeedbackCoordinatorRaceTest {
       if (failure.get() != null) {
         throw new AssertionError(failure.get());
       }
-      CdcCheckpoint checkpoint = feedback.snapshot();
+      CdcCheckpoint checkpoint = feedback.checkpoint();
       for (long t : targets) {
         if (!checkpoint.isAcknowledged(PgLsn.of(t), 0)) {
           lost++;

@@ -121,7 +121,7 @@ class FeedbackCoordinatorTest {
     feedback.register(PgLsn.of(20), 3);
     feedback.acknowledge(offset("slot", 20, 2, 3));
     feedback.acknowledge(offset("slot", 20, 0, 3));
-    CdcCheckpoint snapshot = feedback.snapshot();
+    CdcCheckpoint snapshot = feedback.checkpoint();
     assertEquals(PgLsn.ZERO, snapshot.watermark());
     assertEquals(1, snapshot.acknowledgedBeyond().size());
     CdcCheckpoint.PartialTransaction tx = snapshot.acknowledgedBeyond().get(0);
@@ -140,16 +140,17 @@ class FeedbackCoordinatorTest {
       }
       feedback.acknowledge(offset("slot", 10, i, n));
       if (i % 100_000 == 0 || i == n - 2) {
-        CdcCheckpoint.PartialTransaction tx = feedback.snapshot().acknowledgedBeyond().get(0);
+        CdcCheckpoint.PartialTransaction tx = feedback.checkpoint().acknowledgedBeyond().get(0);
         int[] expected = i < 10 ? new int[] {0, i + 1} : new int[] {0, 10, 11, i + 1};
         Assertions.assertArrayEquals(expected, tx.acknowledgedRanges(), "after " + i);
       }
     }
     feedback.acknowledge(offset("slot", 10, 10, n));
     Assertions.assertArrayEquals(
-        new int[] {0, n - 1}, feedback.snapshot().acknowledgedBeyond().get(0).acknowledgedRanges());
+        new int[] {0, n - 1},
+        feedback.checkpoint().acknowledgedBeyond().get(0).acknowledgedRanges());
     assertTrue(feedback.acknowledge(offset("slot", 10, n - 1, n)));
-    assertEquals(List.of(), feedback.snapshot().acknowledgedBeyond());
+    assertEquals(List.of(), feedback.checkpoint().acknowledgedBeyond());
   }
 
   @Test
@@ -255,7 +256,7 @@ class FeedbackCoordinatorTest {
     feedback.register(PgLsn.of(pending), 1);
     assertFalse(feedback.setBit(0), "position 0 was passed two laps ago");
     assertEquals(PgLsn.of(10L * 2 * lap), feedback.watermark());
-    assertTrue(feedback.snapshot().acknowledgedBeyond().isEmpty());
+    assertTrue(feedback.checkpoint().acknowledgedBeyond().isEmpty());
     assertTrue(feedback.acknowledge(offset("slot", pending, 0, 1)));
     assertEquals(PgLsn.of(pending), feedback.watermark());
   }
