@@ -35,7 +35,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * gaps): the checkpoint's size follows the gaps, not the lead.
  *
  * <ul>
- *   <li>{@code snapshotAndEncode}: {@code FeedbackCoordinator.snapshot()} plus {@code
+ *   <li>{@code snapshotAndEncode}: {@code FeedbackCoordinator.checkpoint()} plus {@code
  *       CheckpointCodec.encode}, at a fixed lead (each iteration's teardown prints the encoded size
  *       and the entries);
  *   <li>{@code durableAcknowledge}: {@code CdcCheckpointHandle.acknowledge} of a newly registered
@@ -91,7 +91,7 @@ public class CheckpointLeadBenchmark {
     /** Prints the checkpoint's size, encoded, and its entries (once per iteration). */
     @TearDown(Level.Iteration)
     public void size() {
-      CdcCheckpoint checkpoint = coordinator.snapshot();
+      CdcCheckpoint checkpoint = coordinator.checkpoint();
       System.out.printf(
           "%nlead %d %s: checkpoint %d bytes, %d partial transactions, %d runs%n",
           lead,
@@ -111,7 +111,7 @@ public class CheckpointLeadBenchmark {
 
   @Benchmark
   public int snapshotAndEncode(Lead s) {
-    return CheckpointCodec.encode(s.coordinator.snapshot()).length;
+    return CheckpointCodec.encode(s.coordinator.checkpoint()).length;
   }
 
   @Benchmark
