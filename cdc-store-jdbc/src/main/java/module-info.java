@@ -10,6 +10,6 @@ module io.datum.cdc.store.jdbc {
 
   exports io.datum.cdc.store.jdbc;
 
-  provides io.datum.cdc.spi.CheckpointStoreProvider with
+  provides io.datum.cdc.CheckpointStoreProvider with
       io.datum.cdc.store.jdbc.provider.JdbcCheckpointStoreProvider;
 }

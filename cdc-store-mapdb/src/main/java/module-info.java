@@ -9,6 +9,6 @@ module io.datum.cdc.store.mapdb {
 
   exports io.datum.cdc.store.mapdb;
 
-  provides io.datum.cdc.spi.CheckpointStoreProvider with
+  provides io.datum.cdc.CheckpointStoreProvider with
       io.datum.cdc.store.mapdb.internal.MapDbCheckpointStoreProvider;
 }

@@ -1,6 +1,5 @@
 package io.datum.cdc;
 
-import io.datum.cdc.spi.CheckpointStoreProvider;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.ArrayList;

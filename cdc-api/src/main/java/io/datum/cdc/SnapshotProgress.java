@@ -1,6 +1,5 @@
 package io.datum.cdc;
 
-import io.datum.cdc.event.TableId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

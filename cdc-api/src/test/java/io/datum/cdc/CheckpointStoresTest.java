@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.datum.cdc.internal.MemoryCheckpointStoreProvider;
-import io.datum.cdc.spi.CheckpointStoreProvider;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -314,9 +313,9 @@ class CheckpointStoresTest {
           assertThrows(CdcConfigurationException.class, () -> CheckpointStores.providers(loader));
       assertEquals(
           "no checkpoint store provider could be loaded: "
-              + "io.datum.cdc.spi.CheckpointStoreProvider: Provider io.datum.cdc.NoSuchProvider"
+              + "io.datum.cdc.CheckpointStoreProvider: Provider io.datum.cdc.NoSuchProvider"
               + " not found; "
-              + "io.datum.cdc.spi.CheckpointStoreProvider: io.datum.cdc.PgLsn not a subtype",
+              + "io.datum.cdc.CheckpointStoreProvider: io.datum.cdc.PgLsn not a subtype",
           e.getMessage());
     }
   }

@@ -1,6 +1,7 @@
 package io.datum.cdc.event;
 
 import io.datum.cdc.CdcOffset;
+import io.datum.cdc.TableId;
 import java.util.Objects;
 
 /**

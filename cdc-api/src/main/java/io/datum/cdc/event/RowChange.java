@@ -1,5 +1,7 @@
 package io.datum.cdc.event;
 
+import io.datum.cdc.TableId;
+
 /** One row of one table: an insert, update or delete, or a row read by a snapshot. */
 public sealed interface RowChange extends ChangeEvent
     permits InsertEvent, UpdateEvent, DeleteEvent, ReadEvent {

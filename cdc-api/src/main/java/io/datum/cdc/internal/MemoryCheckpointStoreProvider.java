@@ -3,8 +3,8 @@ package io.datum.cdc.internal;
 import com.google.auto.service.AutoService;
 import io.datum.cdc.CdcCheckpointStore;
 import io.datum.cdc.CdcConfigurationException;
+import io.datum.cdc.CheckpointStoreProvider;
 import io.datum.cdc.MemoryCheckpointStore;
-import io.datum.cdc.spi.CheckpointStoreProvider;
 import java.net.URI;
 
 /** Provides {@code memory:} stores. Not API. */

@@ -10,7 +10,7 @@ import io.datum.cdc.SlotNames;
 import io.datum.cdc.SnapshotProgress;
 import io.datum.cdc.SnapshotProgress.KeyRange;
 import io.datum.cdc.SnapshotProgress.TableSnapshot;
-import io.datum.cdc.event.TableId;
+import io.datum.cdc.TableId;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;

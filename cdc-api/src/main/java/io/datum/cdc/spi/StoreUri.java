@@ -1,6 +1,7 @@
 package io.datum.cdc.spi;
 
 import io.datum.cdc.CdcConfigurationException;
+import io.datum.cdc.CheckpointStoreProvider;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLDecoder;

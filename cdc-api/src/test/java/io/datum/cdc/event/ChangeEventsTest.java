@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.datum.cdc.CdcOffset;
 import io.datum.cdc.PgLsn;
+import io.datum.cdc.TableId;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

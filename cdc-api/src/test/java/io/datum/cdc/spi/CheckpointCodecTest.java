@@ -11,7 +11,7 @@ import io.datum.cdc.CdcStoreException;
 import io.datum.cdc.ClusterIdentity;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.SnapshotProgress;
-import io.datum.cdc.event.TableId;
+import io.datum.cdc.TableId;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;

@@ -3,7 +3,6 @@ package io.datum.cdc.core;
 import io.datum.cdc.CdcCheckpointHandle;
 import io.datum.cdc.CdcCheckpointStore;
 import io.datum.cdc.CdcConfigurationException;
-import io.datum.cdc.CdcHandler;
 import io.datum.cdc.ClusterIdentity;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.SlotNames;
@@ -18,6 +17,7 @@ import io.datum.cdc.core.config.SourceState;
 import io.datum.cdc.core.config.StreamingMode;
 import io.datum.cdc.core.replication.PgErrors;
 import io.datum.cdc.core.replication.SourceRuntime;
+import io.datum.cdc.event.CdcHandler;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -136,7 +136,7 @@ public final class PgCdcSource implements AutoCloseable {
    * @throws IllegalStateException if the source is not running
    * @throws io.datum.cdc.CdcConnectionException if the tables cannot be checked
    */
-  public String snapshot(io.datum.cdc.event.TableId... tables) {
+  public String snapshot(io.datum.cdc.TableId... tables) {
     Objects.requireNonNull(tables, "tables");
     if (tables.length == 0) {
       throw new CdcConfigurationException("snapshot(...) needs at least one table");
@@ -146,7 +146,7 @@ public final class PgCdcSource implements AutoCloseable {
 
   /**
    * Returns whether a snapshot has rows left to read or acknowledge (the initial one, or one asked
-   * for with {@link #snapshot(io.datum.cdc.event.TableId...)}).
+   * for with {@link #snapshot(io.datum.cdc.TableId...)}).
    *
    * @return true while a snapshot is in progress
    */

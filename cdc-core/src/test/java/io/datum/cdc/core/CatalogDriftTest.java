@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.datum.cdc.CdcDecodingException;
-import io.datum.cdc.CdcHandler;
 import io.datum.cdc.MemoryCheckpointStore;
 import io.datum.cdc.core.config.DecodeErrorPolicy;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
+import io.datum.cdc.event.CdcHandler;
 import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.InsertEvent;
 import io.datum.cdc.event.Row;

@@ -1,7 +1,7 @@
 package io.datum.cdc.core;
 
 import io.datum.cdc.CdcCheckpointHandle;
-import io.datum.cdc.CdcHandler;
+import io.datum.cdc.event.CdcHandler;
 import io.datum.cdc.event.ChangeEvent;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -8,9 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.datum.cdc.CdcCheckpoint;
 import io.datum.cdc.CdcCheckpointHandle;
-import io.datum.cdc.CdcHandler;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
+import io.datum.cdc.event.CdcHandler;
 import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.InsertEvent;
 import io.datum.cdc.store.file.FileCheckpointStore;

@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.datum.cdc.TableId;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.DeleteEvent;
@@ -20,7 +21,6 @@ import io.datum.cdc.event.PgInterval;
 import io.datum.cdc.event.PgJson;
 import io.datum.cdc.event.Row;
 import io.datum.cdc.event.RowChange;
-import io.datum.cdc.event.TableId;
 import io.datum.cdc.event.UpdateEvent;
 import java.math.BigDecimal;
 import java.sql.SQLException;

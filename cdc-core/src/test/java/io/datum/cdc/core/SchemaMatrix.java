@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.datum.cdc.MemoryCheckpointStore;
+import io.datum.cdc.TableId;
 import io.datum.cdc.core.config.StreamingMode;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.event.ChangeEvent;
@@ -21,7 +22,6 @@ import io.datum.cdc.event.ColumnInfo;
 import io.datum.cdc.event.DeleteEvent;
 import io.datum.cdc.event.Row;
 import io.datum.cdc.event.RowChange;
-import io.datum.cdc.event.TableId;
 import io.datum.cdc.event.TruncateEvent;
 import io.datum.cdc.event.UpdateEvent;
 import java.sql.Connection;

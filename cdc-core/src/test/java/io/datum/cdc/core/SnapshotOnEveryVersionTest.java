@@ -6,15 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.datum.cdc.CdcCheckpointHandle;
-import io.datum.cdc.CdcHandler;
 import io.datum.cdc.MemoryCheckpointStore;
+import io.datum.cdc.TableId;
 import io.datum.cdc.core.config.SnapshotMode;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
+import io.datum.cdc.event.CdcHandler;
 import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.InsertEvent;
 import io.datum.cdc.event.ReadEvent;
 import io.datum.cdc.event.Row;
-import io.datum.cdc.event.TableId;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
 import io.datum.cdc.testkit.EmbeddedPostgresVersions;
 import java.sql.Connection;

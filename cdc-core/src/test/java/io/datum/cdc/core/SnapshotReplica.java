@@ -1,13 +1,13 @@
 package io.datum.cdc.core;
 
 import io.datum.cdc.CdcCheckpointHandle;
-import io.datum.cdc.CdcHandler;
+import io.datum.cdc.TableId;
+import io.datum.cdc.event.CdcHandler;
 import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.DeleteEvent;
 import io.datum.cdc.event.InsertEvent;
 import io.datum.cdc.event.ReadEvent;
 import io.datum.cdc.event.Row;
-import io.datum.cdc.event.TableId;
 import io.datum.cdc.event.TruncateEvent;
 import io.datum.cdc.event.UpdateEvent;
 import java.sql.Connection;

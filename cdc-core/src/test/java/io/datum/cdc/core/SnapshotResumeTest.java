@@ -7,13 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.datum.cdc.CdcCheckpoint;
 import io.datum.cdc.CdcCheckpointHandle;
-import io.datum.cdc.CdcHandler;
 import io.datum.cdc.MemoryCheckpointStore;
+import io.datum.cdc.TableId;
 import io.datum.cdc.core.config.SnapshotMode;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
+import io.datum.cdc.event.CdcHandler;
 import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.ReadEvent;
-import io.datum.cdc.event.TableId;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
 import java.sql.Connection;
 import java.sql.Statement;

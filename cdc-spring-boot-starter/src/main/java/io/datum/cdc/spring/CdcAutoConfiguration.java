@@ -1,9 +1,9 @@
 package io.datum.cdc.spring;
 
 import io.datum.cdc.CdcCheckpointStore;
-import io.datum.cdc.CdcHandler;
 import io.datum.cdc.CheckpointStores;
 import io.datum.cdc.core.PgCdcSource;
+import io.datum.cdc.event.CdcHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
@@ -90,7 +90,7 @@ public class CdcAutoConfiguration {
     if (handler == null) {
       throw new NoSuchBeanDefinitionException(
           CdcHandler.class,
-          "datum-cdc needs exactly one bean of type io.datum.cdc.CdcHandler to deliver the"
+          "datum-cdc needs exactly one bean of type io.datum.cdc.event.CdcHandler to deliver the"
               + " changes of slot "
               + source.slot()
               + " to (found "

@@ -1,8 +1,8 @@
 package io.datum.cdc.spring;
 
-import io.datum.cdc.CdcHandler;
 import io.datum.cdc.core.PgCdcSource;
 import io.datum.cdc.core.config.SourceState;
+import io.datum.cdc.event.CdcHandler;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;

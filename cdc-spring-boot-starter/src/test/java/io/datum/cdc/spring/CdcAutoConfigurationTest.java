@@ -3,7 +3,6 @@ package io.datum.cdc.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.datum.cdc.CdcCheckpointStore;
-import io.datum.cdc.CdcHandler;
 import io.datum.cdc.MemoryCheckpointStore;
 import io.datum.cdc.core.PgCdcSource;
 import io.datum.cdc.core.config.AcknowledgementDurability;
@@ -11,6 +10,7 @@ import io.datum.cdc.core.config.DecodeErrorPolicy;
 import io.datum.cdc.core.config.OriginFilter;
 import io.datum.cdc.core.config.SnapshotMode;
 import io.datum.cdc.core.config.StreamingMode;
+import io.datum.cdc.event.CdcHandler;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -133,7 +133,7 @@ class CdcAutoConfigurationTest {
                 .getFailure()
                 .rootCause()
                 .isInstanceOf(NoSuchBeanDefinitionException.class)
-                .hasMessageContaining("io.datum.cdc.CdcHandler"));
+                .hasMessageContaining("io.datum.cdc.event.CdcHandler"));
   }
 
   @Test

@@ -3,10 +3,10 @@ package io.datum.cdc.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.datum.cdc.CdcHandler;
 import io.datum.cdc.core.PgCdcSource;
 import io.datum.cdc.core.config.SourceState;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
+import io.datum.cdc.event.CdcHandler;
 import io.datum.cdc.event.InsertEvent;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
 import java.time.Duration;

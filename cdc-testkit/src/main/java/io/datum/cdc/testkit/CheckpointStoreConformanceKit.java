@@ -20,7 +20,7 @@ import io.datum.cdc.CheckpointStores;
 import io.datum.cdc.ClusterIdentity;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.SnapshotProgress;
-import io.datum.cdc.event.TableId;
+import io.datum.cdc.TableId;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,6 +2,7 @@ package io.datum.cdc.core.assembly;
 
 import io.datum.cdc.CdcOffset;
 import io.datum.cdc.PgLsn;
+import io.datum.cdc.TableId;
 import io.datum.cdc.core.pgoutput.ChangeListener;
 import io.datum.cdc.core.pgoutput.PgOutputDecoder;
 import io.datum.cdc.core.relation.RelationInfo;
@@ -12,7 +13,6 @@ import io.datum.cdc.event.DeleteEvent;
 import io.datum.cdc.event.InsertEvent;
 import io.datum.cdc.event.MessageEvent;
 import io.datum.cdc.event.Row;
-import io.datum.cdc.event.TableId;
 import io.datum.cdc.event.TransactionInfo;
 import io.datum.cdc.event.TruncateEvent;
 import io.datum.cdc.event.UpdateEvent;

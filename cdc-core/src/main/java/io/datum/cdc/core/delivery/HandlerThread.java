@@ -2,7 +2,7 @@ package io.datum.cdc.core.delivery;
 
 import io.datum.cdc.CdcCheckpointHandle;
 import io.datum.cdc.CdcException;
-import io.datum.cdc.CdcHandler;
+import io.datum.cdc.event.CdcHandler;
 import io.datum.cdc.event.ChangeEvent;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;

@@ -6,7 +6,7 @@ import io.datum.cdc.PgLsn;
 import io.datum.cdc.SnapshotProgress;
 import io.datum.cdc.SnapshotProgress.KeyRange;
 import io.datum.cdc.SnapshotProgress.TableSnapshot;
-import io.datum.cdc.event.TableId;
+import io.datum.cdc.TableId;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,11 +1,11 @@
 package io.datum.cdc.core.relation;
 
+import io.datum.cdc.TableId;
 import io.datum.cdc.core.types.PgBinaryCodec;
 import io.datum.cdc.core.types.PgBinaryValues;
 import io.datum.cdc.core.types.PgTextValues;
 import io.datum.cdc.core.types.PgTypeCatalog;
 import io.datum.cdc.event.ColumnInfo;
-import io.datum.cdc.event.TableId;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.datum.cdc.core.relation;
 
-import io.datum.cdc.event.TableId;
+import io.datum.cdc.TableId;
 
 /**
  * One column value the decoder could not turn into its Java type, as the decode-error policy sees

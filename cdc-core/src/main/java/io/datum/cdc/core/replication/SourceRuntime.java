@@ -5,7 +5,6 @@ import io.datum.cdc.CdcCheckpointHandle;
 import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.CdcConnectionException;
 import io.datum.cdc.CdcException;
-import io.datum.cdc.CdcHandler;
 import io.datum.cdc.CdcReplicationException;
 import io.datum.cdc.SnapshotProgress;
 import io.datum.cdc.core.config.AcknowledgementDurability;
@@ -17,6 +16,7 @@ import io.datum.cdc.core.delivery.Handoff;
 import io.datum.cdc.core.feedback.FeedbackCoordinator;
 import io.datum.cdc.core.feedback.SnapshotAcknowledgements;
 import io.datum.cdc.core.feedback.SourceCheckpointHandle;
+import io.datum.cdc.event.CdcHandler;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -284,7 +284,7 @@ public final class SourceRuntime {
    * @throws io.datum.cdc.CdcConfigurationException as {@code PgCdcSource.snapshot}
    * @throws IllegalStateException if the source is not running
    */
-  public String requestSnapshot(java.util.List<io.datum.cdc.event.TableId> tables) {
+  public String requestSnapshot(java.util.List<io.datum.cdc.TableId> tables) {
     if (loop == null || loopDone) {
       throw new IllegalStateException("the source of slot " + config.slot() + " is not running");
     }

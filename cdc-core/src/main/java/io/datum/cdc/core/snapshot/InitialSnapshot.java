@@ -2,10 +2,10 @@ package io.datum.cdc.core.snapshot;
 
 import io.datum.cdc.CdcException;
 import io.datum.cdc.PgLsn;
+import io.datum.cdc.TableId;
 import io.datum.cdc.core.feedback.SnapshotAcknowledgements;
 import io.datum.cdc.core.feedback.SnapshotAcknowledgements.ReadTask;
 import io.datum.cdc.event.ReadEvent;
-import io.datum.cdc.event.TableId;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;

@@ -1,11 +1,11 @@
 package io.datum.cdc.core.snapshot;
 
 import io.datum.cdc.CdcConfigurationException;
+import io.datum.cdc.TableId;
 import io.datum.cdc.core.relation.RelationCache;
 import io.datum.cdc.core.relation.RelationInfo;
 import io.datum.cdc.core.types.PgBinaryTypes;
 import io.datum.cdc.event.ColumnInfo;
-import io.datum.cdc.event.TableId;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

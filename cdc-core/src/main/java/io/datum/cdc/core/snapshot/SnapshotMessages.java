@@ -1,7 +1,7 @@
 package io.datum.cdc.core.snapshot;
 
 import io.datum.cdc.CdcConfigurationException;
-import io.datum.cdc.event.TableId;
+import io.datum.cdc.TableId;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

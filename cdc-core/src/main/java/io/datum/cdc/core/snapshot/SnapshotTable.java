@@ -1,7 +1,7 @@
 package io.datum.cdc.core.snapshot;
 
+import io.datum.cdc.TableId;
 import io.datum.cdc.core.relation.RelationInfo;
-import io.datum.cdc.event.TableId;
 import java.util.List;
 import java.util.Objects;
 

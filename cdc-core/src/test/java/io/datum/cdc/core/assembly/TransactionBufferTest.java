@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.datum.cdc.CdcException;
+import io.datum.cdc.TableId;
 import io.datum.cdc.core.relation.RelationInfo;
 import io.datum.cdc.event.ColumnInfo;
-import io.datum.cdc.event.TableId;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -11,7 +11,7 @@ import io.datum.cdc.CdcOffset;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.SnapshotProgress;
 import io.datum.cdc.SnapshotProgress.KeyRange;
-import io.datum.cdc.event.TableId;
+import io.datum.cdc.TableId;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;

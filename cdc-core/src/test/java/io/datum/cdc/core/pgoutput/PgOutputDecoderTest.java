@@ -12,12 +12,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.PgLsn;
+import io.datum.cdc.TableId;
 import io.datum.cdc.core.relation.RelationInfo;
 import io.datum.cdc.core.relation.ValueDecodingException;
 import io.datum.cdc.core.relation.ValueFailure;
 import io.datum.cdc.event.ColumnInfo;
 import io.datum.cdc.event.Row;
-import io.datum.cdc.event.TableId;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.time.Instant;

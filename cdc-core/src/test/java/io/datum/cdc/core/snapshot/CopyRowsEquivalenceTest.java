@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.datum.cdc.MemoryCheckpointStore;
+import io.datum.cdc.TableId;
 import io.datum.cdc.core.PgCdcSource;
 import io.datum.cdc.core.relation.RelationInfo;
 import io.datum.cdc.core.types.PgTypeCatalog;
@@ -14,7 +15,6 @@ import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.ColumnInfo;
 import io.datum.cdc.event.InsertEvent;
 import io.datum.cdc.event.Row;
-import io.datum.cdc.event.TableId;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
 import io.datum.cdc.testkit.EmbeddedPostgresVersions;
 import java.sql.Connection;

@@ -1,9 +1,9 @@
 package io.datum.cdc.core.snapshot;
 
+import io.datum.cdc.TableId;
 import io.datum.cdc.core.relation.ValueFailure;
 import io.datum.cdc.core.types.PgTypeCatalog;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
-import io.datum.cdc.event.TableId;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
 import java.sql.Connection;
 import java.sql.SQLException;

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.MemoryCheckpointStore;
+import io.datum.cdc.TableId;
 import io.datum.cdc.core.PgCdcSource;
 import io.datum.cdc.core.relation.ValueDecodingException;
 import io.datum.cdc.core.relation.ValueFailure;
@@ -17,7 +18,6 @@ import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.ColumnInfo;
 import io.datum.cdc.event.InsertEvent;
 import io.datum.cdc.event.Row;
-import io.datum.cdc.event.TableId;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
 import io.datum.cdc.testkit.EmbeddedPostgresVersions;
 import java.sql.Connection;

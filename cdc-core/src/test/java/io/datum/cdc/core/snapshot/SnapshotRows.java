@@ -1,8 +1,8 @@
 package io.datum.cdc.core.snapshot;
 
 import io.datum.cdc.CdcCheckpointHandle;
-import io.datum.cdc.CdcHandler;
 import io.datum.cdc.core.relation.ValueFailure;
+import io.datum.cdc.event.CdcHandler;
 import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.Row;
 import java.sql.Connection;

@@ -1,5 +1,6 @@
 package io.datum.cdc.kafka.connect;
 
+import io.datum.cdc.TableId;
 import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.ColumnInfo;
 import io.datum.cdc.event.DeleteEvent;
@@ -8,7 +9,6 @@ import io.datum.cdc.event.MessageEvent;
 import io.datum.cdc.event.ReadEvent;
 import io.datum.cdc.event.Row;
 import io.datum.cdc.event.RowChange;
-import io.datum.cdc.event.TableId;
 import io.datum.cdc.event.TransactionInfo;
 import io.datum.cdc.event.TruncateEvent;
 import io.datum.cdc.event.UpdateEvent;

@@ -1,7 +1,7 @@
 package io.datum.cdc.kafka.connect;
 
+import io.datum.cdc.TableId;
 import io.datum.cdc.event.ColumnInfo;
-import io.datum.cdc.event.TableId;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;

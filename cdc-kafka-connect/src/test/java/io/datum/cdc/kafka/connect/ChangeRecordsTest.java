@@ -8,12 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.datum.cdc.PgLsn;
+import io.datum.cdc.TableId;
 import io.datum.cdc.event.ColumnInfo;
 import io.datum.cdc.event.MessageEvent;
 import io.datum.cdc.event.PgType;
 import io.datum.cdc.event.PgType.Kind;
 import io.datum.cdc.event.Row;
-import io.datum.cdc.event.TableId;
 import io.datum.cdc.event.TruncateEvent;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.datum.cdc.TableId;
 import io.datum.cdc.core.SnapshotRequests;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
-import io.datum.cdc.event.TableId;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
 import java.sql.Connection;
 import java.sql.DriverManager;

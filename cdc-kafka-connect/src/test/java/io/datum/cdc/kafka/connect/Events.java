@@ -2,11 +2,11 @@ package io.datum.cdc.kafka.connect;
 
 import io.datum.cdc.CdcOffset;
 import io.datum.cdc.PgLsn;
+import io.datum.cdc.TableId;
 import io.datum.cdc.event.ColumnInfo;
 import io.datum.cdc.event.DeleteEvent;
 import io.datum.cdc.event.InsertEvent;
 import io.datum.cdc.event.Row;
-import io.datum.cdc.event.TableId;
 import io.datum.cdc.event.TransactionInfo;
 import java.time.Instant;
 import java.util.List;

@@ -8,7 +8,7 @@ import io.datum.cdc.CdcCheckpoint;
 import io.datum.cdc.ClusterIdentity;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.SnapshotProgress;
-import io.datum.cdc.event.TableId;
+import io.datum.cdc.TableId;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -3,7 +3,7 @@ package io.datum.cdc.store.file.internal;
 import com.google.auto.service.AutoService;
 import io.datum.cdc.CdcCheckpointStore;
 import io.datum.cdc.CdcConfigurationException;
-import io.datum.cdc.spi.CheckpointStoreProvider;
+import io.datum.cdc.CheckpointStoreProvider;
 import io.datum.cdc.store.file.FileCheckpointStore;
 import java.net.URI;
 import java.nio.file.Path;

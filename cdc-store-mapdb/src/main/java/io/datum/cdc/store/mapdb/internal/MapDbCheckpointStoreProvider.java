@@ -3,7 +3,7 @@ package io.datum.cdc.store.mapdb.internal;
 import com.google.auto.service.AutoService;
 import io.datum.cdc.CdcCheckpointStore;
 import io.datum.cdc.CdcConfigurationException;
-import io.datum.cdc.spi.CheckpointStoreProvider;
+import io.datum.cdc.CheckpointStoreProvider;
 import io.datum.cdc.spi.StoreUri;
 import io.datum.cdc.store.mapdb.MapDbCheckpointStore;
 import io.datum.cdc.store.mapdb.MapDbCheckpointStore.Options;

@@ -1,7 +1,7 @@
 package io.datum.cdc.samples.spring;
 
-import io.datum.cdc.CdcHandler;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
+import io.datum.cdc.event.CdcHandler;
 import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.DeleteEvent;
 import io.datum.cdc.event.UpdateEvent;

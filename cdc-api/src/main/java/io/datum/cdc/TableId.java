@@ -1,4 +1,4 @@
-package io.datum.cdc.event;
+package io.datum.cdc;
 
 import java.util.Objects;
 

@@ -1,12 +1,11 @@
-package io.datum.cdc.spi;
+package io.datum.cdc;
 
-import io.datum.cdc.CdcCheckpointStore;
 import java.net.URI;
 
 /**
  * Creates {@link CdcCheckpointStore}s for one URI scheme. Implementations are found by {@link
  * java.util.ServiceLoader} (register with {@code @AutoService(CheckpointStoreProvider.class)} or a
- * {@code META-INF/services/io.datum.cdc.spi.CheckpointStoreProvider} file) and picked by {@link
+ * {@code META-INF/services/io.datum.cdc.CheckpointStoreProvider} file) and picked by {@link
  * io.datum.cdc.CheckpointStores#open(URI)} through {@link #scheme()}.
  *
  * <p>A provider needs a public no-argument constructor. It must not depend on {@code cdc-core}.

@@ -1,6 +1,6 @@
-package io.datum.cdc;
+package io.datum.cdc.event;
 
-import io.datum.cdc.event.ChangeEvent;
+import io.datum.cdc.CdcCheckpointHandle;
 
 /**
  * The application's code that receives change events, one at a time, in commit order, on a thread
