@@ -357,15 +357,18 @@ class FaultInjectionTest {
     long waiting = System.nanoTime();
     await()
         .atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(200))
         .until(
-            () ->
-                "t"
-                    .equals(
-                        next.queryString(
-                            "SELECT coalesce((SELECT synced AND NOT temporary"
-                                + " FROM pg_replication_slots WHERE slot_name = '"
-                                + slot
-                                + "'), false)")));
+            () -> {
+              next.hurrySlotSync(); // else the sync worker may nap for up to 30 s
+              return "t"
+                  .equals(
+                      next.queryString(
+                          "SELECT coalesce((SELECT synced AND NOT temporary"
+                              + " FROM pg_replication_slots WHERE slot_name = '"
+                              + slot
+                              + "'), false)"));
+            });
     String written = primary.queryString("SELECT pg_current_wal_lsn()");
     await()
         .atMost(Duration.ofSeconds(60))

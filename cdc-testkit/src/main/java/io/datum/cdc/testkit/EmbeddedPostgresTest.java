@@ -97,4 +97,16 @@ public @interface EmbeddedPostgresTest {
    * @return the timeout in milliseconds; 60000 by default
    */
   long walSenderTimeoutMillis() default 60_000L;
+
+  /**
+   * How long a {@linkplain EmbeddedPostgresServer.ShutdownMode#FAST fast} shutdown of the class's
+   * server (by {@link EmbeddedPostgresServer#stop()}, {@link EmbeddedPostgresServer#restart()} or
+   * at the end of the class) may take before it is made an immediate one, in milliseconds, as
+   * {@link EmbeddedPostgresServer.Builder#shutdownTimeout(java.time.Duration)} takes it. A fast
+   * shutdown waits until every walsender's client confirmed what it was sent, which a client that
+   * cannot acknowledge never does.
+   *
+   * @return the timeout in milliseconds, positive; 30000 by default
+   */
+  long shutdownTimeoutMillis() default 30_000L;
 }
