@@ -65,8 +65,13 @@ import org.junit.jupiter.params.provider.MethodSource;
  * -Dfaults.snapshot.modes=stdout} for one). Kills: {@code -Dfaults.snapshot.kills=N} (default 4),
  * seed {@code -Dfaults.seed=S}, table sizes {@code -Dfaults.snapshot.rows=N} (see {@link
  * #SIMPLE_ROWS}).
+ *
+ * <p>{@code fsync=on} (the testkit turns it off): the workload commits as fast as the server lets
+ * it, and every committed row must then be delivered, at the pace of a store that syncs each
+ * acknowledgement; without fsync the workload commits four to eight times as many rows, which only
+ * makes the run longer.
  */
-@EmbeddedPostgresTest
+@EmbeddedPostgresTest(settings = "fsync=on")
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class SnapshotFaultInjectionTest {
 
