@@ -46,7 +46,9 @@ import org.postgresql.PGProperty;
  * <p><b>Durability.</b> The server keeps PostgreSQL's durable defaults: {@code fsync=on} and {@code
  * synchronous_commit=on}, so that a committed transaction survives {@link #restart(ShutdownMode)
  * restart(IMMEDIATE)}. Override them with {@link Builder#setting(String, String)} when speed
- * matters more.
+ * matters more: with {@code fsync=off} a committed transaction still survives a crash of the server
+ * (not one of the machine), and the server starts from a copy of a cluster that {@code initdb} made
+ * once per machine rather than from a new {@code initdb}.
  *
  * <p><b>Lifecycle.</b> {@link #start()} starts the server, initialising the data directory the
  * first time; {@link #stop()} stops it and keeps the data directory and the port, so that a later
@@ -58,8 +60,10 @@ import org.postgresql.PGProperty;
  *
  * <p>The parts: {@code PostgresBinaries} finds the archive of a version on the class path, {@code
  * PostgresInstallation} unpacks it and runs {@code initdb} and {@code pg_ctl start}, {@code
- * Postmaster} signals and waits for the server process, {@code ScratchDirectories} creates and
- * sweeps the temporary directories; this class is the lifecycle.
+ * Clusters} fills a data directory (with {@code initdb}, or a copy of a template for a server
+ * without {@code fsync}), {@code Postmaster} signals and waits for the server process, {@code
+ * ScratchDirectories} creates and sweeps the temporary directories, {@code Standbys} makes a
+ * standby; this class is the lifecycle.
  *
  * <p><b>Platforms.</b> Linux and macOS ({@code sh} and {@code kill} are used to signal the server).
  *
@@ -796,29 +800,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   }
 
   private UncheckedIOException withLogTail(Exception cause) {
-    IOException io =
-        cause instanceof UncheckedIOException u
-            ? u.getCause()
-            : cause instanceof IOException i ? i : new IOException(cause);
-    return new UncheckedIOException(
-        "cannot start the embedded PostgreSQL in "
-            + baseDirectory
-            + ": "
-            + cause.getMessage()
-            + "; end of the server log "
-            + logFile()
-            + ":\n"
-            + logTail(),
-        io);
-  }
-
-  private String logTail() {
-    try {
-      List<String> lines = Files.readAllLines(logFile(), StandardCharsets.UTF_8);
-      return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
-    } catch (IOException | RuntimeException e) {
-      return "(unreadable: " + e + ")";
-    }
+    return Postmaster.startFailure(baseDirectory, logFile(), cause);
   }
 
   private static Connection connect(String url, Properties properties) throws SQLException {
