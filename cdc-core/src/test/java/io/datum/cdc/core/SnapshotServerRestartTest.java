@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * A server restart in the middle of an online snapshot (initial, at an existing slot, small chunks)
- * while a writer updates, deletes and inserts (and goes on for a while after the restart): the
+ * while a writer updates, deletes and inserts (and goes on for 3000 writes after the restart): the
  * source reconnects, the snapshot goes on from what was acknowledged, and the events replayed into
  * a map equal the table.
  *
@@ -32,8 +32,7 @@ import org.junit.jupiter.api.Timeout;
  * confirmed what it was sent, and the source, whose chunk reads fail while the server shuts down,
  * does not confirm the changes streamed meanwhile. After the server's shutdown timeout (5 s here,
  * the default 30 s only made the test wait longer) it is made an immediate one, as it was with the
- * default. Rows: {@code -Ddatum.cdc.snapshot.restart.rows=N} (default 15,000, a CI run; {@code
- * -Pfull-size} runs 30,000); the writer goes on for N / 10 writes after the restart.
+ * default.
  */
 @EmbeddedPostgresTest(shutdownTimeoutMillis = 5_000)
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
@@ -41,7 +40,7 @@ class SnapshotServerRestartTest {
 
   private static final Duration WAIT = Duration.ofSeconds(90);
   private static final TableId T = new TableId("public", "restarted_snap");
-  private static final int ROWS = Integer.getInteger("datum.cdc.snapshot.restart.rows", 15_000);
+  private static final int ROWS = 30_000;
 
   @Test
   void anOnlineSnapshotSurvivesAServerRestart(EmbeddedPostgresServer pg) throws Exception {
@@ -133,7 +132,7 @@ class SnapshotServerRestartTest {
       long reconnected = System.nanoTime();
       // the writer goes on for a while after the restart (the snapshot reads on under its changes),
       // then stops, so that the snapshot's end does not wait for a stream flooded by it
-      long target = writes.get() + ROWS / 10;
+      long target = writes.get() + 3000;
       await().atMost(WAIT).until(() -> writes.get() >= target || done.isDone());
       stop.set(true);
       writer.join();
