@@ -34,6 +34,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * }
  * }</pre>
  *
+ * <p><b>No fsync.</b> The server runs with {@code fsync=off}, unlike {@link
+ * EmbeddedPostgresServer#builder()}'s: a test crashes PostgreSQL, the JVM or a child process, never
+ * the machine, and a committed transaction survives all of those in the kernel's page cache ({@code
+ * synchronous_commit} stays on), so flushing it to disk only costs time; the server also starts
+ * from a copy of a cluster {@code initdb} made once per machine. {@code settings = "fsync=on"}
+ * turns it back on.
+ *
  * <p><b>Other PostgreSQL versions.</b> {@code @EmbeddedPostgresTest(version = 16)} runs the class
  * on PostgreSQL 16 instead. To run one class on several versions, one after the other, add {@link
  * EmbeddedPostgresVersions}; its versions replace {@link #version()}, the settings here still apply
