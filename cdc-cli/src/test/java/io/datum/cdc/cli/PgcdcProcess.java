@@ -17,15 +17,15 @@ final class PgcdcProcess {
   /** What a finished {@code pgcdc} run printed, and its exit code. */
   record Run(int exitCode, List<String> stdout, String stderr) {}
 
-  /** The command line that runs {@code pgcdc args...} in a child JVM on this test's class path. */
+  /**
+   * The command line that runs {@code pgcdc args...} in a child JVM on this test's class path, with
+   * {@link ChildJvm#QUICK_START_OPTIONS}.
+   */
   static List<String> command(String... args) {
-    List<String> command =
-        new ArrayList<>(
-            List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp",
-                ChildJvm.classPath(),
-                Pgcdc.class.getName()));
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(ChildJvm.QUICK_START_OPTIONS);
+    command.addAll(List.of("-cp", ChildJvm.classPath(), Pgcdc.class.getName()));
     command.addAll(List.of(args));
     return command;
   }

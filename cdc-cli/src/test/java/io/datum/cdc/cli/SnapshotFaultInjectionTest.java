@@ -63,16 +63,28 @@ import org.junit.jupiter.params.provider.MethodSource;
  * is never right); and the store records the initial snapshot as completed. Runs in each
  * acknowledgement mode (stdout, {@code --output}, {@code --acks-from -}; {@code
  * -Dfaults.snapshot.modes=stdout} for one). Kills: {@code -Dfaults.snapshot.kills=N} (default 4),
- * seed {@code -Dfaults.seed=S}.
+ * seed {@code -Dfaults.seed=S}, table sizes {@code -Dfaults.snapshot.rows=N} (see {@link
+ * #SIMPLE_ROWS}).
+ *
+ * <p>{@code fsync=on} (the testkit turns it off): the workload commits as fast as the server lets
+ * it, and every committed row must then be delivered, at the pace of a store that syncs each
+ * acknowledgement; without fsync the workload commits four to eight times as many rows, which only
+ * makes the run longer.
  */
-@EmbeddedPostgresTest
+@EmbeddedPostgresTest(settings = "fsync=on")
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class SnapshotFaultInjectionTest {
 
-  private static final int SIMPLE_ROWS = 40_000;
-  private static final int COMP_A = 200;
+  /**
+   * Rows of {@code s_simple}: {@code -Dfaults.snapshot.rows=N}, 20,000 by default (a CI run; 90,000
+   * initial rows in the three tables at 40,000, which {@code -Pfull-size} runs); {@code s_comp} has
+   * N / 2 rows, {@code s_part} 3N / 4.
+   */
+  private static final int SIMPLE_ROWS = Integer.getInteger("faults.snapshot.rows", 20_000);
+
+  private static final int COMP_A = Math.max(2, SIMPLE_ROWS / 200);
   private static final int COMP_B = 100;
-  private static final int PART_ROWS = 30_000;
+  private static final int PART_ROWS = SIMPLE_ROWS * 3 / 4;
   private static final long FRESH = 1_000_000;
 
   private static final Map<String, List<String>> KEYS =
@@ -112,9 +124,17 @@ class SnapshotFaultInjectionTest {
             + COMP_B
             + ") b",
         "CREATE TABLE s_part (id bigint PRIMARY KEY, v int NOT NULL) PARTITION BY RANGE (id)",
-        "CREATE TABLE s_part_1 PARTITION OF s_part FOR VALUES FROM (MINVALUE) TO (10000)",
-        "CREATE TABLE s_part_2 PARTITION OF s_part FOR VALUES FROM (10000) TO (20000)",
-        "CREATE TABLE s_part_3 PARTITION OF s_part FOR VALUES FROM (20000) TO (MAXVALUE)",
+        "CREATE TABLE s_part_1 PARTITION OF s_part FOR VALUES FROM (MINVALUE) TO ("
+            + PART_ROWS / 3
+            + ")",
+        "CREATE TABLE s_part_2 PARTITION OF s_part FOR VALUES FROM ("
+            + PART_ROWS / 3
+            + ") TO ("
+            + PART_ROWS * 2 / 3
+            + ")",
+        "CREATE TABLE s_part_3 PARTITION OF s_part FOR VALUES FROM ("
+            + PART_ROWS * 2 / 3
+            + ") TO (MAXVALUE)",
         "INSERT INTO s_part SELECT g, 0 FROM generate_series(1, " + PART_ROWS + ") g",
         "ANALYZE s_simple, s_comp, s_part",
         "CREATE PUBLICATION "

@@ -176,13 +176,16 @@ class StreamCommandTest {
       assertFalse(onPrimary.get("synced").asBoolean(), onPrimary.toString());
       await()
           .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(200))
           .until(
-              () ->
-                  "1"
-                      .equals(
-                          standby.queryString(
-                              "SELECT count(*) FROM pg_replication_slots"
-                                  + " WHERE slot_name = 'fslot'")));
+              () -> {
+                standby.hurrySlotSync(); // else the sync worker may nap for up to 30 s
+                return "1"
+                    .equals(
+                        standby.queryString(
+                            "SELECT count(*) FROM pg_replication_slots"
+                                + " WHERE slot_name = 'fslot'"));
+              });
       Run onStandby = pgcdc(dir, "status", "--url", standby.jdbcUrl(), "--slot", "fslot");
       assertEquals(0, onStandby.exitCode(), onStandby.stderr());
       JsonNode copy = JSON.readTree(String.join("\n", onStandby.stdout()));

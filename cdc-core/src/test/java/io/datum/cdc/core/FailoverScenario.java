@@ -158,17 +158,20 @@ abstract class FailoverScenario {
       long syncStarted = System.nanoTime();
       await()
           .atMost(WAIT)
+          .pollInterval(Duration.ofMillis(200))
           .until(
-              () ->
-                  "t"
-                      .equals(
-                          standby.queryString(
-                              "SELECT coalesce((SELECT synced AND NOT temporary"
-                                  + " AND confirmed_flush_lsn >= '"
-                                  + watermarkA
-                                  + "'::pg_lsn FROM pg_replication_slots WHERE slot_name = '"
-                                  + SLOT
-                                  + "'), false)")));
+              () -> {
+                standby.hurrySlotSync(); // else the sync worker may nap for up to 30 s
+                return "t"
+                    .equals(
+                        standby.queryString(
+                            "SELECT coalesce((SELECT synced AND NOT temporary"
+                                + " AND confirmed_flush_lsn >= '"
+                                + watermarkA
+                                + "'::pg_lsn FROM pg_replication_slots WHERE slot_name = '"
+                                + SLOT
+                                + "'), false)"));
+              });
       long syncMillis = (System.nanoTime() - syncStarted) / 1_000_000;
 
       insert(primary, 51, 100); // B: acknowledged, its confirmation perhaps not synchronized

@@ -162,6 +162,10 @@ class PgCdcSourceTest {
     EventCollector events = new EventCollector(false);
     try (PgCdcSource source = source("ooo", new MemoryCheckpointStore()).build()) {
       source.start(events);
+      // on the idle stream the source moves its watermark to a keepalive's WAL end and confirms
+      // it; wait for that, else it may come after the inserts (then never: events are pending)
+      // and the watermark the acknowledgements below leave alone is still 0/0
+      await().atMost(WAIT).until(() -> source.watermark().equals(confirmedFlush("ooo")));
       PgLsn before = confirmedFlush("ooo");
       pg.execute(
           "INSERT INTO ooo VALUES (1), (2)",

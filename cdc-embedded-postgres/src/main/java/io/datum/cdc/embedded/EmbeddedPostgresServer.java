@@ -46,7 +46,9 @@ import org.postgresql.PGProperty;
  * <p><b>Durability.</b> The server keeps PostgreSQL's durable defaults: {@code fsync=on} and {@code
  * synchronous_commit=on}, so that a committed transaction survives {@link #restart(ShutdownMode)
  * restart(IMMEDIATE)}. Override them with {@link Builder#setting(String, String)} when speed
- * matters more.
+ * matters more: with {@code fsync=off} a committed transaction still survives a crash of the server
+ * (not one of the machine), and the server starts from a copy of a cluster that {@code initdb} made
+ * once per machine rather than from a new {@code initdb}.
  *
  * <p><b>Lifecycle.</b> {@link #start()} starts the server, initialising the data directory the
  * first time; {@link #stop()} stops it and keeps the data directory and the port, so that a later
@@ -58,8 +60,10 @@ import org.postgresql.PGProperty;
  *
  * <p>The parts: {@code PostgresBinaries} finds the archive of a version on the class path, {@code
  * PostgresInstallation} unpacks it and runs {@code initdb} and {@code pg_ctl start}, {@code
- * Postmaster} signals and waits for the server process, {@code ScratchDirectories} creates and
- * sweeps the temporary directories; this class is the lifecycle.
+ * Clusters} fills a data directory (with {@code initdb}, or a copy of a template for a server
+ * without {@code fsync}), {@code Postmaster} signals and waits for the server process, {@code
+ * ScratchDirectories} creates and sweeps the temporary directories, {@code Standbys} makes a
+ * standby; this class is the lifecycle.
  *
  * <p><b>Platforms.</b> Linux and macOS ({@code sh} and {@code kill} are used to signal the server).
  *
@@ -199,8 +203,9 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
   /**
    * Starts the server, unless it is running. The first start creates the data directory with {@code
-   * initdb} (and, the first time on the machine, unpacks the PostgreSQL binaries); a later start
-   * serves the same data directory on the same port.
+   * initdb} (and, the first time on the machine, unpacks the PostgreSQL binaries); a server with
+   * {@code fsync=off} gets a copy of a cluster that {@code initdb} made once per machine instead. A
+   * later start serves the same data directory on the same port.
    *
    * @return this server, running; never {@code null}
    * @throws IllegalStateException if the server was {@linkplain #close() closed}, if the system
@@ -232,30 +237,14 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
         throw new IllegalStateException(
             "no embedded PostgreSQL is started here (" + REFUSE_PROPERTY + "): " + refusal);
       }
-      if (!Files.exists(dataDirectory.resolve("PG_VERSION"))) {
-        installation.initdb(dataDirectory, logFile());
-      }
+      Clusters.createIfAbsent(installation, dataDirectory, logFile(), settings);
     } catch (IOException e) {
       throw new UncheckedIOException(
           "cannot prepare the directory of the embedded PostgreSQL in " + baseDirectory, e);
     } catch (UncheckedIOException e) {
       throw withLogTail(e);
     }
-    String dataVersion = readDataVersion(dataDirectory);
-    if (!Integer.toString(majorVersion).equals(dataVersion)) {
-      throw new IllegalStateException(
-          "the embedded PostgreSQL in "
-              + dataDirectory
-              + " runs major version "
-              + dataVersion
-              + ", not "
-              + majorVersion
-              + " as asked: binaries of another version are where version "
-              + majorVersion
-              + "'s were looked for ("
-              + installation
-              + "), or the data directory is of another version");
-    }
+    Clusters.checkVersion(installation, dataDirectory, majorVersion);
     try {
       if (port == 0) {
         port = freePort();
@@ -668,80 +657,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
    *     started; the message quotes the end of the standby's log
    */
   public EmbeddedPostgresServer createStandby(String physicalSlot) throws SQLException {
-    Objects.requireNonNull(physicalSlot, "physicalSlot");
-    if (!physicalSlot.matches("[a-z0-9_]{1,63}")) {
-      throw new IllegalArgumentException(
-          "not a replication slot name ([a-z0-9_]{1,63}): \"" + physicalSlot + '"');
-    }
-    if (!isRunning()) {
-      throw new IllegalStateException(
-          "a standby is made from a running server; start " + this + " first");
-    }
-    if (majorVersion >= 17 && settings.containsKey("synchronized_standby_slots")) {
-      throw new IllegalStateException(
-          "synchronized_standby_slots was given to the builder of "
-              + this
-              + " (-c on the command line), which ALTER SYSTEM cannot override: leave it out, and"
-              + " createStandby names each standby's slot there");
-    }
-    Builder standbyBuilder =
-        builder()
-            .majorVersion(majorVersion)
-            .startupTimeout(startupTimeout)
-            .shutdownTimeout(shutdownTimeout)
-            .settings(settings);
-    standbyBuilder
-        .setting(
-            "primary_conninfo",
-            "host="
-                + HOST
-                + " port="
-                + port()
-                + " user="
-                + USER
-                + " dbname="
-                + DEFAULT_DATABASE
-                + " application_name="
-                + physicalSlot)
-        .setting("primary_slot_name", physicalSlot)
-        .setting("hot_standby_feedback", "on");
-    if (majorVersion >= 17) {
-      standbyBuilder.setting("sync_replication_slots", "on");
-    }
-    EmbeddedPostgresServer standby = standbyBuilder.build();
-    try {
-      try (Connection connection = getConnection()) {
-        try (var ps =
-            connection.prepareStatement(
-                "SELECT pg_create_physical_replication_slot(?, true) WHERE NOT EXISTS"
-                    + " (SELECT 1 FROM pg_replication_slots WHERE slot_name = ?)")) {
-          ps.setString(1, physicalSlot);
-          ps.setString(2, physicalSlot);
-          ps.executeQuery().close();
-        }
-        standby.upstream = this; // from here on, closing the standby drops the slot again
-        standby.upstreamSlot = physicalSlot;
-        synchronized (standby) {
-          standby.baseDirectory = ScratchDirectories.create(DATA_DIR);
-          standby.ownsBaseDirectory = true;
-        }
-        BaseBackup.copy(connection, majorVersion, dataDirectory(), standby.dataDirectory());
-        Files.writeString(standby.dataDirectory().resolve("standby.signal"), "");
-        StandbySettings.dropSetting(
-            standby.dataDirectory().resolve("postgresql.auto.conf"), "synchronized_standby_slots");
-        standby.start();
-        if (majorVersion >= 17) {
-          StandbySettings.add(this, physicalSlot, startupTimeout);
-        }
-      }
-      return standby;
-    } catch (IOException e) {
-      standby.close();
-      throw new UncheckedIOException("cannot create the standby's directory " + standby, e);
-    } catch (SQLException | RuntimeException e) {
-      standby.close();
-      throw e;
-    }
+    return Standbys.create(this, physicalSlot);
   }
 
   /**
@@ -769,6 +685,55 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
               + logFile());
     }
     upstream = null; // a primary now: closing it leaves the old primary alone
+  }
+
+  /**
+   * On a standby made by {@link #createStandby(String)} (PostgreSQL 17+): has its slot sync worker
+   * copy the primary's failover slots now rather than after its nap. The worker naps 200 ms after a
+   * cycle that changed a slot and twice as long as the last nap, up to 30 s, after one that did not
+   * ({@code slotsync.c}, {@code wait_for_slot_activity}), so a slot that becomes ready to copy
+   * while it naps waits up to 30 s. This logs a running-transactions record on the primary ({@code
+   * pg_log_standby_snapshot()}: a logical slot there can only move its {@code restart_lsn} past
+   * such a record, and the bgwriter logs one every 15 s) and reloads the standby's configuration
+   * ({@code pg_reload_conf()}: the SIGHUP sets the worker's latch, which ends its nap). Call it
+   * while waiting for {@code pg_replication_slots.synced}, for example in an Awaitility condition.
+   *
+   * @throws IllegalStateException if this server is not a standby made by {@link
+   *     #createStandby(String)}, or was promoted
+   * @throws SQLException if either server refuses the statement
+   */
+  public void hurrySlotSync() throws SQLException {
+    EmbeddedPostgresServer primary = upstream;
+    if (primary == null) {
+      throw new IllegalStateException(
+          this + " is not a standby made by createStandby, or was promoted: no slots to sync");
+    }
+    primary.execute("SELECT pg_log_standby_snapshot()");
+    execute("SELECT pg_reload_conf()");
+  }
+
+  /** The builder's startup timeout, for {@link Standbys}. */
+  Duration startupTimeout() {
+    return startupTimeout;
+  }
+
+  /** The builder's shutdown timeout, for {@link Standbys}. */
+  Duration shutdownTimeout() {
+    return shutdownTimeout;
+  }
+
+  /**
+   * Makes this server, built and not yet started, a standby of {@code primary} through {@code
+   * slot}: its base directory becomes a new temporary one, and closing it (unless it is promoted)
+   * takes the slot out of the primary.
+   */
+  void follow(EmbeddedPostgresServer primary, String slot) throws IOException {
+    upstream = primary;
+    upstreamSlot = slot;
+    synchronized (this) {
+      baseDirectory = ScratchDirectories.create(DATA_DIR);
+      ownsBaseDirectory = true;
+    }
   }
 
   @Override
@@ -826,16 +791,6 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     ownsBaseDirectory = true;
   }
 
-  /** The major version initdb wrote to PG_VERSION (just the major since PostgreSQL 10). */
-  private static String readDataVersion(Path dataDirectory) {
-    try {
-      return Files.readString(dataDirectory.resolve("PG_VERSION"), StandardCharsets.US_ASCII)
-          .trim();
-    } catch (IOException e) {
-      return "unknown (" + e + ")";
-    }
-  }
-
   /** A port that is free now: the kernel's choice for a socket bound to port 0. */
   private static int freePort() throws IOException {
     try (ServerSocket socket = new ServerSocket(0)) {
@@ -845,29 +800,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   }
 
   private UncheckedIOException withLogTail(Exception cause) {
-    IOException io =
-        cause instanceof UncheckedIOException u
-            ? u.getCause()
-            : cause instanceof IOException i ? i : new IOException(cause);
-    return new UncheckedIOException(
-        "cannot start the embedded PostgreSQL in "
-            + baseDirectory
-            + ": "
-            + cause.getMessage()
-            + "; end of the server log "
-            + logFile()
-            + ":\n"
-            + logTail(),
-        io);
-  }
-
-  private String logTail() {
-    try {
-      List<String> lines = Files.readAllLines(logFile(), StandardCharsets.UTF_8);
-      return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
-    } catch (IOException | RuntimeException e) {
-      return "(unreadable: " + e + ")";
-    }
+    return Postmaster.startFailure(baseDirectory, logFile(), cause);
   }
 
   private static Connection connect(String url, Properties properties) throws SQLException {

@@ -109,24 +109,27 @@ final class PostgresInstallation {
    *
    * @param dataDirectory the data directory, empty or absent; not {@code null}
    * @param log the file that receives initdb's output, appended to; not {@code null}
+   * @param sync whether initdb syncs what it wrote to disk before it exits (else {@code --no-sync})
    * @throws UncheckedIOException if initdb cannot be run or fails; the message names the data
    *     directory and the log
    */
-  void initdb(Path dataDirectory, Path log) {
-    run(
-        List.of(
-            "initdb",
-            "-A",
-            "trust",
-            "-U",
-            EmbeddedPostgresServer.USER,
-            "-D",
-            dataDirectory.toString(),
-            "-E",
-            "UTF-8"),
-        log,
-        Duration.ofMinutes(5),
-        "initdb of " + dataDirectory);
+  void initdb(Path dataDirectory, Path log, boolean sync) {
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                "initdb",
+                "-A",
+                "trust",
+                "-U",
+                EmbeddedPostgresServer.USER,
+                "-D",
+                dataDirectory.toString(),
+                "-E",
+                "UTF-8"));
+    if (!sync) {
+      command.add("--no-sync");
+    }
+    run(command, log, Duration.ofMinutes(5), "initdb of " + dataDirectory);
   }
 
   /**

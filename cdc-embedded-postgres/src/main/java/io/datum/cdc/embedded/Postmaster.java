@@ -203,4 +203,37 @@ final class Postmaster {
       throw new IllegalStateException("interrupted while signalling " + this, e);
     }
   }
+
+  /**
+   * The exception a failed start throws: the cause's message, then the last 30 lines of the server
+   * log, which say why PostgreSQL did not start.
+   *
+   * @param baseDirectory the server's base directory, for the message; may be {@code null}
+   * @param log the server log; not {@code null}
+   * @param cause what failed; not {@code null}
+   * @return the exception to throw, its cause an {@link IOException}; never {@code null}
+   */
+  static UncheckedIOException startFailure(Path baseDirectory, Path log, Exception cause) {
+    IOException io =
+        cause instanceof UncheckedIOException u
+            ? u.getCause()
+            : cause instanceof IOException i ? i : new IOException(cause);
+    String tail;
+    try {
+      List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+      tail = String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
+    } catch (IOException | RuntimeException e) {
+      tail = "(unreadable: " + e + ")";
+    }
+    return new UncheckedIOException(
+        "cannot start the embedded PostgreSQL in "
+            + baseDirectory
+            + ": "
+            + cause.getMessage()
+            + "; end of the server log "
+            + log
+            + ":\n"
+            + tail,
+        io);
+  }
 }

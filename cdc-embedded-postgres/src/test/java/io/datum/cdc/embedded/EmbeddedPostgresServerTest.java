@@ -137,6 +137,40 @@ class EmbeddedPostgresServerTest {
   }
 
   @Test
+  void aServerWithoutFsyncStartsFromACopyOfTheClusterTemplate() throws Exception {
+    try (EmbeddedPostgresServer quick =
+        EmbeddedPostgresServer.builder().setting("fsync", "off").start()) {
+      assertEquals("off", quick.queryString("SHOW fsync"));
+      quick.execute("CREATE TABLE in_the_copy (id int)");
+      assertFalse(Files.exists(quick.dataDirectory().resolve("datum-cdc-template")));
+      Path binaries = PostgresInstallation.of(quick.majorVersion()).directory();
+      try (var siblings = Files.list(binaries.getParent())) {
+        assertTrue(
+            siblings.anyMatch(
+                p ->
+                    Files.isDirectory(p)
+                        && p.getFileName()
+                            .toString()
+                            .startsWith(binaries.getFileName() + ".cluster-")),
+            "the template next to " + binaries);
+      }
+    }
+    try (EmbeddedPostgresServer next =
+        EmbeddedPostgresServer.builder().setting("fsync", "off").start()) {
+      assertEquals(
+          "0",
+          next.queryString("SELECT count(*) FROM pg_class WHERE relname = 'in_the_copy'"),
+          "each server gets a copy of its own");
+    }
+  }
+
+  @Test
+  void hurrySlotSyncIsForStandbysOnly() {
+    IllegalStateException e = assertThrows(IllegalStateException.class, server::hurrySlotSync);
+    assertTrue(e.getMessage().contains("not a standby made by createStandby"), e.getMessage());
+  }
+
+  @Test
   void settingsWithSpacesAndQuotesReachTheServerIntact() throws SQLException {
     try (EmbeddedPostgresServer other =
         EmbeddedPostgresServer.builder().setting("cluster_name", "it's a $HOME test").start()) {

@@ -6,6 +6,7 @@ import java.lang.reflect.AnnotatedElement;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -93,6 +94,16 @@ public final class EmbeddedPostgresExtension
   private static final String KEY = "server";
   private static final String VERSION_KEY = "majorVersion";
   private static final String CURRENT_INVOCATION_KEY = "currentInvocation";
+
+  /**
+   * The settings the extension's servers run with on top of {@link EmbeddedPostgresServer}'s
+   * defaults, before those of {@link EmbeddedPostgresTest#settings()}: {@code fsync=off}. A test
+   * server is killed (its processes crash), never its machine: what a committed transaction has
+   * written is in the kernel's page cache and survives any crash of PostgreSQL or of the JVM
+   * ({@code synchronous_commit} stays {@code on}), so the flushes to disk only cost time (3 ms each
+   * on the CI machine). A class that needs them says {@code settings = "fsync=on"}.
+   */
+  static final Map<String, String> TEST_SETTINGS = Map.of("fsync", "off");
 
   private final EmbeddedPostgresServer.Builder builder;
 
@@ -368,13 +379,15 @@ public final class EmbeddedPostgresExtension
   }
 
   private static EmbeddedPostgresServer.Builder fromAnnotation(Class<?> testClass) {
-    EmbeddedPostgresServer.Builder configuration = EmbeddedPostgresServer.builder();
+    EmbeddedPostgresServer.Builder configuration =
+        EmbeddedPostgresServer.builder().settings(TEST_SETTINGS);
     findAnnotation(testClass)
         .ifPresent(
             annotation -> {
               configuration.majorVersion(annotation.version());
               configuration.walSenderTimeout(
                   Duration.ofMillis(annotation.walSenderTimeoutMillis()));
+              configuration.shutdownTimeout(Duration.ofMillis(annotation.shutdownTimeoutMillis()));
               for (String setting : annotation.settings()) {
                 int equals = setting.indexOf('=');
                 if (equals <= 0) {

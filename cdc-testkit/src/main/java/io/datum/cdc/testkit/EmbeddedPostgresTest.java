@@ -34,6 +34,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * }
  * }</pre>
  *
+ * <p><b>No fsync.</b> The server runs with {@code fsync=off}, unlike {@link
+ * EmbeddedPostgresServer#builder()}'s: a test crashes PostgreSQL, the JVM or a child process, never
+ * the machine, and a committed transaction survives all of those in the kernel's page cache ({@code
+ * synchronous_commit} stays on), so flushing it to disk only costs time; the server also starts
+ * from a copy of a cluster {@code initdb} made once per machine. {@code settings = "fsync=on"}
+ * turns it back on.
+ *
  * <p><b>Other PostgreSQL versions.</b> {@code @EmbeddedPostgresTest(version = 16)} runs the class
  * on PostgreSQL 16 instead. To run one class on several versions, one after the other, add {@link
  * EmbeddedPostgresVersions}; its versions replace {@link #version()}, the settings here still apply
@@ -97,4 +104,16 @@ public @interface EmbeddedPostgresTest {
    * @return the timeout in milliseconds; 60000 by default
    */
   long walSenderTimeoutMillis() default 60_000L;
+
+  /**
+   * How long a {@linkplain EmbeddedPostgresServer.ShutdownMode#FAST fast} shutdown of the class's
+   * server (by {@link EmbeddedPostgresServer#stop()}, {@link EmbeddedPostgresServer#restart()} or
+   * at the end of the class) may take before it is made an immediate one, in milliseconds, as
+   * {@link EmbeddedPostgresServer.Builder#shutdownTimeout(java.time.Duration)} takes it. A fast
+   * shutdown waits until every walsender's client confirmed what it was sent, which a client that
+   * cannot acknowledge never does.
+   *
+   * @return the timeout in milliseconds, positive; 30000 by default
+   */
+  long shutdownTimeoutMillis() default 30_000L;
 }

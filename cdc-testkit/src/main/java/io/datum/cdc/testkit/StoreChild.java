@@ -41,6 +41,7 @@ final class StoreChild implements AutoCloseable {
   static StoreChild start(Path stderr, String... args) throws IOException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(ChildJvm.QUICK_START_OPTIONS);
     command.add("-cp");
     command.add(ChildJvm.classPath());
     // a killed child cannot delete what it unpacked (e.g. RocksDB's native library): keep such

@@ -111,7 +111,7 @@ final class VersionFixtures {
       assertEquals("20", pg.queryString("SHOW max_replication_slots"));
       assertEquals("20", pg.queryString("SHOW max_wal_senders"));
       assertEquals("10s", pg.queryString("SHOW wal_sender_timeout"));
-      assertEquals("on", pg.queryString("SHOW fsync"));
+      assertEquals("off", pg.queryString("SHOW fsync"));
       assertEquals("on", pg.queryString("SHOW synchronous_commit"));
       assertEquals("64kB", pg.queryString("SHOW logical_decoding_work_mem"));
     }

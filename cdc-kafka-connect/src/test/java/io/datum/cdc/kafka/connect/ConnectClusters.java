@@ -21,7 +21,39 @@ final class ConnectClusters {
 
   static final ObjectMapper JSON = new ObjectMapper();
 
+  /** The cluster of {@link #shared()}; null until it is first asked for. */
+  private static EmbeddedConnectCluster shared;
+
   private ConnectClusters() {}
+
+  /**
+   * Returns the one-worker cluster (not exactly-once) that the test classes which neither stop a
+   * worker nor need exactly-once share ({@code ConnectStreamingTest}, {@code ConnectSnapshotTest}):
+   * started by the first class that asks and never stopped (it ends with the test JVM); a cluster
+   * start and stop cost about 5 s. Each class uses connectors, slots and topic prefixes of its own
+   * names and {@linkplain #release releases} the cluster when it is done.
+   *
+   * @return the running cluster; never null
+   */
+  static synchronized EmbeddedConnectCluster shared() {
+    if (shared == null) {
+      shared = start("shared", 1, false);
+    }
+    return shared;
+  }
+
+  /**
+   * Deletes every connector of a {@link #shared()} cluster, so that the next class finds it idle.
+   *
+   * @param cluster the shared cluster, or null if the class never got it
+   */
+  static void release(EmbeddedConnectCluster cluster) {
+    if (cluster != null) {
+      for (String connector : cluster.connectors()) {
+        cluster.deleteConnector(connector);
+      }
+    }
+  }
 
   /**
    * Returns a started cluster with one KRaft broker (transaction logs of replication factor 1, so

@@ -42,14 +42,12 @@ class ConnectSnapshotTest {
         "CREATE TABLE catalog (id int PRIMARY KEY, title text)",
         "INSERT INTO catalog SELECT g, 'title ' || g FROM generate_series(1, " + ROWS + ") g",
         "CREATE PUBLICATION catalog_pub FOR TABLE catalog");
-    connect = ConnectClusters.start("snapshots", 1, false);
+    connect = ConnectClusters.shared();
   }
 
   @AfterAll
   static void stop() {
-    if (connect != null) {
-      connect.stop();
-    }
+    ConnectClusters.release(connect);
   }
 
   @Test

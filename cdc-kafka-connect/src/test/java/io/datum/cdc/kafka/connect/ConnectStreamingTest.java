@@ -51,14 +51,12 @@ class ConnectStreamingTest {
         "CREATE TABLE quiet (id int PRIMARY KEY)",
         "CREATE TABLE unpublished (id int)",
         "CREATE PUBLICATION quiet_pub FOR TABLE quiet");
-    connect = ConnectClusters.start("streaming", 1, false);
+    connect = ConnectClusters.shared();
   }
 
   @AfterAll
   static void stop() {
-    if (connect != null) {
-      connect.stop();
-    }
+    ConnectClusters.release(connect);
   }
 
   @Test
