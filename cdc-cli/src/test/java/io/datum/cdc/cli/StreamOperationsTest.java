@@ -426,7 +426,12 @@ class StreamOperationsTest {
           "application/openmetrics-text; version=1.0.0; charset=utf-8", open.contentType());
       assertTrue(open.body().strip().endsWith("# EOF"), "OpenMetrics ends with # EOF");
 
-      Response up = get(http, health);
+      // the slot status is read at most once per lag interval and shared by /metrics and /health:
+      // a read taken between the slot's creation and START_REPLICATION says inactive until the next
+      Response up =
+          await()
+              .atMost(Duration.ofSeconds(60))
+              .until(() -> get(http, health), r -> r.body().contains("\"slotActive\":true"));
       assertEquals(200, up.statusCode());
       var upJson = JSON.readTree(up.body());
       assertEquals("UP", upJson.get("status").asText(), up.body());
