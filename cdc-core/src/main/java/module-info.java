@@ -4,7 +4,7 @@
  * io.datum.cdc.core} and {@code io.datum.cdc.core.config} (the options, declared once: {@code
  * SourceOptions}) are exported; the stages of the data path ({@code replication}, {@code pgoutput},
  * {@code relation}, {@code types}, {@code snapshot}, {@code assembly}, {@code delivery}, {@code
- * feedback}) are not API, three of them exported to the benchmarks only.
+ * errors}, {@code feedback}) are not API, three of them exported to the benchmarks only.
  */
 // "module not found": the benchmarks are no module of this build's module path (see below)
 @SuppressWarnings("module")

@@ -15,7 +15,7 @@ import io.datum.cdc.core.config.SourceOption;
 import io.datum.cdc.core.config.SourceOptions;
 import io.datum.cdc.core.config.SourceState;
 import io.datum.cdc.core.config.StreamingMode;
-import io.datum.cdc.core.replication.PgErrors;
+import io.datum.cdc.core.errors.PgErrors;
 import io.datum.cdc.core.replication.SourceRuntime;
 import io.datum.cdc.event.CdcHandler;
 import java.nio.file.Path;

@@ -6,6 +6,7 @@ import io.datum.cdc.ClusterIdentity;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.core.config.SourceConfiguration;
 import io.datum.cdc.core.config.SourceOptions;
+import io.datum.cdc.core.errors.PgErrors;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -4,6 +4,7 @@ import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.CdcReplicationException;
 import io.datum.cdc.CdcReplicationException.Reason;
 import io.datum.cdc.PgLsn;
+import io.datum.cdc.core.errors.PgErrors;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

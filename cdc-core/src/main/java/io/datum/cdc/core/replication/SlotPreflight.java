@@ -6,6 +6,7 @@ import io.datum.cdc.CdcReplicationException.Reason;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.core.config.SourceConfiguration;
 import io.datum.cdc.core.config.SourceOptions;
+import io.datum.cdc.core.errors.PgErrors;
 import io.datum.cdc.core.feedback.FeedbackCoordinator;
 import io.datum.cdc.core.snapshot.SnapshotSettings;
 import io.datum.cdc.core.types.PgTypeCatalog;

@@ -1,4 +1,4 @@
-package io.datum.cdc.core.replication;
+package io.datum.cdc.core.snapshot;
 
 import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.CdcException;
@@ -6,14 +6,10 @@ import io.datum.cdc.PgLsn;
 import io.datum.cdc.TableId;
 import io.datum.cdc.core.config.SourceConfiguration;
 import io.datum.cdc.core.config.SourceOptions;
+import io.datum.cdc.core.errors.PgErrors;
 import io.datum.cdc.core.feedback.SnapshotAcknowledgements;
 import io.datum.cdc.core.feedback.SourceCheckpointHandle;
 import io.datum.cdc.core.relation.ValueFailure;
-import io.datum.cdc.core.snapshot.InitialSnapshot;
-import io.datum.cdc.core.snapshot.OnlineSnapshots;
-import io.datum.cdc.core.snapshot.SnapshotSettings;
-import io.datum.cdc.core.snapshot.SnapshotTable;
-import io.datum.cdc.core.snapshot.TableReader;
 import io.datum.cdc.core.types.PgTypeCatalog;
 import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.ReadEvent;
@@ -36,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * at a new slot's exported snapshot and the online snapshots while streaming. Lives as long as the
  * source, across reconnects.
  */
-final class SourceSnapshots implements AutoCloseable {
+public final class SourceSnapshots implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(SourceSnapshots.class);
 
@@ -52,7 +48,7 @@ final class SourceSnapshots implements AutoCloseable {
    * @param tracker the source's snapshot acknowledgements
    * @param handle the source's checkpoint handle (stores plans)
    */
-  SourceSnapshots(
+  public SourceSnapshots(
       SourceConfiguration config, SnapshotAcknowledgements tracker, SourceCheckpointHandle handle) {
     this.config = config;
     this.settings = SnapshotSettings.of(config);
@@ -64,7 +60,7 @@ final class SourceSnapshots implements AutoCloseable {
   }
 
   /** Returns the tracker. */
-  SnapshotAcknowledgements tracker() {
+  public SnapshotAcknowledgements tracker() {
     return tracker;
   }
 
@@ -83,7 +79,7 @@ final class SourceSnapshots implements AutoCloseable {
    * @param serverVersion the server's version number
    * @throws SQLException if the connection's parameters cannot be read
    */
-  void configure(PgTypeCatalog types, Connection replication, int serverVersion)
+  public void configure(PgTypeCatalog types, Connection replication, int serverVersion)
       throws SQLException {
     if (!settings.enabled()) {
       return;
@@ -104,7 +100,7 @@ final class SourceSnapshots implements AutoCloseable {
   }
 
   /** Opens a plain connection for reading, named for pg_stat_activity. */
-  Connection plainConnection() throws SQLException {
+  public Connection plainConnection() throws SQLException {
     Properties p = new Properties();
     p.putAll(config.properties());
     PGProperty.APPLICATION_NAME.set(p, "datum-cdc snapshot " + config.slot());
@@ -118,7 +114,7 @@ final class SourceSnapshots implements AutoCloseable {
    *
    * @param watermark the position streaming starts at
    */
-  void planInitialOnline(PgLsn watermark) {
+  public void planInitialOnline(PgLsn watermark) {
     if (!settings.initial() || tracker.initialCompleted() || initialInProgress()) {
       return;
     }
@@ -190,7 +186,7 @@ final class SourceSnapshots implements AutoCloseable {
    * @param imported called once every worker imported the snapshot
    * @throws InterruptedException if the source is stopping
    */
-  void runInitial(
+  public void runInitial(
       String snapshotName,
       PgLsn consistentPoint,
       InitialSnapshot.Delivery delivery,
@@ -209,23 +205,23 @@ final class SourceSnapshots implements AutoCloseable {
   }
 
   /** Returns the online chunks read again so far. */
-  long chunksRetried() {
+  public long chunksRetried() {
     OnlineSnapshots o = online;
     return o == null ? 0 : o.chunkCounts()[1];
   }
 
   /** True for initial-only. */
-  boolean stopAfterInitial() {
+  public boolean stopAfterInitial() {
     return settings.stopAfterInitial();
   }
 
   /** True once a stored checkpoint records the initial snapshot as complete. */
-  boolean initialStored() {
+  public boolean initialStored() {
     return handle.storedInitialCompleted();
   }
 
   /** Starts the online snapshot thread (if snapshots are enabled). */
-  void startOnline() {
+  public void startOnline() {
     OnlineSnapshots o = online;
     if (o != null) {
       o.start();
@@ -237,7 +233,7 @@ final class SourceSnapshots implements AutoCloseable {
    *
    * @throws CdcException the failure
    */
-  void checkFailure() {
+  public void checkFailure() {
     OnlineSnapshots o = online;
     if (o != null && o.failure() != null) {
       throw o.failure();
@@ -245,13 +241,13 @@ final class SourceSnapshots implements AutoCloseable {
   }
 
   /** See {@link OnlineSnapshots#consume}. */
-  boolean consume(ChangeEvent event, Consumer<ReadEvent> out) {
+  public boolean consume(ChangeEvent event, Consumer<ReadEvent> out) {
     OnlineSnapshots o = online;
     return o != null && o.consume(event, settings.onRequest(), out);
   }
 
   /** See {@link OnlineSnapshots#observe}. */
-  void observe(ChangeEvent event) {
+  public void observe(ChangeEvent event) {
     OnlineSnapshots o = online;
     if (o != null) {
       o.observe(event);
@@ -259,7 +255,7 @@ final class SourceSnapshots implements AutoCloseable {
   }
 
   /** The hand-off was dropped at a reconnect: chunks in flight are read again. */
-  void connectionLost() {
+  public void connectionLost() {
     OnlineSnapshots o = online;
     if (o != null) {
       o.connectionLost();
@@ -276,7 +272,7 @@ final class SourceSnapshots implements AutoCloseable {
    * @throws CdcConfigurationException if snapshots are off (NEVER), a table is not published, has
    *     no key, or is being snapshotted already
    */
-  String request(List<TableId> tables) {
+  public String request(List<TableId> tables) {
     if (!settings.enabled()) {
       throw new CdcConfigurationException(
           "the source of slot "

@@ -1,4 +1,4 @@
-package io.datum.cdc.core.replication;
+package io.datum.cdc.core.errors;
 
 import io.datum.cdc.CdcConnectionException;
 import io.datum.cdc.CdcException;
@@ -63,7 +63,7 @@ public final class PgErrors {
    * @param e a failure, not null
    * @return true if it or one of its causes is an {@link SQLException} of class 28
    */
-  static boolean isAuthenticationFailure(Throwable e) {
+  public static boolean isAuthenticationFailure(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof SQLException sql
           && sql.getSQLState() != null
@@ -93,7 +93,7 @@ public final class PgErrors {
    * @return the quoted identifier
    * @throws IllegalArgumentException if it contains NUL
    */
-  static String quoteIdentifier(String identifier) {
+  public static String quoteIdentifier(String identifier) {
     if (identifier.indexOf('\0') >= 0) {
       throw new IllegalArgumentException("identifier contains NUL: " + identifier);
     }
