@@ -3,6 +3,7 @@ package io.datum.cdc.core.assembly;
 import io.datum.cdc.CdcDecodingException;
 import io.datum.cdc.CdcOffset;
 import io.datum.cdc.PgLsn;
+import io.datum.cdc.core.delivery.Merge;
 import io.datum.cdc.core.feedback.FeedbackCoordinator;
 import io.datum.cdc.core.pgoutput.PgOutputDecoder;
 import io.datum.cdc.core.pgoutput.PgOutputReader;
@@ -42,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * source's memory budget; they are decoded when handed out. Used by the replication loop thread
  * only.
  */
-public final class TransactionAssembler implements TransactionListener {
+public final class TransactionAssembler implements TransactionListener, Merge.EventQueue {
 
   private static final Logger LOG = LoggerFactory.getLogger(TransactionAssembler.class);
 
@@ -135,6 +136,7 @@ public final class TransactionAssembler implements TransactionListener {
    * @return the event, or null if no committed transaction has events waiting
    * @throws CdcDecodingException if a buffered change does not decode
    */
+  @Override
   public ChangeEvent peek() {
     while (!ready.isEmpty()) {
       EventDelivery first = ready.peekFirst();
@@ -148,6 +150,7 @@ public final class TransactionAssembler implements TransactionListener {
   }
 
   /** Removes the event {@link #peek} returned. */
+  @Override
   public void poll() {
     ready.peekFirst().advance();
   }

@@ -8,14 +8,13 @@ import io.datum.cdc.core.assembly.TransactionBuffer;
 import io.datum.cdc.core.config.SourceConfiguration;
 import io.datum.cdc.core.config.SourceOptions;
 import io.datum.cdc.core.delivery.Handoff;
+import io.datum.cdc.core.delivery.Merge;
 import io.datum.cdc.core.errors.PgErrors;
 import io.datum.cdc.core.feedback.FeedbackCoordinator;
 import io.datum.cdc.core.feedback.SourceCheckpointHandle;
 import io.datum.cdc.core.pgoutput.PgOutputDecoder;
 import io.datum.cdc.core.snapshot.SourceSnapshots;
 import io.datum.cdc.core.types.PgTypeCatalog;
-import io.datum.cdc.event.ChangeEvent;
-import io.datum.cdc.event.MessageEvent;
 import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -23,8 +22,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -37,9 +34,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The thread that reads the replication stream: it decodes each CopyData message, assembles
- * transactions, puts their events into the bounded hand-off, and sends Standby Status Updates whose
- * flush position is the durable watermark (PostgreSQL docs, 55.4 Streaming Replication Protocol,
- * "Standby status update").
+ * transactions, hands their events to the {@link Merge} (where the snapshots' read rows join them
+ * before the bounded hand-off), and sends Standby Status Updates whose flush position is the
+ * durable watermark (PostgreSQL docs, 55.4 Streaming Replication Protocol, "Standby status
+ * update").
  *
  * <p>When the hand-off is full it stops reading but keeps sending status updates at least every
  * status interval, so a slow handler does not make the walsender time out (wal_sender_timeout);
@@ -62,20 +60,14 @@ final class ReplicationLoop {
   private final SourceConfiguration config;
   private final SourceCheckpointHandle handle;
   private final FeedbackCoordinator coordinator;
-  private final Handoff handoff;
   private final DecodeErrorHandling decodeErrors;
   private final SourceSnapshots snapshots;
 
   /** The slot this loop created with an exported snapshot, until the initial snapshot read it. */
   private ExportedSlot exported;
 
-  /** Read rows to deliver before the next event of the stream (an online chunk's, in order). */
-  private final ArrayDeque<ChangeEvent> reads = new ArrayDeque<>();
-
-  /**
-   * The stream event {@link #own} looked at last (it is offered again while the hand-off is full).
-   */
-  private ChangeEvent observed;
+  /** Where the stream's events and the snapshots' read rows meet before the hand-off. */
+  private final Merge merge;
 
   /** The result of CREATE_REPLICATION_SLOT with an exported snapshot. */
   private record ExportedSlot(PgLsn consistentPoint, String snapshotName) {}
@@ -109,6 +101,7 @@ final class ReplicationLoop {
       FeedbackCoordinator coordinator,
       SourceCheckpointHandle handle,
       Handoff handoff,
+      Merge.StreamObserver observer,
       DecodeErrorHandling decodeErrors,
       SourceSnapshots snapshots,
       Runnable beforeFinalFeedback) {
@@ -118,7 +111,8 @@ final class ReplicationLoop {
     this.config = config;
     this.coordinator = coordinator;
     this.handle = handle;
-    this.handoff = handoff;
+    this.merge = new Merge(handoff, coordinator::acknowledge);
+    merge.observer(observer);
     this.statusIntervalNanos = config.get(SourceOptions.STATUS_INTERVAL).toNanos();
   }
 
@@ -335,7 +329,10 @@ final class ReplicationLoop {
         exported = null;
         try {
           snapshots.runInitial(
-              slot.snapshotName(), slot.consistentPoint(), this::deliverBlocking, () -> {});
+              slot.snapshotName(),
+              slot.consistentPoint(),
+              events -> merge.deliverAll(events, () -> stopRequested),
+              () -> {});
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           return;
@@ -359,23 +356,20 @@ final class ReplicationLoop {
           return;
         }
         snapshots.checkFailure();
-        ChangeEvent read = reads.peekFirst();
-        if (read != null) {
-          if (offer(read)) {
-            reads.removeFirst();
-          }
+        Merge.Step step;
+        try {
+          step = merge.step(assembler);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          stopRequested = true;
           continue;
         }
-        ChangeEvent ready = assembler.peek();
-        if (ready != null) {
-          if (ready != observed) {
-            observed = ready;
-            if (own(ready)) {
-              assembler.poll();
-              continue;
-            }
-          }
-          handOff(ready);
+        if (step == Merge.Step.PROGRESS) {
+          continue;
+        }
+        if (step == Merge.Step.FULL) {
+          // the handler is slow: keep the walsender from timing out while we do not read
+          sendFeedback(false);
           continue;
         }
         ByteBuffer message = stream.readPending();
@@ -397,55 +391,6 @@ final class ReplicationLoop {
       throw PgErrors.map("replication from slot \"" + config.slot() + "\" failed", e);
     } finally {
       closeQuietly();
-    }
-  }
-
-  /**
-   * Takes datum-cdc's own messages (watermarks, snapshot requests) and, when the source did not ask
-   * for messages, every other message out of the stream, acknowledging them; lets the online
-   * snapshot see every other event.
-   *
-   * @return true if the event is not to be delivered
-   */
-  private boolean own(ChangeEvent event) {
-    if (snapshots.consume(event, reads::addLast)) {
-      coordinator.acknowledge(event.offset());
-      return true;
-    }
-    if (event instanceof MessageEvent && !config.get(SourceOptions.MESSAGES)) {
-      coordinator.acknowledge(event.offset()); // asked for by the snapshots only
-      return true;
-    }
-    snapshots.observe(event);
-    return false;
-  }
-
-  /** Offers one read row; false if the hand-off stayed full (status updates are kept going). */
-  private boolean offer(ChangeEvent read) throws SQLException {
-    if (handoff.offer(read)) {
-      return true;
-    }
-    try {
-      if (handoff.offer(read, 50)) {
-        return true;
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      stopRequested = true;
-      return false;
-    }
-    sendFeedback(false);
-    return false;
-  }
-
-  /** Delivers an initial snapshot chunk's rows, waiting for room (no stream to keep alive yet). */
-  private void deliverBlocking(List<? extends ChangeEvent> events) throws InterruptedException {
-    for (ChangeEvent e : events) {
-      while (!handoff.offer(e, 50)) {
-        if (stopRequested) {
-          throw new InterruptedException("source of slot " + config.slot() + " is stopping");
-        }
-      }
     }
   }
 
@@ -492,30 +437,11 @@ final class ReplicationLoop {
     return a == null ? 0 : a.transactionsDelivered();
   }
 
-  private void handOff(ChangeEvent next) throws SQLException {
-    if (handoff.offer(next)) {
-      assembler.poll();
-      return;
-    }
-    try {
-      if (handoff.offer(next, 50)) {
-        assembler.poll();
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      stopRequested = true;
-      return;
-    }
-    // the handler is slow: keep the walsender from timing out while we do not read
-    sendFeedback(false);
-  }
-
   private void maybeAdvanceIdle() {
     long now = System.nanoTime();
     if (now - lastIdleAdvanceNanos < IDLE_ADVANCE_GAP_NANOS
         || !assembler.isIdle()
-        || !reads.isEmpty()
-        || !handoff.isEmpty()
+        || !merge.isIdle()
         || coordinator.hasPending()) {
       return;
     }

@@ -6,13 +6,14 @@ import io.datum.cdc.PgLsn;
 import io.datum.cdc.TableId;
 import io.datum.cdc.core.config.SourceConfiguration;
 import io.datum.cdc.core.config.SourceOptions;
+import io.datum.cdc.core.delivery.Merge;
 import io.datum.cdc.core.errors.PgErrors;
 import io.datum.cdc.core.feedback.SnapshotAcknowledgements;
 import io.datum.cdc.core.feedback.SourceCheckpointHandle;
 import io.datum.cdc.core.relation.ValueFailure;
 import io.datum.cdc.core.types.PgTypeCatalog;
 import io.datum.cdc.event.ChangeEvent;
-import io.datum.cdc.event.ReadEvent;
+import io.datum.cdc.event.MessageEvent;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -32,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * at a new slot's exported snapshot and the online snapshots while streaming. Lives as long as the
  * source, across reconnects.
  */
-public final class SourceSnapshots implements AutoCloseable {
+public final class SourceSnapshots implements Merge.StreamObserver, AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(SourceSnapshots.class);
 
@@ -41,6 +42,10 @@ public final class SourceSnapshots implements AutoCloseable {
   private final SnapshotAcknowledgements tracker;
   private final SourceCheckpointHandle handle;
   private final TableReader reader;
+
+  /** Whether the source asked for logical decoding messages (else they are the snapshots' only). */
+  private final boolean messages;
+
   private volatile OnlineSnapshots online;
 
   /**
@@ -52,6 +57,7 @@ public final class SourceSnapshots implements AutoCloseable {
       SourceConfiguration config, SnapshotAcknowledgements tracker, SourceCheckpointHandle handle) {
     this.config = config;
     this.settings = SnapshotSettings.of(config);
+    this.messages = config.get(SourceOptions.MESSAGES);
     this.tracker = tracker;
     this.handle = handle;
     this.reader =
@@ -240,18 +246,30 @@ public final class SourceSnapshots implements AutoCloseable {
     }
   }
 
-  /** See {@link OnlineSnapshots#consume}. */
-  public boolean consume(ChangeEvent event, Consumer<ReadEvent> out) {
+  /**
+   * Sees a stream event before it is handed off (the merge of stream and read rows): takes out
+   * datum-cdc's own messages (online snapshot watermarks, snapshot requests; a high watermark
+   * releases its chunk's rows, which then go before the next stream event) and, when the source did
+   * not ask for logical decoding messages, every other message (the stream carries them for the
+   * snapshots only); lets the online snapshot see every other event (the rows a change supersedes).
+   *
+   * @param event the next stream event, not null
+   * @param release takes the read rows to hand off before the next stream event
+   * @return true if the event is not to be delivered
+   */
+  @Override
+  public boolean observe(ChangeEvent event, Consumer<ChangeEvent> release) {
     OnlineSnapshots o = online;
-    return o != null && o.consume(event, settings.onRequest(), out);
-  }
-
-  /** See {@link OnlineSnapshots#observe}. */
-  public void observe(ChangeEvent event) {
-    OnlineSnapshots o = online;
+    if (o != null && o.consume(event, settings.onRequest(), release::accept)) {
+      return true;
+    }
+    if (event instanceof MessageEvent && !messages) {
+      return true;
+    }
     if (o != null) {
       o.observe(event);
     }
+    return false;
   }
 
   /** The hand-off was dropped at a reconnect: chunks in flight are read again. */
