@@ -123,42 +123,78 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
         durableEachAcknowledgement);
   }
 
+  /**
+   * One kind of acknowledged event's bookkeeping behind the handle's one entry point: the stream's
+   * changes ({@link FeedbackCoordinator}: transactions, the watermark) or the snapshots' read rows
+   * ({@link SnapshotAcknowledgements}: chunks, the snapshot progress). Each says when an
+   * acknowledgement needs a store, under the source's durability; the handle stores the same way
+   * for both.
+   */
+  private interface Tracker {
+    /**
+     * Records one acknowledged event.
+     *
+     * @return whether a store must include it before it counts as done
+     */
+    boolean record(CdcOffset offset);
+
+    /**
+     * Records the acknowledgement of the event's whole unit: its transaction, or a read row's
+     * chunk.
+     *
+     * @return whether a store must follow (always with per-event durability)
+     */
+    boolean recordUnit(CdcOffset offset);
+  }
+
+  /** The stream's changes. */
+  private final class Changes implements Tracker {
+    @Override
+    public boolean record(CdcOffset offset) {
+      if (durableEachAcknowledgement) {
+        coordinator.record(offset); // lock-free: the store's checkpoint moves the watermark
+        return true;
+      }
+      return coordinator.acknowledge(offset); // per transaction: when the prefix grew
+    }
+
+    @Override
+    public boolean recordUnit(CdcOffset offset) {
+      return coordinator.acknowledgeTransaction(offset) || durableEachAcknowledgement;
+    }
+  }
+
+  /** The snapshots' read rows; per transaction durability, a row's chunk plays its part. */
+  private final class Reads implements Tracker {
+    @Override
+    public boolean record(CdcOffset offset) {
+      return snapshots.record(offset)
+          && (durableEachAcknowledgement || snapshots.chunkSettled(offset));
+    }
+
+    @Override
+    public boolean recordUnit(CdcOffset offset) {
+      return snapshots.recordChunk(offset) || durableEachAcknowledgement;
+    }
+  }
+
+  private final Tracker changes = new Changes();
+  private final Tracker reads = new Reads();
+
+  private Tracker tracker(CdcOffset offset) {
+    return offset.isSnapshotRead() ? reads : changes;
+  }
+
   @Override
   public void acknowledge(CdcOffset offset) {
-    if (record(offset)) {
+    if (tracker(offset).record(offset)) {
       persistAfter(storesBegun);
     }
   }
 
-  /**
-   * Marks the event in the coordinator: lock-free with per-event durability (the store's snapshot
-   * moves the watermark); with per-transaction durability, the watermark is moved here when this
-   * acknowledgement completes the acknowledged prefix.
-   *
-   * @return whether a store must include it before it counts as done
-   */
-  private boolean record(CdcOffset offset) {
-    if (offset.isSnapshotRead()) {
-      // per transaction: a read row's chunk plays its transaction's part
-      return snapshots.record(offset)
-          && (durableEachAcknowledgement || snapshots.chunkSettled(offset));
-    }
-    if (durableEachAcknowledgement) {
-      coordinator.record(offset);
-      return true;
-    }
-    return coordinator.acknowledge(offset);
-  }
-
   @Override
   public void acknowledgeTransaction(CdcOffset offset) {
-    if (offset.isSnapshotRead()) {
-      if (snapshots.recordChunk(offset) || durableEachAcknowledgement) {
-        persistAfter(storesBegun);
-      }
-      return;
-    }
-    if (coordinator.acknowledgeTransaction(offset) || durableEachAcknowledgement) {
+    if (tracker(offset).recordUnit(offset)) {
       persistAfter(storesBegun);
     }
   }
@@ -166,7 +202,7 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
   @Override
   public CompletableFuture<Void> acknowledgeAsync(CdcOffset offset) {
     try {
-      if (!record(offset)) {
+      if (!tracker(offset).record(offset)) {
         return CompletableFuture.completedFuture(null);
       }
     } catch (RuntimeException e) {
