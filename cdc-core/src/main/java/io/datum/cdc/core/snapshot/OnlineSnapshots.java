@@ -7,14 +7,11 @@ import io.datum.cdc.TableId;
 import io.datum.cdc.core.feedback.SnapshotAcknowledgements;
 import io.datum.cdc.core.feedback.SnapshotAcknowledgements.ReadTask;
 import io.datum.cdc.event.ChangeEvent;
-import io.datum.cdc.event.DeleteEvent;
-import io.datum.cdc.event.InsertEvent;
 import io.datum.cdc.event.MessageEvent;
 import io.datum.cdc.event.ReadEvent;
 import io.datum.cdc.event.Row;
 import io.datum.cdc.event.RowChange;
 import io.datum.cdc.event.TruncateEvent;
-import io.datum.cdc.event.UpdateEvent;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -22,12 +19,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -82,12 +76,6 @@ public final class OnlineSnapshots implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(OnlineSnapshots.class);
 
-  /** Changes recorded in one window before the chunk is given up (and read again). */
-  private static final int MAX_WINDOW_CHANGES = 200_000;
-
-  /** Recent transactions with row changes, for the hazard check. */
-  private static final int RECENT = 1 << 17;
-
   /** Everything the reading needs from the source. */
   public interface Connections {
     /**
@@ -119,10 +107,8 @@ public final class OnlineSnapshots implements AutoCloseable {
   private volatile long chunksRetried;
 
   // replication thread only
-  private Window window;
-  private final int[] recent = new int[RECENT];
-  private int recentNext;
-  private long lastRecentXid = -1;
+  private ChunkWindow window;
+  private final RecentTransactions recent = new RecentTransactions();
 
   /** A chunk between its low and high watermark. */
   private static final class Pending {
@@ -137,48 +123,6 @@ public final class OnlineSnapshots implements AutoCloseable {
       this.serial = serial;
       this.task = task;
       this.table = table;
-    }
-  }
-
-  /** What the replication thread saw between a chunk's low and high watermark. */
-  private static final class Window {
-    final Pending chunk;
-    final Set<Long> seen = new HashSet<>();
-    long[] xids = new long[64];
-    final List<Key> keys = new ArrayList<>();
-
-    /** Per entry: the update that kept its key (its new row may be folded into the row read). */
-    final List<UpdateEvent> updates = new ArrayList<>();
-
-    final List<Long> truncatedBy = new ArrayList<>(1);
-    boolean keyMissing;
-    boolean overflow;
-
-    Window(Pending chunk) {
-      this.chunk = chunk;
-    }
-
-    void add(long xid, Key key, UpdateEvent sameKeyUpdate) {
-      int n = keys.size();
-      if (n == xids.length) {
-        xids = Arrays.copyOf(xids, n * 2);
-      }
-      xids[n] = xid;
-      keys.add(key);
-      updates.add(sameKeyUpdate);
-    }
-  }
-
-  /** A chunk key's decoded values, compared element by element (arrays by content). */
-  record Key(Object[] values) {
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof Key k && Arrays.deepEquals(values, k.values);
-    }
-
-    @Override
-    public int hashCode() {
-      return Arrays.deepHashCode(values);
     }
   }
 
@@ -468,84 +412,21 @@ public final class OnlineSnapshots implements AutoCloseable {
    */
   public void observe(ChangeEvent event) {
     long xid = event.transaction().xid();
-    Window win = window;
+    ChunkWindow win = window;
     if (win != null) {
-      win.seen.add(xid);
+      win.seen(xid);
     }
     if (event instanceof RowChange change) {
-      remember(xid);
-      if (win != null && change.table().equals(win.chunk.table.table())) {
-        record(win, xid, change);
+      recent.remember(xid);
+      if (win != null && change.table().equals(win.table())) {
+        win.record(xid, change);
       }
     } else if (event instanceof TruncateEvent truncate) {
-      remember(xid);
-      if (win != null && truncate.tables().contains(win.chunk.table.table())) {
-        win.truncatedBy.add(xid);
+      recent.remember(xid);
+      if (win != null && truncate.tables().contains(win.table())) {
+        win.truncatedBy(xid);
       }
     }
-  }
-
-  private void remember(long xid) {
-    if (xid == lastRecentXid) {
-      return;
-    }
-    lastRecentXid = xid;
-    recent[recentNext] = (int) xid;
-    recentNext = (recentNext + 1) & (RECENT - 1);
-  }
-
-  private static void record(Window win, long xid, RowChange change) {
-    if (win.overflow) {
-      return;
-    }
-    if (win.keys.size() >= MAX_WINDOW_CHANGES) {
-      win.overflow = true;
-      return;
-    }
-    List<String> chunkKey = win.chunk.table.chunkKey();
-    Row after =
-        change instanceof InsertEvent i
-            ? i.after()
-            : change instanceof UpdateEvent u ? u.after() : null;
-    Row before =
-        change instanceof UpdateEvent u
-            ? u.before()
-            : change instanceof DeleteEvent d ? d.before() : null;
-    Key newKey = after == null ? null : keyOf(after, chunkKey);
-    Key oldKey = before == null ? null : keyOf(before, chunkKey);
-    if (change instanceof UpdateEvent u) {
-      if (newKey == null) {
-        win.keyMissing = true;
-      } else if (oldKey == null || oldKey.equals(newKey)) {
-        win.add(xid, newKey, u); // the old key is sent only when it changed
-      } else {
-        win.add(xid, newKey, null);
-        win.add(xid, oldKey, null);
-      }
-    } else if (change instanceof InsertEvent) {
-      if (newKey == null) {
-        win.keyMissing = true;
-      } else {
-        win.add(xid, newKey, null);
-      }
-    } else if (oldKey == null) {
-      win.keyMissing = true; // a delete without the key (REPLICA IDENTITY NOTHING)
-    } else {
-      win.add(xid, oldKey, null);
-    }
-  }
-
-  /** The chunk key's values in a row, or null if the row lacks a key column. */
-  static Key keyOf(Row row, List<String> chunkKey) {
-    Object[] values = new Object[chunkKey.size()];
-    for (int i = 0; i < values.length; i++) {
-      int at = row.indexOf(chunkKey.get(i));
-      if (at < 0 || row.isUnchangedToast(at)) {
-        return null;
-      }
-      values[i] = row.get(at);
-    }
-    return new Key(values);
   }
 
   /**
@@ -595,12 +476,12 @@ public final class OnlineSnapshots implements AutoCloseable {
       return true;
     }
     if (parsed.low()) {
-      window = new Window(p);
+      window = new ChunkWindow(p.serial, p.table);
       return true;
     }
-    Window win = window;
+    ChunkWindow win = window;
     window = null;
-    if (win == null || win.chunk != p) {
+    if (win == null || win.chunk() != p.serial) {
       p.verdict.complete(false);
       return true;
     }
@@ -639,55 +520,41 @@ public final class OnlineSnapshots implements AutoCloseable {
   }
 
   /** The rows the chunk delivers at its high watermark, or null to read it again. */
-  private List<ReadEvent> decide(Window win, Pending p, PgLsn at) {
+  private List<ReadEvent> decide(ChunkWindow win, Pending p, PgLsn at) {
     PgSnapshot s = p.snapshot;
     ChunkRows rows = p.rows;
-    if (s == null || rows == null || win.overflow || win.keyMissing) {
+    if (s == null || rows == null || win.overflow() || win.keyMissing()) {
       LOG.debug(
           "slot {}: chunk {} of {} read again (overflow {}, key missing {})",
           slot,
           p.serial,
           p.table.table(),
-          win.overflow,
-          win.keyMissing);
+          win.overflow(),
+          win.keyMissing());
       return null;
     }
     // a transaction the stream delivered before the low watermark that the chunk's snapshot does
     // not see: committed in the WAL, not yet visible (it is in S's xip, or at or after its xmax)
-    for (int v : recent) {
-      long x = v & 0xFFFF_FFFFL;
-      if (x != 0 && !win.seen.contains(x) && !s.sees(x)) {
-        LOG.info(
-            "slot {}: chunk {} of {}: transaction {} was delivered before the low watermark but"
-                + " is not visible to the chunk's snapshot {} (its commit waits, e.g. for a"
-                + " synchronous standby); reading the chunk again",
-            slot,
-            p.serial,
-            p.table.table(),
-            x,
-            s);
-        return null;
-      }
-    }
-    boolean all = false;
-    for (long t : win.truncatedBy) {
-      all |= !s.sees(t);
-    }
-    // per key, the changes the chunk's snapshot does not see, in stream order
-    Map<Key, List<Integer>> newer = new HashMap<>();
-    for (int i = 0; i < win.keys.size(); i++) {
-      if (!s.sees(win.xids[i])) {
-        newer.computeIfAbsent(win.keys.get(i), k -> new ArrayList<>(1)).add(i);
-      }
+    long hidden = recent.firstNotVisible(win, s);
+    if (hidden != 0) {
+      LOG.info(
+          "slot {}: chunk {} of {}: transaction {} was delivered before the low watermark but"
+              + " is not visible to the chunk's snapshot {} (its commit waits, e.g. for a"
+              + " synchronous standby); reading the chunk again",
+          slot,
+          p.serial,
+          p.table.table(),
+          hidden,
+          s);
+      return null;
     }
     List<Row> keep = new ArrayList<>(rows.rows().size());
     List<List<String>> keepKeys = new ArrayList<>(rows.rows().size());
-    if (!all) {
-      List<String> chunkKey = p.table.chunkKey();
+    if (!win.truncatedUnseen(s)) {
+      Map<ChunkWindow.Key, List<Integer>> newer = win.newerChanges(s);
       for (int i = 0; i < rows.rows().size(); i++) {
         Row row = rows.rows().get(i);
-        List<Integer> changes = newer.isEmpty() ? null : newer.get(keyOf(row, chunkKey));
-        Row delivered = changes == null ? row : fold(row, changes, win);
+        Row delivered = win.current(row, newer);
         if (delivered != null) {
           keep.add(delivered);
           keepKeys.add(rows.keys().get(i));
@@ -697,38 +564,6 @@ public final class OnlineSnapshots implements AutoCloseable {
     ChunkRows delivered =
         new ChunkRows(keep, keepKeys, rows.skipped(), rows.readThrough(), rows.endsRange());
     return ReadEvents.register(tracker, slot, p.task.range(), delivered, at, Instant.now());
-  }
-
-  /**
-   * The row as of the last of the changes the chunk's snapshot did not see, if they all are updates
-   * that kept its key: the row read with each update's new values applied, an unchanged TOASTed
-   * value kept from the row (the update did not change it; pgoutput does not send it). Such a row
-   * is as new as the stream at the high watermark, so it may come after those changes, and it gives
-   * a consumer the TOASTed values the updates left out. Null (the row is left out: the change
-   * delivered already carries it) for an insert, a delete or a key change among them, or columns
-   * that differ from the row read.
-   */
-  private static Row fold(Row read, List<Integer> changes, Window win) {
-    if (read.hasUndecoded()) {
-      return null;
-    }
-    Object[] state = new Object[read.size()];
-    for (int c = 0; c < state.length; c++) {
-      state[c] = read.get(c);
-    }
-    for (int i : changes) {
-      UpdateEvent u = win.updates.get(i);
-      if (u == null || !u.after().columns().equals(read.columns()) || u.after().hasUndecoded()) {
-        return null;
-      }
-      Row after = u.after();
-      for (int c = 0; c < state.length; c++) {
-        if (!after.isUnchangedToast(c)) {
-          state[c] = after.get(c);
-        }
-      }
-    }
-    return Row.of(read.columns(), state);
   }
 
   private static void closeQuietly(Connection c) {
