@@ -258,6 +258,30 @@ class StreamOperationsTest {
     assertEquals(1, JSON.readTree(lines.get(0)).get("after").get("id").asInt());
   }
 
+  /** --retry-start makes the first attempt, then as many more as --reconnect says. */
+  @Test
+  void retryStartMakesTheFirstAttemptAndThenReconnectMore(@TempDir Path dir) throws Exception {
+    int closed;
+    try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+      closed = socket.getLocalPort(); // nothing listens there once it is closed
+    }
+    Run run =
+        pgcdc(
+            dir,
+            PgcdcProcess.streamArgs(
+                "jdbc:postgresql://127.0.0.1:" + closed + "/postgres",
+                "postgres",
+                dir.resolve("store"),
+                "retry_count",
+                "retry_count",
+                "--retry-start",
+                "--reconnect",
+                "2"));
+    assertEquals(1, run.exitCode(), run.stderr());
+    long retries = run.stderr().lines().filter(l -> l.contains("cannot start (attempt")).count();
+    assertEquals(2, retries, "attempts 1 and 2 failed and were retried, the third ended it");
+  }
+
   @Test
   void errorsNameTheCauseAndARemedyThatLosesNothing(@TempDir Path dir) throws Exception {
     pg.execute(

@@ -820,7 +820,15 @@ public final class PgCdcSource implements AutoCloseable {
      *     value does not parse or fails its checks (naming the option and the expected form)
      */
     public Builder option(String name, String value) {
-      return parsed(SourceOptions.named(Objects.requireNonNull(name, "name")), value);
+      if (name == null || value == null) {
+        throw new CdcConfigurationException(
+            "option(name, value) needs both, was option("
+                + (name == null ? "null" : '"' + name + '"')
+                + ", "
+                + (value == null ? "null" : "...")
+                + ")");
+      }
+      return parsed(SourceOptions.named(name), value);
     }
 
     private <T> Builder parsed(SourceOption<T> option, String value) {

@@ -350,8 +350,13 @@ public final class StreamCommand implements Callable<Integer> {
     if (maxEvents != null && maxEvents < 1) {
       throw new CdcConfigurationException("--max-events must be at least 1, was " + maxEvents);
     }
-    if (idleExitSeconds != null && !(idleExitSeconds > 0)) {
-      throw new CdcConfigurationException("--idle-exit must be positive, was " + idleExitSeconds);
+    if (idleExitSeconds != null
+        && !(idleExitSeconds >= 0.001 && idleExitSeconds <= SourceOption.MAX_DURATION_SECONDS)) {
+      throw new CdcConfigurationException(
+          "--idle-exit must be a number of seconds from 0.001 to "
+              + SourceOption.MAX_DURATION_SECONDS
+              + ", was "
+              + idleExitSeconds);
     }
     if (acksFrom != null && output != null) {
       throw new CdcConfigurationException(
@@ -429,7 +434,8 @@ public final class StreamCommand implements Callable<Integer> {
                 stopAt,
                 stopAtCurrent,
                 server,
-                retryStart ? Math.max(1, reconnectAttempts) : 1,
+                // the first attempt, then --reconnect more (unlimited stays unlimited)
+                retryStart ? (int) Math.min(Integer.MAX_VALUE, 1L + reconnectAttempts) : 1,
                 200,
                 30_000);
         Supplier<PgCdcSource> sources =

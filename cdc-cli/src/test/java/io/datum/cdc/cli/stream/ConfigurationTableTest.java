@@ -121,7 +121,7 @@ class ConfigurationTableTest {
       return "unlimited";
     }
     String d = o.format(o.defaultValue());
-    return d.isEmpty() ? "none" : "`" + d + "`";
+    return d.isEmpty() ? "not set" : "`" + d + "`";
   }
 
   @Test

@@ -221,6 +221,9 @@ public final class SourceOption<T> {
     return minimumPostgres;
   }
 
+  /** The longest duration an option takes: what {@link Duration#toNanos()} can hold. */
+  public static final long MAX_DURATION_SECONDS = Long.MAX_VALUE / 1_000_000_000L;
+
   /**
    * Checks a value.
    *
@@ -234,6 +237,16 @@ public final class SourceOption<T> {
         throw new CdcConfigurationException("option " + name + " must not be null");
       }
       return null;
+    }
+    if (value instanceof Duration d && (d.getSeconds() > MAX_DURATION_SECONDS)) {
+      // the source waits with System.nanoTime arithmetic: Duration.toNanos must not overflow
+      throw new CdcConfigurationException(
+          "option "
+              + name
+              + ": at most "
+              + MAX_DURATION_SECONDS
+              + " s (about 292 years), was "
+              + d);
     }
     String problem = check.apply(value);
     if (problem != null) {

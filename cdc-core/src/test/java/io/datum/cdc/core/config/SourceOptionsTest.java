@@ -105,4 +105,22 @@ class SourceOptionsTest {
       }
     }
   }
+
+  @Test
+  void aDurationTooLongForNanosecondsIsRefusedWhenGivenNamingTheOption() {
+    PgCdcSource.Builder b = PgCdcSource.builder();
+    CdcConfigurationException e =
+        assertThrows(CdcConfigurationException.class, () -> b.option("wait-for-slot", "110000d"));
+    assertTrue(e.getMessage().startsWith("option wait-for-slot: at most"), e.getMessage());
+    // the longest that fits is taken
+    b.option(
+        SourceOptions.SLOT_CREATION_TIMEOUT, Duration.ofSeconds(SourceOption.MAX_DURATION_SECONDS));
+  }
+
+  @Test
+  void aMissingNameOrValueIsAConfigurationError() {
+    PgCdcSource.Builder b = PgCdcSource.builder();
+    assertThrows(CdcConfigurationException.class, () -> b.option((String) null, "1"));
+    assertThrows(CdcConfigurationException.class, () -> b.option("slot", null));
+  }
 }
