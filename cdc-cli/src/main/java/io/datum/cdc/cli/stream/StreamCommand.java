@@ -212,9 +212,9 @@ public final class StreamCommand implements Callable<Integer> {
       paramLabel = "SECONDS",
       defaultValue = "0",
       description =
-          "when the slot is active for another process, wait up to SECONDS for it"
-              + " (default 0: fail at once, naming that process)")
-  double waitForSlotSeconds;
+          "when the slot is active for another process, wait up to SECONDS for it (or a"
+              + " duration: 500ms, 30s, 5m; default 0: fail at once, naming that process)")
+  String waitForSlotSeconds;
 
   @Option(
       names = "--slot-create-timeout",
@@ -223,8 +223,8 @@ public final class StreamCommand implements Callable<Integer> {
       description =
           "how long --create-slot may wait for the transactions and prepared transactions open"
               + " when it began (PostgreSQL waits for them), then fail naming them (default 0: as"
-              + " long as they stay open)")
-  double slotCreateTimeoutSeconds;
+              + " long as they stay open; a duration such as 5m works too)")
+  String slotCreateTimeoutSeconds;
 
   @Option(
       names = "--trust-slot-position",

@@ -143,11 +143,7 @@ final class StreamFlags {
   /** Returns the text the option's declaration parses of a flag's value. */
   static String text(String flag, Object value) {
     if (SECONDS.contains(flag)) {
-      double seconds = ((Number) value).doubleValue();
-      if (!(seconds >= 0) || Double.isInfinite(seconds)) {
-        throw new CdcConfigurationException(flag + " must not be negative, was " + value);
-      }
-      return Math.round(seconds * 1000) + "ms";
+      return secondsText(flag, String.valueOf(value).strip());
     }
     if (flag.equals("--reconnect") && "unlimited".equals(value)) {
       return Integer.toString(Integer.MAX_VALUE);
@@ -195,6 +191,40 @@ final class StreamFlags {
   }
 
   private static Object seconds(String flag, String text) {
-    return SECONDS.contains(flag) ? Double.valueOf(text) : text;
+    return text;
+  }
+
+  /**
+   * A seconds flag's value as the duration text its declaration parses: a plain number is seconds
+   * ({@code 5}, {@code 0.5}), anything else a duration as the declarations read it ({@code 500ms},
+   * {@code 30s}, {@code 5m}, {@code 1h}, {@code PT30S}).
+   */
+  private static String secondsText(String flag, String text) {
+    String lower = text.toLowerCase(java.util.Locale.ROOT);
+    if (lower.matches("[+-]?(\\d+\\.?\\d*|\\.\\d+)(e[+-]?\\d+)?|[+-]?(nan|infinity)")) {
+      double seconds;
+      try {
+        seconds = Double.parseDouble(text);
+      } catch (NumberFormatException e) {
+        throw new CdcConfigurationException(
+            flag
+                + " must be a number of seconds (5, 0.5) or a duration (500ms, 30s, 5m, 1h), was "
+                + text);
+      }
+      if (!(seconds >= 0) || Double.isInfinite(seconds)) {
+        throw new CdcConfigurationException(
+            flag + " must be a finite number of seconds, 0 or more, was " + text);
+      }
+      if (seconds > SourceOption.MAX_DURATION_SECONDS) {
+        throw new CdcConfigurationException(
+            flag
+                + " must be at most "
+                + SourceOption.MAX_DURATION_SECONDS
+                + " seconds, was "
+                + text);
+      }
+      return Math.round(seconds * 1000) + "ms";
+    }
+    return text;
   }
 }

@@ -136,4 +136,35 @@ class StreamFlagsTest {
     assertTrue(
         e.getMessage().startsWith("--streaming must be one of off, on, parallel"), e.getMessage());
   }
+
+  /** A seconds flag takes a number of seconds or a duration; NaN and infinity are refused. */
+  @Test
+  void aSecondsFlagTakesSecondsOrADuration() {
+    assertEquals(Duration.ofMinutes(5), waitForSlot("5m"));
+    assertEquals(Duration.ofMillis(250), waitForSlot("250ms"));
+    assertEquals(Duration.ofMillis(2500), waitForSlot("2.5"));
+    assertEquals(Duration.ZERO, waitForSlot("0"));
+    for (String bad : List.of("NaN", "Infinity", "-1", "1e400", "5 minutes")) {
+      CdcConfigurationException e =
+          assertThrows(CdcConfigurationException.class, () -> waitForSlot(bad), bad);
+      assertTrue(e.getMessage().startsWith("--wait-for-slot"), e.getMessage());
+    }
+  }
+
+  private static Duration waitForSlot(String value) {
+    CommandLine cli = new CommandLine(new StreamCommand());
+    StreamFlags.derive(cli.getCommandSpec());
+    cli.parseArgs(
+        "--url",
+        "jdbc:postgresql://db/shop",
+        "--slot",
+        "s1",
+        "--publication",
+        "p1",
+        "--store",
+        "memory:",
+        "--wait-for-slot",
+        value);
+    return (Duration) StreamFlags.values(cli.getCommandSpec()).get(SourceOptions.WAIT_FOR_SLOT);
+  }
 }
