@@ -98,17 +98,7 @@ public final class PgCdcSourceFactory {
    * The bean path of an option's property in {@link CdcProperties}: {@code reconnect.maxBackoff}.
    */
   private static String beanPath(SourceOption<?> option) {
-    StringBuilder path = new StringBuilder();
-    boolean upper = false;
-    for (char c : property(option).toCharArray()) {
-      if (c == '-') {
-        upper = true;
-      } else {
-        path.append(upper ? Character.toUpperCase(c) : c);
-        upper = false;
-      }
-    }
-    return path.toString();
+    return SourceOption.camelCase(property(option));
   }
 
   @SuppressWarnings("unchecked")

@@ -156,21 +156,7 @@ class CdcPropertiesDriftTest {
   }
 
   private static String beanPath(SourceOption<?> o) {
-    return camel(PgCdcSourceFactory.property(o));
-  }
-
-  private static String camel(String kebab) {
-    StringBuilder b = new StringBuilder();
-    boolean up = false;
-    for (char c : kebab.toCharArray()) {
-      if (c == '-') {
-        up = true;
-      } else {
-        b.append(up ? Character.toUpperCase(c) : c);
-        up = false;
-      }
-    }
-    return b.toString();
+    return SourceOption.camelCase(PgCdcSourceFactory.property(o));
   }
 
   private static String javaType(SourceOption<?> o) {

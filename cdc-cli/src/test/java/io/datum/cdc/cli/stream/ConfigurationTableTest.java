@@ -75,27 +75,13 @@ class ConfigurationTableTest {
     if (special != null) {
       return special;
     }
-    String camel = camel(o.name());
+    String camel = SourceOption.camelCase(o.name());
     for (Method m : PgCdcSource.Builder.class.getMethods()) {
       if (m.getName().equals(camel)) {
         return camel + "(" + (m.getParameterCount() == 1 ? "…" : "…, …") + ")";
       }
     }
     return "option(\"" + o.name() + "\", …)"; // no typed setter (yet): by name
-  }
-
-  static String camel(String kebab) {
-    StringBuilder b = new StringBuilder();
-    boolean up = false;
-    for (char c : kebab.toCharArray()) {
-      if (c == '-') {
-        up = true;
-      } else {
-        b.append(up ? Character.toUpperCase(c) : c);
-        up = false;
-      }
-    }
-    return b.toString();
   }
 
   private static String type(SourceOption<?> o) {

@@ -309,6 +309,28 @@ public final class SourceOption<T> {
     };
   }
 
+  /**
+   * Returns a dashed name in camel case, as a Java setter or bean property names it: {@code
+   * wait-for-slot} is {@code waitForSlot}, {@code reconnect.max-backoff} is {@code
+   * reconnect.maxBackoff} (other characters are kept).
+   *
+   * @param dashed the name, not null
+   * @return the camel-case name
+   */
+  public static String camelCase(String dashed) {
+    StringBuilder b = new StringBuilder(dashed.length());
+    boolean up = false;
+    for (char c : dashed.toCharArray()) {
+      if (c == '-') {
+        up = true;
+      } else {
+        b.append(up ? Character.toUpperCase(c) : c);
+        up = false;
+      }
+    }
+    return b.toString();
+  }
+
   /** Returns an enum constant's lower-case name with dashes: {@code initial-only}. */
   public static String constantName(Enum<?> constant) {
     return constant.name().toLowerCase(Locale.ROOT).replace('_', '-');
