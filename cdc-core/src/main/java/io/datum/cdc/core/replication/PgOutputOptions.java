@@ -7,7 +7,6 @@ import io.datum.cdc.core.config.SourceConfiguration;
 import io.datum.cdc.core.config.SourceOption;
 import io.datum.cdc.core.config.SourceOptions;
 import io.datum.cdc.core.pgoutput.PgOutputDecoder;
-import io.datum.cdc.core.snapshot.SnapshotSettings;
 import io.datum.cdc.core.types.PgBinaryTypes;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -53,11 +52,14 @@ record PgOutputOptions(int protocolVersion, Map<String, String> slotOptions, boo
    *
    * @param config the source's settings; protocol version 0 means the highest the server supports
    * @param serverVersionNum the server's {@code server_version_num}
+   * @param peerMessages true if the stream's peer producer needs logical decoding messages (the
+   *     snapshots' watermarks and requests), whether or not the source asked for them
    * @return the options
    * @throws CdcConfigurationException naming the option, what it needs and the server's version, if
    *     the server or the chosen protocol version is too old for a requested option
    */
-  static PgOutputOptions negotiate(SourceConfiguration config, int serverVersionNum) {
+  static PgOutputOptions negotiate(
+      SourceConfiguration config, int serverVersionNum, boolean peerMessages) {
     int highest = highestProtocol(serverVersionNum);
     int version =
         config.get(SourceOptions.PROTOCOL_VERSION) == 0
@@ -87,7 +89,7 @@ record PgOutputOptions(int protocolVersion, Map<String, String> slotOptions, boo
     require(
         config.get(SourceOptions.TWO_PHASE), SourceOptions.TWO_PHASE, 3, serverVersionNum, version);
     require(origin != null, SourceOptions.ORIGIN, 1, serverVersionNum, version);
-    if (config.get(SourceOptions.MESSAGES) || SnapshotSettings.of(config).needsMessages()) {
+    if (config.get(SourceOptions.MESSAGES) || peerMessages) {
       // snapshots' watermarks and requests are logical decoding messages of their own prefix
       options.put("messages", "true");
     }

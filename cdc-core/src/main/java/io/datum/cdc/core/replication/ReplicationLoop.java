@@ -9,11 +9,11 @@ import io.datum.cdc.core.config.SourceConfiguration;
 import io.datum.cdc.core.config.SourceOptions;
 import io.datum.cdc.core.delivery.Handoff;
 import io.datum.cdc.core.delivery.Merge;
+import io.datum.cdc.core.delivery.PeerProducer;
 import io.datum.cdc.core.errors.PgErrors;
 import io.datum.cdc.core.feedback.FeedbackCoordinator;
 import io.datum.cdc.core.feedback.SourceCheckpointHandle;
 import io.datum.cdc.core.pgoutput.PgOutputDecoder;
-import io.datum.cdc.core.snapshot.SourceSnapshots;
 import io.datum.cdc.core.types.PgTypeCatalog;
 import java.nio.ByteBuffer;
 import java.sql.Connection;
@@ -34,10 +34,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The thread that reads the replication stream: it decodes each CopyData message, assembles
- * transactions, hands their events to the {@link Merge} (where the snapshots' read rows join them
- * before the bounded hand-off), and sends Standby Status Updates whose flush position is the
- * durable watermark (PostgreSQL docs, 55.4 Streaming Replication Protocol, "Standby status
- * update").
+ * transactions, hands their events to the {@link Merge} (where its {@link PeerProducer}'s read
+ * rows, the snapshots', join them before the bounded hand-off), and sends Standby Status Updates
+ * whose flush position is the durable watermark (PostgreSQL docs, 55.4 Streaming Replication
+ * Protocol, "Standby status update").
  *
  * <p>When the hand-off is full it stops reading but keeps sending status updates at least every
  * status interval, so a slow handler does not make the walsender time out (wal_sender_timeout);
@@ -61,12 +61,14 @@ final class ReplicationLoop {
   private final SourceCheckpointHandle handle;
   private final FeedbackCoordinator coordinator;
   private final DecodeErrorHandling decodeErrors;
-  private final SourceSnapshots snapshots;
 
-  /** The slot this loop created with an exported snapshot, until the initial snapshot read it. */
+  /** The producer beside the stream (the snapshots), driven by this loop. */
+  private final PeerProducer peer;
+
+  /** The slot this loop created with an exported snapshot, until the peer read at it. */
   private ExportedSlot exported;
 
-  /** Where the stream's events and the snapshots' read rows meet before the hand-off. */
+  /** Where the stream's events and the peer's read rows meet before the hand-off. */
   private final Merge merge;
 
   /** The result of CREATE_REPLICATION_SLOT with an exported snapshot. */
@@ -101,18 +103,17 @@ final class ReplicationLoop {
       FeedbackCoordinator coordinator,
       SourceCheckpointHandle handle,
       Handoff handoff,
-      Merge.StreamObserver observer,
       DecodeErrorHandling decodeErrors,
-      SourceSnapshots snapshots,
+      PeerProducer peer,
       Runnable beforeFinalFeedback) {
-    this.snapshots = snapshots;
+    this.peer = peer;
     this.beforeFinalFeedback = beforeFinalFeedback;
     this.decodeErrors = decodeErrors;
     this.config = config;
     this.coordinator = coordinator;
     this.handle = handle;
     this.merge = new Merge(handoff, coordinator::acknowledge);
-    merge.observer(observer);
+    merge.observer(peer);
     this.statusIntervalNanos = config.get(SourceOptions.STATUS_INTERVAL).toNanos();
   }
 
@@ -176,7 +177,8 @@ final class ReplicationLoop {
               reconnecting,
               promotion,
               () -> stopRequested,
-              previous == null ? null : previous.types);
+              previous == null ? null : previous.types,
+              peer);
       protocol = checked.protocol();
       types = checked.types();
     } catch (RuntimeException e) {
@@ -184,14 +186,19 @@ final class ReplicationLoop {
       throw e;
     }
     try {
-      snapshots.configure(types, connection, checked.serverVersion());
+      timeZone = connection.unwrap(PGConnection.class).getParameterStatus("TimeZone");
+      peer.opened(
+          new PeerProducer.Session(
+              types,
+              timeZone,
+              checked.serverVersion(),
+              coordinator.watermark(),
+              reconnecting,
+              checked.createWithSnapshot()));
       if (checked.createWithSnapshot()) {
         exported = createSlotExportingSnapshot(checked.serverVersion());
         this.server = server;
-        return; // streaming starts once the initial snapshot read the tables (run)
-      }
-      if (!reconnecting) {
-        snapshots.planInitialOnline(coordinator.watermark());
+        return; // streaming starts once the peer read at the exported snapshot (run)
       }
     } catch (SQLException e) {
       closeQuietly();
@@ -205,6 +212,9 @@ final class ReplicationLoop {
 
   /** The server identified at open, adopted into checkpoints once streaming starts. */
   private ClusterIdentity server;
+
+  /** The walsender session's TimeZone (ParameterStatus), read at open; null if not reported. */
+  private String timeZone;
 
   /**
    * Creates the slot on the replication connection with an exported snapshot: {@code
@@ -291,7 +301,7 @@ final class ReplicationLoop {
       if (types != null) {
         // timestamptz text (in ranges, composites, arrays of user types) follows the walsender
         // session's TimeZone, a GUC_REPORT parameter pgjdbc keeps from the server's ParameterStatus
-        types.timeZone(connection.unwrap(PGConnection.class).getParameterStatus("TimeZone"));
+        types.timeZone(timeZone);
       }
       PgOutputDecoder decoder = protocol.decoder(types);
       decoder.valueErrors(decodeErrors.policy());
@@ -327,12 +337,13 @@ final class ReplicationLoop {
       if (exported != null) {
         ExportedSlot slot = exported;
         exported = null;
+        boolean streamNext;
         try {
-          snapshots.runInitial(
-              slot.snapshotName(),
-              slot.consistentPoint(),
-              events -> merge.deliverAll(events, () -> stopRequested),
-              () -> {});
+          streamNext =
+              peer.readExported(
+                  slot.snapshotName(),
+                  slot.consistentPoint(),
+                  events -> merge.deliverAll(events, () -> stopRequested));
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           return;
@@ -340,22 +351,21 @@ final class ReplicationLoop {
         if (stopRequested) {
           return;
         }
-        if (snapshots.stopAfterInitial()) {
-          awaitInitialAcknowledged();
+        if (!streamNext) {
+          awaitPeerDone();
           return;
         }
         startStreaming(server);
       }
-      snapshots.startOnline();
+      peer.streamStarted();
       while (!stopRequested) {
-        if (snapshots.stopAfterInitial() && snapshots.initialStored()) {
-          LOG.info("slot {}: initial snapshot acknowledged and stored; stopping", config.slot());
+        if (peer.done()) {
+          LOG.info("slot {}: the peer producer's work is done; stopping", config.slot());
           // the handler ends once this loop did (it is not stopping): store, do not wait for it
           handle.persistIfChanged();
           sendFeedback(true);
           return;
         }
-        snapshots.checkFailure();
         Merge.Step step;
         try {
           step = merge.step(assembler);
@@ -394,18 +404,19 @@ final class ReplicationLoop {
     }
   }
 
-  /** initial-only at a new slot: waits until every read row is acknowledged and stored. */
-  private void awaitInitialAcknowledged() {
-    while (!stopRequested && !snapshots.initialStored()) {
+  /**
+   * The peer read at a new slot's exported snapshot and is the source's whole work (initial-only):
+   * waits until it is done (every read row acknowledged and stored) without streaming.
+   */
+  private void awaitPeerDone() {
+    while (!stopRequested && !peer.done()) {
       LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(20));
     }
     if (stopRequested) {
       beforeFinalFeedback.run();
       return;
     }
-    LOG.info(
-        "slot {}: initial snapshot acknowledged and stored; the slot stays at its consistent point",
-        config.slot());
+    LOG.info("slot {}: stopping; the slot stays at its consistent point", config.slot());
   }
 
   /** Asks the loop to stop after the current message; it sends a final status update. */
@@ -459,7 +470,7 @@ final class ReplicationLoop {
 
   private void sendFeedback(boolean force) throws SQLException {
     if (stream == null) {
-      return; // the initial snapshot runs before streaming starts
+      return; // the peer reads at the exported snapshot before streaming starts
     }
     PgLsn flush = handle.flushPosition();
     long now = System.nanoTime();

@@ -6,9 +6,9 @@ import io.datum.cdc.CdcReplicationException.Reason;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.core.config.SourceConfiguration;
 import io.datum.cdc.core.config.SourceOptions;
+import io.datum.cdc.core.delivery.PeerProducer;
 import io.datum.cdc.core.errors.PgErrors;
 import io.datum.cdc.core.feedback.FeedbackCoordinator;
-import io.datum.cdc.core.snapshot.SnapshotSettings;
 import io.datum.cdc.core.types.PgTypeCatalog;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -45,7 +45,7 @@ final class SlotPreflight {
    * @param protocol the negotiated pgoutput options
    * @param types the type catalog, or null before PostgreSQL 14
    * @param createWithSnapshot the slot is missing and is to be created on the replication
-   *     connection with an exported snapshot (an initial snapshot), by the caller
+   *     connection with an exported snapshot (for the peer producer), by the caller
    * @param serverVersion the server's {@code server_version_num}
    */
   record Outcome(
@@ -67,6 +67,8 @@ final class SlotPreflight {
    *     checkpoint (a promoted standby), or null
    * @param stopRequested tells whether the source is stopping (ends the wait for a busy slot)
    * @param known the catalog of the source's previous connection (its types stay known), or null
+   * @param peer the producer beside the stream: what the stream must carry for it, the server it
+   *     needs, whether a new slot exports its snapshot for it
    * @return the negotiated options and the type catalog ({@code known} if given; null before
    *     PostgreSQL 14)
    * @throws io.datum.cdc.CdcException naming the slot, publication or server and the remedy, if a
@@ -78,7 +80,8 @@ final class SlotPreflight {
       boolean reconnecting,
       ClusterCheck.TimelineChange promotion,
       BooleanSupplier stopRequested,
-      PgTypeCatalog known) {
+      PgTypeCatalog known,
+      PeerProducer peer) {
     String slot = config.slot();
     PgOutputOptions protocol;
     PgTypeCatalog types = null;
@@ -91,13 +94,8 @@ final class SlotPreflight {
       try {
         int serverVersion = slots.serverVersionNum();
         version = serverVersion;
-        if (SnapshotSettings.of(config).enabled() && serverVersion < 140000) {
-          throw new CdcConfigurationException(
-              "snapshots (snapshot(...), pgcdc --snapshot) need PostgreSQL 14 or later (pgoutput's"
-                  + " messages option carries their watermarks); the server is "
-                  + serverVersion);
-        }
-        protocol = PgOutputOptions.negotiate(config, serverVersion);
+        peer.checkServer(serverVersion);
+        protocol = PgOutputOptions.negotiate(config, serverVersion, peer.needsMessages());
         if (config.get(SourceOptions.FAILOVER_SLOT) && serverVersion < 170000) {
           throw new CdcConfigurationException(
               "failoverSlot (pgcdc --failover-slot) needs PostgreSQL 17 or later, which has"
@@ -211,7 +209,7 @@ final class SlotPreflight {
                     + " or let the source create it (createSlot(true), pgcdc --create-slot)");
           }
           try {
-            if (SnapshotSettings.of(config).initial()) {
+            if (peer.wantsExportedSnapshot()) {
               createWithSnapshot = true; // on the replication connection, exporting its snapshot
             } else {
               slots.createSlot(

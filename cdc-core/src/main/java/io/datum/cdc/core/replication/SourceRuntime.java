@@ -306,14 +306,7 @@ public final class SourceRuntime {
   /** A replication loop over this source's parts, for the first connection or a reconnect. */
   private ReplicationLoop newLoop() {
     return new ReplicationLoop(
-        config,
-        coordinator,
-        handle,
-        handoff,
-        snapshots,
-        decodeErrors,
-        snapshots,
-        this::beforeFinalFeedback);
+        config, coordinator, handle, handoff, decodeErrors, snapshots, this::beforeFinalFeedback);
   }
 
   /** Returns how many times the source reconnected after a connection loss. */

@@ -3,6 +3,7 @@ package io.datum.cdc.core.snapshot;
 import io.datum.cdc.CdcException;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.TableId;
+import io.datum.cdc.core.delivery.PeerProducer.Delivery;
 import io.datum.cdc.core.feedback.SnapshotAcknowledgements;
 import io.datum.cdc.core.feedback.SnapshotAcknowledgements.ReadTask;
 import io.datum.cdc.event.ReadEvent;
@@ -39,15 +40,6 @@ import org.slf4j.LoggerFactory;
 public final class InitialSnapshot {
 
   private static final Logger LOG = LoggerFactory.getLogger(InitialSnapshot.class);
-
-  /** Delivers one chunk's events in order, waiting for room. */
-  public interface Delivery {
-    /**
-     * @param events the chunk's events
-     * @throws InterruptedException if the source is stopping
-     */
-    void deliver(List<ReadEvent> events) throws InterruptedException;
-  }
 
   private final String slot;
   private final String publication;
@@ -96,18 +88,12 @@ public final class InitialSnapshot {
    * @param consistentPoint the slot's {@code consistent_point}
    * @param persistPlan stores the tracker's plan (called once, after the tables are known)
    * @param delivery where chunks go
-   * @param imported called once every worker imported the snapshot (the replication connection may
-   *     be used again)
    * @throws CdcException if a worker cannot import the snapshot, or reading fails other than by a
    *     lost connection
    * @throws InterruptedException if the source is stopping
    */
   public void run(
-      String snapshotName,
-      PgLsn consistentPoint,
-      Runnable persistPlan,
-      Delivery delivery,
-      Runnable imported)
+      String snapshotName, PgLsn consistentPoint, Runnable persistPlan, Delivery delivery)
       throws InterruptedException {
     List<Connection> workers = new ArrayList<>();
     try {
@@ -132,7 +118,6 @@ public final class InitialSnapshot {
                 + e.getMessage(),
             e);
       }
-      imported.run();
       Map<TableId, SnapshotTable> tables = new HashMap<>();
       try {
         for (SnapshotTable t : reader.publishedTables(workers.get(0), publication)) {

@@ -6,12 +6,11 @@ import io.datum.cdc.PgLsn;
 import io.datum.cdc.TableId;
 import io.datum.cdc.core.config.SourceConfiguration;
 import io.datum.cdc.core.config.SourceOptions;
-import io.datum.cdc.core.delivery.Merge;
+import io.datum.cdc.core.delivery.PeerProducer;
 import io.datum.cdc.core.errors.PgErrors;
 import io.datum.cdc.core.feedback.SnapshotAcknowledgements;
 import io.datum.cdc.core.feedback.SourceCheckpointHandle;
 import io.datum.cdc.core.relation.ValueFailure;
-import io.datum.cdc.core.types.PgTypeCatalog;
 import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.MessageEvent;
 import java.sql.Connection;
@@ -23,17 +22,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.function.Consumer;
-import org.postgresql.PGConnection;
 import org.postgresql.PGProperty;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * A source's snapshots: the settings, the acknowledgement tracker, the reader, the initial snapshot
- * at a new slot's exported snapshot and the online snapshots while streaming. Lives as long as the
- * source, across reconnects.
+ * at a new slot's exported snapshot and the online snapshots while streaming. The stream's peer
+ * producer: the replication thread drives it through {@link PeerProducer} only. Lives as long as
+ * the source, across reconnects.
  */
-public final class SourceSnapshots implements Merge.StreamObserver, AutoCloseable {
+public final class SourceSnapshots implements PeerProducer, AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(SourceSnapshots.class);
 
@@ -76,21 +75,48 @@ public final class SourceSnapshots implements Merge.StreamObserver, AutoCloseabl
         1L << 20, config.get(SourceOptions.MEMORY_BUDGET) / (4L * settings.parallelism()));
   }
 
+  @Override
+  public boolean needsMessages() {
+    return settings.needsMessages();
+  }
+
   /**
-   * Called at each open, once the preflight resolved the types: the reader decodes as the stream of
-   * this connection does (its types, the walsender session's TimeZone).
+   * {@inheritDoc}
    *
-   * @param types the type catalog, or null before PostgreSQL 14
-   * @param replication the replication connection
-   * @param serverVersion the server's version number
-   * @throws SQLException if the connection's parameters cannot be read
+   * @throws CdcConfigurationException if snapshots are enabled and the server is before PostgreSQL
+   *     14 (pgoutput's {@code messages} option, which carries the watermarks, came in 14)
    */
-  public void configure(PgTypeCatalog types, Connection replication, int serverVersion)
-      throws SQLException {
+  @Override
+  public void checkServer(int serverVersionNum) {
+    if (settings.enabled() && serverVersionNum < 140000) {
+      throw new CdcConfigurationException(
+          "snapshots (snapshot(...), pgcdc --snapshot) need PostgreSQL 14 or later (pgoutput's"
+              + " messages option carries their watermarks); the server is "
+              + serverVersionNum);
+    }
+  }
+
+  /** Returns true with an initial mode: a new slot's exported snapshot is the initial snapshot. */
+  @Override
+  public boolean wantsExportedSnapshot() {
+    return settings.initial();
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The reader decodes as the stream of this connection does (its types, the walsender session's
+   * TimeZone). At the source's start on an existing slot, with an initial mode and no completed
+   * initial snapshot stored, plans the initial snapshot online ({@link #planInitialOnline}).
+   *
+   * @throws CdcConfigurationException if that initial snapshot has a table without a key
+   */
+  @Override
+  public void opened(Session session) {
     if (!settings.enabled()) {
       return;
     }
-    reader.configure(types, replication.unwrap(PGConnection.class).getParameterStatus("TimeZone"));
+    reader.configure(session.types(), session.timeZone());
     if (online == null) {
       online =
           new OnlineSnapshots(
@@ -101,7 +127,10 @@ public final class SourceSnapshots implements Merge.StreamObserver, AutoCloseabl
               reader,
               settings.chunkRows(),
               chunkBytes(),
-              serverVersion >= 170000);
+              session.serverVersionNum() >= 170000);
+    }
+    if (!session.reconnect() && !session.exportedSnapshot()) {
+      planInitialOnline(session.start());
     }
   }
 
@@ -120,7 +149,7 @@ public final class SourceSnapshots implements Merge.StreamObserver, AutoCloseabl
    *
    * @param watermark the position streaming starts at
    */
-  public void planInitialOnline(PgLsn watermark) {
+  private void planInitialOnline(PgLsn watermark) {
     if (!settings.initial() || tracker.initialCompleted() || initialInProgress()) {
       return;
     }
@@ -184,19 +213,13 @@ public final class SourceSnapshots implements Merge.StreamObserver, AutoCloseabl
   }
 
   /**
-   * Runs the initial snapshot at a new slot's exported snapshot.
+   * {@inheritDoc}
    *
-   * @param snapshotName the exported snapshot
-   * @param consistentPoint the slot's consistent point
-   * @param delivery where chunks go
-   * @param imported called once every worker imported the snapshot
-   * @throws InterruptedException if the source is stopping
+   * <p>Runs the initial snapshot; with initial-only, the source ends once it is acknowledged and
+   * stored.
    */
-  public void runInitial(
-      String snapshotName,
-      PgLsn consistentPoint,
-      InitialSnapshot.Delivery delivery,
-      Runnable imported)
+  @Override
+  public boolean readExported(String snapshotName, PgLsn consistentPoint, Delivery delivery)
       throws InterruptedException {
     new InitialSnapshot(
             config.slot(),
@@ -207,7 +230,8 @@ public final class SourceSnapshots implements Merge.StreamObserver, AutoCloseabl
             settings.parallelism(),
             settings.chunkRows(),
             chunkBytes())
-        .run(snapshotName, consistentPoint, handle::persistNow, delivery, imported);
+        .run(snapshotName, consistentPoint, handle::persistNow, delivery);
+    return !settings.stopAfterInitial();
   }
 
   /** Returns the online chunks read again so far. */
@@ -216,18 +240,9 @@ public final class SourceSnapshots implements Merge.StreamObserver, AutoCloseabl
     return o == null ? 0 : o.chunkCounts()[1];
   }
 
-  /** True for initial-only. */
-  public boolean stopAfterInitial() {
-    return settings.stopAfterInitial();
-  }
-
-  /** True once a stored checkpoint records the initial snapshot as complete. */
-  public boolean initialStored() {
-    return handle.storedInitialCompleted();
-  }
-
   /** Starts the online snapshot thread (if snapshots are enabled). */
-  public void startOnline() {
+  @Override
+  public void streamStarted() {
     OnlineSnapshots o = online;
     if (o != null) {
       o.start();
@@ -235,16 +250,30 @@ public final class SourceSnapshots implements Merge.StreamObserver, AutoCloseabl
   }
 
   /**
-   * Throws the online snapshot's failure, if it failed for good.
+   * {@inheritDoc}
    *
-   * @throws CdcException the failure
+   * @return true with initial-only once a stored checkpoint records the initial snapshot as
+   *     complete
+   * @throws CdcException the online snapshot's failure, if it failed for good
    */
-  public void checkFailure() {
+  @Override
+  public boolean done() {
     OnlineSnapshots o = online;
     if (o != null && o.failure() != null) {
       throw o.failure();
     }
+    if (settings.stopAfterInitial() && handle.storedInitialCompleted()) {
+      if (!doneLogged) {
+        doneLogged = true;
+        LOG.info("slot {}: initial snapshot acknowledged and stored", config.slot());
+      }
+      return true;
+    }
+    return false;
   }
+
+  /** Whether {@link #done()} logged that the initial-only snapshot is stored. */
+  private boolean doneLogged;
 
   /**
    * Sees a stream event before it is handed off (the merge of stream and read rows): takes out
@@ -273,6 +302,7 @@ public final class SourceSnapshots implements Merge.StreamObserver, AutoCloseabl
   }
 
   /** The hand-off was dropped at a reconnect: chunks in flight are read again. */
+  @Override
   public void connectionLost() {
     OnlineSnapshots o = online;
     if (o != null) {
