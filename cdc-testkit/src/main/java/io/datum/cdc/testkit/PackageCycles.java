@@ -59,12 +59,43 @@ public final class PackageCycles {
    */
   public static List<String> cycles(Path root) {
     Map<String, Map<String, String>> edges = new TreeMap<>(); // package -> package -> example
+    references(root)
+        .forEach(
+            (from, targets) -> {
+              String fromPackage = packageOf(from);
+              Map<String, String> out = edges.computeIfAbsent(fromPackage, k -> new TreeMap<>());
+              for (String to : targets) {
+                String toPackage = packageOf(to);
+                if (!toPackage.equals(fromPackage)) {
+                  out.putIfAbsent(toPackage, from + " uses " + to);
+                }
+              }
+            });
+    edges.values().forEach(targets -> targets.keySet().retainAll(edges.keySet()));
+    return describe(edges, stronglyConnected(edges));
+  }
+
+  /**
+   * Returns which classes each class of a module refers to, as {@link #cycles} reads them (so that
+   * a module's tests can check its layering: which package may use which).
+   *
+   * @param anyClass a class of the module to read (its classes directory or jar)
+   * @return binary class names (dotted, {@code $} for nested classes), each mapped to the classes
+   *     it refers to in other packages, sorted
+   * @throws UncheckedIOException if the class files cannot be read
+   */
+  public static Map<String, Set<String>> references(Class<?> anyClass) {
+    return references(location(anyClass));
+  }
+
+  private static Map<String, Set<String>> references(Path root) {
+    Map<String, Set<String>> references = new TreeMap<>();
     try {
       if (Files.isDirectory(root)) {
         try (Stream<Path> files = Files.walk(root)) {
           for (Path p : files.filter(f -> f.toString().endsWith(".class")).toList()) {
             try (InputStream in = Files.newInputStream(p)) {
-              read(in, edges);
+              read(in, references);
             }
           }
         }
@@ -73,7 +104,7 @@ public final class PackageCycles {
           for (var e : java.util.Collections.list(jar.entries())) {
             if (e.getName().endsWith(".class") && !e.getName().startsWith("META-INF/")) {
               try (InputStream in = jar.getInputStream(e)) {
-                read(in, edges);
+                read(in, references);
               }
             }
           }
@@ -82,8 +113,7 @@ public final class PackageCycles {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read the classes of " + root, e);
     }
-    edges.values().forEach(targets -> targets.keySet().retainAll(edges.keySet()));
-    return describe(edges, stronglyConnected(edges));
+    return references;
   }
 
   private static Path location(Class<?> c) {
@@ -94,8 +124,8 @@ public final class PackageCycles {
     }
   }
 
-  /** Reads one class file's constant pool and adds the packages it refers to. */
-  private static void read(InputStream raw, Map<String, Map<String, String>> edges)
+  /** Reads one class file's constant pool and adds the classes of other packages it refers to. */
+  private static void read(InputStream raw, Map<String, Set<String>> references)
       throws IOException {
     DataInputStream in = new DataInputStream(raw);
     if (in.readInt() != 0xCAFEBABE) {
@@ -130,7 +160,7 @@ public final class PackageCycles {
       return;
     }
     String from = packageOf(self);
-    Map<String, String> targets = edges.computeIfAbsent(from, k -> new TreeMap<>());
+    Set<String> targets = references.computeIfAbsent(self.replace('/', '.'), k -> new TreeSet<>());
     Set<String> referenced = new TreeSet<>();
     for (int index : classNames.values()) {
       String name = utf8[index];
@@ -148,15 +178,17 @@ public final class PackageCycles {
     }
     for (String name : referenced) {
       String to = packageOf(name);
-      if (!to.equals(from)) {
-        targets.putIfAbsent(to, self.replace('/', '.') + " uses " + name.replace('/', '.'));
+      // a name without a package is a string constant that looked like a descriptor ("...L;")
+      if (!to.equals(from) && !to.isEmpty()) {
+        targets.add(name.replace('/', '.'));
       }
     }
   }
 
-  private static String packageOf(String internalName) {
-    int slash = internalName.lastIndexOf('/');
-    return slash < 0 ? "" : internalName.substring(0, slash).replace('/', '.');
+  private static String packageOf(String name) {
+    String dotted = name.replace('/', '.');
+    int dot = dotted.lastIndexOf('.');
+    return dot < 0 ? "" : dotted.substring(0, dot);
   }
 
   /** Tarjan's algorithm: the strongly connected components of more than one package. */
