@@ -52,7 +52,7 @@ public class CdcProperties {
    * The tables the created publication publishes (schema.table); empty for FOR ALL TABLES. Used
    * only with create-publication.
    */
-  private List<String> tables = new ArrayList<>();
+  private List<String> publicationTables = new ArrayList<>();
 
   /** Events handed from the replication reader to the handler thread (the default: 1024). */
   private Integer handoffCapacity;
@@ -75,8 +75,14 @@ public class CdcProperties {
   /** Whether to create the slot as a failover slot (PostgreSQL 17+). */
   private Boolean failoverSlot;
 
-  /** Reconnection after a lost connection. */
-  private final Reconnect reconnect = new Reconnect();
+  /** How many reconnection attempts in a row before the source fails (default: no limit). */
+  private Integer reconnectAttempts;
+
+  /** The first backoff between reconnection attempts (the default: 200ms). */
+  private Duration reconnectInitialBackoff;
+
+  /** The longest backoff between reconnection attempts (the default: 30s). */
+  private Duration reconnectMaxBackoff;
 
   /** When an acknowledgement is stored: EVENT (the default) or TRANSACTION. */
   private AcknowledgementDurability acknowledgementDurability;
@@ -89,8 +95,14 @@ public class CdcProperties {
    */
   private DecodeErrorPolicy onDecodeError;
 
-  /** Snapshots: modes, parallelism, chunk size. */
-  private final Snapshot snapshot = new Snapshot();
+  /** The snapshot modes: NEVER (the default), INITIAL, INITIAL_ONLY, ON_REQUEST. */
+  private List<SnapshotMode> snapshotModes = new ArrayList<>();
+
+  /** Connections that copy tables in parallel (the default: 1). */
+  private Integer snapshotParallelism;
+
+  /** Rows per snapshot chunk (the default: 8192). */
+  private Integer snapshotChunkRows;
 
   /** Whether to deliver logical decoding messages (pg_logical_emit_message). */
   private Boolean messages;
@@ -237,14 +249,14 @@ public class CdcProperties {
     this.createPublication = createPublication;
   }
 
-  /** Returns the tables of a created publication. */
-  public List<String> getTables() {
-    return tables;
+  /** Returns the tables of a created publication; empty when unset. */
+  public List<String> getPublicationTables() {
+    return publicationTables;
   }
 
   /** Sets the tables of a created publication. */
-  public void setTables(List<String> tables) {
-    this.tables = tables;
+  public void setPublicationTables(List<String> publicationTables) {
+    this.publicationTables = publicationTables;
   }
 
   /** Returns the handoff capacity, or null when unset. */
@@ -317,9 +329,34 @@ public class CdcProperties {
     this.failoverSlot = failoverSlot;
   }
 
-  /** Returns the reconnection options. */
-  public Reconnect getReconnect() {
-    return reconnect;
+  /** Returns the reconnection attempts, or null when unset. */
+  public Integer getReconnectAttempts() {
+    return reconnectAttempts;
+  }
+
+  /** Sets the reconnection attempts. */
+  public void setReconnectAttempts(Integer reconnectAttempts) {
+    this.reconnectAttempts = reconnectAttempts;
+  }
+
+  /** Returns the initial reconnection backoff, or null when unset. */
+  public Duration getReconnectInitialBackoff() {
+    return reconnectInitialBackoff;
+  }
+
+  /** Sets the initial reconnection backoff. */
+  public void setReconnectInitialBackoff(Duration reconnectInitialBackoff) {
+    this.reconnectInitialBackoff = reconnectInitialBackoff;
+  }
+
+  /** Returns the longest reconnection backoff, or null when unset. */
+  public Duration getReconnectMaxBackoff() {
+    return reconnectMaxBackoff;
+  }
+
+  /** Sets the longest reconnection backoff. */
+  public void setReconnectMaxBackoff(Duration reconnectMaxBackoff) {
+    this.reconnectMaxBackoff = reconnectMaxBackoff;
   }
 
   /** Returns the acknowledgement durability, or null when unset. */
@@ -342,9 +379,34 @@ public class CdcProperties {
     this.onDecodeError = onDecodeError;
   }
 
-  /** Returns the snapshot options. */
-  public Snapshot getSnapshot() {
-    return snapshot;
+  /** Returns the snapshot modes; empty when unset. */
+  public List<SnapshotMode> getSnapshotModes() {
+    return snapshotModes;
+  }
+
+  /** Sets the snapshot modes. */
+  public void setSnapshotModes(List<SnapshotMode> snapshotModes) {
+    this.snapshotModes = snapshotModes;
+  }
+
+  /** Returns the snapshot parallelism, or null when unset. */
+  public Integer getSnapshotParallelism() {
+    return snapshotParallelism;
+  }
+
+  /** Sets the snapshot parallelism. */
+  public void setSnapshotParallelism(Integer snapshotParallelism) {
+    this.snapshotParallelism = snapshotParallelism;
+  }
+
+  /** Returns the rows per snapshot chunk, or null when unset. */
+  public Integer getSnapshotChunkRows() {
+    return snapshotChunkRows;
+  }
+
+  /** Sets the rows per snapshot chunk. */
+  public void setSnapshotChunkRows(Integer snapshotChunkRows) {
+    this.snapshotChunkRows = snapshotChunkRows;
   }
 
   /** Returns messages, or null when unset. */
@@ -490,90 +552,6 @@ public class CdcProperties {
   /** Returns the health check options. */
   public Health getHealth() {
     return health;
-  }
-
-  /** {@code datum.cdc.reconnect.*}: reconnection after a lost connection. */
-  public static class Reconnect {
-    /** How many reconnection attempts in a row before the source fails (default: no limit). */
-    private Integer attempts;
-
-    /** The first backoff between attempts (the default: 200ms). */
-    private Duration initialBackoff;
-
-    /** The longest backoff between attempts (the default: 30s). */
-    private Duration maxBackoff;
-
-    /** Returns the attempts, or null when unset. */
-    public Integer getAttempts() {
-      return attempts;
-    }
-
-    /** Sets the attempts. */
-    public void setAttempts(Integer attempts) {
-      this.attempts = attempts;
-    }
-
-    /** Returns the initial backoff, or null when unset. */
-    public Duration getInitialBackoff() {
-      return initialBackoff;
-    }
-
-    /** Sets the initial backoff. */
-    public void setInitialBackoff(Duration initialBackoff) {
-      this.initialBackoff = initialBackoff;
-    }
-
-    /** Returns the maximum backoff, or null when unset. */
-    public Duration getMaxBackoff() {
-      return maxBackoff;
-    }
-
-    /** Sets the maximum backoff. */
-    public void setMaxBackoff(Duration maxBackoff) {
-      this.maxBackoff = maxBackoff;
-    }
-  }
-
-  /** {@code datum.cdc.snapshot.*}: copying the rows that already exist. */
-  public static class Snapshot {
-    /** The snapshot modes: NEVER (the default), INITIAL, INITIAL_ONLY, ON_REQUEST. */
-    private List<SnapshotMode> modes = new ArrayList<>();
-
-    /** Connections that copy tables in parallel (the default: 1). */
-    private Integer parallelism;
-
-    /** Rows per snapshot chunk (the default: 8192). */
-    private Integer chunkRows;
-
-    /** Returns the modes; empty when unset. */
-    public List<SnapshotMode> getModes() {
-      return modes;
-    }
-
-    /** Sets the modes. */
-    public void setModes(List<SnapshotMode> modes) {
-      this.modes = modes;
-    }
-
-    /** Returns the parallelism, or null when unset. */
-    public Integer getParallelism() {
-      return parallelism;
-    }
-
-    /** Sets the parallelism. */
-    public void setParallelism(Integer parallelism) {
-      this.parallelism = parallelism;
-    }
-
-    /** Returns the chunk rows, or null when unset. */
-    public Integer getChunkRows() {
-      return chunkRows;
-    }
-
-    /** Sets the chunk rows. */
-    public void setChunkRows(Integer chunkRows) {
-      this.chunkRows = chunkRows;
-    }
   }
 
   /** {@code datum.cdc.health.*}: the actuator health check. */

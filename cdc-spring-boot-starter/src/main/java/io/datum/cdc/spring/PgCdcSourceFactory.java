@@ -4,12 +4,19 @@ import io.datum.cdc.CdcCheckpointStore;
 import io.datum.cdc.core.PgCdcSource;
 import io.datum.cdc.core.config.SourceOption;
 import io.datum.cdc.core.config.SourceOptions;
+import java.lang.reflect.Field;
+import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
+import java.util.Locale;
 import java.util.Set;
+import java.util.TreeSet;
 import org.springframework.beans.BeanWrapper;
 import org.springframework.beans.BeanWrapperImpl;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
 import org.springframework.core.env.Environment;
 
 /**
@@ -42,7 +49,8 @@ public final class PgCdcSourceFactory {
    * @param store the checkpoint store the source uses
    * @param environment where options without a field are read; null to read none
    * @return the builder, not yet built
-   * @throws IllegalStateException naming the property when jdbc-url, slot or publication is unset
+   * @throws IllegalStateException naming the property when jdbc-url, slot or publication is unset,
+   *     or naming every {@code datum.cdc.*} property of the environment that nothing binds
    * @throws io.datum.cdc.CdcConfigurationException naming the option when a value is refused
    */
   public static PgCdcSource.Builder builder(
@@ -50,6 +58,9 @@ public final class PgCdcSourceFactory {
     require(p.getJdbcUrl(), "datum.cdc.jdbc-url");
     require(p.getSlot(), "datum.cdc.slot");
     require(p.getPublication(), "datum.cdc.publication");
+    if (environment != null) {
+      refuseUnknownProperties(environment);
+    }
     PgCdcSource.Builder b = PgCdcSource.builder().checkpointStore(store);
     BeanWrapper bean = new BeanWrapperImpl(p);
     for (SourceOption<?> o : SourceOptions.all()) {
@@ -74,31 +85,90 @@ public final class PgCdcSourceFactory {
   }
 
   /**
-   * Returns the property of an option, under {@code datum.cdc.}: its name, but for the options
-   * grouped under {@code reconnect.} and {@code snapshot.}, and {@code tables}.
+   * Returns the property of an option under {@code datum.cdc.}: its declared name, as in every
+   * other mirror ({@code snapshot-modes}, {@code reconnect-max-backoff}).
    *
    * @param option the option
    * @return the property's name without the prefix, as in application.properties
    */
   public static String property(SourceOption<?> option) {
-    return GROUPED.getOrDefault(option, option.name());
+    return option.name();
   }
 
-  private static final Map<SourceOption<?>, String> GROUPED =
-      Map.of(
-          SourceOptions.PUBLICATION_TABLES, "tables",
-          SourceOptions.RECONNECT_ATTEMPTS, "reconnect.attempts",
-          SourceOptions.RECONNECT_INITIAL_BACKOFF, "reconnect.initial-backoff",
-          SourceOptions.RECONNECT_MAX_BACKOFF, "reconnect.max-backoff",
-          SourceOptions.SNAPSHOT_MODES, "snapshot.modes",
-          SourceOptions.SNAPSHOT_PARALLELISM, "snapshot.parallelism",
-          SourceOptions.SNAPSHOT_CHUNK_ROWS, "snapshot.chunk-rows");
-
   /**
-   * The bean path of an option's property in {@link CdcProperties}: {@code reconnect.maxBackoff}.
+   * The bean path of an option's property in {@link CdcProperties}: {@code reconnectMaxBackoff}.
    */
   private static String beanPath(SourceOption<?> option) {
     return SourceOption.camelCase(property(option));
+  }
+
+  /**
+   * Refuses every {@code datum.cdc.*} property of the environment that nothing binds: a misspelt or
+   * renamed property would otherwise be ignored without a word (an initial snapshot never taken).
+   * Names compare in Spring's relaxed form ({@code snapshot-modes}, {@code snapshotModes}, {@code
+   * DATUM_CDC_SNAPSHOTMODES} are one name).
+   *
+   * @param environment the environment the properties were bound from
+   * @throws IllegalStateException naming each such property, and the property it resembles if one
+   */
+  static void refuseUnknownProperties(Environment environment) {
+    Set<String> known = new HashSet<>();
+    // the properties are the fields (each has its getter and setter)
+    for (Field f : CdcProperties.class.getDeclaredFields()) {
+      known.add(uniform(f.getName()));
+    }
+    for (Field f : CdcProperties.Health.class.getDeclaredFields()) {
+      known.add("health." + uniform(f.getName()));
+    }
+    for (SourceOption<?> o : SourceOptions.all()) {
+      known.add(uniform(o.name()));
+    }
+    // datum-cdc's own system properties for its build and test kit share the prefix
+    known.addAll(Set.of("regenerate", "embedded", "postgres", "testkit"));
+    ConfigurationPropertyName prefix = ConfigurationPropertyName.of("datum.cdc");
+    Set<String> unknown = new TreeSet<>();
+    for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
+      if (!(source instanceof IterableConfigurationPropertySource iterable)) {
+        continue;
+      }
+      iterable.stream()
+          .filter(prefix::isAncestorOf)
+          .forEach(
+              name -> {
+                String first = name.getElement(2, ConfigurationPropertyName.Form.UNIFORM);
+                String path =
+                    first.equals("health") && name.getNumberOfElements() > 3
+                        ? "health." + name.getElement(3, ConfigurationPropertyName.Form.UNIFORM)
+                        : first;
+                if (!known.contains(path)) {
+                  StringBuilder joined = new StringBuilder();
+                  for (int i = 2; i < name.getNumberOfElements(); i++) {
+                    joined.append(name.getElement(i, ConfigurationPropertyName.Form.UNIFORM));
+                  }
+                  String like =
+                      SourceOptions.all().stream()
+                          .filter(o -> uniform(o.name()).equals(joined.toString()))
+                          .map(o -> " (did you mean datum.cdc." + o.name() + "?)")
+                          .findFirst()
+                          .orElse("");
+                  unknown.add(name + like);
+                }
+              });
+    }
+    if (!unknown.isEmpty()) {
+      throw new IllegalStateException(
+          "datum-cdc: "
+              + String.join(", ", unknown)
+              + (unknown.size() == 1 ? " is no property" : " are no properties")
+              + " of datum-cdc and would be ignored; correct or remove "
+              + (unknown.size() == 1 ? "it" : "them")
+              + " (the options are datum.cdc.<option> with the names of docs/configuration.md)");
+    }
+  }
+
+  /** A property name in Spring's uniform form: lower case, letters and digits only. */
+  private static String uniform(String name) {
+    return name.replaceAll("[^A-Za-z0-9]", "").toLowerCase(Locale.ROOT);
   }
 
   @SuppressWarnings("unchecked")

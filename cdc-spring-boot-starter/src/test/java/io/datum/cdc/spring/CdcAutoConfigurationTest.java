@@ -43,7 +43,7 @@ class CdcAutoConfigurationTest {
             "datum.cdc.connection-properties.ApplicationName=app",
             "datum.cdc.create-slot=true",
             "datum.cdc.create-publication=true",
-            "datum.cdc.tables=public.a,public.b",
+            "datum.cdc.publication-tables=public.a,public.b",
             "datum.cdc.handoff-capacity=64",
             "datum.cdc.status-interval=250ms",
             "datum.cdc.stop-timeout=5s",
@@ -51,14 +51,14 @@ class CdcAutoConfigurationTest {
             "datum.cdc.allow-cluster-change=true",
             "datum.cdc.allow-publication-change=true",
             "datum.cdc.failover-slot=true",
-            "datum.cdc.reconnect.attempts=3",
-            "datum.cdc.reconnect.initial-backoff=10ms",
-            "datum.cdc.reconnect.max-backoff=1s",
+            "datum.cdc.reconnect-attempts=3",
+            "datum.cdc.reconnect-initial-backoff=10ms",
+            "datum.cdc.reconnect-max-backoff=1s",
             "datum.cdc.acknowledgement-durability=transaction",
             "datum.cdc.on-decode-error=stop",
-            "datum.cdc.snapshot.modes=initial,on-request",
-            "datum.cdc.snapshot.parallelism=2",
-            "datum.cdc.snapshot.chunk-rows=100",
+            "datum.cdc.snapshot-modes=initial,on-request",
+            "datum.cdc.snapshot-parallelism=2",
+            "datum.cdc.snapshot-chunk-rows=100",
             "datum.cdc.messages=true",
             "datum.cdc.protocol-version=4",
             "datum.cdc.streaming=parallel",
@@ -84,7 +84,7 @@ class CdcAutoConfigurationTest {
               assertThat(p.getConnectionProperties()).isEqualTo(Map.of("ApplicationName", "app"));
               assertThat(p.getCreateSlot()).isTrue();
               assertThat(p.getCreatePublication()).isTrue();
-              assertThat(p.getTables()).containsExactly("public.a", "public.b");
+              assertThat(p.getPublicationTables()).containsExactly("public.a", "public.b");
               assertThat(p.getHandoffCapacity()).isEqualTo(64);
               assertThat(p.getStatusInterval()).isEqualTo(Duration.ofMillis(250));
               assertThat(p.getStopTimeout()).isEqualTo(Duration.ofSeconds(5));
@@ -92,16 +92,16 @@ class CdcAutoConfigurationTest {
               assertThat(p.getAllowClusterChange()).isTrue();
               assertThat(p.getAllowPublicationChange()).isTrue();
               assertThat(p.getFailoverSlot()).isTrue();
-              assertThat(p.getReconnect().getAttempts()).isEqualTo(3);
-              assertThat(p.getReconnect().getInitialBackoff()).isEqualTo(Duration.ofMillis(10));
-              assertThat(p.getReconnect().getMaxBackoff()).isEqualTo(Duration.ofSeconds(1));
+              assertThat(p.getReconnectAttempts()).isEqualTo(3);
+              assertThat(p.getReconnectInitialBackoff()).isEqualTo(Duration.ofMillis(10));
+              assertThat(p.getReconnectMaxBackoff()).isEqualTo(Duration.ofSeconds(1));
               assertThat(p.getAcknowledgementDurability())
                   .isEqualTo(AcknowledgementDurability.TRANSACTION);
               assertThat(p.getOnDecodeError()).isEqualTo(DecodeErrorPolicy.STOP);
-              assertThat(p.getSnapshot().getModes())
+              assertThat(p.getSnapshotModes())
                   .isEqualTo(List.of(SnapshotMode.INITIAL, SnapshotMode.ON_REQUEST));
-              assertThat(p.getSnapshot().getParallelism()).isEqualTo(2);
-              assertThat(p.getSnapshot().getChunkRows()).isEqualTo(100);
+              assertThat(p.getSnapshotParallelism()).isEqualTo(2);
+              assertThat(p.getSnapshotChunkRows()).isEqualTo(100);
               assertThat(p.getMessages()).isTrue();
               assertThat(p.getProtocolVersion()).isEqualTo(4);
               assertThat(p.getStreaming()).isEqualTo(StreamingMode.PARALLEL);
@@ -153,6 +153,48 @@ class CdcAutoConfigurationTest {
               assertThat(bind)
                   .isNotNull()
                   .hasMessageContaining("datum.cdc.acknowledgement-durability");
+            });
+  }
+
+  @Test
+  void aPropertyNothingBindsFailsNamingItAndTheOptionItResembles() {
+    // a misspelt name, and the grouped name snapshot.modes that an earlier version had: both were
+    // ignored without a word (no initial snapshot); the health group's own names still bind
+    runner
+        .withBean(CdcHandler.class, () -> (event, checkpoints) -> {})
+        .withPropertyValues(
+            "datum.cdc.protocol-versoin=9",
+            "datum.cdc.snapshot.modes=initial",
+            "datum.cdc.health.lag-threshold-bytes=10",
+            "datum.cdc.connection-properties.sslmode=disable")
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .rootCause()
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessage(
+                        "datum-cdc: datum.cdc.protocol-versoin, datum.cdc.snapshot.modes (did you"
+                            + " mean datum.cdc.snapshot-modes?) are no properties of datum-cdc and"
+                            + " would be ignored; correct or remove them (the options are"
+                            + " datum.cdc.<option> with the names of docs/configuration.md)"));
+  }
+
+  @Test
+  void everyOptionIsItsDeclaredNameAndBindsInItsRelaxedForms() {
+    // the names of docs/configuration.md, and their camel case
+    runner
+        .withBean(CdcHandler.class, () -> (event, checkpoints) -> {})
+        .withPropertyValues(
+            "datum.cdc.snapshot-modes=initial",
+            "datum.cdc.reconnectMaxBackoff=2s",
+            "datum.cdc.fail-fast=false")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              CdcProperties p = context.getBean(CdcProperties.class);
+              assertThat(p.getSnapshotModes()).containsExactly(SnapshotMode.INITIAL);
+              assertThat(p.getReconnectMaxBackoff()).isEqualTo(Duration.ofSeconds(2));
             });
   }
 
@@ -238,7 +280,7 @@ class CdcAutoConfigurationTest {
         .isEqualTo(1024);
     assertThat(byName.get("datum.cdc.status-interval").get("defaultValue").asText())
         .isEqualTo("1s");
-    assertThat(byName.get("datum.cdc.snapshot.chunk-rows").get("defaultValue").asInt())
+    assertThat(byName.get("datum.cdc.snapshot-chunk-rows").get("defaultValue").asInt())
         .isEqualTo(8192);
     assertThat(byName.get("datum.cdc.health.lag-status").get("defaultValue").asText())
         .isEqualTo("DOWN");
