@@ -751,7 +751,10 @@ public final class FeedbackCoordinator extends AckRing {
     long t = tail;
     PendingTransactions old = transactions;
     long[] oldBits = bits;
-    long firstPending = h == t ? nextEvent : old.first(h);
+    // the events before the prefix are acknowledged whatever the ring holds there: a grown ring
+    // kept only the words from the prefix's on, and a word before it may hold a later lap already
+    // (registration may tag words up to a ring's length past the prefix's)
+    long z = prefix;
     // new positions for whatever comes next. Order matters: a reader that sees the new epoch
     // must find only the fresh (empty) transaction ring, and one that sees the fresh bit ring
     // must see the new epoch at its check after the compare-and-set, and look again
@@ -763,10 +766,10 @@ public final class FeedbackCoordinator extends AckRing {
     occupied = new long[summaryLength(oldBits.length)]; // before the ring: see occupied
     bits =
         nextEvent % EVENTS_PER_WORD != 0 ? tagged(oldBits.length, w, w) : new long[oldBits.length];
-    // retire the old words: a compare-and-set that lost the race fails and retries; what was set
-    // before is in the value taken here
-    long fromWord = wordOf(firstPending);
-    int words = (int) (h == t ? 0 : wordOf(nextEvent - 1) - fromWord + 1);
+    // retire the old words from the prefix's on (at most the ring's length): a compare-and-set
+    // that lost the race fails and retries; what was set before is in the value taken here
+    long fromWord = wordOf(z);
+    int words = (int) (h == t ? 0 : Math.max(0, wordOf(nextEvent - 1) - fromWord + 1));
     long[] captured = retire(oldBits, fromWord, words);
     // consecutive fully acknowledged transactions are held as runs, so a large lead stays small
     long runFirst = -1;
@@ -774,8 +777,10 @@ public final class FeedbackCoordinator extends AckRing {
     for (long seq = h; seq < t; seq++) {
       int count = old.count(seq);
       BitSet acknowledged = new BitSet(count);
+      long first = old.first(seq);
       for (int i = 0; i < count; i++) {
-        if (isSetIn(captured, fromWord, old.first(seq) + i)) {
+        long position = first + i;
+        if (position < z || isSetIn(captured, fromWord, position)) {
           acknowledged.set(i);
         }
       }
