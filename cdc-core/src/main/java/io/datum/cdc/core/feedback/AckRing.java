@@ -201,6 +201,22 @@ abstract class AckRing {
     retireInto(old, grown, summary, fromWord, toWord);
   }
 
+  /**
+   * Replaces the bit ring at a reconnect, when the positions change, with an empty one of the same
+   * length (word {@code wordOf(nextEvent)} tagged if a registration started it) and a fresh
+   * summary, then retires {@code count} words of the old ring from {@code fromWord} on and returns
+   * what they held (see {@link #retire}). Under the coordinator's monitor, after it published its
+   * new epoch: an acknowledgement that sees the new ring sees the new epoch after its
+   * compare-and-set, and looks again.
+   */
+  final long[] resetBits(long nextEvent, long fromWord, int count) {
+    long[] old = bits;
+    long w = wordOf(nextEvent);
+    occupied = new long[summaryLength(old.length)]; // before the ring: see occupied
+    bits = nextEvent % EVENTS_PER_WORD != 0 ? tagged(old.length, w, w) : new long[old.length];
+    return retire(old, fromWord, count);
+  }
+
   /** Returns the word holding event {@code position}. */
   static long wordOf(long position) {
     return position / EVENTS_PER_WORD;

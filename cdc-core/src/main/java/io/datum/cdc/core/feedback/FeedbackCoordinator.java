@@ -66,9 +66,10 @@ import java.util.Objects;
  *
  * {@link PendingTransactions} is the ring of pending transactions and finds one by end LSN; {@link
  * AckRing}, this class's base, holds the bit ring and its lock-free writes; {@link
- * RestoredTransactions} holds what is known from before a restart or reconnect; {@link
- * CheckpointCollector} turns the bits into a checkpoint's ranges. This class registers, records,
- * and moves the watermark.
+ * RestoredTransactions} holds what is known from before a restart or reconnect (read from the
+ * stored checkpoint, or from the pending transactions and the bit ring at a reset) and hands it
+ * back when a transaction is registered again; {@link CheckpointCollector} turns the bits into a
+ * checkpoint's ranges. This class registers, records, and moves the watermark.
  *
  * <p>Unlike the checkpoint code this project ports, an acknowledgement never registers a
  * transaction, and a transaction without events completes at once.
@@ -170,12 +171,7 @@ public final class FeedbackCoordinator extends AckRing {
     this.watermark = checkpoint == null ? 0L : checkpoint.watermark().asLong();
     this.lastRegisteredEnd = watermark;
     if (checkpoint != null) {
-      for (CdcCheckpoint.PartialTransaction tx : checkpoint.acknowledgedBeyond()) {
-        restored.put(tx.txEndLsn().asLong(), tx.eventCount(), RestoredTransactions.bits(tx));
-      }
-      for (CdcCheckpoint.AcknowledgedRun run : checkpoint.acknowledgedRuns()) {
-        restored.putRun(run.firstTxEndLsn().asLong(), run.lastTxEndLsn().asLong());
-      }
+      restored.putAll(checkpoint);
       hasRestored = !restored.isEmpty();
       cluster = checkpoint.cluster();
       publication = checkpoint.publication();
@@ -375,9 +371,7 @@ public final class FeedbackCoordinator extends AckRing {
       synchronized (this) {
         RestoredTransactions.Restored before = restored.get(end);
         known = before != null;
-        if (known && before.matches(eventCount) && !before.noneAcknowledged() && eventCount > 0) {
-          alreadyAcknowledged = before.copy(eventCount);
-        }
+        alreadyAcknowledged = known ? before.acknowledgedOf(eventCount) : null;
       }
     }
     int preAcknowledged = alreadyAcknowledged == null ? 0 : alreadyAcknowledged.cardinality();
@@ -575,13 +569,7 @@ public final class FeedbackCoordinator extends AckRing {
         continue; // the entry was reused while read: look again
       }
       if (registeredCount != count) {
-        throw new CdcCheckpointException(
-            "offset "
-                + offset
-                + " says the transaction has "
-                + count
-                + " events, but it was delivered with "
-                + registeredCount);
+        throw countMismatch(offset, registeredCount);
       }
       long position = wholeTransaction ? first : first + offset.eventIndex();
       if (wholeTransaction) {
@@ -613,13 +601,7 @@ public final class FeedbackCoordinator extends AckRing {
     if (seq >= 0) {
       int registeredCount = txs.count(seq);
       if (registeredCount != offset.eventCount()) {
-        throw new CdcCheckpointException(
-            "offset "
-                + offset
-                + " says the transaction has "
-                + offset.eventCount()
-                + " events, but it was delivered with "
-                + registeredCount);
+        throw countMismatch(offset, registeredCount);
       }
       long first = txs.first(seq);
       if (wholeTransaction) {
@@ -628,17 +610,8 @@ public final class FeedbackCoordinator extends AckRing {
       long position = first + offset.eventIndex();
       return setBit(position) ? position : -1;
     }
-    RestoredTransactions.Restored known = restored.get(end);
-    if (known != null && known.matches(offset.eventCount())) {
-      if (known == RestoredTransactions.Restored.FULL) {
-        return -1; // in a run of fully acknowledged transactions
-      }
-      if (wholeTransaction) {
-        known.acknowledged.set(0, known.eventCount);
-      } else {
-        known.acknowledged.set(offset.eventIndex()); // delivered before a reconnect
-      }
-      return -1;
+    if (restored.acknowledge(end, offset.eventCount(), offset.eventIndex(), wholeTransaction)) {
+      return -1; // delivered before a reconnect, not registered again yet
     }
     throw new CdcCheckpointException(
         "offset "
@@ -646,6 +619,16 @@ public final class FeedbackCoordinator extends AckRing {
             + " names a transaction that this source has not delivered (watermark "
             + PgLsn.of(watermark)
             + ')');
+  }
+
+  private static CdcCheckpointException countMismatch(CdcOffset offset, int registeredCount) {
+    return new CdcCheckpointException(
+        "offset "
+            + offset
+            + " says the transaction has "
+            + offset.eventCount()
+            + " events, but it was delivered with "
+            + registeredCount);
   }
 
   /**
@@ -694,15 +677,7 @@ public final class FeedbackCoordinator extends AckRing {
         takeOver(txs, t - 1);
       }
       bound = txs.end(t - 1);
-      long[] ring = bits;
-      long z = prefix;
-      long scanEnd = Math.min(limitOf(txs, h, t), (maxAckedWord + 1) * EVENTS_PER_WORD);
-      // the events before the prefix are acknowledged without looking
-      long headFirst = txs.first(h);
-      if (headFirst < z) {
-        scanEnd = Math.max(scanEnd, z);
-      }
-      checkpointScratch.collect(txs, h, t, ring, occupied, z, headFirst, scanEnd, partial, runs);
+      checkpointScratch.collect(txs, h, t, this, partial, runs);
     }
     // acknowledgements from before a restart or reconnect whose transactions were not delivered
     // again yet
@@ -723,19 +698,7 @@ public final class FeedbackCoordinator extends AckRing {
       return;
     }
     hasRestored = !restored.isEmpty();
-    int count = txs.count(seq);
-    if (!before.matches(count) || count == 0) {
-      return;
-    }
-    long first = txs.first(seq);
-    if (before == RestoredTransactions.Restored.FULL) {
-      setBits(first, count);
-      return;
-    }
-    BitSet acknowledged = before.acknowledged;
-    for (int i = acknowledged.nextSetBit(0); i >= 0; i = acknowledged.nextSetBit(i + 1)) {
-      setBit(first + i);
-    }
+    before.markIn(this, txs.first(seq), txs.count(seq));
   }
 
   /**
@@ -750,7 +713,6 @@ public final class FeedbackCoordinator extends AckRing {
     long h = head;
     long t = tail;
     PendingTransactions old = transactions;
-    long[] oldBits = bits;
     // the events before the prefix are acknowledged whatever the ring holds there: a grown ring
     // kept only the words from the prefix's on, and a word before it may hold a later lap already
     // (registration may tag words up to a ring's length past the prefix's)
@@ -758,49 +720,15 @@ public final class FeedbackCoordinator extends AckRing {
     // new positions for whatever comes next. Order matters: a reader that sees the new epoch
     // must find only the fresh (empty) transaction ring, and one that sees the fresh bit ring
     // must see the new epoch at its check after the compare-and-set, and look again
-    PendingTransactions fresh = new PendingTransactions(old.capacity());
-    transactions = fresh;
+    transactions = new PendingTransactions(old.capacity());
     epoch++;
-    long w = wordOf(nextEvent);
-    // the word of the next position is in its lap already if a registration started it
-    occupied = new long[summaryLength(oldBits.length)]; // before the ring: see occupied
-    bits =
-        nextEvent % EVENTS_PER_WORD != 0 ? tagged(oldBits.length, w, w) : new long[oldBits.length];
     // retire the old words from the prefix's on (at most the ring's length): a compare-and-set
-    // that lost the race fails and retries; what was set before is in the value taken here
+    // that lost the race fails and retries on the fresh ring; what was set before is in the value
+    // taken here
     long fromWord = wordOf(z);
     int words = (int) (h == t ? 0 : Math.max(0, wordOf(nextEvent - 1) - fromWord + 1));
-    long[] captured = retire(oldBits, fromWord, words);
-    // consecutive fully acknowledged transactions are held as runs, so a large lead stays small
-    long runFirst = -1;
-    long runLast = -1;
-    for (long seq = h; seq < t; seq++) {
-      int count = old.count(seq);
-      BitSet acknowledged = new BitSet(count);
-      long first = old.first(seq);
-      for (int i = 0; i < count; i++) {
-        long position = first + i;
-        if (position < z || isSetIn(captured, fromWord, position)) {
-          acknowledged.set(i);
-        }
-      }
-      long end = old.end(seq);
-      if (acknowledged.cardinality() == count) { // a transaction without events too
-        if (runFirst == -1) {
-          runFirst = end;
-        }
-        runLast = end;
-        continue;
-      }
-      if (runFirst != -1) {
-        restored.putRun(runFirst, runLast);
-        runFirst = -1;
-      }
-      restored.put(end, count, acknowledged);
-    }
-    if (runFirst != -1) {
-      restored.putRun(runFirst, runLast);
-    }
+    long[] captured = resetBits(nextEvent, fromWord, words);
+    restored.putPending(old, h, t, z, captured, fromWord);
     hasRestored = !restored.isEmpty();
     head = t;
     prefix = nextEvent;
