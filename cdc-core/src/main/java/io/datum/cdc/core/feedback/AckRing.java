@@ -69,6 +69,12 @@ abstract class AckRing {
   volatile long maxAckedWord = -1;
 
   /**
+   * The first position of the first word not tagged for its lap yet (see {@link #startLaps}); the
+   * registering thread's.
+   */
+  long nextWordStart;
+
+  /**
    * @param words the ring's first length, a power of two
    */
   AckRing(int words) {
@@ -181,10 +187,40 @@ abstract class AckRing {
   }
 
   /**
+   * Makes room for the positions up to {@code last} (exclusive): grows the ring if they do not fit
+   * in one lap from the prefix's word, keeping every bit set from the prefix up to {@code
+   * nextEvent}. Under the coordinator's monitor.
+   *
+   * @return the end of the positions that fit now; it only grows, since the prefix does
+   */
+  final long makeRoom(long last, long nextEvent) {
+    long words = wordOf(last - 1) - wordOf(prefix) + 1;
+    if (words > bits.length) {
+      growBits(words, nextEvent);
+    }
+    return (wordOf(prefix) + bits.length) * EVENTS_PER_WORD;
+  }
+
+  /**
+   * Tags the words the positions up to {@code last} (exclusive) start for their laps, every bit
+   * clear (see {@link #startLap}), so that acknowledgements of those positions find them. The
+   * registering thread only, before it publishes the registration of those positions, and only for
+   * positions {@link #makeRoom} made room for.
+   */
+  final void startLaps(long last) {
+    long[] ring = bits;
+    long w = nextWordStart / EVENTS_PER_WORD;
+    for (; w * EVENTS_PER_WORD < last; w++) {
+      startLap(ring, w);
+    }
+    nextWordStart = w * EVENTS_PER_WORD;
+  }
+
+  /**
    * Replaces the bit ring with one of at least {@code words} words, keeping every bit set from the
    * prefix up to {@code nextEvent}. Under the coordinator's monitor.
    */
-  void growBits(long words, long nextEvent) {
+  private void growBits(long words, long nextEvent) {
     long[] old = bits;
     int length = old.length;
     while (length < words) {

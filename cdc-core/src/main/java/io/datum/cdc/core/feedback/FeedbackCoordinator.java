@@ -125,9 +125,6 @@ public final class FeedbackCoordinator extends AckRing {
   /** The position the next registered event gets; the registering thread's. */
   private long nextEvent;
 
-  /** The first position of the first ring word not tagged for its lap yet; registering thread. */
-  private long nextWordStart;
-
   /**
    * Registration may proceed without looking at the rings while the next sequence number is below
    * this and the new events' positions below {@link #positionLimit}: both computed from a head and
@@ -399,23 +396,13 @@ public final class FeedbackCoordinator extends AckRing {
         if (seq - head >= transactions.capacity()) {
           growTransactions();
         }
-        long words = wordOf(last - 1) - wordOf(prefix) + 1;
-        if (words > bits.length) {
-          growBits(words, nextEvent);
-        }
         transactionLimit = head + transactions.capacity();
-        positionLimit = (wordOf(prefix) + bits.length) * EVENTS_PER_WORD;
+        positionLimit = makeRoom(last, nextEvent);
       }
     }
     PendingTransactions txs = transactions;
     if (last > nextWordStart) {
-      // words whose first position is new start a lap: tag them, bits clear
-      long[] ring = bits;
-      long w = nextWordStart / EVENTS_PER_WORD;
-      for (; w * EVENTS_PER_WORD < last; w++) {
-        startLap(ring, w);
-      }
-      nextWordStart = w * EVENTS_PER_WORD;
+      startLaps(last); // words whose first position is new start a lap
     }
     txs.put(seq, end, first, eventCount, commitMicros);
     nextEvent = last;
