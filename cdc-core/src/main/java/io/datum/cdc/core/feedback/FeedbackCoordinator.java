@@ -485,10 +485,17 @@ public final class FeedbackCoordinator extends AckRing {
    * @return the event's (the transaction's first event's) position if this call marked it, else -1
    */
   private long mark(CdcOffset offset, boolean wholeTransaction) {
+    return mark(offset, wholeTransaction, epoch);
+  }
+
+  /**
+   * {@link #mark(CdcOffset, boolean)} by a thread that read the epoch {@code e} before anything
+   * else (a test passes an epoch read before a reset: a thread descheduled after reading it).
+   */
+  long mark(CdcOffset offset, boolean wholeTransaction, int e) {
     if (!wholeTransaction && offset.slot() == slot) {
       // the common case, kept small enough to inline: the transaction is the one the last
       // acknowledgement found or the next one, the compare-and-set succeeds at once
-      int e = epoch;
       PendingTransactions txs = transactions;
       long end = offset.txEndLsn().asLong();
       long seq = hint;
@@ -511,9 +518,17 @@ public final class FeedbackCoordinator extends AckRing {
         long[] ring = bits;
         int i = index(ring, w);
         long word = (long) WORDS.getVolatile(ring, i);
+        // the epoch again before the compare-and-set: a thread descheduled between reading the
+        // epoch and the transactions may find its transaction registered again after a reset, at
+        // its fresh position in the fresh ring. Its compare-and-set there would acknowledge the
+        // event, but the check after it would fail, and markAnyhow would find the bit set, return
+        // -1 and note no word for checkpoints (which stop at the newest noted word: a checkpoint
+        // would leave the event out). Unchanged here, the epoch says the rings read above are its
+        // own; changed after, the bit went to the old ring, which resetPending retires, taking it
         if ((word >>> EVENTS_PER_WORD) == tag(ring, w)
             && (word & bit) == 0
             && position >= prefix
+            && epoch == e
             && WORDS.compareAndSet(ring, i, word, word | bit)) {
           if ((word & EVENT_BITS) == 0) {
             noteOccupied(i);
