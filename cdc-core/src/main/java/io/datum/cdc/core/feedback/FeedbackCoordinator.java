@@ -520,23 +520,23 @@ public final class FeedbackCoordinator extends AckRing {
         long word = (long) WORDS.getVolatile(ring, i);
         // the epoch again before the compare-and-set: a thread descheduled between reading the
         // epoch and the transactions may find its transaction registered again after a reset, at
-        // its fresh position in the fresh ring. Its compare-and-set there would acknowledge the
-        // event, but the check after it would fail, and markAnyhow would find the bit set, return
-        // -1 and note no word for checkpoints (which stop at the newest noted word: a checkpoint
-        // would leave the event out). Unchanged here, the epoch says the rings read above are its
-        // own; changed after, the bit went to the old ring, which resetPending retires, taking it
+        // its fresh position in the fresh ring. Its compare-and-set there acknowledges the event,
+        // but the check after it would fail, and markAnyhow would find the bit set and return -1
+        // (record false, acknowledge not moving the watermark it completed). Unchanged here, the
+        // epoch says the rings read above are its own; changed after, the bit went to the old
+        // ring, which resetPending retires, taking it
         if ((word >>> EVENTS_PER_WORD) == tag(ring, w)
             && (word & bit) == 0
             && position >= prefix
-            && epoch == e
-            && WORDS.compareAndSet(ring, i, word, word | bit)) {
+            && epoch == e) {
+          // noted before the bit is set, so whoever sees the bit sees them (see occupied)
           if ((word & EVENT_BITS) == 0) {
             noteOccupied(i);
           }
-          if (epoch == e) {
-            if (w > maxAckedWord) {
-              noteAcknowledged(w);
-            }
+          if (w > maxAckedWord) {
+            noteAcknowledged(w);
+          }
+          if (WORDS.compareAndSet(ring, i, word, word | bit) && epoch == e) {
             if (seq != hint) {
               hint = seq;
             }
