@@ -48,25 +48,36 @@ abstract class AckRing {
 
   /**
    * One bit per word of {@link #bits} (ring index {@code i}: long {@code i / 64}, bit {@code i %
-   * 64}), 0 only when the word holds no bit of its lap but those of acknowledgements still inside
-   * {@link #setBit}, {@link #setBits} or the coordinator's fast path, which set it before they
-   * return: a checkpoint skips the words marked 0 and still sees every acknowledgement that
-   * returned before it. Cleared by {@link #startLap} before a word is tagged for a lap, set
-   * (atomically) by an acknowledgement that finds its word empty, never cleared otherwise. Replaced
-   * before {@link #bits} is replaced, so an acknowledgement that sees a new ring sees a summary at
-   * least as new; a bit set in a newer summary than its ring's is harmless (1 is the conservative
-   * value). A grown ring's summary is marked for the words that brought bits along, under the
-   * coordinator's monitor (so before any checkpoint); a reset ring's starts empty (acknowledgements
-   * of the old positions go elsewhere).
+   * 64}), 0 only when the word holds no bit of its lap: an acknowledgement that finds its word
+   * empty sets it (atomically) before its compare-and-set, so whoever sees a bit of the word sees
+   * the mark, and a checkpoint that skips the words marked 0 still sees every acknowledgement that
+   * returned before it, also one that returned because it found its bit set by a call still inside,
+   * and one that set a bit beside the first while the call setting that was descheduled. A mark
+   * whose compare-and-set then fails is harmless (1 is the conservative value). Cleared by {@link
+   * #startLap} before a word is tagged for a lap, never cleared otherwise. Replaced before {@link
+   * #bits} is replaced, so an acknowledgement that sees a new ring sees a summary at least as new;
+   * a bit set in a newer summary than its ring's is harmless (1 is the conservative value). A grown
+   * ring's summary is marked for the words that brought bits along, under the coordinator's monitor
+   * (so before any checkpoint); a reset ring's starts empty (acknowledgements of the old positions
+   * go elsewhere).
    */
   volatile long[] occupied;
 
   /** The first event position not known to be acknowledged; written under the monitor. */
   volatile long prefix;
 
-  /** The newest word (position / 48) holding an acknowledgement; only grows. */
+  /**
+   * The newest word (position / 48) holding an acknowledgement, raised before the bit is set (as
+   * {@link #occupied}); only grows.
+   */
   @SuppressWarnings("unused") // through MAX_ACKED_WORD
   volatile long maxAckedWord = -1;
+
+  /**
+   * The first position of the first word not tagged for its lap yet (see {@link #startLaps}); the
+   * registering thread's.
+   */
+  long nextWordStart;
 
   /**
    * @param words the ring's first length, a power of two
@@ -82,8 +93,8 @@ abstract class AckRing {
   }
 
   /**
-   * Marks ring index {@code i} as holding an acknowledgement: called after a compare-and-set that
-   * set the first bit of its word's lap, before the acknowledgement returns.
+   * Marks ring index {@code i} as holding an acknowledgement: called before a compare-and-set that
+   * sets the first bit of its word's lap (see {@link #occupied}).
    */
   final void noteOccupied(int i) {
     WORDS.getAndBitwiseOr(occupied, i >>> 6, 1L << (i & 63));
@@ -110,12 +121,9 @@ abstract class AckRing {
         return false;
       }
       while ((word >>> EVENTS_PER_WORD) == tag && (word & bit) == 0) {
+        noteSetting(i, w, word);
         long witness = (long) WORDS.compareAndExchange(ring, i, word, word | bit);
         if (witness == word) {
-          if ((word & EVENT_BITS) == 0) {
-            noteOccupied(i);
-          }
-          noteAcknowledged(w);
           return true;
         }
         word = witness;
@@ -147,12 +155,9 @@ abstract class AckRing {
             done = true;
             break;
           }
+          noteSetting(i, w, word);
           long witness = (long) WORDS.compareAndExchange(ring, i, word, word | mask);
           if (witness == word) {
-            if ((word & EVENT_BITS) == 0) {
-              noteOccupied(i);
-            }
-            noteAcknowledged(w);
             any = true;
             done = true;
             break;
@@ -168,6 +173,18 @@ abstract class AckRing {
     return any;
   }
 
+  /**
+   * Notes, before a compare-and-set of ring index {@code i} (word {@code w}) from {@code word},
+   * what a checkpoint needs to see the bit: the summary mark if the word is empty, the newest
+   * acknowledged word.
+   */
+  final void noteSetting(int i, long w, long word) {
+    if ((word & EVENT_BITS) == 0) {
+      noteOccupied(i);
+    }
+    noteAcknowledged(w);
+  }
+
   /** Raises {@link #maxAckedWord} to {@code word} if it is below. */
   final void noteAcknowledged(long word) {
     long max = maxAckedWord;
@@ -181,10 +198,40 @@ abstract class AckRing {
   }
 
   /**
+   * Makes room for the positions up to {@code last} (exclusive): grows the ring if they do not fit
+   * in one lap from the prefix's word, keeping every bit set from the prefix up to {@code
+   * nextEvent}. Under the coordinator's monitor.
+   *
+   * @return the end of the positions that fit now; it only grows, since the prefix does
+   */
+  final long makeRoom(long last, long nextEvent) {
+    long words = wordOf(last - 1) - wordOf(prefix) + 1;
+    if (words > bits.length) {
+      growBits(words, nextEvent);
+    }
+    return (wordOf(prefix) + bits.length) * EVENTS_PER_WORD;
+  }
+
+  /**
+   * Tags the words the positions up to {@code last} (exclusive) start for their laps, every bit
+   * clear (see {@link #startLap}), so that acknowledgements of those positions find them. The
+   * registering thread only, before it publishes the registration of those positions, and only for
+   * positions {@link #makeRoom} made room for.
+   */
+  final void startLaps(long last) {
+    long[] ring = bits;
+    long w = nextWordStart / EVENTS_PER_WORD;
+    for (; w * EVENTS_PER_WORD < last; w++) {
+      startLap(ring, w);
+    }
+    nextWordStart = w * EVENTS_PER_WORD;
+  }
+
+  /**
    * Replaces the bit ring with one of at least {@code words} words, keeping every bit set from the
    * prefix up to {@code nextEvent}. Under the coordinator's monitor.
    */
-  void growBits(long words, long nextEvent) {
+  private void growBits(long words, long nextEvent) {
     long[] old = bits;
     int length = old.length;
     while (length < words) {
@@ -199,6 +246,22 @@ abstract class AckRing {
     occupied = summary;
     bits = grown; // published first: a compare-and-set that fails on the retired words retries here
     retireInto(old, grown, summary, fromWord, toWord);
+  }
+
+  /**
+   * Replaces the bit ring at a reconnect, when the positions change, with an empty one of the same
+   * length (word {@code wordOf(nextEvent)} tagged if a registration started it) and a fresh
+   * summary, then retires {@code count} words of the old ring from {@code fromWord} on and returns
+   * what they held (see {@link #retire}). Under the coordinator's monitor, after it published its
+   * new epoch: an acknowledgement that sees the new ring sees the new epoch after its
+   * compare-and-set, and looks again.
+   */
+  final long[] resetBits(long nextEvent, long fromWord, int count) {
+    long[] old = bits;
+    long w = wordOf(nextEvent);
+    occupied = new long[summaryLength(old.length)]; // before the ring: see occupied
+    bits = nextEvent % EVENTS_PER_WORD != 0 ? tagged(old.length, w, w) : new long[old.length];
+    return retire(old, fromWord, count);
   }
 
   /** Returns the word holding event {@code position}. */

@@ -43,19 +43,16 @@ final class CheckpointCollector {
 
   /**
    * Collects one checkpoint's acknowledged events beyond the prefix: scans the bit ring from the
-   * prefix to {@code scanEnd}, skipping words the summary marks empty and the longest run the
-   * previous checkpoint found, and adds each run of acknowledged positions. The events of the head
-   * transaction before the prefix are acknowledged without looking.
+   * prefix to where acknowledgements end (the newest acknowledged word's end, or the last
+   * registered position, whichever is first), skipping words the summary marks empty and the
+   * longest run the previous checkpoint found, and adds each run of acknowledged positions. The
+   * events of the head transaction before the prefix are acknowledged without looking. Under the
+   * coordinator's monitor.
    *
    * @param txs the pending transactions
    * @param head the oldest pending sequence number
-   * @param tail one past the newest
-   * @param ring the acknowledgement bits
-   * @param summary the ring's occupancy summary
-   * @param prefix the first position not known to be acknowledged
-   * @param headFirst the head transaction's first position
-   * @param scanEnd where acknowledgements end (the newest acknowledged word's end, or the last
-   *     registered position, whichever is first; at least the prefix if the head starts before it)
+   * @param tail one past the newest; after {@code head}
+   * @param acks the acknowledgement bits, their summary and prefix
    * @param partial where each transaction with some acknowledged events is added
    * @param runs where each stretch of fully acknowledged transactions is added
    */
@@ -63,13 +60,17 @@ final class CheckpointCollector {
       PendingTransactions txs,
       long head,
       long tail,
-      long[] ring,
-      long[] summary,
-      long prefix,
-      long headFirst,
-      long scanEnd,
+      AckRing acks,
       List<CdcCheckpoint.PartialTransaction> partial,
       List<CdcCheckpoint.AcknowledgedRun> runs) {
+    long[] ring = acks.bits;
+    long prefix = acks.prefix;
+    long scanEnd = Math.min(txs.last(tail - 1), (acks.maxAckedWord + 1) * AckRing.EVENTS_PER_WORD);
+    long headFirst = txs.first(head);
+    if (headFirst < prefix) {
+      scanEnd = Math.max(scanEnd, prefix);
+    }
+    long[] summary = acks.occupied;
     long runStart =
         headFirst < prefix ? headFirst : AckRing.nextSet(ring, summary, prefix, scanEnd);
     if (runStart >= scanEnd) {

@@ -66,9 +66,10 @@ import java.util.Objects;
  *
  * {@link PendingTransactions} is the ring of pending transactions and finds one by end LSN; {@link
  * AckRing}, this class's base, holds the bit ring and its lock-free writes; {@link
- * RestoredTransactions} holds what is known from before a restart or reconnect; {@link
- * CheckpointCollector} turns the bits into a checkpoint's ranges. This class registers, records,
- * and moves the watermark.
+ * RestoredTransactions} holds what is known from before a restart or reconnect (read from the
+ * stored checkpoint, or from the pending transactions and the bit ring at a reset) and hands it
+ * back when a transaction is registered again; {@link CheckpointCollector} turns the bits into a
+ * checkpoint's ranges. This class registers, records, and moves the watermark.
  *
  * <p>Unlike the checkpoint code this project ports, an acknowledgement never registers a
  * transaction, and a transaction without events completes at once.
@@ -124,9 +125,6 @@ public final class FeedbackCoordinator extends AckRing {
   /** The position the next registered event gets; the registering thread's. */
   private long nextEvent;
 
-  /** The first position of the first ring word not tagged for its lap yet; registering thread. */
-  private long nextWordStart;
-
   /**
    * Registration may proceed without looking at the rings while the next sequence number is below
    * this and the new events' positions below {@link #positionLimit}: both computed from a head and
@@ -170,12 +168,7 @@ public final class FeedbackCoordinator extends AckRing {
     this.watermark = checkpoint == null ? 0L : checkpoint.watermark().asLong();
     this.lastRegisteredEnd = watermark;
     if (checkpoint != null) {
-      for (CdcCheckpoint.PartialTransaction tx : checkpoint.acknowledgedBeyond()) {
-        restored.put(tx.txEndLsn().asLong(), tx.eventCount(), RestoredTransactions.bits(tx));
-      }
-      for (CdcCheckpoint.AcknowledgedRun run : checkpoint.acknowledgedRuns()) {
-        restored.putRun(run.firstTxEndLsn().asLong(), run.lastTxEndLsn().asLong());
-      }
+      restored.putAll(checkpoint);
       hasRestored = !restored.isEmpty();
       cluster = checkpoint.cluster();
       publication = checkpoint.publication();
@@ -375,9 +368,7 @@ public final class FeedbackCoordinator extends AckRing {
       synchronized (this) {
         RestoredTransactions.Restored before = restored.get(end);
         known = before != null;
-        if (known && before.matches(eventCount) && !before.noneAcknowledged() && eventCount > 0) {
-          alreadyAcknowledged = before.copy(eventCount);
-        }
+        alreadyAcknowledged = known ? before.acknowledgedOf(eventCount) : null;
       }
     }
     int preAcknowledged = alreadyAcknowledged == null ? 0 : alreadyAcknowledged.cardinality();
@@ -405,23 +396,13 @@ public final class FeedbackCoordinator extends AckRing {
         if (seq - head >= transactions.capacity()) {
           growTransactions();
         }
-        long words = wordOf(last - 1) - wordOf(prefix) + 1;
-        if (words > bits.length) {
-          growBits(words, nextEvent);
-        }
         transactionLimit = head + transactions.capacity();
-        positionLimit = (wordOf(prefix) + bits.length) * EVENTS_PER_WORD;
+        positionLimit = makeRoom(last, nextEvent);
       }
     }
     PendingTransactions txs = transactions;
     if (last > nextWordStart) {
-      // words whose first position is new start a lap: tag them, bits clear
-      long[] ring = bits;
-      long w = nextWordStart / EVENTS_PER_WORD;
-      for (; w * EVENTS_PER_WORD < last; w++) {
-        startLap(ring, w);
-      }
-      nextWordStart = w * EVENTS_PER_WORD;
+      startLaps(last); // words whose first position is new start a lap
     }
     txs.put(seq, end, first, eventCount, commitMicros);
     nextEvent = last;
@@ -504,10 +485,17 @@ public final class FeedbackCoordinator extends AckRing {
    * @return the event's (the transaction's first event's) position if this call marked it, else -1
    */
   private long mark(CdcOffset offset, boolean wholeTransaction) {
+    return mark(offset, wholeTransaction, epoch);
+  }
+
+  /**
+   * {@link #mark(CdcOffset, boolean)} by a thread that read the epoch {@code e} before anything
+   * else (a test passes an epoch read before a reset: a thread descheduled after reading it).
+   */
+  long mark(CdcOffset offset, boolean wholeTransaction, int e) {
     if (!wholeTransaction && offset.slot() == slot) {
       // the common case, kept small enough to inline: the transaction is the one the last
       // acknowledgement found or the next one, the compare-and-set succeeds at once
-      int e = epoch;
       PendingTransactions txs = transactions;
       long end = offset.txEndLsn().asLong();
       long seq = hint;
@@ -530,17 +518,25 @@ public final class FeedbackCoordinator extends AckRing {
         long[] ring = bits;
         int i = index(ring, w);
         long word = (long) WORDS.getVolatile(ring, i);
+        // the epoch again before the compare-and-set: a thread descheduled between reading the
+        // epoch and the transactions may find its transaction registered again after a reset, at
+        // its fresh position in the fresh ring. Its compare-and-set there acknowledges the event,
+        // but the check after it would fail, and markAnyhow would find the bit set and return -1
+        // (record false, acknowledge not moving the watermark it completed). Unchanged here, the
+        // epoch says the rings read above are its own; changed after, the bit went to the old
+        // ring, which resetPending retires, taking it
         if ((word >>> EVENTS_PER_WORD) == tag(ring, w)
             && (word & bit) == 0
             && position >= prefix
-            && WORDS.compareAndSet(ring, i, word, word | bit)) {
+            && epoch == e) {
+          // noted before the bit is set, so whoever sees the bit sees them (see occupied)
           if ((word & EVENT_BITS) == 0) {
             noteOccupied(i);
           }
-          if (epoch == e) {
-            if (w > maxAckedWord) {
-              noteAcknowledged(w);
-            }
+          if (w > maxAckedWord) {
+            noteAcknowledged(w);
+          }
+          if (WORDS.compareAndSet(ring, i, word, word | bit) && epoch == e) {
             if (seq != hint) {
               hint = seq;
             }
@@ -575,13 +571,7 @@ public final class FeedbackCoordinator extends AckRing {
         continue; // the entry was reused while read: look again
       }
       if (registeredCount != count) {
-        throw new CdcCheckpointException(
-            "offset "
-                + offset
-                + " says the transaction has "
-                + count
-                + " events, but it was delivered with "
-                + registeredCount);
+        throw countMismatch(offset, registeredCount);
       }
       long position = wholeTransaction ? first : first + offset.eventIndex();
       if (wholeTransaction) {
@@ -613,13 +603,7 @@ public final class FeedbackCoordinator extends AckRing {
     if (seq >= 0) {
       int registeredCount = txs.count(seq);
       if (registeredCount != offset.eventCount()) {
-        throw new CdcCheckpointException(
-            "offset "
-                + offset
-                + " says the transaction has "
-                + offset.eventCount()
-                + " events, but it was delivered with "
-                + registeredCount);
+        throw countMismatch(offset, registeredCount);
       }
       long first = txs.first(seq);
       if (wholeTransaction) {
@@ -628,17 +612,8 @@ public final class FeedbackCoordinator extends AckRing {
       long position = first + offset.eventIndex();
       return setBit(position) ? position : -1;
     }
-    RestoredTransactions.Restored known = restored.get(end);
-    if (known != null && known.matches(offset.eventCount())) {
-      if (known == RestoredTransactions.Restored.FULL) {
-        return -1; // in a run of fully acknowledged transactions
-      }
-      if (wholeTransaction) {
-        known.acknowledged.set(0, known.eventCount);
-      } else {
-        known.acknowledged.set(offset.eventIndex()); // delivered before a reconnect
-      }
-      return -1;
+    if (restored.acknowledge(end, offset.eventCount(), offset.eventIndex(), wholeTransaction)) {
+      return -1; // delivered before a reconnect, not registered again yet
     }
     throw new CdcCheckpointException(
         "offset "
@@ -646,6 +621,16 @@ public final class FeedbackCoordinator extends AckRing {
             + " names a transaction that this source has not delivered (watermark "
             + PgLsn.of(watermark)
             + ')');
+  }
+
+  private static CdcCheckpointException countMismatch(CdcOffset offset, int registeredCount) {
+    return new CdcCheckpointException(
+        "offset "
+            + offset
+            + " says the transaction has "
+            + offset.eventCount()
+            + " events, but it was delivered with "
+            + registeredCount);
   }
 
   /**
@@ -694,15 +679,7 @@ public final class FeedbackCoordinator extends AckRing {
         takeOver(txs, t - 1);
       }
       bound = txs.end(t - 1);
-      long[] ring = bits;
-      long z = prefix;
-      long scanEnd = Math.min(limitOf(txs, h, t), (maxAckedWord + 1) * EVENTS_PER_WORD);
-      // the events before the prefix are acknowledged without looking
-      long headFirst = txs.first(h);
-      if (headFirst < z) {
-        scanEnd = Math.max(scanEnd, z);
-      }
-      checkpointScratch.collect(txs, h, t, ring, occupied, z, headFirst, scanEnd, partial, runs);
+      checkpointScratch.collect(txs, h, t, this, partial, runs);
     }
     // acknowledgements from before a restart or reconnect whose transactions were not delivered
     // again yet
@@ -723,19 +700,7 @@ public final class FeedbackCoordinator extends AckRing {
       return;
     }
     hasRestored = !restored.isEmpty();
-    int count = txs.count(seq);
-    if (!before.matches(count) || count == 0) {
-      return;
-    }
-    long first = txs.first(seq);
-    if (before == RestoredTransactions.Restored.FULL) {
-      setBits(first, count);
-      return;
-    }
-    BitSet acknowledged = before.acknowledged;
-    for (int i = acknowledged.nextSetBit(0); i >= 0; i = acknowledged.nextSetBit(i + 1)) {
-      setBit(first + i);
-    }
+    before.markIn(this, txs.first(seq), txs.count(seq));
   }
 
   /**
@@ -750,52 +715,22 @@ public final class FeedbackCoordinator extends AckRing {
     long h = head;
     long t = tail;
     PendingTransactions old = transactions;
-    long[] oldBits = bits;
-    long firstPending = h == t ? nextEvent : old.first(h);
+    // the events before the prefix are acknowledged whatever the ring holds there: a grown ring
+    // kept only the words from the prefix's on, and a word before it may hold a later lap already
+    // (registration may tag words up to a ring's length past the prefix's)
+    long z = prefix;
     // new positions for whatever comes next. Order matters: a reader that sees the new epoch
     // must find only the fresh (empty) transaction ring, and one that sees the fresh bit ring
     // must see the new epoch at its check after the compare-and-set, and look again
-    PendingTransactions fresh = new PendingTransactions(old.capacity());
-    transactions = fresh;
+    transactions = new PendingTransactions(old.capacity());
     epoch++;
-    long w = wordOf(nextEvent);
-    // the word of the next position is in its lap already if a registration started it
-    occupied = new long[summaryLength(oldBits.length)]; // before the ring: see occupied
-    bits =
-        nextEvent % EVENTS_PER_WORD != 0 ? tagged(oldBits.length, w, w) : new long[oldBits.length];
-    // retire the old words: a compare-and-set that lost the race fails and retries; what was set
-    // before is in the value taken here
-    long fromWord = wordOf(firstPending);
-    int words = (int) (h == t ? 0 : wordOf(nextEvent - 1) - fromWord + 1);
-    long[] captured = retire(oldBits, fromWord, words);
-    // consecutive fully acknowledged transactions are held as runs, so a large lead stays small
-    long runFirst = -1;
-    long runLast = -1;
-    for (long seq = h; seq < t; seq++) {
-      int count = old.count(seq);
-      BitSet acknowledged = new BitSet(count);
-      for (int i = 0; i < count; i++) {
-        if (isSetIn(captured, fromWord, old.first(seq) + i)) {
-          acknowledged.set(i);
-        }
-      }
-      long end = old.end(seq);
-      if (acknowledged.cardinality() == count) { // a transaction without events too
-        if (runFirst == -1) {
-          runFirst = end;
-        }
-        runLast = end;
-        continue;
-      }
-      if (runFirst != -1) {
-        restored.putRun(runFirst, runLast);
-        runFirst = -1;
-      }
-      restored.put(end, count, acknowledged);
-    }
-    if (runFirst != -1) {
-      restored.putRun(runFirst, runLast);
-    }
+    // retire the old words from the prefix's on (at most the ring's length): a compare-and-set
+    // that lost the race fails and retries on the fresh ring; what was set before is in the value
+    // taken here
+    long fromWord = wordOf(z);
+    int words = (int) (h == t ? 0 : Math.max(0, wordOf(nextEvent - 1) - fromWord + 1));
+    long[] captured = resetBits(nextEvent, fromWord, words);
+    restored.putPending(old, h, t, z, captured, fromWord);
     hasRestored = !restored.isEmpty();
     head = t;
     prefix = nextEvent;

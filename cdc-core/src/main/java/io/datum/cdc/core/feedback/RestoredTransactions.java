@@ -42,14 +42,38 @@ final class RestoredTransactions {
       return this != FULL && acknowledged.isEmpty();
     }
 
-    /** Returns the acknowledged indexes of a transaction of {@code count} events, a new set. */
-    BitSet copy(int count) {
+    /**
+     * Returns what a registration again of this transaction with {@code count} events must not
+     * deliver again: the acknowledged indexes as a new set, or null if none (or the count differs:
+     * then it is another transaction's delivery, and every event is delivered).
+     */
+    BitSet acknowledgedOf(int count) {
+      if (!matches(count) || count == 0 || noneAcknowledged()) {
+        return null;
+      }
       if (this != FULL) {
         return (BitSet) acknowledged.clone();
       }
       BitSet all = new BitSet(count);
       all.set(0, count);
       return all;
+    }
+
+    /**
+     * Sets the bits of the acknowledged events in {@code ring}, for the transaction registered
+     * again with {@code count} events from position {@code first}; nothing if the count differs.
+     */
+    void markIn(AckRing ring, long first, int count) {
+      if (!matches(count) || count == 0) {
+        return;
+      }
+      if (this == FULL) {
+        ring.setBits(first, count);
+        return;
+      }
+      for (int i = acknowledged.nextSetBit(0); i >= 0; i = acknowledged.nextSetBit(i + 1)) {
+        ring.setBit(first + i);
+      }
     }
   }
 
@@ -82,6 +106,79 @@ final class RestoredTransactions {
       from = bits.nextSetBit(to);
     }
     return Arrays.copyOf(ranges, n);
+  }
+
+  /** Holds a stored checkpoint's partly acknowledged transactions and runs, to resume from it. */
+  void putAll(CdcCheckpoint checkpoint) {
+    for (CdcCheckpoint.PartialTransaction tx : checkpoint.acknowledgedBeyond()) {
+      put(tx.txEndLsn().asLong(), tx.eventCount(), bits(tx));
+    }
+    for (CdcCheckpoint.AcknowledgedRun run : checkpoint.acknowledgedRuns()) {
+      putRun(run.firstTxEndLsn().asLong(), run.lastTxEndLsn().asLong());
+    }
+  }
+
+  /**
+   * Holds the pending transactions {@code [head, tail)} of {@code txs} at a reconnect, with their
+   * acknowledged events: those before {@code prefix} (the acknowledged prefix: whatever the ring
+   * holds there), and those whose bits are set in the ring words {@code captured} from {@code
+   * fromWord} on (taken by {@link AckRing#retire}, from the prefix's word). Consecutive fully
+   * acknowledged transactions (those without events too) are held as one run, so a large lead stays
+   * small.
+   */
+  void putPending(
+      PendingTransactions txs, long head, long tail, long prefix, long[] captured, long fromWord) {
+    long runFirst = -1;
+    long runLast = -1;
+    for (long seq = head; seq < tail; seq++) {
+      int count = txs.count(seq);
+      long first = txs.first(seq);
+      BitSet acknowledged = new BitSet(count);
+      for (int i = 0; i < count; i++) {
+        long position = first + i;
+        if (position < prefix || AckRing.isSetIn(captured, fromWord, position)) {
+          acknowledged.set(i);
+        }
+      }
+      long end = txs.end(seq);
+      if (acknowledged.cardinality() == count) {
+        if (runFirst == -1) {
+          runFirst = end;
+        }
+        runLast = end;
+        continue;
+      }
+      if (runFirst != -1) {
+        putRun(runFirst, runLast);
+        runFirst = -1;
+      }
+      put(end, count, acknowledged);
+    }
+    if (runFirst != -1) {
+      putRun(runFirst, runLast);
+    }
+  }
+
+  /**
+   * Records the acknowledgement of event {@code index} (or, with {@code wholeTransaction}, of every
+   * event) of the held transaction ending at {@code end}, delivered with {@code count} events
+   * before the reconnect and not registered again yet.
+   *
+   * @return false if no such transaction with that event count is held
+   */
+  boolean acknowledge(long end, int count, int index, boolean wholeTransaction) {
+    Restored known = get(end);
+    if (known == null || !known.matches(count)) {
+      return false;
+    }
+    if (known != Restored.FULL) { // in a run every event is acknowledged already
+      if (wholeTransaction) {
+        known.acknowledged.set(0, known.eventCount);
+      } else {
+        known.acknowledged.set(index);
+      }
+    }
+    return true;
   }
 
   /** Returns whether no transaction is held. */

@@ -9,6 +9,7 @@ import io.datum.cdc.CdcCheckpointException;
 import io.datum.cdc.CdcOffset;
 import io.datum.cdc.PgLsn;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
@@ -163,5 +164,33 @@ class FeedbackCoordinatorRaceTest {
       message = msg.get();
     }
     assertEquals(0, rejected, "acknowledgements of delivered events rejected: " + message);
+  }
+
+  /**
+   * The interleaving behind "a snapshot after record(...) returned does not include it": a thread
+   * acknowledging an event delivered before a reconnect reads the epoch, is descheduled while the
+   * coordinator is reset and the transaction registered again, then finds the transaction at its
+   * fresh position and sets the bit in the fresh ring. Its check of the epoch after the
+   * compare-and-set failed, the slow path found the bit set and returned -1 without noting the word
+   * as acknowledged, and checkpoints (which scan up to the newest noted word) left the event out. A
+   * test passes the epoch read before the reset, which replays the descheduled thread exactly.
+   */
+  @Test
+  void anAcknowledgementThatReadTheEpochBeforeAResetCountsInTheFreshRing() {
+    FeedbackCoordinator feedback = new FeedbackCoordinator("slot", null);
+    long x = 20;
+    feedback.register(PgLsn.of(x), 100); // positions 0..99
+    assertTrue(feedback.record(offset(x, 0, 100))); // the acknowledgements' hint: this one
+    int epochBefore = 0; // a new coordinator's; the acknowledging thread reads it, then sleeps
+    feedback.resetPending();
+    BitSet first = new BitSet();
+    first.set(0);
+    assertEquals(first, feedback.register(PgLsn.of(x), 100)); // positions 100..199
+    // the thread resumes: the transaction after the hint is x again, event 61 at position 161
+    long position = feedback.mark(offset(x, 61, 100), false, epochBefore);
+    assertEquals(161, position, "this call acknowledged event 61 at its fresh position");
+    CdcCheckpoint checkpoint = feedback.checkpoint();
+    assertTrue(checkpoint.isAcknowledged(PgLsn.of(x), 61), checkpoint::toString);
+    assertEquals(PgLsn.ZERO, feedback.watermark());
   }
 }

@@ -260,4 +260,57 @@ class FeedbackCoordinatorTest {
     assertTrue(feedback.acknowledge(offset("slot", pending, 0, 1)));
     assertEquals(PgLsn.of(pending), feedback.watermark());
   }
+
+  /**
+   * At a reconnect, the events of the oldest pending transaction that lie before the acknowledged
+   * prefix are acknowledged whatever the bit ring holds there: a ring that grew kept only the words
+   * from the prefix's on, so their bits were gone, and the transaction was registered again with
+   * those events to be delivered again (and a checkpoint after the reset left them out).
+   */
+  @Test
+  void aResetAfterTheRingGrewKeepsTheEventsBeforeThePrefix() {
+    FeedbackCoordinator feedback = new FeedbackCoordinator("slot", null);
+    feedback.register(PgLsn.of(10), 100); // positions 0..99
+    for (int i = 0; i < 50; i++) {
+      feedback.record(offset("slot", 10, i, 100));
+    }
+    assertEquals(PgLsn.ZERO, feedback.watermark()); // the prefix moves to 50, into ring word 1
+    feedback.register(PgLsn.of(20), 4000); // more than the 64 words of the first ring: it grows
+    feedback.resetPending();
+    BitSet acknowledged = new BitSet();
+    acknowledged.set(0, 50);
+    CdcCheckpoint checkpoint = feedback.checkpoint();
+    for (int i = 0; i < 100; i++) {
+      assertEquals(i < 50, checkpoint.isAcknowledged(PgLsn.of(10), i), "event " + i);
+    }
+    assertEquals(acknowledged, feedback.register(PgLsn.of(10), 100));
+    assertNull(feedback.register(PgLsn.of(20), 4000));
+  }
+
+  /**
+   * At a reconnect, the words of the oldest pending transaction before the acknowledged prefix may
+   * already hold a later lap of the ring: read from there, the reset took the later lap's words for
+   * the earlier ones and the retired marker ({@code -1}) for the later ones, and claimed 28 events
+   * of the next transaction acknowledged that never were (so they were not delivered again).
+   */
+  @Test
+  void aResetAfterTheRingWrappedPastTheHeadClaimsNothing() {
+    FeedbackCoordinator feedback = new FeedbackCoordinator("slot", null);
+    feedback.register(PgLsn.of(10), 100); // positions 0..99
+    for (int i = 0; i < 50; i++) {
+      feedback.record(offset("slot", 10, i, 100));
+    }
+    assertEquals(PgLsn.ZERO, feedback.watermark()); // the prefix moves to 50, into ring word 1
+    // positions 100..3099: ring word 64 (3072..3119) reuses word 0's slot, the ring does not grow
+    feedback.register(PgLsn.of(20), 3000);
+    feedback.resetPending();
+    CdcCheckpoint checkpoint = feedback.checkpoint();
+    for (int i = 0; i < 3000; i++) {
+      assertFalse(checkpoint.isAcknowledged(PgLsn.of(20), i), "event " + i + " of 0/14");
+    }
+    BitSet acknowledged = new BitSet();
+    acknowledged.set(0, 50);
+    assertEquals(acknowledged, feedback.register(PgLsn.of(10), 100));
+    assertNull(feedback.register(PgLsn.of(20), 3000), "none of 0/14 was acknowledged");
+  }
 }
