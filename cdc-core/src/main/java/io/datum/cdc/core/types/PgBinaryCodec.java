@@ -258,8 +258,9 @@ public abstract class PgBinaryCodec {
    * name begins with {@code _}, as {@code makeArrayTypeName} names every array type,
    * src/backend/catalog/pg_type.c). In binary form the array's header names its element type
    * ({@code array_send} writes {@code element_type}), so the value decodes as {@link ArrayOf} with
-   * that element type's codec (a builtin type, or one the catalog still holds); the header must be
-   * a valid one. Its text does not name the element type: {@link #textValue} fails.
+   * that element type's codec (a builtin type, one the catalog still holds, or one it does not
+   * hold, decoded as a value of it in a column would be); the header must be a valid one. Its text
+   * does not name the element type: {@link #textValue} fails.
    */
   static final class SentArray extends PgBinaryCodec {
     private final IntFunction<PgBinaryCodec> resolver;

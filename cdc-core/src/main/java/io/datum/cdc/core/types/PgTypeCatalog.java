@@ -403,8 +403,9 @@ public final class PgTypeCatalog implements PgBinaryTypes {
    * <p>For a type oid {@code pg_type} does not hold, the Type message's name decides: an array
    * type's name begins with {@code _} ({@code makeArrayTypeName}, src/backend/catalog/pg_type.c),
    * and its binary values name their element type in their header, so they still decode (see {@link
-   * PgBinaryCodec.SentArray}); any other such type fails on every value, naming the type as the
-   * message named it.
+   * PgBinaryCodec.SentArray}), each element of a type the catalog does not hold by the rule a value
+   * of it in a column follows; any other such type decodes as {@link PgBinaryCodec.Unidentified}
+   * says (a record, or outside {@code pg_catalog} an enum label), else fails naming the type.
    */
   @Override
   public PgBinaryCodec codec(int typeOid, String sentNamespace, String sentName) {
@@ -413,12 +414,23 @@ public final class PgTypeCatalog implements PgBinaryTypes {
       return codec;
     }
     String name = sentNamespace + '.' + sentName;
-    if (sentName.startsWith("_")) {
-      return new PgBinaryCodec.SentArray(typeOid, name, this::codec);
-    }
     // outside pg_catalog the base type is a user type: an enum's value is its label's text
-    return new PgBinaryCodec.Unidentified(
-        typeOid, name, this::knownCodec, !"pg_catalog".equals(sentNamespace));
+    boolean labels = !"pg_catalog".equals(sentNamespace);
+    if (sentName.startsWith("_")) {
+      // one rule for a type and its arrays: an element of a type the catalog does not hold decodes
+      // as a value of that type in a column would (the array type is in its element's namespace)
+      String elementName = sentNamespace + '.' + sentName.substring(1);
+      return new PgBinaryCodec.SentArray(
+          typeOid,
+          name,
+          elementOid -> {
+            PgBinaryCodec element = codec(elementOid);
+            return element.missing()
+                ? new PgBinaryCodec.Unidentified(elementOid, elementName, this::knownCodec, labels)
+                : element;
+          });
+    }
+    return new PgBinaryCodec.Unidentified(typeOid, name, this::knownCodec, labels);
   }
 
   /**

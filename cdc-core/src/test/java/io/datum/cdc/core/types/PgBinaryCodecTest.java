@@ -191,20 +191,24 @@ class PgBinaryCodecTest {
   }
 
   @Test
-  void anArrayTypeNoLongerInTheCatalogDecodesByItsHeadersElementTypeInBinaryOnly() {
-    PgBinaryCodec gone = new PgBinaryCodec.Unidentified(MOOD, "type", oid -> INT4, false);
+  void anArrayTypeNoLongerInTheCatalogDecodesItsElementsAsAColumnOfTheirTypeWould() {
+    // the element type is gone too: its values decode by the rule of a column of that type (a
+    // record, or an enum label outside pg_catalog); an array's text does not name its element type
+    PgBinaryCodec gone = new PgBinaryCodec.Unidentified(MOOD, "public.mood", oid -> INT4, true);
     PgBinaryCodec sent =
-        new PgBinaryCodec.SentArray(MOOD_ARRAY, "public._posint", oid -> oid == 23 ? INT4 : gone);
+        new PgBinaryCodec.SentArray(MOOD_ARRAY, "public._mood", oid -> oid == 23 ? INT4 : gone);
     byte[] ints = SendBytes.of().arrayHeader(1, 23, 2, 1).element(int4(7)).i32(-1).build();
     assertEquals(Arrays.asList(7, null), value(sent, ints));
-    byte[] moods = SendBytes.of().arrayHeader(0, MOOD, 1, 1).element(utf8("ok")).build();
-    // an element of a type the catalog does not hold either: only a record would decode
-    assertTrue(rejected(sent, moods).contains("oid " + MOOD + ")"), rejected(sent, moods));
-    assertTrue(rejected(sent, moods).contains("not a record"), rejected(sent, moods));
+    byte[] moods = SendBytes.of().arrayHeader(1, MOOD, 2, 1).element(utf8("ok")).i32(-1).build();
+    assertEquals(Arrays.asList("ok", null), value(sent, moods));
+    // an element value that is neither a record nor a label fails, naming the element type
+    byte[] notLabels = SendBytes.of().arrayHeader(0, MOOD, 1, 1).element(int4(7)).build();
+    assertTrue(rejected(sent, notLabels).contains("oid " + MOOD + ")"), rejected(sent, notLabels));
+    assertTrue(rejected(sent, notLabels).contains("not a record"), rejected(sent, notLabels));
     assertTrue(rejected(sent, new byte[] {0, 0}).contains("no array header"));
     IllegalArgumentException e =
-        assertThrows(IllegalArgumentException.class, () -> sent.textValue("{7,NULL}"));
-    assertTrue(e.getMessage().contains("public._posint"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> sent.textValue("{ok,NULL}"));
+    assertTrue(e.getMessage().contains("public._mood"), e.getMessage());
   }
 
   @Test
