@@ -3,10 +3,12 @@ package io.datum.cdc.core;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.datum.cdc.CdcCheckpoint;
 import io.datum.cdc.CdcCheckpointHandle;
+import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.MemoryCheckpointStore;
 import io.datum.cdc.TableId;
 import io.datum.cdc.core.config.SnapshotMode;
@@ -100,6 +102,19 @@ class SnapshotResumeTest {
     CdcCheckpoint stored = store.load("items_resume").orElseThrow();
     assertFalse(stored.snapshot().isIdle(), "the snapshot is in progress: " + stored.snapshot());
     assertTrue(stored.snapshot().holdLsn() != null);
+
+    // started without a snapshot mode, nothing would read the rest and the hold would keep the
+    // slot for ever: the start is refused, naming the remedy, and the store is left as it was
+    try (PgCdcSource s = source(store).snapshot(SnapshotMode.NEVER).build()) {
+      CdcConfigurationException refused =
+          assertThrows(CdcConfigurationException.class, () -> s.start((event, checkpoints) -> {}));
+      assertTrue(
+          refused.getMessage().contains("holds a snapshot in progress ([public.items]")
+              && refused.getMessage().contains(stored.snapshot().holdLsn().toString())
+              && refused.getMessage().contains("pgcdc --snapshot initial"),
+          refused.getMessage());
+    }
+    assertEquals(stored, store.load("items_resume").orElseThrow());
 
     // the second run resumes online while a writer changes the table
     AtomicBoolean stop = new AtomicBoolean();

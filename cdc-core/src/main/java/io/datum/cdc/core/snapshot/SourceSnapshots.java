@@ -105,15 +105,18 @@ public final class SourceSnapshots implements PeerProducer, AutoCloseable {
   /**
    * {@inheritDoc}
    *
-   * <p>The reader decodes as the stream of this connection does (its types, the walsender session's
-   * TimeZone). At the source's start on an existing slot, with an initial mode and no completed
-   * initial snapshot stored, plans the initial snapshot online ({@link #planInitialOnline}).
+   * <p>With snapshot mode never, refuses a store that holds a snapshot in progress. Else the reader
+   * decodes as the stream of this connection does (its types, the walsender session's TimeZone). At
+   * the source's start on an existing slot, with an initial mode and no completed initial snapshot
+   * stored, plans the initial snapshot online ({@link #planInitialOnline}).
    *
-   * @throws CdcConfigurationException if that initial snapshot has a table without a key
+   * @throws CdcConfigurationException if that initial snapshot has a table without a key, or with
+   *     snapshot mode never if the store holds a snapshot in progress
    */
   @Override
   public void opened(Session session) {
     if (!settings.enabled()) {
+      refuseUnfinished();
       return;
     }
     reader.configure(session.types(), session.timeZone());
@@ -132,6 +135,36 @@ public final class SourceSnapshots implements PeerProducer, AutoCloseable {
     if (!session.reconnect() && !session.exportedSnapshot()) {
       planInitialOnline(session.start());
     }
+  }
+
+  /**
+   * With snapshot mode never, refuses a store that holds a snapshot in progress: nothing would read
+   * the rest, and an initial snapshot's hold would keep the slot (and the WAL after it) for ever.
+   *
+   * @throws CdcConfigurationException naming the tables left and the mode that finishes them
+   */
+  private void refuseUnfinished() {
+    if (!tracker.inProgress()) {
+      return;
+    }
+    PgLsn hold = tracker.holdLsn();
+    throw new CdcConfigurationException(
+        "the checkpoint store of slot \""
+            + config.slot()
+            + "\" holds a snapshot in progress ("
+            + tracker.tablesInProgress()
+            + " not read to the end) and the source was built with snapshot mode never, which"
+            + " would never read the rest"
+            + (hold == null
+                ? ""
+                : " and would hold the slot at the initial snapshot's consistent point "
+                    + hold
+                    + " for ever")
+            + "; build it with "
+            + (hold == null
+                ? "snapshot(SnapshotMode.ON_REQUEST) (pgcdc --snapshot on-request)"
+                : "snapshot(SnapshotMode.INITIAL) (pgcdc --snapshot initial)")
+            + " to finish that snapshot, then with the mode you want");
   }
 
   /** Opens a plain connection for reading, named for pg_stat_activity. */
