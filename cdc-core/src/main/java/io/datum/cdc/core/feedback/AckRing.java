@@ -150,7 +150,9 @@ abstract class AckRing {
         long tag = tag(ring, w);
         long word = (long) WORDS.getVolatile(ring, i);
         boolean done = w * EVENTS_PER_WORD + to <= prefix; // passed: see setBit
-        while (!done && (word >>> EVENTS_PER_WORD) == tag) {
+        // RETIRED reads as tag 0xFFFF with every bit set: on a replaced ring it must send this
+        // call to the new ring, not end it as if the bits were set (lap 65,535 of the ring)
+        while (!done && word != RETIRED && (word >>> EVENTS_PER_WORD) == tag) {
           if ((word & mask) == mask) {
             done = true;
             break;
