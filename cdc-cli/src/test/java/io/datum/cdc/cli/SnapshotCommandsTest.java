@@ -477,6 +477,12 @@ class SnapshotCommandsTest {
       Run requested =
           pgcdc(dir, "snapshot", "--url", pg.jdbcUrl(), "--slot", "req", "--table", "public.req_x");
       assertEquals(0, requested.exitCode(), requested.stderr());
+      // a table that does not exist is refused where it is named, and nothing is written
+      Run missing =
+          pgcdc(dir, "snapshot", "--url", pg.jdbcUrl(), "--slot", "req", "--table", "public.nope");
+      assertEquals(2, missing.exitCode(), missing.stderr());
+      assertTrue(
+          missing.stderr().contains("no table public.nope in this database"), missing.stderr());
       assertTrue(
           String.join("\n", requested.stdout())
               .startsWith("requested a snapshot of [public.req_x] from the stream of slot req"),

@@ -34,7 +34,8 @@ public final class SnapshotRequests {
    * @param tables the tables, as the source's publication publishes them, at least one
    * @return the LSN of the message (the snapshot's id is {@code request-} and the LSN of the commit
    *     of the transaction that wrote it)
-   * @throws CdcConfigurationException if the slot name is invalid or no table is given
+   * @throws CdcConfigurationException if the slot name is invalid, no table is given, or a table
+   *     does not exist (then nothing is written)
    * @throws SQLException if PostgreSQL refuses (a missing privilege names the function)
    */
   public static PgLsn request(Connection connection, String slot, List<TableId> tables)
@@ -43,6 +44,7 @@ public final class SnapshotRequests {
     if (tables.isEmpty()) {
       throw new CdcConfigurationException("a snapshot request names at least one table");
     }
+    refuseMissing(connection, tables);
     try (PreparedStatement ps =
         connection.prepareStatement("SELECT pg_logical_emit_message(true, ?, ?)::text")) {
       ps.setString(1, SnapshotMessages.PREFIX);
@@ -51,6 +53,41 @@ public final class SnapshotRequests {
         rs.next();
         return PgLsn.parse(rs.getString(1));
       }
+    }
+  }
+
+  /**
+   * Refuses tables that do not exist (as a table or a partitioned table): the running source would
+   * drop a request for one, and the request's writer would never know.
+   *
+   * @throws CdcConfigurationException naming each missing table
+   */
+  private static void refuseMissing(Connection connection, List<TableId> tables)
+      throws SQLException {
+    List<TableId> missing = new java.util.ArrayList<>();
+    try (PreparedStatement ps =
+        connection.prepareStatement(
+            "SELECT EXISTS (SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid ="
+                + " c.relnamespace WHERE n.nspname = ? AND c.relname = ? AND c.relkind IN ('r',"
+                + " 'p'))")) {
+      for (TableId t : tables) {
+        ps.setString(1, t.schema());
+        ps.setString(2, t.table());
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          if (!rs.getBoolean(1)) {
+            missing.add(t);
+          }
+        }
+      }
+    }
+    if (!missing.isEmpty()) {
+      throw new CdcConfigurationException(
+          "no table "
+              + (missing.size() == 1 ? missing.get(0) : missing)
+              + " in this database: name each table as schema.table, as the source's publication"
+              + " publishes it (quote a part as in SQL: \"Sales\".\"Orders\"); nothing was"
+              + " requested");
     }
   }
 
