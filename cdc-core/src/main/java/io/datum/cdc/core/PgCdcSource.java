@@ -182,6 +182,19 @@ public final class PgCdcSource implements AutoCloseable {
   }
 
   /**
+   * Returns the position this source confirms to PostgreSQL as flushed in its Standby Status
+   * Updates (what the slot's {@code confirmed_flush_lsn} becomes once sent): the durable {@link
+   * #watermark()}, but not past the consistent point of an initial snapshot that is not complete,
+   * nor past what the builder's {@code confirmedFlushLimit} returns. Use it, not the watermark, to
+   * tell whether the slot has caught up.
+   *
+   * @return the position, never null
+   */
+  public PgLsn confirmedPosition() {
+    return runtime.confirmedPosition();
+  }
+
+  /**
    * Returns the source's progress: watermark, pending transactions and events, events handled and
    * acknowledged, the watermark's age, the time since the last event, reconnects. Cheap enough to
    * poll every second.

@@ -166,8 +166,11 @@ final class StreamSession {
         if (limitReached && output.idle()) {
           break;
         }
-        if (stopAt != null && output.idle() && !source.watermark().isBefore(stopAt)) {
-          LOG.info("confirmed {}, at or beyond --stop-at-lsn {}", source.watermark(), stopAt);
+        // the position confirmed to the server, not the watermark: an initial snapshot that is
+        // not complete holds the slot at its consistent point
+        if (stopAt != null && output.idle() && !source.confirmedPosition().isBefore(stopAt)) {
+          LOG.info(
+              "confirmed {}, at or beyond --stop-at-lsn {}", source.confirmedPosition(), stopAt);
           break;
         }
         if (idleNanos > 0) {
@@ -180,7 +183,7 @@ final class StreamSession {
             if (idleTarget == null) {
               idleTarget = limits.server().flushLsn(); // null while the server is unreachable
             }
-            if (idleTarget != null && !source.watermark().isBefore(idleTarget)) {
+            if (idleTarget != null && !source.confirmedPosition().isBefore(idleTarget)) {
               break; // idle long enough, and caught up with what the server had then
             }
           }

@@ -6,6 +6,7 @@ import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.CdcConnectionException;
 import io.datum.cdc.CdcException;
 import io.datum.cdc.CdcReplicationException;
+import io.datum.cdc.PgLsn;
 import io.datum.cdc.SnapshotProgress;
 import io.datum.cdc.core.config.AcknowledgementDurability;
 import io.datum.cdc.core.config.SourceConfiguration;
@@ -122,6 +123,14 @@ public final class SourceRuntime {
   /** The checkpoint handle given to the handler. */
   public CdcCheckpointHandle handle() {
     return handle;
+  }
+
+  /**
+   * Returns the position confirmed to PostgreSQL in status updates ({@link
+   * SourceCheckpointHandle#flushPosition()}).
+   */
+  public PgLsn confirmedPosition() {
+    return handle.flushPosition();
   }
 
   /**
