@@ -126,13 +126,21 @@ public final class PgCdcSource implements AutoCloseable {
    * in the checkpoint store: after a restart the source reads only what was not acknowledged. No
    * write to any user table; needs EXECUTE on {@code pg_logical_emit_message} (docs/snapshots.md).
    *
+   * <p>A table without a primary key or replica identity index is read whole at the exported
+   * snapshot of a temporary replication slot, delivered at that slot's consistent point: first a
+   * reset ({@link io.datum.cdc.event.TruncateEvent#isSnapshotReset()}: drop what you hold of the
+   * table), then its rows, the stream holding at that point while they are read (no change waits
+   * longer than the read of that one table). Until the reset and every row are acknowledged, a
+   * restart reads the table again, after a new reset. It needs one free replication slot and one
+   * free walsender while the temporary slot is created.
+   *
    * @param tables the tables, as the publication publishes them (a partitioned table's root with
    *     publish_via_partition_root), at least one
    * @return the snapshot's id ({@code request-<LSN>}), as its rows' {@link
    *     io.datum.cdc.event.SnapshotInfo#id()}
    * @throws CdcConfigurationException if the source was built with {@link SnapshotMode#NEVER}, a
-   *     table is not published by the publication, has no primary key or replica identity index, or
-   *     is being snapshotted already (nothing is requested then)
+   *     table is not published by the publication, or is being snapshotted already (nothing is
+   *     requested then)
    * @throws IllegalStateException if the source is not running
    * @throws io.datum.cdc.CdcConnectionException if the tables cannot be checked
    */

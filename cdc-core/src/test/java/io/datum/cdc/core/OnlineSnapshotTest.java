@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Timeout;
  * An online snapshot asked for while streaming, under concurrent changes to the same keys (a few
  * hot keys updated all the time, TOASTed values they leave unchanged, deletes and re-inserts), in
  * small chunks: the replayed events equal the table, TOASTed values included; a second request for
- * the table while it is in progress and a table without a key are refused.
+ * the table while it is in progress is refused.
  */
 @EmbeddedPostgresTest
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
@@ -88,10 +88,8 @@ class OnlineSnapshotTest {
       CdcConfigurationException twice =
           assertThrows(CdcConfigurationException.class, () -> s.snapshot(DOCS));
       assertTrue(twice.getMessage().contains("in progress already"), twice.getMessage());
-      CdcConfigurationException keyless =
-          assertThrows(
-              CdcConfigurationException.class, () -> s.snapshot(new TableId("public", "nokey")));
-      assertTrue(keyless.getMessage().contains("no primary key"), keyless.getMessage());
+      // a table without a key is taken too (read whole after a reset: KeylessSnapshotTest)
+      assertTrue(s.snapshot(new TableId("public", "nokey")).startsWith("request-"));
       await().atMost(WAIT).until(() -> !s.snapshotInProgress() || done.isDone());
       stop.set(true);
       writer.join();

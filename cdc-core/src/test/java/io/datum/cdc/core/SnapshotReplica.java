@@ -8,6 +8,7 @@ import io.datum.cdc.event.DeleteEvent;
 import io.datum.cdc.event.InsertEvent;
 import io.datum.cdc.event.ReadEvent;
 import io.datum.cdc.event.Row;
+import io.datum.cdc.event.RowChange;
 import io.datum.cdc.event.TruncateEvent;
 import io.datum.cdc.event.UpdateEvent;
 import java.sql.Connection;
@@ -44,6 +45,55 @@ final class SnapshotReplica implements CdcHandler {
   final List<ReadEvent> readEvents = new ArrayList<>();
   private volatile boolean sawChange;
   volatile boolean acknowledge = true;
+
+  /** Tables replayed as multisets of rows (tables without a key), by {@link #bag(TableId)}. */
+  final Map<TableId, Map<Map<String, Object>, Integer>> bags = new ConcurrentHashMap<>();
+
+  /** The snapshots' resets, in order. */
+  final List<TruncateEvent> resets = new ArrayList<>();
+
+  /**
+   * Updates and deletes whose old row the replica did not hold after the table's first reset (a
+   * multiset table went wrong).
+   */
+  final List<ChangeEvent> missingBefore = new ArrayList<>();
+
+  /**
+   * Replays a table as a multiset of whole rows, as a consumer of a table without a key does: a
+   * read or insert adds its row, a delete removes one copy of its old row (REPLICA IDENTITY FULL),
+   * an update both, a truncate or a snapshot's reset empties it.
+   */
+  SnapshotReplica multiset(TableId table) {
+    bags.putIfAbsent(table, new ConcurrentHashMap<>());
+    return this;
+  }
+
+  Map<Map<String, Object>, Integer> bag(TableId table) {
+    return bags.computeIfAbsent(table, t -> new ConcurrentHashMap<>());
+  }
+
+  /** A table's rows as a multiset (row to copies), read with JDBC. */
+  static Map<Map<String, Object>, Integer> multisetContent(Connection c, TableId table)
+      throws SQLException {
+    Map<Map<String, Object>, Integer> out = new HashMap<>();
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT * FROM " + table.schema() + "." + table.table())) {
+      ResultSetMetaData md = rs.getMetaData();
+      while (rs.next()) {
+        Map<String, Object> row = new LinkedHashMap<>();
+        for (int i = 1; i <= md.getColumnCount(); i++) {
+          row.put(md.getColumnName(i), rs.getObject(i));
+        }
+        out.merge(row, 1, Integer::sum);
+      }
+    }
+    return out;
+  }
+
+  /** The replica of a multiset table, a copy. */
+  synchronized Map<Map<String, Object>, Integer> multisetOf(TableId table) {
+    return new HashMap<>(bag(table));
+  }
 
   SnapshotReplica key(TableId table, String... columns) {
     keyColumns.put(table, List.of(columns));
@@ -82,6 +132,9 @@ final class SnapshotReplica implements CdcHandler {
       List<Object> k = key(r.table(), r.after());
       readCounts.computeIfAbsent(r.table(), t -> new HashMap<>()).merge(k, 1, Integer::sum);
       table(r.table()).put(k, r.after().toMap());
+      if (bags.containsKey(r.table())) {
+        bag(r.table()).merge(r.after().toMap(), 1, Integer::sum);
+      }
       return;
     }
     if (event instanceof InsertEvent i) {
@@ -112,10 +165,48 @@ final class SnapshotReplica implements CdcHandler {
       changes.incrementAndGet();
       table(d.table()).remove(key(d.table(), d.before()));
     } else if (event instanceof TruncateEvent t) {
-      sawChange = true;
-      changes.incrementAndGet();
+      if (t.isSnapshotReset()) {
+        resets.add(t); // a snapshot's reset: the table's read rows follow; not a change
+      } else {
+        sawChange = true;
+        changes.incrementAndGet();
+      }
       for (TableId id : t.tables()) {
         table(id).clear();
+        bag(id).clear();
+      }
+      return;
+    }
+    if (event instanceof RowChange change && bags.containsKey(change.table())) {
+      Map<Map<String, Object>, Integer> bag = bag(change.table());
+      Row oldRow =
+          event instanceof UpdateEvent u
+              ? u.before()
+              : event instanceof DeleteEvent d ? d.before() : null;
+      Row newRow =
+          event instanceof UpdateEvent u
+              ? u.after()
+              : event instanceof InsertEvent i ? i.after() : null;
+      if (oldRow != null) {
+        Map<String, Object> before = oldRow.toMap();
+        Integer n = bag.get(before);
+        if (n == null) {
+          if (resets.stream().anyMatch(r -> r.tables().contains(change.table()))) {
+            missingBefore.add(change); // before its first reset the replica lacks older rows
+          }
+        } else if (n == 1) {
+          bag.remove(before);
+        } else {
+          bag.put(before, n - 1);
+        }
+      }
+      if (newRow != null) {
+        Map<String, Object> after = new LinkedHashMap<>();
+        if (oldRow != null) {
+          after.putAll(oldRow.toMap()); // unchanged TOASTed values: the old row's
+        }
+        after.putAll(newRow.toMap());
+        bag.merge(after, 1, Integer::sum);
       }
     }
   }

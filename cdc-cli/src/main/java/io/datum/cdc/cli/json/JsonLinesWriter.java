@@ -38,9 +38,11 @@ import java.util.Set;
  * <p>Row changes: {@code op, slot, schema, table, xid, commit_lsn, tx_end_lsn, event_index,
  * event_count, commit_time, [origin], [redelivered], key, before, after, unchanged_toast,
  * [undecoded]}; {@code undecoded} is present only when a column value of the event is given raw
- * (the decode-error policy RAW: {@link Row#undecodedColumns()}). Truncate: {@code op, slot, xid,
- * commit_lsn, tx_end_lsn, event_index, event_count, commit_time, [origin], [redelivered], tables,
- * cascade, restart_identity}. Message: the same header, then {@code prefix, content,
+ * (the decode-error policy RAW: {@link Row#undecodedColumns()}); a read row ends with {@code
+ * snapshot}. Truncate: {@code op, slot, xid, commit_lsn, tx_end_lsn, event_index, event_count,
+ * commit_time, [origin], [redelivered], tables, cascade, restart_identity, [snapshot]}; {@code
+ * snapshot} only on a snapshot's reset of a table without a key ({@link
+ * TruncateEvent#isSnapshotReset()}). Message: the same header, then {@code prefix, content,
  * transactional}. {@code origin} is present only when the transaction has one; {@code redelivered}
  * (always {@code true}) only when {@link TransactionInfo#redelivered()} is: the source knows it
  * delivered the transaction before (after a reconnect, or partly acknowledged before a restart).
@@ -307,21 +309,25 @@ public final class JsonLinesWriter implements Flushable, Closeable {
     generator.writeEndArray();
     writeUndecoded(change.key(), before, after);
     if (change instanceof ReadEvent read) {
-      SnapshotInfo snapshot = read.snapshot();
-      generator.writeFieldName(SNAPSHOT);
-      generator.writeStartObject();
-      generator.writeFieldName(ID);
-      generator.writeString(snapshot.id());
-      generator.writeFieldName(CHUNK);
-      generator.writeNumber(snapshot.chunk());
-      generator.writeFieldName(CONSISTENT_WITH);
-      generator.writeString(snapshot.consistentWith().toString());
-      if (snapshot.lastOfTable()) {
-        generator.writeFieldName(LAST_OF_TABLE);
-        generator.writeBoolean(true);
-      }
-      generator.writeEndObject();
+      writeSnapshot(read.snapshot());
     }
+  }
+
+  /** Writes {@code "snapshot"}: the snapshot of a read row or of a reset. */
+  private void writeSnapshot(SnapshotInfo snapshot) throws IOException {
+    generator.writeFieldName(SNAPSHOT);
+    generator.writeStartObject();
+    generator.writeFieldName(ID);
+    generator.writeString(snapshot.id());
+    generator.writeFieldName(CHUNK);
+    generator.writeNumber(snapshot.chunk());
+    generator.writeFieldName(CONSISTENT_WITH);
+    generator.writeString(snapshot.consistentWith().toString());
+    if (snapshot.lastOfTable()) {
+      generator.writeFieldName(LAST_OF_TABLE);
+      generator.writeBoolean(true);
+    }
+    generator.writeEndObject();
   }
 
   /**
@@ -404,6 +410,9 @@ public final class JsonLinesWriter implements Flushable, Closeable {
     generator.writeBoolean(truncate.cascade());
     generator.writeFieldName(RESTART_IDENTITY);
     generator.writeBoolean(truncate.restartIdentity());
+    if (truncate.isSnapshotReset()) {
+      writeSnapshot(truncate.snapshot());
+    }
   }
 
   private void writeMessage(MessageEvent message) throws IOException {

@@ -323,6 +323,30 @@ class JsonLinesWriterTest {
   }
 
   @Test
+  void aSnapshotResetIsATruncateOfOneTableWithItsSnapshot() {
+    PgLsn at = PgLsn.parse("0/1939EB0");
+    TransactionInfo chunk =
+        new TransactionInfo(0, at, at, Instant.parse("2026-12-03T15:10:02Z"), null, 1);
+    TruncateEvent reset =
+        new TruncateEvent(
+            new io.datum.cdc.CdcOffset("shop", at, at, 0, 0, 1, 7),
+            chunk,
+            List.of(ORDERS),
+            false,
+            false,
+            new io.datum.cdc.event.SnapshotInfo("request-0/1936078", 7, at, false));
+    assertEquals(
+        "{\"op\":\"truncate\",\"slot\":\"shop\",\"xid\":0,\"commit_lsn\":\"0/1939EB0\","
+            + "\"tx_end_lsn\":\"0/1939EB0\",\"event_index\":0,\"event_count\":1,"
+            + "\"commit_time\":\"2026-12-03T15:10:02Z\","
+            + "\"tables\":[{\"schema\":\"public\",\"table\":\"orders\"}],"
+            + "\"cascade\":false,\"restart_identity\":false,"
+            + "\"snapshot\":{\"id\":\"request-0/1936078\",\"chunk\":7,"
+            + "\"consistent_with\":\"0/1939EB0\"}}",
+        line(reset).strip());
+  }
+
+  @Test
   void commitTimeAlwaysPrintsSecondsAndOnlyNeededFractionDigits() {
     List<ColumnInfo> columns = List.of(col("id", INT4, true));
     TransactionInfo wholeMinute =

@@ -40,7 +40,20 @@ public final class Merge {
     void poll();
   }
 
-  /** Sees each stream event once, before it is offered. */
+  /** What the observer decided about a stream event. */
+  public enum Verdict {
+    /** Offer it (after the read rows released, if any). */
+    DELIVER,
+    /** Do not deliver it: the merge acknowledges it (datum-cdc's own message). */
+    TAKE_OUT,
+    /**
+     * Not yet: the stream holds at this event (rows that go before it are still being read); the
+     * merge steps again after keeping the walsender alive, and shows the event again.
+     */
+    HOLD
+  }
+
+  /** Sees each stream event before it is offered: once, or until it stops holding it. */
   public interface StreamObserver {
     /**
      * Looks at a stream event.
@@ -48,19 +61,23 @@ public final class Merge {
      * @param event the next stream event, not null
      * @param release takes read rows to hand off before this event and everything after it, in
      *     order
-     * @return true if the event is not to be delivered (the merge then acknowledges it)
+     * @return what to do with the event; after {@link Verdict#HOLD} the event is shown again
+     * @throws InterruptedException if interrupted while holding
      */
-    boolean observe(ChangeEvent event, Consumer<ChangeEvent> release);
+    Verdict observe(ChangeEvent event, Consumer<ChangeEvent> release) throws InterruptedException;
 
     /** Delivers every event. */
-    StreamObserver NONE = (event, release) -> false;
+    StreamObserver NONE = (event, release) -> Verdict.DELIVER;
   }
 
   /** What a {@link #step} did. */
   public enum Step {
     /** An event was handed off or taken out. */
     PROGRESS,
-    /** The hand-off stayed full for a whole wait: keep the stream alive, then step again. */
+    /**
+     * The hand-off stayed full for a whole wait, or the observer holds the stream: keep the stream
+     * alive, then step again.
+     */
     FULL,
     /** No event is ready: read more of the stream. */
     EMPTY
@@ -115,8 +132,12 @@ public final class Merge {
       return Step.EMPTY;
     }
     if (next != observed) {
+      Verdict verdict = observer.observe(next, released::addLast);
+      if (verdict == Verdict.HOLD) {
+        return released.isEmpty() ? Step.FULL : Step.PROGRESS; // rows first; next is shown again
+      }
       observed = next;
-      if (observer.observe(next, released::addLast)) {
+      if (verdict == Verdict.TAKE_OUT) {
         acknowledgeTakenOut.accept(next.offset());
         stream.poll();
         return Step.PROGRESS;

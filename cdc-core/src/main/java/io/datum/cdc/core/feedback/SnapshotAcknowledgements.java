@@ -85,6 +85,19 @@ public final class SnapshotAcknowledgements {
     final TableId id;
     final List<Range> ranges = new ArrayList<>();
 
+    /**
+     * For a table without a key read whole at a position of the stream (after a reset event): that
+     * position; else null.
+     */
+    PgLsn resetAt;
+
+    /**
+     * True once every event of a table read at {@link #resetAt} is acknowledged: it stays in
+     * progress until the stream's watermark reaches that position too (else a restart would deliver
+     * again, after the table's content, changes that content holds already).
+     */
+    boolean awaitingStream;
+
     Table(String snapshotId, TableId id) {
       this.snapshotId = snapshotId;
       this.id = id;
@@ -149,6 +162,9 @@ public final class SnapshotAcknowledgements {
     final long[] bits;
     int prefix; // rows [0, prefix) acknowledged
     int acknowledged;
+
+    /** A reset's chunk: its one event is not a row (not counted in the row figures). */
+    boolean reset;
 
     Chunk(
         long id,
@@ -426,7 +442,9 @@ public final class SnapshotAcknowledgements {
     }
     chunk.bits[i >>> 6] |= bit;
     chunk.acknowledged++;
-    rowsAcknowledged++;
+    if (!chunk.reset) {
+      rowsAcknowledged++;
+    }
     while (chunk.prefix < chunk.keys.length
         && (chunk.bits[chunk.prefix >>> 6] & (1L << chunk.prefix)) != 0) {
       chunk.prefix++;
@@ -496,7 +514,9 @@ public final class SnapshotAcknowledgements {
     if (chunk.complete()) {
       return false;
     }
-    rowsAcknowledged += chunk.keys.length - chunk.acknowledged;
+    if (!chunk.reset) {
+      rowsAcknowledged += chunk.keys.length - chunk.acknowledged;
+    }
     java.util.Arrays.fill(chunk.bits, -1L);
     chunk.acknowledged = chunk.keys.length;
     chunk.prefix = chunk.keys.length;
@@ -534,6 +554,10 @@ public final class SnapshotAcknowledgements {
       range.acknowledged.removeAll(done.skipped); // the bound moved past them
       if (done.endsRange) {
         Table table = range.table;
+        if (table.resetAt != null) {
+          table.awaitingStream = true; // its one range stays, read, until progress(watermark)
+          return;
+        }
         table.ranges.remove(range);
         if (table.ranges.isEmpty()) {
           tables.remove(table.id);
@@ -566,6 +590,8 @@ public final class SnapshotAcknowledgements {
    */
   public synchronized void resetInFlight() {
     for (Table t : tables.values()) {
+      t.resetAt = null; // read again whole, at a new position, after a new reset
+      t.awaitingStream = false;
       for (Range r : t.ranges) {
         forget(r);
         fold(r);
@@ -614,6 +640,22 @@ public final class SnapshotAcknowledgements {
    * @return a new progress value
    */
   public synchronized SnapshotProgress progress() {
+    return progress(null);
+  }
+
+  /**
+   * Returns what a checkpoint keeps of the snapshots, given the stream's watermark the checkpoint
+   * stores (taken before this call): a table read at a reset whose events are all acknowledged is
+   * done, and left out, once that watermark reached its reset position; before, it is kept whole (a
+   * restart reads it again).
+   *
+   * @param streamWatermark the watermark taken before the call, or null to end no such table
+   * @return a new progress value
+   */
+  public synchronized SnapshotProgress progress(PgLsn streamWatermark) {
+    if (streamWatermark != null) {
+      endPassed(streamWatermark);
+    }
     if (tables.isEmpty()) {
       return initialCompleted ? COMPLETED : SnapshotProgress.NONE;
     }
@@ -626,6 +668,56 @@ public final class SnapshotAcknowledgements {
       out.add(new TableSnapshot(t.snapshotId, t.id, ranges));
     }
     return new SnapshotProgress(initialCompleted, holdLsn, out);
+  }
+
+  /** Ends the tables read at a reset, all acknowledged, that the watermark passed. */
+  private void endPassed(PgLsn watermark) {
+    List<Table> ended = new ArrayList<>();
+    for (Table t : tables.values()) {
+      if (t.awaitingStream && !t.resetAt.isAfter(watermark)) {
+        ended.add(t);
+      }
+    }
+    for (Table t : ended) {
+      tables.remove(t.id);
+      tablesDone++;
+    }
+    if (!ended.isEmpty()) {
+      completeIfDone();
+    }
+  }
+
+  /**
+   * Registers a table's reset: the table, without a key, is read whole at a position of the stream
+   * after an event that tells the consumer to drop what it holds of it. The reset is a chunk of one
+   * event of the table's range; the table ends only once every event is acknowledged and the
+   * stream's watermark reached {@code at} ({@link #progress(PgLsn)}).
+   *
+   * @param range the table's range, nothing of it delivered since it was last read from its start
+   * @param at the position the table is read at
+   * @return the reset's chunk number for its offset
+   */
+  @SuppressWarnings("unchecked")
+  public synchronized long deliverReset(Range range, PgLsn at) {
+    range.table.resetAt = at;
+    range.table.awaitingStream = false;
+    long id = deliver(range, new List[] {null}, null, false, List.of());
+    chunks.get(id).reset = true;
+    rowsDelivered--;
+    return id;
+  }
+
+  /**
+   * Reads a table at a reset again from its start (its read failed part way): the chunks delivered
+   * stay to be acknowledged, and the table is read again whole after a new reset.
+   *
+   * @param range the table's range
+   */
+  public synchronized void readAgain(Range range) {
+    range.table.resetAt = null;
+    range.table.awaitingStream = false;
+    range.readCursor = range.after;
+    range.fullyRead = false;
   }
 
   private static final SnapshotProgress COMPLETED = new SnapshotProgress(true, null, List.of());

@@ -324,8 +324,10 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
   private CdcCheckpoint snapshotForStore() {
     storesBegun = storesBegun + 1;
     // the snapshot progress first: a chunk whose rows were all acknowledged may end a range; the
-    // stream positions taken after it can only be newer, never hide an acknowledgement
-    SnapshotProgress progress = snapshots.progress();
+    // stream positions taken after it can only be newer, never hide an acknowledgement. A table
+    // read at a reset ends once the watermark passed its position: that watermark is taken first,
+    // so the checkpoint's own is at least as far
+    SnapshotProgress progress = snapshots.progress(coordinator.watermark());
     CdcCheckpoint positions = coordinator.checkpoint();
     return progress == SnapshotProgress.NONE ? positions : positions.withSnapshot(progress);
   }

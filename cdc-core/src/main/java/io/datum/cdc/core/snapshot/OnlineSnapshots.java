@@ -23,9 +23,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -85,6 +89,16 @@ public final class OnlineSnapshots implements AutoCloseable {
      * @throws SQLException if connecting fails
      */
     Connection open() throws SQLException;
+
+    /**
+     * Opens a replication connection ({@code replication=database}, simple query mode) to the
+     * source's database, for a temporary slot whose exported snapshot a table without a key is read
+     * at.
+     *
+     * @return the connection
+     * @throws SQLException if connecting fails
+     */
+    Connection openReplication() throws SQLException;
   }
 
   private final String slot;
@@ -95,6 +109,7 @@ public final class OnlineSnapshots implements AutoCloseable {
   private final int chunkRows;
   private final long chunkBytes;
   private final boolean flushMessages;
+  private final int serverVersionNum;
   private final String nonce = UUID.randomUUID().toString().substring(0, 8);
   private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
   private final Object wake = new Object();
@@ -106,8 +121,12 @@ public final class OnlineSnapshots implements AutoCloseable {
   private volatile long chunksRead;
   private volatile long chunksRetried;
 
+  /** The read of a table without a key in progress, or null; see {@link #gate}. */
+  private volatile Whole whole;
+
   // replication thread only
   private ChunkWindow window;
+  private long heldSinceNanos;
   private final RecentTransactions recent = new RecentTransactions();
 
   /** A chunk between its low and high watermark. */
@@ -127,6 +146,38 @@ public final class OnlineSnapshots implements AutoCloseable {
   }
 
   /**
+   * A table without a key read whole at the exported snapshot of a temporary slot: the snapshot
+   * thread creates the slot and reads; the replication thread holds the stream at the slot's
+   * consistent point and releases the reset and the rows there.
+   */
+  private static final class Whole {
+    final ReadTask task;
+
+    /** Stream events whose commit LSN is before it go on while the slot is being created. */
+    final PgLsn below;
+
+    /** The temporary slot's consistent point once known: where the table's content is replaced. */
+    volatile PgLsn at;
+
+    /** Set by the snapshot thread when the read failed; the replication thread gives it up. */
+    volatile boolean failed;
+
+    /** Chunks read, in order, for the replication thread to register and release. */
+    final BlockingQueue<ChunkRows> chunks = new ArrayBlockingQueue<>(2);
+
+    /** Completed by the replication thread: true once every chunk went out, false if given up. */
+    final CompletableFuture<Boolean> released = new CompletableFuture<>();
+
+    /** Replication thread only: the reset went out. */
+    boolean resetReleased;
+
+    Whole(ReadTask task, PgLsn below) {
+      this.task = task;
+      this.below = below;
+    }
+  }
+
+  /**
    * @param slot the source's slot
    * @param publication the publication the tables must be published by
    * @param tracker the source's snapshot acknowledgements, holding the ranges to read
@@ -134,9 +185,10 @@ public final class OnlineSnapshots implements AutoCloseable {
    * @param reader reads and decodes chunks
    * @param chunkRows rows per chunk
    * @param chunkBytes bytes of row text per chunk, at most (a chunk ends early past them)
-   * @param flushMessages write the watermarks non-transactional with {@code flush => true}
-   *     (PostgreSQL 17+), else as transactional messages in transactions of their own; either way
-   *     an idle server sends them at once
+   * @param serverVersionNum the server's {@code server_version_num}: from 170000 the watermarks are
+   *     written non-transactional with {@code flush => true}, else as transactional messages in
+   *     transactions of their own (either way an idle server sends them at once); from 150000 a
+   *     temporary slot is created with the option list syntax
    */
   public OnlineSnapshots(
       String slot,
@@ -146,7 +198,7 @@ public final class OnlineSnapshots implements AutoCloseable {
       TableReader reader,
       int chunkRows,
       long chunkBytes,
-      boolean flushMessages) {
+      int serverVersionNum) {
     this.slot = slot;
     this.publication = publication;
     this.tracker = tracker;
@@ -154,7 +206,8 @@ public final class OnlineSnapshots implements AutoCloseable {
     this.reader = reader;
     this.chunkRows = chunkRows;
     this.chunkBytes = chunkBytes;
-    this.flushMessages = flushMessages;
+    this.serverVersionNum = serverVersionNum;
+    this.flushMessages = serverVersionNum >= 170000;
   }
 
   /** Starts the snapshot thread; it reads whenever a table has ranges left. Idempotent. */
@@ -194,6 +247,10 @@ public final class OnlineSnapshots implements AutoCloseable {
     for (Pending p : pending.values()) {
       p.verdict.complete(false);
     }
+    Whole w = whole;
+    if (w != null) {
+      w.released.complete(false);
+    }
     Thread t = thread;
     if (t != null && t != Thread.currentThread()) {
       try {
@@ -210,6 +267,11 @@ public final class OnlineSnapshots implements AutoCloseable {
    */
   public void connectionLost() {
     window = null;
+    Whole w = whole;
+    if (w != null) {
+      whole = null; // the tracker reads the table again whole, after a new reset
+      w.released.complete(false);
+    }
     for (Pending p : pending.values()) {
       p.verdict.complete(false);
     }
@@ -239,7 +301,8 @@ public final class OnlineSnapshots implements AutoCloseable {
             continue;
           }
           InitialSnapshot.awaitRoom(tracker, slot);
-          boolean delivered = readChunk(c, task, table);
+          boolean delivered =
+              table.chunkKey().isEmpty() ? readWhole(c, task, table) : readChunk(c, task, table);
           if (delivered) {
             backoff = 50;
           } else if (!closed) {
@@ -309,40 +372,145 @@ public final class OnlineSnapshots implements AutoCloseable {
       tracker.abandon(id);
       return null;
     }
-    if (table.chunkKey().isEmpty()) {
-      String why =
-          "cannot snapshot "
-              + id
-              + " while streaming: it has no primary key or replica identity index, so a change"
-              + " cannot be matched to a row read. Add a primary key (its rows are then read from"
-              + " the start); a table without one is read only by the initial snapshot at a new"
-              + " slot's exported snapshot";
-      if (SnapshotAcknowledgements.INITIAL.equals(task(id))) {
-        // the initial snapshot of it was interrupted: its rows would be missing
-        throw new CdcException(
-            "slot "
-                + slot
-                + ": the initial snapshot of "
-                + id
-                + " was interrupted and "
-                + why
-                + " (or delete the slot's checkpoint and its slot to start afresh)");
-      }
-      LOG.error("slot {}: {}; the request is dropped", slot, why);
-      tracker.abandon(id);
-      return null;
-    }
     tables.put(id, table);
     return table;
   }
 
-  private String task(TableId id) {
-    for (ReadTask t : tracker.readTasks()) {
-      if (t.range().table().equals(id)) {
-        return t.range().snapshotId();
+  /**
+   * Reads a table without a key whole at the exported snapshot of a temporary slot, its rows
+   * released by the replication thread at the slot's consistent point after a reset ({@link
+   * #gate}).
+   *
+   * <p>The slot's exported snapshot sees exactly the transactions whose commit record is before its
+   * consistent point C (snapbuild.c; TemporarySlotFactsTest checks it on every version), and C is a
+   * position of the same WAL as the stream's: the changes the stream delivers before C are in the
+   * rows, those after C are not. C is at or after the WAL insert position read before the slot is
+   * created, so the stream goes on up to that position while PostgreSQL creates the slot (it waits
+   * for the transactions running then to end) and holds at the first event after it until C is
+   * known. After creating the slot, a watermark of no chunk is written: an event after C, so that
+   * an idle database's stream reaches C too. The slot lives until the snapshot is imported: one
+   * replication slot and one walsender for that time.
+   *
+   * @return true if every row was released; false if it is to be read again (the stream's
+   *     connection was lost, or the source stops)
+   * @throws CdcConfigurationException if the server has no free replication slot or walsender
+   */
+  private boolean readWhole(Connection c, ReadTask task, SnapshotTable table)
+      throws SQLException, InterruptedException {
+    PgLsn below;
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT pg_current_wal_insert_lsn()::text")) {
+      rs.next();
+      below = PgLsn.parse(rs.getString(1));
+    }
+    Whole w = new Whole(task, below);
+    whole = w;
+    long started = System.nanoTime();
+    try {
+      String name = "datum_cdc_" + nonce + "_" + (++serial);
+      LOG.info(
+          "slot {}: reading {} (no primary key or replica identity index) whole at the exported"
+              + " snapshot of temporary slot {}; the stream holds at {} until it is created",
+          slot,
+          table.table(),
+          name,
+          below);
+      try (Connection replication = connections.openReplication();
+          Statement st = replication.createStatement();
+          ResultSet rs = st.executeQuery(createTemporary(name))) {
+        rs.next();
+        PgLsn at = PgLsn.parse(rs.getString("consistent_point"));
+        String snapshot = rs.getString("snapshot_name");
+        emit(c, false, ++serial); // a position after C: no pending chunk has this number
+        c.setAutoCommit(false);
+        try (Statement imp = c.createStatement()) {
+          imp.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+          imp.execute("SET TRANSACTION SNAPSHOT '" + snapshot.replace("'", "''") + "'");
+        }
+        w.at = at;
+        LOG.info(
+            "slot {}: {} is read at {} (temporary slot created in {} ms)",
+            slot,
+            table.table(),
+            at,
+            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+      } // closing the connection drops the temporary slot; the imported snapshot stays
+      try {
+        reader.readAll(c, table, chunkRows, chunkBytes, rows -> hand(w, rows));
+      } catch (CancellationException e) {
+        return false; // given up by the replication thread (its connection was lost) or closing
+      }
+      try {
+        c.commit();
+      } catch (SQLException e) {
+        LOG.debug("slot {}: ending the read of {}: {}", slot, table.table(), e.toString());
+      }
+      chunksRead++;
+      while (!closed) {
+        try {
+          return w.released.get(1, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+          // the replication thread is releasing the last chunks
+        } catch (java.util.concurrent.ExecutionException e) {
+          return false;
+        }
+      }
+      return false;
+    } catch (SQLException e) {
+      w.failed = true;
+      String state = e.getSQLState() == null ? "" : e.getSQLState();
+      if (state.equals("53400") || state.equals("53300")) {
+        throw new CdcConfigurationException(
+            "slot "
+                + slot
+                + ": cannot snapshot "
+                + table.table()
+                + ", which has no primary key or replica identity index: it is read at the"
+                + " exported snapshot of a temporary replication slot, which needs one free"
+                + (state.equals("53400")
+                    ? " replication slot (max_replication_slots)"
+                    : " walsender (max_wal_senders)")
+                + " while it is created, and the server has none ("
+                + e.getMessage()
+                + " [SQLSTATE "
+                + state
+                + "]); raise "
+                + (state.equals("53400") ? "max_replication_slots" : "max_wal_senders")
+                + " (a server restart) or drop slots no longer used (SELECT slot_name FROM"
+                + " pg_replication_slots WHERE NOT active)",
+            e);
+      }
+      throw e;
+    } catch (InterruptedException | RuntimeException e) {
+      w.failed = true;
+      throw e;
+    } finally {
+      if (!c.isClosed() && !c.getAutoCommit()) {
+        try {
+          c.rollback();
+          c.setAutoCommit(true);
+        } catch (SQLException e) {
+          LOG.debug("slot {}: ending the read of {}: {}", slot, table.table(), e.toString());
+        }
       }
     }
-    return null;
+  }
+
+  /** Hands a chunk of a whole read to the replication thread, waiting for room. */
+  private void hand(Whole w, ChunkRows rows) throws InterruptedException {
+    while (!w.chunks.offer(rows, 100, TimeUnit.MILLISECONDS)) {
+      if (closed || w.released.isDone()) {
+        throw new CancellationException();
+      }
+    }
+  }
+
+  /** The temporary slot's command, as the server's version spells it (protocol docs, 53.4). */
+  private String createTemporary(String name) {
+    return "CREATE_REPLICATION_SLOT "
+        + name
+        + " TEMPORARY LOGICAL pgoutput"
+        + (serverVersionNum >= 150000 ? " (SNAPSHOT 'export')" : " EXPORT_SNAPSHOT");
   }
 
   /** Reads one chunk between its watermarks; true if it was delivered. */
@@ -403,6 +571,83 @@ public final class OnlineSnapshots implements AutoCloseable {
   }
 
   // ---- the replication thread ---------------------------------------------------------------
+
+  /**
+   * Holds the stream where a table without a key is read whole ({@link #readWhole}): events before
+   * the insert position read before its temporary slot was created go on; from there the stream
+   * holds until the slot's consistent point C is known; events before C go on; at the first event
+   * at or after C, the reset and then every chunk of the table are released before it, the stream
+   * holding while they are read. No change waits longer than the creation of the slot and the read
+   * of that one table. If the read fails before its reset went out, the stream goes on as if it had
+   * not begun; after, the chunks released stay to be acknowledged and the table is read again after
+   * a new reset at a later position.
+   *
+   * @param event the next stream event
+   * @param out receives the reset and the read rows, in order
+   * @return true to hold the event (it is shown again); false to go on with it
+   * @throws InterruptedException if interrupted while waiting briefly for the next chunk
+   */
+  public boolean gate(ChangeEvent event, Consumer<ChangeEvent> out) throws InterruptedException {
+    Whole w = whole;
+    if (w == null) {
+      return false;
+    }
+    if (w.failed) {
+      whole = null;
+      if (w.resetReleased) {
+        tracker.readAgain(w.task.range());
+      }
+      w.released.complete(false);
+      return false;
+    }
+    PgLsn lsn = event.offset().commitLsn();
+    PgLsn at = w.at;
+    if (at == null ? lsn.isBefore(w.below) : !w.resetReleased && lsn.isBefore(at)) {
+      return false;
+    }
+    // no chunk before the position is known: the event is shown again once it is
+    ChunkRows rows = at == null ? null : w.chunks.poll(20, TimeUnit.MILLISECONDS);
+    if (at == null) {
+      LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(20));
+    }
+    if (rows == null) {
+      long now = System.nanoTime();
+      if (heldSinceNanos == 0) {
+        heldSinceNanos = now;
+      } else if (now - heldSinceNanos >= TimeUnit.SECONDS.toNanos(30)) {
+        heldSinceNanos = now;
+        LOG.warn(
+            "slot {}: the stream holds at {} for the read of {} (no key): {}",
+            slot,
+            lsn,
+            w.task.range().table(),
+            at == null
+                ? "PostgreSQL is creating its temporary slot, which waits for the transactions"
+                    + " open when it began to end (pg_stat_activity: wait_event transactionid)"
+                : "its rows are being read");
+      }
+      return true;
+    }
+    heldSinceNanos = 0;
+    if (!w.resetReleased) {
+      w.resetReleased = true;
+      out.accept(
+          ReadEvents.reset(
+              tracker,
+              slot,
+              w.task.range(),
+              at,
+              Instant.now(),
+              rows.rows().isEmpty() && rows.endsRange()));
+    }
+    ReadEvents.register(tracker, slot, w.task.range(), rows, at, Instant.now()).forEach(out);
+    if (!rows.endsRange()) {
+      return true;
+    }
+    whole = null;
+    w.released.complete(true);
+    return false;
+  }
 
   /**
    * Sees one event on its way to the handler, in stream order (before it is offered): records what

@@ -7,6 +7,7 @@ import io.datum.cdc.event.ReadEvent;
 import io.datum.cdc.event.Row;
 import io.datum.cdc.event.SnapshotInfo;
 import io.datum.cdc.event.TransactionInfo;
+import io.datum.cdc.event.TruncateEvent;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,6 +19,37 @@ import java.util.List;
 public final class ReadEvents {
 
   private ReadEvents() {}
+
+  /**
+   * Registers a table's reset with the tracker and returns it: a {@link TruncateEvent} of the one
+   * table with a {@link SnapshotInfo}, before the table's rows read whole at {@code at}.
+   *
+   * @param tracker the source's snapshot acknowledgements
+   * @param slot the slot, for the offset
+   * @param range the table's range, read from its start
+   * @param at the position the table is read at (a temporary slot's consistent point)
+   * @param readAt when the read began
+   * @param emptyTable true if the table has no row: the reset is then the last event of the table
+   * @return the reset
+   */
+  public static TruncateEvent reset(
+      SnapshotAcknowledgements tracker,
+      String slot,
+      SnapshotAcknowledgements.Range range,
+      PgLsn at,
+      Instant readAt,
+      boolean emptyTable) {
+    long chunk = tracker.deliverReset(range, at);
+    TransactionInfo info = new TransactionInfo(0, at, at, readAt, null, 1);
+    CdcOffset offset = new CdcOffset(slot, at, at, 0, 0, 1, chunk);
+    return new TruncateEvent(
+        offset,
+        info,
+        List.of(range.table()),
+        false,
+        false,
+        new SnapshotInfo(range.snapshotId(), chunk, at, emptyTable));
+  }
 
   /**
    * Registers the chunk with the tracker (moving its range's read cursor) and returns its events.

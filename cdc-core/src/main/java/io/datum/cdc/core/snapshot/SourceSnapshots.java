@@ -6,6 +6,7 @@ import io.datum.cdc.PgLsn;
 import io.datum.cdc.TableId;
 import io.datum.cdc.core.config.SourceConfiguration;
 import io.datum.cdc.core.config.SourceOptions;
+import io.datum.cdc.core.delivery.Merge;
 import io.datum.cdc.core.delivery.PeerProducer;
 import io.datum.cdc.core.errors.PgErrors;
 import io.datum.cdc.core.feedback.SnapshotAcknowledgements;
@@ -110,8 +111,8 @@ public final class SourceSnapshots implements PeerProducer, AutoCloseable {
    * the source's start on an existing slot, with an initial mode and no completed initial snapshot
    * stored, plans the initial snapshot online ({@link #planInitialOnline}).
    *
-   * @throws CdcConfigurationException if that initial snapshot has a table without a key, or with
-   *     snapshot mode never if the store holds a snapshot in progress
+   * @throws CdcConfigurationException with snapshot mode never if the store holds a snapshot in
+   *     progress
    */
   @Override
   public void opened(Session session) {
@@ -126,11 +127,11 @@ public final class SourceSnapshots implements PeerProducer, AutoCloseable {
               config.slot(),
               config.publication(),
               tracker,
-              this::plainConnection,
+              connections,
               reader,
               settings.chunkRows(),
               chunkBytes(),
-              session.serverVersionNum() >= 170000);
+              session.serverVersionNum());
     }
     if (!session.reconnect() && !session.exportedSnapshot()) {
       planInitialOnline(session.start());
@@ -167,6 +168,26 @@ public final class SourceSnapshots implements PeerProducer, AutoCloseable {
             + " to finish that snapshot, then with the mode you want");
   }
 
+  /** The connections the readers open. */
+  private final OnlineSnapshots.Connections connections =
+      new OnlineSnapshots.Connections() {
+        @Override
+        public Connection open() throws SQLException {
+          return plainConnection();
+        }
+
+        @Override
+        public Connection openReplication() throws SQLException {
+          Properties p = new Properties();
+          p.putAll(config.properties());
+          PGProperty.REPLICATION.set(p, "database");
+          PGProperty.PREFER_QUERY_MODE.set(p, "simple");
+          PGProperty.ASSUME_MIN_SERVER_VERSION.set(p, "10");
+          PGProperty.APPLICATION_NAME.set(p, "datum-cdc snapshot slot " + config.slot());
+          return DriverManager.getConnection(config.jdbcUrl(), p);
+        }
+      };
+
   /** Opens a plain connection for reading, named for pg_stat_activity. */
   public Connection plainConnection() throws SQLException {
     Properties p = new Properties();
@@ -189,28 +210,7 @@ public final class SourceSnapshots implements PeerProducer, AutoCloseable {
     List<TableId> ids = new ArrayList<>();
     try (Connection c = plainConnection()) {
       TableReader.prepareSession(c, reader.timeZone());
-      List<TableId> keyless = new ArrayList<>();
       List<SnapshotTable> published = reader.publishedTables(c, config.publication());
-      for (SnapshotTable t : published) {
-        if (t.chunkKey().isEmpty()) {
-          keyless.add(t.table());
-        }
-      }
-      if (!keyless.isEmpty()) {
-        // refused before reading anything: online, a change cannot be matched to a row read
-        throw new CdcConfigurationException(
-            "the initial snapshot of slot \""
-                + config.slot()
-                + "\", which exists already, is read online while streaming, and "
-                + keyless
-                + (keyless.size() == 1 ? " has" : " have")
-                + " no primary key or replica identity index to match changes to rows read by."
-                + " Add a primary key, take "
-                + (keyless.size() == 1 ? "it" : "them")
-                + " out of publication \""
-                + config.publication()
-                + "\", or start on a new slot (its exported snapshot reads any table)");
-      }
       for (SnapshotTable t : published) {
         ids.add(t.table());
         tracker.expect((long) Math.max(0, t.reltuples()));
@@ -258,7 +258,7 @@ public final class SourceSnapshots implements PeerProducer, AutoCloseable {
             config.slot(),
             config.publication(),
             tracker,
-            this::plainConnection,
+            connections,
             reader,
             settings.parallelism(),
             settings.chunkRows(),
@@ -309,29 +309,35 @@ public final class SourceSnapshots implements PeerProducer, AutoCloseable {
   private boolean doneLogged;
 
   /**
-   * Sees a stream event before it is handed off (the merge of stream and read rows): takes out
-   * datum-cdc's own messages (online snapshot watermarks, snapshot requests; a high watermark
-   * releases its chunk's rows, which then go before the next stream event) and, when the source did
-   * not ask for logical decoding messages, every other message (the stream carries them for the
-   * snapshots only); lets the online snapshot see every other event (the rows a change supersedes).
+   * Sees a stream event before it is handed off (the merge of stream and read rows): holds the
+   * stream at the position a table without a key is read at until its reset and rows are released
+   * ({@link OnlineSnapshots#gate}); takes out datum-cdc's own messages (online snapshot watermarks,
+   * snapshot requests; a high watermark releases its chunk's rows, which then go before the next
+   * stream event) and, when the source did not ask for logical decoding messages, every other
+   * message (the stream carries them for the snapshots only); lets the online snapshot see every
+   * other event (the rows a change supersedes).
    *
    * @param event the next stream event, not null
    * @param release takes the read rows to hand off before the next stream event
-   * @return true if the event is not to be delivered
+   * @return what to do with the event
    */
   @Override
-  public boolean observe(ChangeEvent event, Consumer<ChangeEvent> release) {
+  public Merge.Verdict observe(ChangeEvent event, Consumer<ChangeEvent> release)
+      throws InterruptedException {
     OnlineSnapshots o = online;
+    if (o != null && o.gate(event, release::accept)) {
+      return Merge.Verdict.HOLD;
+    }
     if (o != null && o.consume(event, settings.onRequest(), release::accept)) {
-      return true;
+      return Merge.Verdict.TAKE_OUT;
     }
     if (event instanceof MessageEvent && !messages) {
-      return true;
+      return Merge.Verdict.TAKE_OUT;
     }
     if (o != null) {
       o.observe(event);
     }
-    return false;
+    return Merge.Verdict.DELIVER;
   }
 
   /** The hand-off was dropped at a reconnect: chunks in flight are read again. */
@@ -345,13 +351,15 @@ public final class SourceSnapshots implements PeerProducer, AutoCloseable {
   }
 
   /**
-   * Asks for an online snapshot of tables ({@code PgCdcSource.snapshot}): each must be published
-   * and have a primary key or replica identity index.
+   * Asks for an online snapshot of tables ({@code PgCdcSource.snapshot}): each must be published. A
+   * table with a primary key or replica identity index is read in chunks between watermarks; one
+   * without is read whole at a temporary slot's exported snapshot, after a reset ({@link
+   * io.datum.cdc.event.TruncateEvent#isSnapshotReset()}).
    *
    * @param tables the tables
    * @return the snapshot's id
-   * @throws CdcConfigurationException if snapshots are off (NEVER), a table is not published, has
-   *     no key, or is being snapshotted already
+   * @throws CdcConfigurationException if snapshots are off (NEVER), a table is not published, or is
+   *     being snapshotted already
    */
   public String request(List<TableId> tables) {
     if (!settings.enabled()) {
@@ -372,13 +380,6 @@ public final class SourceSnapshots implements PeerProducer, AutoCloseable {
       for (TableId t : tables) {
         SnapshotTable table = reader.describe(c, config.publication(), t);
         expected += (long) Math.max(0, table.reltuples());
-        if (table.chunkKey().isEmpty()) {
-          throw new CdcConfigurationException(
-              "cannot snapshot "
-                  + t
-                  + " while streaming: it has no primary key or replica identity index, so a"
-                  + " change cannot be matched to a row read; add a primary key");
-        }
       }
       try (Statement st = c.createStatement();
           ResultSet rs = st.executeQuery("SELECT pg_current_wal_lsn()::text")) {

@@ -114,6 +114,58 @@ class SnapshotAcknowledgementsTest {
   }
 
   @Test
+  void aTableReadAtAResetEndsOnlyOnceEveryEventIsAcknowledgedAndTheWatermarkPassedItsPosition() {
+    SnapshotAcknowledgements t = new SnapshotAcknowledgements(SnapshotProgress.NONE);
+    t.add("request-0/1", List.of(A));
+    SnapshotAcknowledgements.Range r = t.readTasks().get(0).range();
+    PgLsn at = PgLsn.parse("0/500");
+    long reset = t.deliverReset(r, at);
+    @SuppressWarnings("unchecked")
+    List<String>[] none = new List[3];
+    long rows = t.deliver(r, none, null, true, List.of());
+    assertTrue(t.readTasks().isEmpty(), "read to its end");
+    t.record(row(rows, 0, 3));
+    t.recordChunk(row(rows, 1, 3));
+    KeyRange whole = t.progress(PgLsn.parse("0/900")).table(A).remaining().get(0);
+    assertNull(whole.after(), "the reset is not acknowledged: the table is read again whole");
+    t.record(row(reset, 0, 1));
+    assertTrue(t.inProgress());
+    whole = t.progress(PgLsn.parse("0/4FF")).table(A).remaining().get(0);
+    assertEquals(new KeyRange(null, null, List.of()), whole, "the watermark is before the reset");
+    assertTrue(t.progress().table(A) != null, "no watermark given: the table stays");
+    assertTrue(t.readTasks().isEmpty(), "nothing to read meanwhile");
+    assertNull(t.progress(at).table(A), "the watermark reached the reset's position");
+    assertFalse(t.inProgress());
+    assertEquals(1, t.figures()[1], "tables done");
+  }
+
+  @Test
+  void aTableReadAtAResetIsReadAgainWholeAfterAReconnectOrAFailedRead() {
+    SnapshotAcknowledgements t = new SnapshotAcknowledgements(SnapshotProgress.NONE);
+    t.add("request-0/1", List.of(A));
+    SnapshotAcknowledgements.Range r = t.readTasks().get(0).range();
+    long reset = t.deliverReset(r, PgLsn.parse("0/500"));
+    @SuppressWarnings("unchecked")
+    List<String>[] none = new List[2];
+    long first = t.deliver(r, none, null, false, List.of());
+    // the read failed part way: what went out stays to be acknowledged, the table is read again
+    t.readAgain(r);
+    assertEquals(1, t.readTasks().size());
+    assertNull(t.readTasks().get(0).after());
+    t.record(row(reset, 0, 1));
+    t.recordChunk(row(first, 0, 2));
+    long reset2 = t.deliverReset(r, PgLsn.parse("0/700"));
+    long all = t.deliver(r, none, null, true, List.of());
+    t.recordChunk(row(all, 0, 2));
+    t.record(row(reset2, 0, 1));
+    assertTrue(t.progress(PgLsn.parse("0/600")).table(A) != null, "ends at the second reset");
+    // a reconnect before the watermark passed it: read again whole, after a new reset
+    t.resetInFlight();
+    assertEquals(1, t.readTasks().size());
+    assertTrue(t.progress(PgLsn.parse("0/800")).table(A) != null, "no longer waiting to end");
+  }
+
+  @Test
   void readersWaitWhileTooManyRowsAreUnsettledAndGoOnOnceTheOldestIsAcknowledged()
       throws Exception {
     SnapshotAcknowledgements t = new SnapshotAcknowledgements(SnapshotProgress.NONE);

@@ -181,7 +181,13 @@ final class ChangeRecords {
       envelope.put(schema.after, afterStruct);
     }
     envelope.put(
-        schema.source, source.struct(event.offset(), tx, read, table.schema(), table.table()));
+        schema.source,
+        source.struct(
+            event.offset(),
+            tx,
+            read == null ? null : read.snapshot(),
+            table.schema(),
+            table.table()));
     if (read == null) {
       Struct block = order.block(event.offset(), tx, schema.topic);
       if (block != null) {
@@ -203,7 +209,9 @@ final class ChangeRecords {
   }
 
   /**
-   * Converts a truncate: one {@code op = t} record per table, without key.
+   * Converts a truncate: one {@code op = t} record per table, without key. A snapshot's reset of a
+   * table without a key is one such record, its {@code source} a snapshot row's (the rows read
+   * after it follow as {@code op = r}), without a transaction block.
    *
    * @return the number of tables
    */
@@ -214,10 +222,13 @@ final class ChangeRecords {
       TableSchema schema = schemas.forTruncate(table);
       Struct envelope = new Struct(schema.envelope);
       envelope.put(
-          schema.source, source.struct(event.offset(), tx, null, table.schema(), table.table()));
-      Struct block = order.block(event.offset(), tx, schema.topic);
-      if (block != null) {
-        envelope.put(schema.transaction, block);
+          schema.source,
+          source.struct(event.offset(), tx, event.snapshot(), table.schema(), table.table()));
+      if (!event.isSnapshotReset()) {
+        Struct block = order.block(event.offset(), tx, schema.topic);
+        if (block != null) {
+          envelope.put(schema.transaction, block);
+        }
       }
       envelope.put(schema.op, "t");
       timestamps(envelope, schema);

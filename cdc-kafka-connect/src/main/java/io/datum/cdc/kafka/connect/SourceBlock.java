@@ -1,7 +1,7 @@
 package io.datum.cdc.kafka.connect;
 
 import io.datum.cdc.CdcOffset;
-import io.datum.cdc.event.ReadEvent;
+import io.datum.cdc.event.SnapshotInfo;
 import io.datum.cdc.event.TransactionInfo;
 import java.time.Instant;
 import org.apache.kafka.connect.data.Field;
@@ -97,12 +97,13 @@ final class SourceBlock {
    *
    * @param offset the event's offset
    * @param tx the event's transaction
-   * @param read the event if it is a snapshot row, else null
+   * @param snapshot the snapshot of a read row or a snapshot's reset, else null
    * @param schema the table's schema name, empty for a message
    * @param table the table's name, empty for a message
    * @return the block
    */
-  Struct struct(CdcOffset offset, TransactionInfo tx, ReadEvent read, String schema, String table) {
+  Struct struct(
+      CdcOffset offset, TransactionInfo tx, SnapshotInfo snapshot, String schema, String table) {
     Instant at = tx.commitTime();
     long seconds = at.getEpochSecond();
     int nanos = at.getNano();
@@ -124,25 +125,25 @@ final class SourceBlock {
     s.put(TX_END_LSN, tx.txEndLsn().asLong());
     s.put(EVENT_INDEX, offset.eventIndex());
     s.put(EVENT_COUNT, offset.eventCount());
-    if (read == null) {
+    if (snapshot == null) {
       s.put(SNAPSHOT, "false");
       s.put(TX_ID, tx.xid());
       s.put(LSN, commitLsn);
       String lsn = Long.toString(commitLsn);
       s.put(SEQUENCE, "[\"" + lsn + "\",\"" + lsn + "\"]");
     } else {
-      boolean incremental = !"initial".equals(read.snapshot().id());
+      boolean incremental = !"initial".equals(snapshot.id());
       s.put(
           SNAPSHOT,
           incremental
               ? "incremental"
-              : read.snapshot().lastOfTable() ? "last_in_data_collection" : "true");
+              : snapshot.lastOfTable() ? "last_in_data_collection" : "true");
       if (!incremental) {
         // Debezium leaves txId, lsn and xmin out of incremental snapshot rows
         s.put(LSN, commitLsn);
       }
-      s.put(SNAPSHOT_ID, read.snapshot().id());
-      s.put(SNAPSHOT_CHUNK, read.snapshot().chunk());
+      s.put(SNAPSHOT_ID, snapshot.id());
+      s.put(SNAPSHOT_CHUNK, snapshot.chunk());
     }
     return s;
   }

@@ -263,6 +263,24 @@ class ChangeRecordsTest {
     assertEquals(1L, truncate.getStruct("transaction").get("total_order"));
     assertEquals(1L, truncate.getStruct("transaction").get("data_collection_order"));
 
+    // a snapshot's reset of a table without a key: one `t` record whose source is a snapshot
+    // row's, without a transaction block
+    io.datum.cdc.PgLsn at = io.datum.cdc.PgLsn.parse("0/500");
+    TruncateEvent reset =
+        new TruncateEvent(
+            new io.datum.cdc.CdcOffset("slot", at, at, 0, 0, 1, 9),
+            new io.datum.cdc.event.TransactionInfo(0, at, at, java.time.Instant.EPOCH, null, 1),
+            List.of(Events.TABLE),
+            false,
+            false,
+            new io.datum.cdc.event.SnapshotInfo("request-0/400", 9, at, false));
+    Struct r = (Struct) convert(records, reset).only().value();
+    assertEquals("t", r.get("op"));
+    assertEquals("incremental", r.getStruct("source").get("snapshot"));
+    assertEquals("request-0/400", r.getStruct("source").get("snapshot_id"));
+    assertEquals(9L, r.getStruct("source").get("snapshot_chunk"));
+    assertNull(r.get("transaction"));
+
     byte[] content = "hello".getBytes(StandardCharsets.UTF_8);
     MessageEvent message =
         new MessageEvent(Events.offset(0, 1), Events.tx(1), "pfx", content, false);
