@@ -54,6 +54,14 @@ import org.junit.jupiter.params.provider.MethodSource;
  * (also the key) and deletes. Keys are never reused: inserts and key updates take fresh keys above
  * every initial one, so a key's rows are one row's history.
  *
+ * <p>Two tables without a key ride along: {@code s_log} (insert-only, default replica identity) and
+ * {@code s_full} (REPLICA IDENTITY FULL, duplicate rows, updates, deletes, one TRUNCATE). The first
+ * run reads them at the exported snapshot; a run after a kill reads one not yet done whole again,
+ * after a reset (a {@code truncate} line with a {@code snapshot} object). Replaying every line in
+ * order (a truncate empties the table, a change line once by {@code tx_end_lsn} and {@code
+ * event_index}) gives each as a multiset of rows, and after a reset in a run every update and
+ * delete finds its old row.
+ *
  * <p>At the end, after a sentinel row per table, the checker proves: (1) no read row whose
  * acknowledgement the store held right after a kill (its key outside the table's remaining ranges,
  * or listed as acknowledged in them, or the table done) is printed again by a later consumer; (2)
@@ -89,6 +97,13 @@ class SnapshotFaultInjectionTest {
 
   private static final Map<String, List<String>> KEYS =
       Map.of("s_simple", List.of("id"), "s_comp", List.of("a", "b"), "s_part", List.of("id"));
+
+  /** Tables without a key, replayed as multisets of rows; {@code s_full} is truncated once. */
+  private static final List<String> KEYLESS = List.of("s_log", "s_full");
+
+  private static final int LOG_ROWS = SIMPLE_ROWS / 4;
+  private static final int FULL_ROWS = SIMPLE_ROWS / 4;
+  private static final int FULL_GROUPS = Math.max(2, FULL_ROWS / 10);
 
   private final EmbeddedPostgresServer pg;
 
@@ -136,25 +151,38 @@ class SnapshotFaultInjectionTest {
             + PART_ROWS * 2 / 3
             + ") TO (MAXVALUE)",
         "INSERT INTO s_part SELECT g, 0 FROM generate_series(1, " + PART_ROWS + ") g",
-        "ANALYZE s_simple, s_comp, s_part",
+        // tables without a key: insert-only, and REPLICA IDENTITY FULL with duplicate rows
+        "CREATE TABLE s_log (at bigint, what text)",
+        "INSERT INTO s_log SELECT g, 'boot' FROM generate_series(1, " + LOG_ROWS + ") g",
+        "CREATE TABLE s_full (a int, b text)",
+        "ALTER TABLE s_full REPLICA IDENTITY FULL",
+        "INSERT INTO s_full SELECT g % "
+            + FULL_GROUPS
+            + ", 'b' FROM generate_series(1, "
+            + FULL_ROWS
+            + ") g",
+        "ANALYZE s_simple, s_comp, s_part, s_log, s_full",
         "CREATE PUBLICATION "
             + slot
-            + " FOR TABLE s_simple, s_comp, s_part WITH (publish_via_partition_root = true)");
+            + " FOR TABLE s_simple, s_comp, s_part, s_log, s_full"
+            + " WITH (publish_via_partition_root = true)");
     Path ledger = dir.resolve("ledger.jsonl");
     Files.createFile(ledger);
     Path store = dir.resolve("store");
     Launcher launcher = new Launcher(mode, slot, ledger, store);
-    LineCounter counter = new LineCounter(ledger);
+    LineCounter counter = new LineCounter(ledger, slot);
     Writer workload = new Writer(schema);
     Thread writer = new Thread(workload, "snapshot-fault-writer");
     List<Kill> killed = new ArrayList<>();
-    int initialRows = SIMPLE_ROWS + COMP_A * COMP_B + PART_ROWS;
+    int initialRows = SIMPLE_ROWS + COMP_A * COMP_B + PART_ROWS + LOG_ROWS + FULL_ROWS;
     int duringSnapshot = 0;
+    int killsInKeylessReads = 0;
     long started = System.nanoTime();
     Consumer consumer = launcher.start(false);
     writer.start();
     try {
-      for (int k = 0; k < kills; k++) {
+      for (int kk = 0; kk < kills; kk++) {
+        int k = kk;
         // the first kill within the exported phase (before every initial row was printed); the
         // later ones once the restarted consumer printed a random number of read rows of the
         // online remainder (it streams the changes since the consistent point meanwhile)
@@ -162,10 +190,50 @@ class SnapshotFaultInjectionTest {
             counter.reads()
                 + (k == 0 ? 500 + random.nextInt(initialRows / 3) : 100 + random.nextInt(3000));
         Process process = consumer.process();
+        long resetsBefore = counter.resets();
+        long linesBefore = counter.lines();
+        long waitForReset = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         await()
             .atMost(Duration.ofSeconds(120))
+            .conditionEvaluationListener(
+                c -> {
+                  if (c.getRemainingTimeInMS() < 200 && !c.isSatisfied()) {
+                    try {
+                      System.out.println(
+                          "kill "
+                              + k
+                              + ": no progress; lines "
+                              + linesBefore
+                              + " -> "
+                              + counter.lines()
+                              + "; consumer.err tail:\n"
+                              + stderrTail(ledger));
+                    } catch (IOException e) {
+                      throw new UncheckedIOException(e);
+                    }
+                  }
+                })
             .pollInterval(Duration.ofMillis(5))
-            .until(() -> counter.reads() >= target || !process.isAlive());
+            .until(
+                () ->
+                    // the second and third kill wait up to 20 s for a reset (the keyless tables
+                    // may be done already: then no reset comes)
+                    counter.reads() >= target
+                            && (k != 1 && k != 2 || System.nanoTime() > waitForReset)
+                        || (k > 0 && counter.resets() > resetsBefore)
+                        // the snapshot ended before the target: the consumer only streams
+                        || counter.lines() >= linesBefore + 50_000
+                        || !process.isAlive());
+        if (k > 0 && counter.resets() > resetsBefore && process.isAlive()) {
+          // a table without a key is being read after its reset: the second kill right at the
+          // reset, later ones within the table's read rows
+          long within = counter.reads() + (k == 1 ? 0 : random.nextInt(400));
+          await()
+              .atMost(Duration.ofSeconds(120))
+              .pollInterval(Duration.ofMillis(2))
+              .until(() -> counter.reads() >= within || !process.isAlive());
+          killsInKeylessReads++;
+        }
         if (!process.isAlive()) {
           fail("consumer exited (" + process.exitValue() + "): " + stderrTail(ledger));
         }
@@ -260,7 +328,12 @@ class SnapshotFaultInjectionTest {
       }
     }
 
-    // (2) replay everything in order
+    // (2) replay everything in order; tables without a key as multisets, a change line once
+    // (docs/json-lines.md: identify events by tx_end_lsn and event_index to drop duplicates)
+    Map<String, Map<Map<String, String>, Integer>> bags = new HashMap<>();
+    java.util.Set<String> changesApplied = new java.util.HashSet<>();
+    List<String> missingOldRows = new ArrayList<>();
+    Map<String, Integer> resets = new HashMap<>();
     Map<String, Map<List<String>, Map<String, String>>> replica = new HashMap<>();
     Map<String, Map<List<String>, Integer>> readCounts = new HashMap<>();
     long readLines = 0;
@@ -273,13 +346,67 @@ class SnapshotFaultInjectionTest {
       int to = r + 1 < runStarts.size() ? runStarts.get(r + 1) : lines.size();
       long readsBefore = readLines;
       long changesBefore = changeLines;
+      java.util.Set<String> resetInRun = new java.util.HashSet<>();
       Map<String, JsonNode> lastChange = new HashMap<>(); // table|key -> after, or null (gone)
       Map<String, Boolean> changed = new HashMap<>();
       for (JsonNode event : lines.subList(from, Math.max(from, to))) {
+        if (event != null && event.path("op").asText().equals("truncate")) {
+          boolean reset = event.has("snapshot");
+          String position = event.get("tx_end_lsn").asText() + "/" + event.get("event_index");
+          if (!reset && !changesApplied.add(position)) {
+            continue;
+          }
+          for (JsonNode t : event.get("tables")) {
+            String name = t.get("table").asText();
+            bags.computeIfAbsent(name, n -> new HashMap<>()).clear();
+            replica.computeIfAbsent(name, n -> new HashMap<>()).clear();
+            if (reset) {
+              resets.merge(name, 1, Integer::sum);
+              resetInRun.add(name);
+            }
+          }
+          continue;
+        }
         if (event == null || !event.has("table")) {
           continue;
         }
         String table = event.get("table").asText();
+        if (KEYLESS.contains(table)) {
+          String op = event.get("op").asText();
+          Map<Map<String, String>, Integer> bag = bags.computeIfAbsent(table, n -> new HashMap<>());
+          if (op.equals("read")) {
+            readLines++;
+            bag.merge(values(event.get("after")), 1, Integer::sum);
+            continue;
+          }
+          changeLines++;
+          if (!changesApplied.add(
+              event.get("tx_end_lsn").asText() + "/" + event.get("event_index"))) {
+            continue; // printed again after a kill before its acknowledgement was stored
+          }
+          JsonNode before = event.get("before");
+          if (before != null && !before.isNull()) {
+            Map<String, String> old = values(before);
+            Integer n = bag.get(old);
+            if (n == null) {
+              if (resetInRun.contains(table)) {
+                // after a reset in this run the bag is the table's content: an old row is there
+                missingOldRows.add("run " + r + ": " + event);
+              }
+            } else if (n == 1) {
+              bag.remove(old);
+            } else {
+              bag.put(old, n - 1);
+            }
+          }
+          JsonNode after = event.get("after");
+          if (after != null && !after.isNull()) {
+            Map<String, String> row = values(before != null && !before.isNull() ? before : after);
+            row.putAll(values(after));
+            bag.merge(row, 1, Integer::sum);
+          }
+          continue;
+        }
         if (!KEYS.containsKey(table)) {
           continue;
         }
@@ -337,9 +464,13 @@ class SnapshotFaultInjectionTest {
       runs.add((readLines - readsBefore) + "/" + (changeLines - changesBefore));
     }
     Map<String, Map<List<String>, Map<String, String>>> content = new HashMap<>();
+    Map<String, Map<Map<String, String>, Integer>> keylessContent = new HashMap<>();
     try (Connection c = pg.getConnection()) {
       for (String table : KEYS.keySet()) {
         content.put(table, content(c, schema + "." + table, table));
+      }
+      for (String table : KEYLESS) {
+        keylessContent.put(table, multiset(c, schema + "." + table));
       }
     }
     long reReads = 0;
@@ -362,7 +493,7 @@ class SnapshotFaultInjectionTest {
             + " %d change lines; read/change lines per run %s; read/change lines acknowledged at"
             + " each kill %s; %d acknowledged reads"
             + " printed again, %d stale reads;"
-            + " %d rows at the end%n",
+            + " %d rows at the end; resets of tables without a key %s, %d kills after one%n",
         mode,
         seed,
         millis,
@@ -380,7 +511,9 @@ class SnapshotFaultInjectionTest {
         acknowledgedAtKills,
         acknowledgedAgain.size(),
         staleReads.size(),
-        finalRows);
+        finalRows,
+        resets,
+        killsInKeylessReads);
     assertTrue(killed.get(0).snapshotInProgress(), "the first kill fell in the snapshot");
     assertEquals(
         List.of(),
@@ -416,6 +549,36 @@ class SnapshotFaultInjectionTest {
       assertTrue(
           expected.containsKey(KEYS.get(table).size() == 1 ? List.of("-1") : List.of("-1", "-1")));
     }
+    for (String table : KEYLESS) {
+      Map<Map<String, String>, Integer> expected = keylessContent.get(table);
+      Map<Map<String, String>, Integer> got = bags.getOrDefault(table, Map.of());
+      List<String> diff = new ArrayList<>();
+      for (var e : expected.entrySet()) {
+        if (!e.getValue().equals(got.get(e.getKey()))) {
+          diff.add(e.getKey() + ": table x" + e.getValue() + ", replayed x" + got.get(e.getKey()));
+        }
+      }
+      for (var e : got.entrySet()) {
+        if (!expected.containsKey(e.getKey())) {
+          diff.add(e.getKey() + ": not in the table, replayed x" + e.getValue());
+        }
+      }
+      assertEquals(
+          List.of(),
+          diff.subList(0, Math.min(20, diff.size())),
+          table
+              + " (no key, a multiset): replayed lines against the table, "
+              + diff.size()
+              + " rows differ; resets "
+              + resets
+              + " (seed "
+              + seed
+              + ")");
+    }
+    assertEquals(
+        List.of(),
+        missingOldRows.subList(0, Math.min(20, missingOldRows.size())),
+        "updates and deletes after a reset whose old row was not replayed (seed " + seed + ")");
     assertTrue(end.snapshot().initialCompleted(), "initial snapshot completed: " + end.snapshot());
   }
 
@@ -456,6 +619,24 @@ class SnapshotFaultInjectionTest {
     return out;
   }
 
+  /** A table's rows as a multiset (column to text value, to copies). */
+  private static Map<Map<String, String>, Integer> multiset(Connection c, String qualified)
+      throws SQLException {
+    Map<Map<String, String>, Integer> out = new HashMap<>();
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT * FROM " + qualified)) {
+      ResultSetMetaData md = rs.getMetaData();
+      while (rs.next()) {
+        Map<String, String> row = new LinkedHashMap<>();
+        for (int i = 1; i <= md.getColumnCount(); i++) {
+          row.put(md.getColumnName(i), rs.getString(i));
+        }
+        out.merge(row, 1, Integer::sum);
+      }
+    }
+    return out;
+  }
+
   private static String stderrTail(Path ledger) throws IOException {
     List<String> err =
         Files.readAllLines(ledger.resolveSibling("consumer.err"), StandardCharsets.UTF_8);
@@ -465,14 +646,26 @@ class SnapshotFaultInjectionTest {
   /** Counts the ledger's lines, and its read lines, incrementally. */
   private static final class LineCounter {
     private static final byte[] READ = "{\"op\":\"read\"".getBytes(StandardCharsets.UTF_8);
+    private final byte[] reset;
     private final Path file;
     private long position;
     private long lines;
     private long reads;
+    private long resets;
     private int matched; // bytes of READ matched at the start of the current line; -1: no match
+    private int matchedReset; // the same for a reset's prefix
 
-    LineCounter(Path file) {
+    LineCounter(Path file, String slot) {
       this.file = file;
+      // a snapshot's reset: a truncate line of xid 0 (a TRUNCATE the stream decoded has an xid)
+      this.reset =
+          ("{\"op\":\"truncate\",\"slot\":\"" + slot + "\",\"xid\":0,")
+              .getBytes(StandardCharsets.UTF_8);
+    }
+
+    synchronized long resets() throws IOException {
+      lines();
+      return resets;
     }
 
     synchronized long lines() throws IOException {
@@ -487,10 +680,19 @@ class SnapshotFaultInjectionTest {
             if (b == '\n') {
               lines++;
               matched = 0;
-            } else if (matched >= 0 && matched < READ.length) {
+              matchedReset = 0;
+              continue;
+            }
+            if (matched >= 0 && matched < READ.length) {
               matched = b == READ[matched] ? matched + 1 : -1;
               if (matched == READ.length) {
                 reads++;
+              }
+            }
+            if (matchedReset >= 0 && matchedReset < reset.length) {
+              matchedReset = b == reset[matchedReset] ? matchedReset + 1 : -1;
+              if (matchedReset == reset.length) {
+                resets++;
               }
             }
           }
@@ -547,6 +749,9 @@ class SnapshotFaultInjectionTest {
           progress.table(new TableId(event.get("schema").asText(), table));
       if (t == null) {
         return true;
+      }
+      if (KEYLESS.contains(table)) {
+        return false; // all or nothing: acknowledged only once the table is done
       }
       List<String> key = key(table, event.get("after"));
       for (SnapshotProgress.KeyRange range : t.remaining()) {
@@ -670,12 +875,18 @@ class SnapshotFaultInjectionTest {
 
   /**
    * Inserts (fresh keys), updates (values, and keys to fresh ones, also across partitions) and
-   * deletes rows of the three tables, one statement per transaction, until stopped.
+   * deletes rows of the three keyed tables; inserts into {@code s_log}; inserts duplicates into,
+   * updates and deletes one copy of rows of {@code s_full}, and truncates it once (then fills it
+   * again); one statement per transaction, until stopped.
    */
   private final class Writer implements Runnable {
     final AtomicBoolean stop = new AtomicBoolean();
     final AtomicLong writes = new AtomicLong();
     final String schema;
+
+    /** The write count at which {@code s_full} is truncated (and filled again) once. */
+    final long truncateAt = 500;
+
     volatile Exception failure;
 
     Writer(String schema) {
@@ -695,8 +906,19 @@ class SnapshotFaultInjectionTest {
           int a = 1 + random.nextInt(COMP_A);
           int b = 1 + random.nextInt(COMP_B);
           long p = 1 + random.nextInt(PART_ROWS);
+          int g = random.nextInt(FULL_GROUPS);
+          if (truncateAt > 0 && writes.get() == truncateAt) {
+            st.execute("TRUNCATE s_full");
+            st.execute(
+                "INSERT INTO s_full SELECT g % "
+                    + FULL_GROUPS
+                    + ", 'again' FROM"
+                    + " generate_series(1, "
+                    + FULL_ROWS / 2
+                    + ") g");
+          }
           String sql =
-              switch (random.nextInt(3) * 10 + op) {
+              switch (random.nextInt(5) * 10 + op) {
                 case 0, 1, 2 ->
                     "INSERT INTO s_simple VALUES (" + fresh++ + ", 1, 'new " + fresh + "')";
                 case 3, 4, 5 -> "UPDATE s_simple SET v = v + 1, s = s || '+' WHERE id = " + id;
@@ -715,7 +937,15 @@ class SnapshotFaultInjectionTest {
                 case 20, 21, 22 -> "INSERT INTO s_part VALUES (" + fresh++ + ", 1)";
                 case 23, 24, 25 -> "UPDATE s_part SET v = v + 1 WHERE id = " + p;
                 case 26, 27 -> "UPDATE s_part SET id = " + fresh++ + ", v = v + 1 WHERE id = " + p;
-                default -> "DELETE FROM s_part WHERE id = " + p;
+                case 28, 29 -> "DELETE FROM s_part WHERE id = " + p;
+                case 30, 31, 32, 33, 34, 35, 36, 37, 38, 39 ->
+                    "INSERT INTO s_log VALUES (" + fresh++ + ", 'w')";
+                case 40, 41, 42 -> "UPDATE s_full SET b = b || '+' WHERE a = " + g;
+                case 43, 44, 45 ->
+                    "DELETE FROM s_full WHERE ctid IN (SELECT ctid FROM s_full WHERE a = "
+                        + g
+                        + " LIMIT 1)";
+                default -> "INSERT INTO s_full VALUES (" + g + ", 'dup')";
               };
           st.execute(sql);
           writes.incrementAndGet();
