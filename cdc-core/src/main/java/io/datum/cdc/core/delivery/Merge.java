@@ -17,10 +17,11 @@ import java.util.function.Consumer;
  * alive and tries again. Used by the replication thread only (the initial snapshot's readers hand
  * their chunks to that thread, which delivers them through {@link #deliverAll}).
  *
- * <p>Every stream event passes the {@link StreamObserver} once before it is offered: the snapshot
- * code takes its own events out (watermark and request messages), releases read rows that must go
- * before the next stream event, and sees every other event to find the rows it supersedes. The
- * stream side knows nothing of snapshots beyond that.
+ * <p>Every stream event passes the {@link StreamObserver} before it is offered (once, or again
+ * while the observer holds the stream at it): the snapshot code takes its own events out (watermark
+ * and request messages), releases read rows that must go before the next stream event (holding the
+ * stream where a table without a key is read whole), and sees every other event to find the rows it
+ * supersedes. The stream side knows nothing of snapshots beyond that.
  */
 public final class Merge {
 
