@@ -52,7 +52,7 @@ import org.junit.jupiter.api.Timeout;
  * naming max_replication_slots.
  */
 @EmbeddedPostgresVersions({14, 15, 16, 17, 18})
-@EmbeddedPostgresTest
+@EmbeddedPostgresTest(settings = "max_prepared_transactions=10")
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class KeylessSnapshotTest {
 
@@ -482,6 +482,74 @@ class KeylessSnapshotTest {
       workload.stop.set(true);
       writer.join();
       pg.execute("SELECT pg_drop_replication_slot('nk_reconnect')");
+    }
+  }
+
+  @Test
+  void withTwoPhasePreparedTransactionsAcrossTheResetReplayToTheTable() throws Throwable {
+    org.junit.jupiter.api.Assumptions.assumeTrue(pg.majorVersion() >= 15, "two_phase: 15+");
+    createTables("nk_twophase");
+    Recording recording = new Recording();
+    AtomicBoolean stop = new AtomicBoolean();
+    AtomicInteger prepared = new AtomicInteger();
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    // transactions prepared, then committed (one in five rolled back) three transactions later:
+    // some are prepared before a reset's position and committed after it
+    Thread writer =
+        new Thread(
+            () -> {
+              java.util.ArrayDeque<String> open = new java.util.ArrayDeque<>();
+              try (Connection c = pg.getConnection();
+                  Statement st = c.createStatement()) {
+                for (int n = 0; !stop.get() || !open.isEmpty(); n++) {
+                  if (!stop.get()) {
+                    st.execute("BEGIN");
+                    st.execute("INSERT INTO nk_log VALUES (" + (200000 + n) + ", '2pc')");
+                    st.execute("PREPARE TRANSACTION 'nk_" + n + "'");
+                    open.addLast("nk_" + n);
+                    prepared.incrementAndGet();
+                  }
+                  if (open.size() > 3 || stop.get()) {
+                    String gid = open.removeFirst();
+                    st.execute(
+                        (n % 5 == 0 ? "ROLLBACK PREPARED '" : "COMMIT PREPARED '") + gid + "'");
+                  }
+                }
+              } catch (Throwable t) {
+                failure.set(t);
+              }
+            },
+            "nk-2pc-writer");
+    try (PgCdcSource s =
+        source("nk_twophase", new MemoryCheckpointStore())
+            .createSlot(true)
+            .twoPhase(true)
+            .snapshot(SnapshotMode.ON_REQUEST)
+            .build()) {
+      CompletableFuture<Void> done = s.start(recording);
+      writer.start();
+      for (int round = 0; round < 3; round++) {
+        int before = prepared.get() + 100;
+        await().atMost(WAIT).until(() -> prepared.get() >= before || done.isDone());
+        s.snapshot(LOG);
+        await().atMost(WAIT).until(() -> !s.snapshotInProgress() || done.isDone());
+      }
+      stop.set(true);
+      writer.join();
+      if (failure.get() != null) {
+        throw failure.get();
+      }
+      assertFalse(done.isDone(), "the source ended: " + done);
+      assertReplicaEqualsTables(recording, List.of(LOG));
+      assertEquals(3, recording.replica.resets.size());
+      s.stop();
+      done.get(30, TimeUnit.SECONDS);
+    } finally {
+      stop.set(true);
+      if (writer.isAlive()) {
+        writer.join();
+      }
+      pg.execute("SELECT pg_drop_replication_slot('nk_twophase')");
     }
   }
 

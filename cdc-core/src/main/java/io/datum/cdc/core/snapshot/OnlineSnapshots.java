@@ -110,6 +110,7 @@ public final class OnlineSnapshots implements AutoCloseable {
   private final long chunkBytes;
   private final boolean flushMessages;
   private final int serverVersionNum;
+  private final boolean twoPhase;
   private final String nonce = UUID.randomUUID().toString().substring(0, 8);
   private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
   private final Object wake = new Object();
@@ -156,6 +157,9 @@ public final class OnlineSnapshots implements AutoCloseable {
     /** Stream events whose commit LSN is before it go on while the slot is being created. */
     final PgLsn below;
 
+    /** The imported snapshot, set before {@link #at}. */
+    volatile PgSnapshot snapshot;
+
     /** The temporary slot's consistent point once known: where the table's content is replaced. */
     volatile PgLsn at;
 
@@ -189,6 +193,9 @@ public final class OnlineSnapshots implements AutoCloseable {
    *     written non-transactional with {@code flush => true}, else as transactional messages in
    *     transactions of their own (either way an idle server sends them at once); from 150000 a
    *     temporary slot is created with the option list syntax
+   * @param twoPhase whether the stream decodes prepared transactions (two_phase): their events
+   *     carry the prepare record's position, not the commit's, so while a temporary slot is created
+   *     the stream holds at every event, not only from the insert position read before
    */
   public OnlineSnapshots(
       String slot,
@@ -198,7 +205,8 @@ public final class OnlineSnapshots implements AutoCloseable {
       TableReader reader,
       int chunkRows,
       long chunkBytes,
-      int serverVersionNum) {
+      int serverVersionNum,
+      boolean twoPhase) {
     this.slot = slot;
     this.publication = publication;
     this.tracker = tracker;
@@ -208,6 +216,7 @@ public final class OnlineSnapshots implements AutoCloseable {
     this.chunkBytes = chunkBytes;
     this.serverVersionNum = serverVersionNum;
     this.flushMessages = serverVersionNum >= 170000;
+    this.twoPhase = twoPhase;
   }
 
   /** Starts the snapshot thread; it reads whenever a table has ranges left. Idempotent. */
@@ -403,7 +412,7 @@ public final class OnlineSnapshots implements AutoCloseable {
       rs.next();
       below = PgLsn.parse(rs.getString(1));
     }
-    Whole w = new Whole(task, below);
+    Whole w = new Whole(task, twoPhase ? PgLsn.ZERO : below);
     whole = w;
     long started = System.nanoTime();
     try {
@@ -426,6 +435,10 @@ public final class OnlineSnapshots implements AutoCloseable {
         try (Statement imp = c.createStatement()) {
           imp.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
           imp.execute("SET TRANSACTION SNAPSHOT '" + snapshot.replace("'", "''") + "'");
+          try (ResultSet current = imp.executeQuery("SELECT pg_current_snapshot()::text")) {
+            current.next();
+            w.snapshot = PgSnapshot.parse(current.getString(1));
+          }
         }
         w.at = at;
         LOG.info(
@@ -602,7 +615,7 @@ public final class OnlineSnapshots implements AutoCloseable {
     }
     PgLsn lsn = event.offset().commitLsn();
     PgLsn at = w.at;
-    if (at == null ? lsn.isBefore(w.below) : !w.resetReleased && lsn.isBefore(at)) {
+    if (at == null ? lsn.isBefore(w.below) : !w.resetReleased && inSnapshot(event, lsn, w, at)) {
       return false;
     }
     // no chunk before the position is known: the event is shown again once it is
@@ -647,6 +660,17 @@ public final class OnlineSnapshots implements AutoCloseable {
     whole = null;
     w.released.complete(true);
     return false;
+  }
+
+  /**
+   * Whether an event goes before the reset: its commit is before the consistent point and the
+   * imported snapshot sees its transaction. The second part matters for a transaction prepared
+   * before C and committed after it (two_phase): it is delivered at Commit Prepared but its offset
+   * carries the prepare record's position, and the rows read do not hold it, so it goes after them.
+   */
+  private static boolean inSnapshot(ChangeEvent event, PgLsn lsn, Whole w, PgLsn at) {
+    long xid = event.transaction().xid();
+    return lsn.isBefore(at) && (xid == 0 || w.snapshot.sees(xid));
   }
 
   /**

@@ -131,7 +131,8 @@ public final class SourceSnapshots implements PeerProducer, AutoCloseable {
               reader,
               settings.chunkRows(),
               chunkBytes(),
-              session.serverVersionNum());
+              session.serverVersionNum(),
+              config.get(SourceOptions.TWO_PHASE));
     }
     if (!session.reconnect() && !session.exportedSnapshot()) {
       planInitialOnline(session.start());
