@@ -75,6 +75,31 @@ public final class PgErrors {
   }
 
   /**
+   * Returns true if retrying cannot heal the failure, by the SQLSTATE of it or of a cause
+   * (PostgreSQL docs, Appendix A): class 28 invalid authorization, 42501 insufficient_privilege,
+   * 3D000 invalid_catalog_name (no such database), 53400 configuration_limit_exceeded. A lost
+   * connection, a server shutting down or starting up, a serialization failure or a dropped object
+   * (which the caller handles) is not.
+   *
+   * @param e a failure, not null
+   * @return true if it is permanent
+   */
+  public static boolean isPermanent(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException sql && sql.getSQLState() != null) {
+        String state = sql.getSQLState();
+        if (state.startsWith("28")
+            || state.equals("42501")
+            || state.equals("3D000")
+            || state.equals("53400")) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /**
    * Returns a JDBC URL fit for messages and logs: the value of a {@code password} parameter is
    * replaced by {@code ***}.
    *

@@ -4,6 +4,7 @@ import io.datum.cdc.CdcException;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.TableId;
 import io.datum.cdc.core.delivery.PeerProducer.Delivery;
+import io.datum.cdc.core.errors.PgErrors;
 import io.datum.cdc.core.feedback.SnapshotAcknowledgements;
 import io.datum.cdc.core.feedback.SnapshotAcknowledgements.ReadTask;
 import io.datum.cdc.event.ReadEvent;
@@ -231,12 +232,14 @@ public final class InitialSnapshot {
       PgLsn consistentPoint,
       Delivery delivery,
       AtomicReference<Throwable> failed) {
+    TableId current = null;
     try {
       for (ReadTask next = queue.poll(); next != null; next = queue.poll()) {
         if (failed.get() != null) {
           return;
         }
         ReadTask task = next;
+        current = task.range().table();
         SnapshotTable table = tables.get(task.range().table());
         if (table.chunkKey().isEmpty()) {
           // no key to page by: one COPY, cut into chunks as it streams
@@ -274,6 +277,16 @@ public final class InitialSnapshot {
         }
       }
     } catch (SQLException e) {
+      if (PgErrors.isPermanent(e)) {
+        String role = null;
+        try {
+          role = c.getMetaData().getUserName();
+        } catch (SQLException unknown) {
+          LOG.debug("slot {}: the reading role is unknown: {}", slot, unknown.toString());
+        }
+        failed.compareAndSet(null, OnlineSnapshots.cannotRead(slot, current, role, e));
+        return;
+      }
       // what was read stays delivered; the rest is read online once streaming
       LOG.warn(
           "slot {}: an initial snapshot worker lost its connection ({}); the ranges it did not"

@@ -4,6 +4,7 @@ import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.CdcException;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.TableId;
+import io.datum.cdc.core.errors.PgErrors;
 import io.datum.cdc.core.feedback.SnapshotAcknowledgements;
 import io.datum.cdc.core.feedback.SnapshotAcknowledgements.ReadTask;
 import io.datum.cdc.event.ChangeEvent;
@@ -119,6 +120,10 @@ public final class OnlineSnapshots implements AutoCloseable {
   private volatile CdcException failure;
   private final Map<TableId, SnapshotTable> tables = new HashMap<>();
   private long serial;
+
+  /** The role the reading connection logged in as, for the GRANT a permanent failure names. */
+  private String role;
+
   private volatile long chunksRead;
   private volatile long chunksRetried;
 
@@ -300,6 +305,7 @@ public final class OnlineSnapshots implements AutoCloseable {
         try {
           if (c == null || c.isClosed()) {
             c = connections.open();
+            role = c.getMetaData().getUserName();
             TableReader.prepareSession(c, reader.timeZone());
             try (Statement st = c.createStatement()) {
               st.execute("SET synchronous_commit = local");
@@ -325,6 +331,11 @@ public final class OnlineSnapshots implements AutoCloseable {
           if (closed) {
             return;
           }
+          if (PgErrors.isPermanent(e)) {
+            throw cannotRead(slot, task.range().table(), role, e);
+          }
+          // described again before the retry: a table dropped meanwhile leaves the snapshot
+          tables.remove(task.range().table());
           LOG.warn(
               "slot {}: reading a snapshot chunk of {} failed, retrying in {} ms: {}",
               slot,
@@ -507,6 +518,44 @@ public final class OnlineSnapshots implements AutoCloseable {
         }
       }
     }
+  }
+
+  /**
+   * The failure of a snapshot read that retrying cannot heal ({@link PgErrors#isPermanent}), naming
+   * the table and the remedy: for a missing privilege the GRANT to run. The snapshot's progress
+   * stays in the store: the source, started again once it is fixed, goes on from there.
+   *
+   * @param slot the slot
+   * @param table the table being read
+   * @param role the role the reading connection logged in as, or null if unknown
+   * @param e the failure
+   * @return the exception to throw
+   */
+  static CdcConfigurationException cannotRead(
+      String slot, TableId table, String role, SQLException e) {
+    String state = e.getSQLState();
+    String remedy =
+        "42501".equals(state)
+            ? "; run GRANT SELECT ON "
+                + PgErrors.quoteIdentifier(table.schema())
+                + "."
+                + PgErrors.quoteIdentifier(table.table())
+                + " TO "
+                + (role == null ? "<the source's role>" : PgErrors.quoteIdentifier(role))
+            : "";
+    return new CdcConfigurationException(
+        "slot "
+            + slot
+            + ": cannot read "
+            + table
+            + " for its snapshot: "
+            + e.getMessage()
+            + " [SQLSTATE "
+            + state
+            + "]; retrying cannot fix this"
+            + remedy
+            + ", then start the source again: the snapshot goes on from the rows acknowledged",
+        e);
   }
 
   /** Hands a chunk of a whole read to the replication thread, waiting for room. */
