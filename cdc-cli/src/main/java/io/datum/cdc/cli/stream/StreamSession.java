@@ -10,7 +10,6 @@ import io.datum.cdc.cli.json.JsonLinesWriter;
 import io.datum.cdc.core.PgCdcSource;
 import io.datum.cdc.event.ChangeEvent;
 import java.io.UncheckedIOException;
-import java.sql.SQLException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
@@ -220,9 +219,7 @@ final class StreamSession {
         source = next;
         return next.start(this::handle);
       } catch (CdcConnectionException e) {
-        if (isAuthenticationFailure(e)) {
-          throw e;
-        }
+        // an authentication failure is a CdcConfigurationException (PgErrors): never retried
         if (attempt >= limits.startAttempts()) {
           throw limits.startAttempts() > 1
               ? e
@@ -248,17 +245,6 @@ final class StreamSession {
         backoff = Math.min(backoff * 2, limits.maxBackoffMillis());
       }
     }
-  }
-
-  private static boolean isAuthenticationFailure(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof SQLException sql
-          && sql.getSQLState() != null
-          && sql.getSQLState().startsWith("28")) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /** Starts showing a snapshot's progress on stderr, unless turned off. */

@@ -1,9 +1,11 @@
 package io.datum.cdc.core.errors;
 
+import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.CdcConnectionException;
 import io.datum.cdc.CdcException;
 import io.datum.cdc.CdcReplicationException;
 import io.datum.cdc.CdcReplicationException.Reason;
+import java.net.UnknownHostException;
 import java.sql.SQLException;
 
 /**
@@ -17,7 +19,9 @@ public final class PgErrors {
   /**
    * @param what what was being done, for the message ("starting replication from slot s")
    * @param e the failure
-   * @return a replication exception for a server refusal, a connection exception otherwise
+   * @return a configuration exception for an authentication failure ({@link
+   *     #isAuthenticationFailure}); a replication exception for a server refusal; a connection
+   *     exception otherwise (naming an unknown host)
    */
   public static CdcException map(String what, SQLException e) {
     String state = e.getSQLState() == null ? "" : e.getSQLState();
@@ -34,6 +38,23 @@ public final class PgErrors {
               + " max_replication_slots (a server restart)",
           e);
     }
+    if (isAuthenticationFailure(e)) {
+      // class 28, or pgjdbc's own refusal when the server asks for a password and none was given
+      // (08004 CONNECTION_REJECTED, ConnectionFactoryImpl): retrying cannot fix either
+      return new CdcConfigurationException(
+          message
+              + " [SQLSTATE "
+              + state
+              + "]: authentication failed, which retrying cannot fix; check the role, its password"
+              + " (the builder's password(...), pgcdc --password-env VAR, or password= in the JDBC"
+              + " URL) and the server's pg_hba.conf",
+          e);
+    }
+    UnknownHostException unknownHost = cause(e, UnknownHostException.class);
+    if (unknownHost != null) {
+      return new CdcConnectionException(
+          message + " (unknown host " + unknownHost.getMessage() + ": check the JDBC URL)", e);
+    }
     if (state.startsWith("08")
         || state.isEmpty()
         || state.startsWith("57P")
@@ -41,9 +62,6 @@ public final class PgErrors {
       // connection exception class, admin shutdown / terminated walsender / starting up
       // (57P01..57P03), insufficient resources (53xxx: too many connections, out of memory)
       return new CdcConnectionException(message, e);
-    }
-    if (state.startsWith("28")) {
-      return new CdcConnectionException(message + " (authentication failed)", e);
     }
     Reason reason =
         switch (state) {
@@ -58,20 +76,34 @@ public final class PgErrors {
 
   /**
    * Returns true if the failure is an authentication failure (SQLSTATE class 28: wrong password, no
-   * pg_hba.conf entry, role cannot log in), which retrying cannot fix.
+   * pg_hba.conf entry, role cannot log in; or pgjdbc's SQLSTATE 08004 when the server asks for a
+   * password and none was given), which retrying cannot fix.
    *
    * @param e a failure, not null
    * @return true if it or one of its causes is an {@link SQLException} of class 28
    */
   public static boolean isAuthenticationFailure(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof SQLException sql
-          && sql.getSQLState() != null
-          && sql.getSQLState().startsWith("28")) {
-        return true;
+      if (t instanceof SQLException sql && sql.getSQLState() != null) {
+        String state = sql.getSQLState();
+        if (state.startsWith("28")
+            || (state.equals("08004")
+                && sql.getMessage() != null
+                && sql.getMessage().contains("no password was provided"))) {
+          return true;
+        }
       }
     }
     return false;
+  }
+
+  private static <T extends Throwable> T cause(Throwable e, Class<T> type) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (type.isInstance(t)) {
+        return type.cast(t);
+      }
+    }
+    return null;
   }
 
   /**
@@ -96,7 +128,7 @@ public final class PgErrors {
         }
       }
     }
-    return false;
+    return isAuthenticationFailure(e);
   }
 
   /**

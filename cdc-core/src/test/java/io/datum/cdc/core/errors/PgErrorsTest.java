@@ -1,0 +1,72 @@
+package io.datum.cdc.core.errors;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.datum.cdc.CdcConfigurationException;
+import io.datum.cdc.CdcConnectionException;
+import io.datum.cdc.CdcException;
+import java.net.UnknownHostException;
+import java.sql.SQLException;
+import org.junit.jupiter.api.Test;
+import org.postgresql.util.PSQLException;
+import org.postgresql.util.PSQLState;
+
+/**
+ * The classification of failures by what retrying can heal, on pgjdbc's own exceptions with the
+ * SQLSTATEs and messages pgjdbc 42.7 raises (ConnectionFactoryImpl for a missing password).
+ */
+class PgErrorsTest {
+
+  @Test
+  void aMissingPasswordIsAConfigurationErrorNamingWhereThePasswordGoes() {
+    PSQLException noPassword =
+        new PSQLException(
+            "The server requested SCRAM-based authentication, but no password was provided.",
+            PSQLState.CONNECTION_REJECTED);
+    CdcException e = PgErrors.map("cannot connect", noPassword);
+    assertInstanceOf(CdcConfigurationException.class, e);
+    assertTrue(
+        e.getMessage().contains("no password was provided")
+            && e.getMessage().contains("authentication failed")
+            && e.getMessage().contains("--password-env"),
+        e.getMessage());
+    assertFalse(e.getMessage().contains("could not be reached"), e.getMessage());
+    assertTrue(PgErrors.isPermanent(noPassword));
+  }
+
+  @Test
+  void aWrongPasswordOrARoleThatCannotLogInIsPermanent() {
+    PSQLException wrong =
+        new PSQLException(
+            "FATAL: password authentication failed for user \"cdc\"", PSQLState.INVALID_PASSWORD);
+    assertInstanceOf(CdcConfigurationException.class, PgErrors.map("cannot connect", wrong));
+    assertTrue(PgErrors.isPermanent(wrong));
+  }
+
+  @Test
+  void anUnknownHostIsNamedAndALostConnectionStaysRetryable() {
+    PSQLException unknown =
+        new PSQLException(
+            "The connection attempt failed.",
+            PSQLState.CONNECTION_UNABLE_TO_CONNECT,
+            new UnknownHostException("db.example.invalid"));
+    CdcException e = PgErrors.map("cannot connect", unknown);
+    assertInstanceOf(CdcConnectionException.class, e);
+    assertTrue(e.getMessage().contains("unknown host db.example.invalid"), e.getMessage());
+    PSQLException lost = new PSQLException("An I/O error occurred", PSQLState.CONNECTION_FAILURE);
+    assertInstanceOf(CdcConnectionException.class, PgErrors.map("streaming", lost));
+    assertFalse(PgErrors.isPermanent(lost));
+  }
+
+  @Test
+  void aMissingPrivilegeIsPermanentAndADroppedTableIsNot() {
+    assertTrue(
+        PgErrors.isPermanent(new SQLException("ERROR: permission denied for table t", "42501")));
+    assertFalse(
+        PgErrors.isPermanent(new SQLException("ERROR: relation \"t\" does not exist", "42P01")));
+    assertTrue(
+        PgErrors.isPermanent(new SQLException("ERROR: all replication slots are in use", "53400")));
+  }
+}
