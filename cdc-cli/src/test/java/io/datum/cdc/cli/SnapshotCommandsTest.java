@@ -483,6 +483,36 @@ class SnapshotCommandsTest {
       assertEquals(2, missing.exitCode(), missing.stderr());
       assertTrue(
           missing.stderr().contains("no table public.nope in this database"), missing.stderr());
+      // a slot that does not exist, and a table no publication publishes, the same
+      pg.execute("CREATE TABLE req_unpublished (id int PRIMARY KEY)");
+      Run noSlot =
+          pgcdc(
+              dir,
+              "snapshot",
+              "--url",
+              pg.jdbcUrl(),
+              "--slot",
+              "req_typo",
+              "--table",
+              "public.req_x");
+      assertEquals(2, noSlot.exitCode(), noSlot.stderr());
+      assertTrue(
+          noSlot.stderr().contains("no replication slot \"req_typo\" on this server"),
+          noSlot.stderr());
+      Run unpublished =
+          pgcdc(
+              dir,
+              "snapshot",
+              "--url",
+              pg.jdbcUrl(),
+              "--slot",
+              "req",
+              "--table",
+              "public.req_unpublished");
+      assertEquals(2, unpublished.exitCode(), unpublished.stderr());
+      assertTrue(
+          unpublished.stderr().contains("no publication publishes public.req_unpublished"),
+          unpublished.stderr());
       assertTrue(
           String.join("\n", requested.stdout())
               .startsWith("requested a snapshot of [public.req_x] from the stream of slot req"),
@@ -626,7 +656,10 @@ class SnapshotCommandsTest {
     pg.execute(
         "CREATE ROLE snap_repl LOGIN REPLICATION",
         "CREATE ROLE snap_plain LOGIN",
-        "CREATE TABLE priv_t (id int PRIMARY KEY)");
+        "CREATE TABLE priv_t (id int PRIMARY KEY)",
+        // a request names an existing logical slot and a published table (else it is refused)
+        "CREATE PUBLICATION priv_pub FOR TABLE priv_t",
+        "SELECT pg_create_logical_replication_slot('nobody', 'pgoutput')");
     String signature =
         pg.queryString(
             "SELECT string_agg(oid::regprocedure::text, ';') FROM pg_proc"
@@ -691,7 +724,9 @@ class SnapshotCommandsTest {
                   "pgcdc: error: the --url's user parameter differs from --user; give it once"),
           conflicting.stderr());
     } finally {
-      pg.execute("GRANT EXECUTE ON FUNCTION " + signature + " TO PUBLIC");
+      pg.execute(
+          "GRANT EXECUTE ON FUNCTION " + signature + " TO PUBLIC",
+          "SELECT pg_drop_replication_slot('nobody')");
     }
   }
 

@@ -34,8 +34,9 @@ public final class SnapshotRequests {
    * @param tables the tables, as the source's publication publishes them, at least one
    * @return the LSN of the message (the snapshot's id is {@code request-} and the LSN of the commit
    *     of the transaction that wrote it)
-   * @throws CdcConfigurationException if the slot name is invalid, no table is given, or a table
-   *     does not exist (then nothing is written)
+   * @throws CdcConfigurationException if the slot name is invalid or no logical slot of that name
+   *     exists in the connection's database, no table is given, a table does not exist, or no
+   *     publication publishes it (then nothing is written)
    * @throws SQLException if PostgreSQL refuses (a missing privilege names the function)
    */
   public static PgLsn request(Connection connection, String slot, List<TableId> tables)
@@ -44,7 +45,9 @@ public final class SnapshotRequests {
     if (tables.isEmpty()) {
       throw new CdcConfigurationException("a snapshot request names at least one table");
     }
+    refuseMissingSlot(connection, slot);
     refuseMissing(connection, tables);
+    refuseUnpublished(connection, slot, tables);
     try (PreparedStatement ps =
         connection.prepareStatement("SELECT pg_logical_emit_message(true, ?, ?)::text")) {
       ps.setString(1, SnapshotMessages.PREFIX);
@@ -88,6 +91,81 @@ public final class SnapshotRequests {
               + " in this database: name each table as schema.table, as the source's publication"
               + " publishes it (quote a part as in SQL: \"Sales\".\"Orders\"); nothing was"
               + " requested");
+    }
+  }
+
+  /**
+   * Refuses a slot that does not exist in the connection's database: no source would read the
+   * request.
+   *
+   * @throws CdcConfigurationException naming the slot, and its database if it is another's
+   */
+  private static void refuseMissingSlot(Connection connection, String slot) throws SQLException {
+    try (PreparedStatement ps =
+        connection.prepareStatement(
+            "SELECT database, current_database(), slot_type FROM pg_replication_slots"
+                + " WHERE slot_name = ?")) {
+      ps.setString(1, slot);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          throw new CdcConfigurationException(
+              "no replication slot \""
+                  + slot
+                  + "\" on this server, so no stream would read the request: name the slot the"
+                  + " stream reads (pgcdc status lists slots); nothing was requested");
+        }
+        if (!"logical".equals(rs.getString(3)) || !rs.getString(2).equals(rs.getString(1))) {
+          throw new CdcConfigurationException(
+              "replication slot \""
+                  + slot
+                  + "\" is "
+                  + ("logical".equals(rs.getString(3))
+                      ? "a slot of database \"" + rs.getString(1) + "\""
+                      : "a physical slot")
+                  + ", not a logical slot of this database (\""
+                  + rs.getString(2)
+                  + "\"): connect to the database the stream reads; nothing was requested");
+        }
+      }
+    }
+  }
+
+  /**
+   * Refuses tables no publication publishes: the stream of the slot would drop a request for one.
+   * (Which publication the stream reads is not known here; a table another publication publishes is
+   * still dropped by a stream that does not publish it, and logged at ERROR.)
+   *
+   * @throws CdcConfigurationException naming each table
+   */
+  private static void refuseUnpublished(Connection connection, String slot, List<TableId> tables)
+      throws SQLException {
+    List<TableId> unpublished = new java.util.ArrayList<>();
+    try (PreparedStatement ps =
+        connection.prepareStatement(
+            "SELECT EXISTS (SELECT 1 FROM pg_publication_tables WHERE schemaname = ? AND"
+                + " tablename = ?)")) {
+      for (TableId t : tables) {
+        ps.setString(1, t.schema());
+        ps.setString(2, t.table());
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          if (!rs.getBoolean(1)) {
+            unpublished.add(t);
+          }
+        }
+      }
+    }
+    if (!unpublished.isEmpty()) {
+      throw new CdcConfigurationException(
+          "no publication publishes "
+              + (unpublished.size() == 1 ? unpublished.get(0) : unpublished)
+              + ", so the stream of slot \""
+              + slot
+              + "\" would drop the request: add "
+              + (unpublished.size() == 1 ? "it" : "them")
+              + " to the stream's publication (ALTER PUBLICATION ... ADD TABLE), or name a"
+              + " partitioned table as its publication publishes it (its root only with"
+              + " publish_via_partition_root); nothing was requested");
     }
   }
 
