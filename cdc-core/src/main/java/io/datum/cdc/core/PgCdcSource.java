@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.postgresql.Driver;
@@ -875,7 +876,9 @@ public final class PgCdcSource implements AutoCloseable {
      * @throws CdcConfigurationException if the JDBC URL, slot, publication or store is missing, or
      *     the JDBC URL's user or password parameter differs from the one given to {@link #user} or
      *     {@link #password}, or options disagree ({@link SourceOptions#RECONNECT_INITIAL_BACKOFF}
-     *     after {@link SourceOptions#RECONNECT_MAX_BACKOFF}, given with {@link #option})
+     *     after {@link SourceOptions#RECONNECT_MAX_BACKOFF}, given with {@link #option}), or an
+     *     option is given that would be ignored without another (publication tables without
+     *     creating the publication; snapshot parallelism or chunk rows without a snapshot mode)
      */
     public PgCdcSource build() {
       List<String> missing = new ArrayList<>();
@@ -891,6 +894,7 @@ public final class PgCdcSource implements AutoCloseable {
       if (!missing.isEmpty()) {
         throw new CdcConfigurationException("PgCdcSource needs " + String.join(", ", missing));
       }
+      refuseIgnored();
       // pgjdbc's own parser: parameters decoded as the driver reads them
       Properties inUrl = Driver.parseURL((String) values.get(SourceOptions.JDBC_URL), null);
       for (String name : List.of("user", "password")) {
@@ -913,6 +917,44 @@ public final class PgCdcSource implements AutoCloseable {
       }
       return new PgCdcSource(
           SourceConfiguration.of(values, properties, store, confirmedFlushLimit));
+    }
+
+    /**
+     * Refuses options that would be ignored without the option they apply with (set to other than
+     * their default): the tables of a publication the source does not create, the snapshot settings
+     * of a source that never snapshots.
+     */
+    private void refuseIgnored() {
+      List<String> ignored = new ArrayList<>();
+      if (changed(SourceOptions.PUBLICATION_TABLES)
+          && !Boolean.TRUE.equals(values.get(SourceOptions.CREATE_PUBLICATION))) {
+        ignored.add(
+            "publication-tables (the tables of createPublication(true, tables...), pgcdc"
+                + " --tables) applies only with create-publication true (pgcdc"
+                + " --create-publication): an existing publication is never changed");
+      }
+      @SuppressWarnings("unchecked")
+      Set<SnapshotMode> modes = (Set<SnapshotMode>) values.get(SourceOptions.SNAPSHOT_MODES);
+      if (modes == null || modes.isEmpty() || modes.equals(Set.of(SnapshotMode.NEVER))) {
+        for (SourceOption<?> o :
+            List.of(SourceOptions.SNAPSHOT_PARALLELISM, SourceOptions.SNAPSHOT_CHUNK_ROWS)) {
+          if (changed(o)) {
+            ignored.add(
+                o.name()
+                    + " applies only with a snapshot mode (snapshot(SnapshotMode.INITIAL or"
+                    + " ON_REQUEST), pgcdc --snapshot MODE); the source never snapshots");
+          }
+        }
+      }
+      if (!ignored.isEmpty()) {
+        throw new CdcConfigurationException(
+            String.join("; ", ignored) + " (it would be ignored): set both, or leave it out");
+      }
+    }
+
+    private boolean changed(SourceOption<?> o) {
+      Object v = values.get(o);
+      return v != null && !v.equals(o.defaultValue());
     }
   }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.MemoryCheckpointStore;
+import io.datum.cdc.core.config.SnapshotMode;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -18,6 +19,37 @@ class PgCdcSourceBuilderTest {
         .slot("s")
         .publication("p")
         .checkpointStore(new MemoryCheckpointStore());
+  }
+
+  @Test
+  void anOptionThatWouldBeIgnoredWithoutTheOneItAppliesWithIsRefused() {
+    CdcConfigurationException tables =
+        assertThrows(
+            CdcConfigurationException.class,
+            () -> complete("jdbc:postgresql://h/db").createPublication(false, "public.t").build());
+    assertTrue(
+        tables
+            .getMessage()
+            .startsWith(
+                "publication-tables (the tables of createPublication(true, tables...), pgcdc"
+                    + " --tables) applies only with create-publication true"),
+        tables.getMessage());
+    CdcConfigurationException chunks =
+        assertThrows(
+            CdcConfigurationException.class,
+            () -> complete("jdbc:postgresql://h/db").snapshotChunkRows(200).build());
+    assertTrue(
+        chunks.getMessage().startsWith("snapshot-chunk-rows applies only with a snapshot mode"),
+        chunks.getMessage());
+    // with the option they apply with, or at their defaults, they are taken
+    complete("jdbc:postgresql://h/db")
+        .createPublication(true, "public.t")
+        .snapshot(SnapshotMode.ON_REQUEST)
+        .snapshotChunkRows(200)
+        .snapshotParallelism(2)
+        .build()
+        .close();
+    complete("jdbc:postgresql://h/db").snapshotParallelism(1).build().close();
   }
 
   @Test

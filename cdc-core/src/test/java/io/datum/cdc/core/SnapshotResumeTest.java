@@ -12,6 +12,7 @@ import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.MemoryCheckpointStore;
 import io.datum.cdc.TableId;
 import io.datum.cdc.core.config.SnapshotMode;
+import io.datum.cdc.core.config.SourceOptions;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.event.CdcHandler;
 import io.datum.cdc.event.ChangeEvent;
@@ -105,7 +106,12 @@ class SnapshotResumeTest {
 
     // started without a snapshot mode, nothing would read the rest and the hold would keep the
     // slot for ever: the start is refused, naming the remedy, and the store is left as it was
-    try (PgCdcSource s = source(store).snapshot(SnapshotMode.NEVER).build()) {
+    try (PgCdcSource s =
+        source(store)
+            .snapshot(SnapshotMode.NEVER)
+            .snapshotParallelism(1)
+            .snapshotChunkRows(SourceOptions.SNAPSHOT_CHUNK_ROWS.defaultValue())
+            .build()) {
       CdcConfigurationException refused =
           assertThrows(CdcConfigurationException.class, () -> s.start((event, checkpoints) -> {}));
       assertTrue(
