@@ -48,8 +48,8 @@ final class SnapshotCommand implements Callable<Integer> {
       required = true,
       paramLabel = "SCHEMA.TABLE",
       description =
-          "a table to snapshot, as its publication publishes it (repeatable; quote names as in"
-              + " SQL: '\"Sales\".\"Orders\"')")
+          "a table to snapshot, as its publication publishes it: schema.table, or table for"
+              + " schema public (repeatable; quote names as in SQL: '\"Sales\".\"Orders\"')")
   List<String> tables = new ArrayList<>();
 
   @Option(

@@ -170,8 +170,8 @@ public final class SnapshotRequests {
   }
 
   /**
-   * Parses a table name as {@code schema.table}; a part holding anything but lower-case letters,
-   * digits and underscores is double-quoted as in SQL ({@code "Sales"."Orders 2024"}).
+   * Parses a table name as every input takes it ({@link TableId#parse}): {@code schema.table} or
+   * {@code table} (schema public), a part double-quoted as in SQL ({@code "Sales"."Orders 2024"}).
    *
    * @param qualified the name
    * @return the table

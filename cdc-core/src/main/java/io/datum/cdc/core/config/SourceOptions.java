@@ -110,7 +110,8 @@ public final class SourceOptions {
       SourceOption.<List<String>>of(
               "publication-tables",
               Kind.LIST,
-              "The tables a created publication publishes, schema.table (no dot: schema public),"
+              "The tables a created publication publishes, schema.table (no dot: schema public;"
+                  + " double-quote a part as in SQL),"
                   + " comma-separated; none means FOR ALL TABLES.")
           .defaultValue(List.of());
 

@@ -4,6 +4,7 @@ import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.CdcReplicationException;
 import io.datum.cdc.CdcReplicationException.Reason;
 import io.datum.cdc.PgLsn;
+import io.datum.cdc.TableId;
 import io.datum.cdc.core.errors.PgErrors;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -392,15 +393,10 @@ final class SlotAdmin {
     }
   }
 
-  /** {@code schema.table} or {@code table} (schema public), quoted. */
+  /** A table name as {@link TableId#parse} takes it, quoted for SQL. */
   private static String qualified(String table) {
-    int dot = table.indexOf('.');
-    String schema = dot < 0 ? "public" : table.substring(0, dot);
-    String name = dot < 0 ? table : table.substring(dot + 1);
-    if (schema.isEmpty() || name.isEmpty()) {
-      throw new CdcConfigurationException("invalid table name \"" + table + "\": use schema.table");
-    }
-    return PgErrors.quoteIdentifier(schema) + '.' + PgErrors.quoteIdentifier(name);
+    TableId id = TableId.parse(table);
+    return PgErrors.quoteIdentifier(id.schema()) + '.' + PgErrors.quoteIdentifier(id.table());
   }
 
   /** Drops a publication (undoing its creation by a start that then failed). */

@@ -135,29 +135,14 @@ public final class SnapshotMessages {
   }
 
   /**
-   * Parses one table name given as {@code schema.table} (quoted parts as in SQL; an unquoted part
-   * is taken as written, not folded to lower case).
+   * Parses one table name as every input takes it ({@link TableId#parse}).
    *
    * @param qualified the name
    * @return the table
    * @throws CdcConfigurationException naming the text if it is not of that form
    */
   public static TableId table(String qualified) {
-    List<TableId> one;
-    try {
-      one = tables(qualified, qualified);
-    } catch (CdcConfigurationException e) {
-      one = List.of();
-    }
-    if (one.size() != 1) {
-      throw new CdcConfigurationException(
-          "table name \""
-              + qualified
-              + "\" is not schema.table: give the schema (public.orders), and double-quote a"
-              + " part holding anything but lower-case letters, digits and underscores, as in"
-              + " SQL ('\"Sales\".\"Orders 2024\"'); an unquoted part is taken as written");
-    }
-    return one.get(0);
+    return TableId.parse(qualified);
   }
 
   private static int name(String s, int i, StringBuilder out, String whole) {

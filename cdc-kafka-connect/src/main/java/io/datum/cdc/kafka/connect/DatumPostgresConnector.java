@@ -1,5 +1,7 @@
 package io.datum.cdc.kafka.connect;
 
+import io.datum.cdc.CdcConfigurationException;
+import io.datum.cdc.TableId;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -286,9 +288,15 @@ public final class DatumPostgresConnector extends SourceConnector {
               "SELECT 1 FROM pg_class t JOIN pg_namespace n ON n.oid = t.relnamespace"
                   + " WHERE n.nspname = ? AND t.relname = ? AND t.relkind IN ('r', 'p')")) {
         for (String table : c.getList(DatumConnectorConfig.TABLE_INCLUDE_LIST)) {
-          int dot = table.indexOf('.');
-          ps.setString(1, dot < 0 ? "public" : table.substring(0, dot));
-          ps.setString(2, dot < 0 ? table : table.substring(dot + 1));
+          TableId id;
+          try {
+            id = TableId.parse(table);
+          } catch (CdcConfigurationException e) {
+            byName.get(DatumConnectorConfig.TABLE_INCLUDE_LIST).addErrorMessage(e.getMessage());
+            continue;
+          }
+          ps.setString(1, id.schema());
+          ps.setString(2, id.table());
           try (ResultSet rs = ps.executeQuery()) {
             if (!rs.next()) {
               missing.add(table);
@@ -304,7 +312,8 @@ public final class DatumPostgresConnector extends SourceConnector {
                     + c.database()
                     + ": "
                     + String.join(", ", missing)
-                    + " (names are schema.table, case-sensitive, unquoted)");
+                    + " (names are schema.table or table for schema public, case-sensitive;"
+                    + " double-quote a part as in SQL)");
       }
     }
     String spill = c.getString(DatumConnectorConfig.SPILL_DIRECTORY);

@@ -437,7 +437,8 @@ class ConnectStreamingTest {
         serverErrors.toString());
     assertEquals(
         List.of(
-            "no such table in database postgres: public.no_such_table (names are schema.table, case-sensitive, unquoted)"),
+            "no such table in database postgres: public.no_such_table (names are schema.table or"
+                + " table for schema public, case-sensitive; double-quote a part as in SQL)"),
         serverErrors.get("table.include.list"),
         serverErrors.toString());
 
