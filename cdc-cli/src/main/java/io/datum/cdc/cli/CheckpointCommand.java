@@ -118,7 +118,7 @@ final class CheckpointCommand {
                 + " after it come again");
       }
       Path fileStore = StoreUris.fileStoreDirectory(store);
-      try (CdcCheckpointStore checkpoints = CheckpointStores.open(store)) {
+      try (CdcCheckpointStore checkpoints = CheckpointStores.open(StoreUris.existingOnly(store))) {
         boolean present;
         if (fileStore != null) {
           // the file, not its decoded contents: a corrupt checkpoint can be deleted too
@@ -232,7 +232,7 @@ final class CheckpointCommand {
         print(fileStore.toUri().toString(), readFileStore(fileStore));
         return 0;
       }
-      try (CdcCheckpointStore checkpoints = CheckpointStores.open(store)) {
+      try (CdcCheckpointStore checkpoints = CheckpointStores.open(StoreUris.existingOnly(store))) {
         List<String> slots;
         if (slot != null) {
           slots = List.of(slot);

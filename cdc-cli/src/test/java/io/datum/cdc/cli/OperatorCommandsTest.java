@@ -60,6 +60,16 @@ class OperatorCommandsTest {
     assertTrue(
         reset.isEmpty() || reset.get(0).get("watermark").asText().equals("0/0"),
         after.stdout().toString());
+    // a mistyped table: reported missing, never created by an inspection command
+    String typo = "jdbc:" + pg.jdbcUrl().substring("jdbc:".length()) + "#table=cli_checkpiont";
+    Run missing = pgcdc(dir, "checkpoint", "show", "--store", typo);
+    assertEquals(1, missing.exitCode(), missing.stderr());
+    assertTrue(
+        missing.stderr().contains("the table cli_checkpiont does not exist"), missing.stderr());
+    Run notDeleted = pgcdc(dir, "checkpoint", "delete", "--store", typo, "--slot", "x", "--yes");
+    assertEquals(1, notDeleted.exitCode(), notDeleted.stderr());
+    assertEquals(
+        "f", pg.queryString("SELECT to_regclass('cli_checkpiont') IS NOT NULL"), "not created");
   }
 
   @Test

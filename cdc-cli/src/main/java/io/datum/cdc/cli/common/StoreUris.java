@@ -10,6 +10,31 @@ public final class StoreUris {
   private StoreUris() {}
 
   /**
+   * Returns the URI with which a command that must not create anything opens a store: a {@code
+   * jdbc:} store's with {@code create=false} in its fragment (unless the URI says otherwise), so
+   * that a mistyped table is reported missing, not created empty; any other URI as it is (the path
+   * stores' commands check that the path exists first).
+   *
+   * @param uri a store URI, not null
+   * @return the URI to open
+   */
+  public static String existingOnly(String uri) {
+    if (!uri.regionMatches(true, 0, "jdbc:", 0, 5)) {
+      return uri;
+    }
+    int hash = uri.indexOf('#');
+    if (hash < 0) {
+      return uri + "#create=false";
+    }
+    for (String part : uri.substring(hash + 1).split("&")) {
+      if (part.startsWith("create=")) {
+        return uri;
+      }
+    }
+    return uri + (hash == uri.length() - 1 ? "" : "&") + "create=false";
+  }
+
+  /**
    * Returns the directory of a {@code file:} store URI, or null for other schemes (or a URI the
    * store itself should reject, with its own message).
    */

@@ -466,12 +466,30 @@ public final class JdbcCheckpointStore extends AbstractCheckpointStore {
           ps.setString(1, "datum-cdc checkpoint store " + table);
           ps.executeQuery().close();
         }
-        if (createTable) {
+        if (createTable && !exists(db, table)) {
           // two stores creating the same table at once: one waits for the other's DDL
           long ddlKey = AdvisoryLock.key("ddl " + table);
           AdvisoryLock.lockWaiting(db, ddlKey);
           try (Statement st = db.createStatement()) {
             st.execute(ddl(table));
+          } catch (SQLException e) {
+            if ("42501".equals(e.getSQLState())) {
+              throw new CdcStoreException(
+                  location
+                      + ": the table "
+                      + table
+                      + " does not exist and the role "
+                      + db.getMetaData().getUserName()
+                      + " may not create it ("
+                      + e.getMessage()
+                      + " [SQLSTATE 42501]): GRANT CREATE ON SCHEMA to it, or create the table as"
+                      + " another role ("
+                      + ddl(table)
+                      + ", then GRANT SELECT, INSERT, UPDATE, DELETE ON it) and open the store"
+                      + " with #create=false (createTable(false))",
+                  e);
+            }
+            throw e;
           } finally {
             AdvisoryLock.release(db, ddlKey);
           }
@@ -498,6 +516,17 @@ public final class JdbcCheckpointStore extends AbstractCheckpointStore {
           throw r;
         }
         throw new CdcStoreException("cannot open " + location + ": " + e, e);
+      }
+    }
+
+    /** Whether the table exists (as the role's search_path resolves its name). */
+    private static boolean exists(Connection db, String table) throws SQLException {
+      try (PreparedStatement ps = db.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
+        ps.setString(1, table);
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          return rs.getBoolean(1);
+        }
       }
     }
 

@@ -123,6 +123,38 @@ class JdbcCheckpointStoreTest {
   }
 
   @Test
+  void aRoleThatMayNotCreateTheTableIsToldWhatToGrantAndAnExistingTableIsNotCreatedAgain()
+      throws Exception {
+    pg.execute(
+        "CREATE SCHEMA nocreate",
+        "CREATE ROLE nc_role LOGIN",
+        "GRANT USAGE ON SCHEMA nocreate TO nc_role");
+    String asRole = pg.jdbcUrl().replaceAll("user=[^&]*", "user=nc_role");
+    CdcStoreException refused =
+        assertThrows(
+            CdcStoreException.class,
+            () ->
+                JdbcCheckpointStore.builder(new UrlDataSource(asRole)).table("nocreate.cp").open());
+    assertTrue(
+        refused
+                .getMessage()
+                .contains(
+                    "the table nocreate.cp does not exist and the role nc_role"
+                        + " may not create it")
+            && refused.getMessage().contains("[SQLSTATE 42501]): GRANT CREATE ON SCHEMA")
+            && refused.getMessage().contains("#create=false"),
+        refused.getMessage());
+    // created by another role and granted: the default open (create) takes it as it is
+    pg.execute(
+        JdbcCheckpointStore.ddl("nocreate.cp"),
+        "GRANT SELECT, INSERT, UPDATE, DELETE ON nocreate.cp TO nc_role");
+    try (JdbcCheckpointStore store =
+        JdbcCheckpointStore.builder(new UrlDataSource(asRole)).table("nocreate.cp").open()) {
+      assertTrue(store.slots().isEmpty());
+    }
+  }
+
+  @Test
   void theApplicationMayCreateTheTableFromTheDdl() throws Exception {
     pg.execute("CREATE SCHEMA app", JdbcCheckpointStore.ddl("app.cdc_checkpoint"));
     try (JdbcCheckpointStore store =
