@@ -293,6 +293,30 @@ class StreamAcknowledgementTest {
   }
 
   @Test
+  void anOutputFileThatIsNotPgcdcsOwnIsRefusedAndLeftAsItWas(@TempDir Path dir) throws Exception {
+    pg.execute(
+        "CREATE TABLE notmine (id int PRIMARY KEY)",
+        "CREATE PUBLICATION notmine FOR TABLE notmine",
+        "SELECT pg_create_logical_replication_slot('notmine', 'pgoutput')");
+    for (String content :
+        List.of("2026-12-03 a log line\nanother one without a newline", "key = value\n")) {
+      Path file = dir.resolve("app.log");
+      Files.writeString(file, content);
+      Process p =
+          new ProcessBuilder(stream(dir.resolve("store"), "notmine", "--output", file.toString()))
+              .redirectErrorStream(true)
+              .start();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+      assertEquals(2, p.exitValue(), out);
+      assertTrue(
+          out.contains("--output " + file + ": its ") && out.contains("is not a line pgcdc writes"),
+          out);
+      assertEquals(content, Files.readString(file), "the file is left as it was");
+    }
+  }
+
+  @Test
   void aRegularFileOfAcknowledgementsIsFollowedFromItsEnd(@TempDir Path dir) throws Exception {
     pg.execute(
         "CREATE TABLE followed (id int PRIMARY KEY)",

@@ -11,6 +11,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -120,9 +121,43 @@ final class SyncedFileOutput implements AutoCloseable {
     }
   }
 
+  /** How every line pgcdc writes begins (docs/json-lines.md: {@code op} first). */
+  private static final byte[] LINE_START = "{\"op\":\"".getBytes(StandardCharsets.US_ASCII);
+
+  /**
+   * Checks that the file is pgcdc's own (its last line, and an incomplete line after it, begin as
+   * pgcdc's lines do), then removes the incomplete last line a process that died while writing
+   * left. A file of anything else is refused, not changed.
+   *
+   * @throws CdcConfigurationException naming the file if it is not a file of pgcdc's lines
+   */
   private static void cutIncompleteLastLine(Path path, FileChannel channel) throws IOException {
     long size = channel.size();
-    long end = size;
+    if (size == 0) {
+      return;
+    }
+    long lastNewline = lastNewlineBefore(channel, size);
+    long torn = lastNewline + 1;
+    if (torn < size) {
+      requireOwnLine(path, channel, torn, size, "its incomplete last line", true);
+    }
+    if (lastNewline >= 0) {
+      long start = lastNewlineBefore(channel, lastNewline) + 1;
+      requireOwnLine(path, channel, start, lastNewline, "its last line", false);
+    }
+    if (torn < size) {
+      LOG.warn(
+          "--output {}: removed an incomplete last line ({} bytes, written by a process that died;"
+              + " its event was not acknowledged and comes again)",
+          path,
+          size - torn);
+      channel.truncate(torn);
+      channel.force(false);
+    }
+  }
+
+  /** The offset of the last {@code '\n'} before {@code end}, or -1. */
+  private static long lastNewlineBefore(FileChannel channel, long end) throws IOException {
     ByteBuffer buffer = ByteBuffer.allocate(8192);
     while (end > 0) {
       long from = Math.max(0, end - buffer.capacity());
@@ -134,29 +169,41 @@ final class SyncedFileOutput implements AutoCloseable {
       }
       for (int i = (int) (end - from) - 1; i >= 0; i--) {
         if (buffer.get(i) == '\n') {
-          end = from + i + 1;
-          if (end < size) {
-            LOG.warn(
-                "--output {}: removed an incomplete last line ({} bytes, written by a process"
-                    + " that died; its event was not acknowledged and comes again)",
-                path,
-                size - end);
-            channel.truncate(end);
-            channel.force(false);
-          }
-          return;
+          return from + i;
         }
       }
       end = from;
     }
-    if (size > 0) {
-      LOG.warn(
-          "--output {}: removed an incomplete line ({} bytes, the whole file; written by a process"
-              + " that died, its event was not acknowledged and comes again)",
-          path,
-          size);
-      channel.truncate(0);
-      channel.force(false);
+    return -1;
+  }
+
+  /**
+   * Refuses a line that does not begin as pgcdc's lines do (a cut one may be shorter than that
+   * beginning, but not differ from it).
+   */
+  private static void requireOwnLine(
+      Path path, FileChannel channel, long start, long end, String what, boolean mayBeCut)
+      throws IOException {
+    int n = (int) Math.min(LINE_START.length, end - start);
+    ByteBuffer head = ByteBuffer.allocate(n);
+    while (head.hasRemaining()) {
+      if (channel.read(head, start + head.position()) < 0) {
+        throw new IOException("file shrank while read");
+      }
+    }
+    boolean own = mayBeCut || n == LINE_START.length;
+    for (int i = 0; i < n && own; i++) {
+      own = head.get(i) == LINE_START[i];
+    }
+    if (!own) {
+      throw new CdcConfigurationException(
+          "--output "
+              + path
+              + ": "
+              + what
+              + " is not a line pgcdc writes (it does not begin with {\"op\":\"); pgcdc appends"
+              + " only to a file of its own JSON lines and changes no other file: name a new file"
+              + " (or one an earlier pgcdc --output wrote)");
     }
   }
 
