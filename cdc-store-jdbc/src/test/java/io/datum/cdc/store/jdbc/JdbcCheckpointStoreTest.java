@@ -209,5 +209,21 @@ class JdbcCheckpointStoreTest {
         CdcConfigurationException.class, () -> CheckpointStores.open(url + "#create=maybe"));
     assertThrows(
         CdcStoreException.class, () -> CheckpointStores.open(url + "#table=absent&create=false"));
+    // the password from the environment, not the URI (the test server trusts every password:
+    // this shows the variable is read, and an unset one refused by name)
+    CdcConfigurationException unset =
+        assertThrows(
+            CdcConfigurationException.class,
+            () ->
+                CheckpointStores.open(pg.jdbcUrl() + "#table=by_uri&password-env=NO_SUCH_VAR_25"));
+    assertTrue(
+        unset
+            .getMessage()
+            .contains("password-env names the environment variable \"NO_SUCH_VAR_25\""),
+        unset.getMessage());
+    String set = System.getenv().keySet().stream().sorted().findFirst().orElseThrow();
+    try (var store = CheckpointStores.open(pg.jdbcUrl() + "#table=by_uri&password-env=" + set)) {
+      assertEquals(java.util.Set.of("s"), store.slots());
+    }
   }
 }

@@ -18,16 +18,18 @@ import javax.sql.DataSource;
  * with an optional fragment of parameters for the store: {@code
  * jdbc:postgresql://db.example.com/app?user=cdc&password=secret#table=cdc_checkpoint&create=false}.
  * {@code table} (default {@code cdc_checkpoint}) is a plain, optionally schema-qualified SQL
- * identifier; {@code create=true|false} (default true) creates the table if it is missing. The
- * driver must be on the class path. Not API; use {@link io.datum.cdc.CheckpointStores#open(URI)} or
- * {@link JdbcCheckpointStore#builder}.
+ * identifier; {@code create=true|false} (default true) creates the table if it is missing; {@code
+ * password-env=NAME} takes the password from that environment variable, so it is in neither the URI
+ * nor the process list (pgjdbc also reads {@code ~/.pgpass} or {@code PGPASSFILE} when no password
+ * is given). The driver must be on the class path. Not API; use {@link
+ * io.datum.cdc.CheckpointStores#open(URI)} or {@link JdbcCheckpointStore#builder}.
  */
 @AutoService(CheckpointStoreProvider.class)
 public final class JdbcCheckpointStoreProvider implements CheckpointStoreProvider {
 
   private static final String KNOWN =
       "known fragment parameters: table=<name> (default cdc_checkpoint), create=true|false"
-          + " (default true)";
+          + " (default true), password-env=<environment variable holding the password>";
 
   /** Called by {@link java.util.ServiceLoader}. */
   public JdbcCheckpointStoreProvider() {}
@@ -41,7 +43,8 @@ public final class JdbcCheckpointStoreProvider implements CheckpointStoreProvide
   /** Returns a one-line description of the URI form. */
   @Override
   public String description() {
-    return "jdbc:postgresql://host/db?user=u[#table=cdc_checkpoint&create=true|false] - one row per"
+    return "jdbc:postgresql://host/db?user=u[#table=cdc_checkpoint&create=true|false"
+        + "&password-env=VAR] - one row per"
         + " slot in a table of the application's database (cdc-store-jdbc)";
   }
 
@@ -60,28 +63,44 @@ public final class JdbcCheckpointStoreProvider implements CheckpointStoreProvide
       throw new CdcConfigurationException("not a jdbc: checkpoint store URI: " + hide(uri));
     }
     String url = "jdbc:" + uri.getRawSchemeSpecificPart();
-    JdbcCheckpointStore.Builder builder = JdbcCheckpointStore.builder(new UrlDataSource(url));
     String fragment = uri.getFragment();
+    String passwordEnv = null;
+    String table = null;
+    Boolean create = null;
     if (fragment != null && !fragment.isEmpty()) {
-      boolean table = false;
-      boolean create = false;
       for (String parameter : fragment.split("&", -1)) {
         int equals = parameter.indexOf('=');
         String name = equals < 0 ? parameter : parameter.substring(0, equals);
         String value = equals < 0 ? "" : parameter.substring(equals + 1);
-        if (name.equals("table") && !table) {
-          table = true;
-          builder.table(value);
-        } else if (name.equals("create") && !create) {
-          create = true;
+        if (name.equals("table") && table == null) {
+          table = value;
+        } else if (name.equals("create") && create == null) {
           if (!value.equalsIgnoreCase("true") && !value.equalsIgnoreCase("false")) {
             throw invalid(uri, "create must be true or false, was \"" + value + "\"");
           }
-          builder.createTable(Boolean.parseBoolean(value));
+          create = Boolean.parseBoolean(value);
+        } else if (name.equals("password-env") && passwordEnv == null) {
+          passwordEnv = value;
         } else {
           throw invalid(uri, "unknown or repeated parameter \"" + name + "\"");
         }
       }
+    }
+    String password = null;
+    if (passwordEnv != null) {
+      password = System.getenv(passwordEnv);
+      if (passwordEnv.isEmpty() || password == null) {
+        throw invalid(
+            uri, "password-env names the environment variable \"" + passwordEnv + "\", not set");
+      }
+    }
+    JdbcCheckpointStore.Builder builder =
+        JdbcCheckpointStore.builder(new UrlDataSource(url, password));
+    if (table != null) {
+      builder.table(table);
+    }
+    if (create != null) {
+      builder.createTable(create);
     }
     return builder.open();
   }
@@ -95,12 +114,20 @@ public final class JdbcCheckpointStoreProvider implements CheckpointStoreProvide
     return uri == null ? "null" : uri.toString().replaceAll("(?i)password=[^&;#]*", "password=***");
   }
 
-  /** A data source of {@link DriverManager} connections to one URL. */
-  private record UrlDataSource(String url) implements DataSource {
+  /**
+   * A data source of {@link DriverManager} connections to one URL; with a password from the
+   * environment, given as the {@code password} property (never in the URL).
+   */
+  private record UrlDataSource(String url, String password) implements DataSource {
 
     @Override
     public Connection getConnection() throws SQLException {
-      return DriverManager.getConnection(url);
+      if (password == null) {
+        return DriverManager.getConnection(url);
+      }
+      java.util.Properties p = new java.util.Properties();
+      p.setProperty("password", password);
+      return DriverManager.getConnection(url, p);
     }
 
     @Override
