@@ -9,7 +9,7 @@ import picocli.CommandLine.Option;
 
 /**
  * The options of every command that connects to PostgreSQL: {@code --url}, {@code --user}, {@code
- * --password-env}, shared as a picocli mixin.
+ * --password-env}, {@code --password-file}, shared as a picocli mixin.
  */
 public final class ServerOptions {
 
@@ -30,6 +30,14 @@ public final class ServerOptions {
       description = "name of the environment variable holding the password")
   private String passwordEnv;
 
+  @Option(
+      names = "--password-file",
+      paramLabel = "FILE",
+      description =
+          "file holding the password (its first line; a Kubernetes or Docker secret file);"
+              + " without a password pgjdbc reads ~/.pgpass or PGPASSFILE")
+  private java.nio.file.Path passwordFile;
+
   /** Returns {@code --url}, the JDBC URL; never null once parsed. */
   public String url() {
     return url;
@@ -41,12 +49,29 @@ public final class ServerOptions {
   }
 
   /**
-   * Returns the password from the environment variable {@code --password-env} names.
+   * Returns the password: the first line of {@code --password-file}, or the environment variable
+   * {@code --password-env} names.
    *
-   * @return the password, or null without {@code --password-env}
-   * @throws CdcConfigurationException if the variable is not set
+   * @return the password, or null without either
+   * @throws CdcConfigurationException if the variable is not set, the file cannot be read, or both
+   *     are given
    */
   public String password() {
+    if (passwordEnv != null && passwordFile != null) {
+      throw new CdcConfigurationException(
+          "--password-env and --password-file exclude each other: give the password once");
+    }
+    if (passwordFile != null) {
+      try {
+        String text = java.nio.file.Files.readString(passwordFile);
+        int end = text.indexOf('\n');
+        String line = end < 0 ? text : text.substring(0, end);
+        return line.endsWith("\r") ? line.substring(0, line.length() - 1) : line;
+      } catch (java.io.IOException e) {
+        throw new CdcConfigurationException(
+            "--password-file " + passwordFile + ": cannot read it (" + e + ")", e);
+      }
+    }
     if (passwordEnv == null) {
       return null;
     }
@@ -85,7 +110,7 @@ public final class ServerOptions {
             "the --url's "
                 + name
                 + " parameter differs from --"
-                + (name.equals("user") ? "user" : "password-env")
+                + (name.equals("user") ? "user" : "password-env/--password-file")
                 + "; give it once");
       }
     }
