@@ -326,7 +326,7 @@ public final class SourceSnapshots implements PeerProducer, AutoCloseable {
   public Merge.Verdict observe(ChangeEvent event, Consumer<ChangeEvent> release)
       throws InterruptedException {
     OnlineSnapshots o = online;
-    if (o != null && o.gate(event, release::accept)) {
+    if (o != null && o.gate(event, release)) {
       return Merge.Verdict.HOLD;
     }
     if (o != null && o.consume(event, settings.onRequest(), release::accept)) {
