@@ -601,20 +601,12 @@ class SnapshotFaultInjectionTest {
   private static Map<List<String>, Map<String, String>> content(
       Connection c, String qualified, String table) throws SQLException {
     Map<List<String>, Map<String, String>> out = new HashMap<>();
-    try (Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("SELECT * FROM " + qualified)) {
-      ResultSetMetaData md = rs.getMetaData();
-      while (rs.next()) {
-        Map<String, String> row = new LinkedHashMap<>();
-        for (int i = 1; i <= md.getColumnCount(); i++) {
-          row.put(md.getColumnName(i), rs.getString(i));
-        }
-        List<String> key = new ArrayList<>();
-        for (String column : KEYS.get(table)) {
-          key.add(row.get(column));
-        }
-        out.put(key, row);
+    for (Map<String, String> row : rows(c, qualified)) {
+      List<String> key = new ArrayList<>();
+      for (String column : KEYS.get(table)) {
+        key.add(row.get(column));
       }
+      out.put(key, row);
     }
     return out;
   }
@@ -623,6 +615,16 @@ class SnapshotFaultInjectionTest {
   private static Map<Map<String, String>, Integer> multiset(Connection c, String qualified)
       throws SQLException {
     Map<Map<String, String>, Integer> out = new HashMap<>();
+    for (Map<String, String> row : rows(c, qualified)) {
+      out.merge(row, 1, Integer::sum);
+    }
+    return out;
+  }
+
+  /** Every row of a table, column to text value. */
+  private static List<Map<String, String>> rows(Connection c, String qualified)
+      throws SQLException {
+    List<Map<String, String>> out = new ArrayList<>();
     try (Statement st = c.createStatement();
         ResultSet rs = st.executeQuery("SELECT * FROM " + qualified)) {
       ResultSetMetaData md = rs.getMetaData();
@@ -631,7 +633,7 @@ class SnapshotFaultInjectionTest {
         for (int i = 1; i <= md.getColumnCount(); i++) {
           row.put(md.getColumnName(i), rs.getString(i));
         }
-        out.merge(row, 1, Integer::sum);
+        out.add(row);
       }
     }
     return out;

@@ -67,23 +67,13 @@ public final class SnapshotRequests {
    */
   private static void refuseMissing(Connection connection, List<TableId> tables)
       throws SQLException {
-    List<TableId> missing = new java.util.ArrayList<>();
-    try (PreparedStatement ps =
-        connection.prepareStatement(
+    List<TableId> missing =
+        without(
+            connection,
             "SELECT EXISTS (SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid ="
                 + " c.relnamespace WHERE n.nspname = ? AND c.relname = ? AND c.relkind IN ('r',"
-                + " 'p'))")) {
-      for (TableId t : tables) {
-        ps.setString(1, t.schema());
-        ps.setString(2, t.table());
-        try (ResultSet rs = ps.executeQuery()) {
-          rs.next();
-          if (!rs.getBoolean(1)) {
-            missing.add(t);
-          }
-        }
-      }
-    }
+                + " 'p'))",
+            tables);
     if (!missing.isEmpty()) {
       throw new CdcConfigurationException(
           "no table "
@@ -139,22 +129,12 @@ public final class SnapshotRequests {
    */
   private static void refuseUnpublished(Connection connection, String slot, List<TableId> tables)
       throws SQLException {
-    List<TableId> unpublished = new java.util.ArrayList<>();
-    try (PreparedStatement ps =
-        connection.prepareStatement(
+    List<TableId> unpublished =
+        without(
+            connection,
             "SELECT EXISTS (SELECT 1 FROM pg_publication_tables WHERE schemaname = ? AND"
-                + " tablename = ?)")) {
-      for (TableId t : tables) {
-        ps.setString(1, t.schema());
-        ps.setString(2, t.table());
-        try (ResultSet rs = ps.executeQuery()) {
-          rs.next();
-          if (!rs.getBoolean(1)) {
-            unpublished.add(t);
-          }
-        }
-      }
-    }
+                + " tablename = ?)",
+            tables);
     if (!unpublished.isEmpty()) {
       throw new CdcConfigurationException(
           "no publication publishes "
@@ -167,6 +147,25 @@ public final class SnapshotRequests {
               + " partitioned table as its publication publishes it (its root only with"
               + " publish_via_partition_root); nothing was requested");
     }
+  }
+
+  /** The tables for which {@code exists} (schema, table parameters) is false. */
+  private static List<TableId> without(Connection connection, String exists, List<TableId> tables)
+      throws SQLException {
+    List<TableId> out = new java.util.ArrayList<>();
+    try (PreparedStatement ps = connection.prepareStatement(exists)) {
+      for (TableId t : tables) {
+        ps.setString(1, t.schema());
+        ps.setString(2, t.table());
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          if (!rs.getBoolean(1)) {
+            out.add(t);
+          }
+        }
+      }
+    }
+    return out;
   }
 
   /**
