@@ -59,6 +59,10 @@ class SnapshotVisibilityTest {
       pg.execute(
           "ALTER SYSTEM SET synchronous_standby_names = 'ghost_standby'",
           "SELECT pg_reload_conf()");
+      // the reload is asynchronous: a session started too early commits without waiting
+      await()
+          .atMost(WAIT)
+          .until(() -> pg.queryString("SHOW synchronous_standby_names").equals("ghost_standby"));
       // T: its commit waits for the standby after writing the commit record
       Thread committer =
           new Thread(
