@@ -498,6 +498,121 @@ class StreamOperationsTest {
     }
   }
 
+  @Test
+  void duringANewSlotsInitialSnapshotTheStateIsSnapshottingAndReadRowsAreNoDeliveredChanges(
+      @TempDir Path dir) throws Exception {
+    pg.execute(
+        "CREATE TABLE phased (id int PRIMARY KEY, pad text)",
+        "INSERT INTO phased SELECT g, repeat('x', 200) FROM generate_series(1, 5000) g",
+        "CREATE PUBLICATION phased FOR TABLE phased");
+    Path err = dir.resolve("err");
+    // stdout is a pipe nobody reads until the checks are done: the handler blocks on a full pipe
+    // in the middle of the snapshot
+    Process p =
+        new ProcessBuilder(
+                command(
+                    stream(
+                        dir.resolve("store"),
+                        "phased_slot",
+                        "phased",
+                        "--create-slot",
+                        "--snapshot",
+                        "initial",
+                        "--metrics-port",
+                        "0",
+                        "--metrics-address",
+                        "127.0.0.1")))
+            .redirectError(err.toFile())
+            .start();
+    java.util.concurrent.CompletableFuture<List<String>> lines = null;
+    try {
+      java.util.regex.Pattern announced =
+          java.util.regex.Pattern.compile(
+              "pgcdc: metrics at http://127\\.0\\.0\\.1:(\\d+)/metrics.*");
+      int port =
+          await()
+              .atMost(Duration.ofSeconds(60))
+              .until(
+                  () ->
+                      Files.readString(err)
+                          .lines()
+                          .map(announced::matcher)
+                          .filter(java.util.regex.Matcher::matches)
+                          .map(m -> Integer.parseInt(m.group(1)))
+                          .findFirst()
+                          .orElse(-1),
+                  found -> found > 0);
+      Http http = new Http();
+      java.net.URI metrics = java.net.URI.create("http://127.0.0.1:" + port + "/metrics");
+      java.net.URI health = java.net.URI.create("http://127.0.0.1:" + port + "/health");
+      String labels = "{publication=\"phased\",slot=\"phased_slot\"";
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () -> get(http, metrics).body(),
+              b ->
+                  b.contains("datum_cdc_snapshot_rows_read_rows_total" + labels + "} ")
+                      && !b.contains("datum_cdc_snapshot_rows_read_rows_total" + labels + "} 0.0"));
+      Response h = get(http, health);
+      var json = JSON.readTree(h.body());
+      assertEquals(200, h.statusCode(), h.body());
+      assertEquals("snapshotting", json.get("state").asText(), h.body());
+      assertEquals("UP", json.get("status").asText(), h.body());
+      assertTrue(json.get("snapshotInProgress").asBoolean(), h.body());
+      String text = get(http, metrics).body();
+      assertTrue(text.contains("datum_cdc_state" + labels + ",state=\"snapshotting\"} 1.0"));
+      assertTrue(text.contains("datum_cdc_state" + labels + ",state=\"streaming\"} 0.0"));
+      assertTrue(text.contains("datum_cdc_events_delivered_events_total" + labels + "} 0.0"));
+      // every series the shipped alert rules name is served (the rules' own test is AlertRulesTest)
+      String rules = Files.readString(Path.of("..", "docs", "prometheus", "datum-cdc-alerts.yml"));
+      java.util.regex.Matcher named =
+          java.util.regex.Pattern.compile("datum_cdc_[a-z_]+").matcher(rules);
+      java.util.Set<String> missing = new java.util.TreeSet<>();
+      while (named.find()) {
+        String series = named.group();
+        if (!text.contains(series + "{")) {
+          missing.add(series);
+        }
+      }
+      assertEquals(java.util.Set.of(), missing, "series the alert rules name but /metrics lacks");
+
+      pg.execute("INSERT INTO phased VALUES (0, 'after')");
+      java.io.BufferedReader out =
+          new java.io.BufferedReader(
+              new java.io.InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+      lines =
+          java.util.concurrent.CompletableFuture.supplyAsync(
+              () -> {
+                List<String> read = new java.util.ArrayList<>();
+                try {
+                  for (String line = out.readLine(); line != null; line = out.readLine()) {
+                    read.add(line);
+                  }
+                } catch (java.io.IOException e) {
+                  throw new java.io.UncheckedIOException(e);
+                }
+                return read;
+              });
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () -> get(http, metrics).body(),
+              b -> b.contains("datum_cdc_events_delivered_events_total" + labels + "} 1.0"));
+      var streaming = JSON.readTree(get(http, health).body());
+      assertEquals("streaming", streaming.get("state").asText());
+      assertTrue(
+          get(http, metrics)
+              .body()
+              .contains("datum_cdc_snapshot_rows_read_rows_total" + labels + "} 5000.0"));
+    } finally {
+      p.destroy();
+      assertTrue(p.waitFor(60, TimeUnit.SECONDS), "pgcdc did not stop on SIGTERM");
+    }
+    List<String> printed = lines.get(60, TimeUnit.SECONDS);
+    assertEquals(5001, printed.size(), "5000 read rows and the insert");
+    assertTrue(printed.get(5000).startsWith("{\"op\":\"insert\""), printed.get(5000));
+  }
+
   /** A response: status, Content-Type, body. */
   private record Response(int statusCode, String contentType, String body) {}
 

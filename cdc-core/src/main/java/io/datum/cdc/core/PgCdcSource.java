@@ -226,6 +226,7 @@ public final class PgCdcSource implements AutoCloseable {
         p[7],
         runtime.snapshotTracker().figures(),
         runtime.snapshotChunksRetried(),
+        runtime.snapshotWaiting(),
         p[8],
         p[9],
         watermarkAge(p[10]),
@@ -247,11 +248,12 @@ public final class PgCdcSource implements AutoCloseable {
 
   /**
    * Returns the source's lifecycle state: {@link SourceState#NEW} before {@link #start}, {@link
-   * SourceState#STARTING} while start connects, {@link SourceState#STREAMING} once it returned,
-   * {@link SourceState#RECONNECTING} after a connection loss, {@link SourceState#STOPPING} after
-   * {@link #stop()} or a failure until the future completes, then {@link SourceState#STOPPED} or
-   * {@link SourceState#FAILED} (set before the future completes). Cheap (one volatile read); any
-   * thread.
+   * SourceState#STARTING} while start connects, {@link SourceState#SNAPSHOTTING} once it returned
+   * while a new slot's exported initial snapshot is read (before streaming starts), {@link
+   * SourceState#STREAMING} once it returned and the stream runs, {@link SourceState#RECONNECTING}
+   * after a connection loss, {@link SourceState#STOPPING} after {@link #stop()} or a failure until
+   * the future completes, then {@link SourceState#STOPPED} or {@link SourceState#FAILED} (set
+   * before the future completes). Cheap (one volatile read); any thread.
    *
    * @return the state, never null
    */

@@ -22,6 +22,7 @@ public final class SourceMetrics {
   private final long eventsWithUndecoded;
   private final long[] snapshot;
   private final long snapshotChunksRetried;
+  private final String snapshotWaiting;
   private final long bytesSpilled;
   private final long eventsAcknowledged;
   private final double watermarkAgeSeconds;
@@ -40,6 +41,7 @@ public final class SourceMetrics {
       long eventsWithUndecoded,
       long[] snapshot,
       long snapshotChunksRetried,
+      String snapshotWaiting,
       long bytesSpilled,
       long eventsAcknowledged,
       double watermarkAgeSeconds,
@@ -50,6 +52,7 @@ public final class SourceMetrics {
     this.secondsSinceLastEvent = secondsSinceLastEvent;
     this.snapshot = snapshot;
     this.snapshotChunksRetried = snapshotChunksRetried;
+    this.snapshotWaiting = snapshotWaiting;
     this.watermark = watermark;
     this.pendingTransactions = pendingTransactions;
     this.pendingEvents = pendingEvents;
@@ -85,7 +88,11 @@ public final class SourceMetrics {
     return transactionsDelivered;
   }
 
-  /** Returns the events the handler returned from since the source started. */
+  /**
+   * Returns the stream's change events the handler returned from since the source started; a
+   * snapshot's read rows and resets are not counted here but in {@link #snapshotRowsRead()} (so a
+   * long snapshot does not look like delivery that is never acknowledged).
+   */
   public long eventsHandled() {
     return eventsHandled;
   }
@@ -217,14 +224,54 @@ public final class SourceMetrics {
     return snapshot[5];
   }
 
-  /** Returns the read rows delivered per second since this source's first snapshot started. */
-  public double snapshotRowsPerSecond() {
-    return snapshot[7] == 0 ? 0 : snapshot[4] / (snapshot[7] / 1e9);
+  /**
+   * Returns the rows read and delivered by the current run of snapshots: those in progress, since
+   * one started while none was; after they complete, the last run's, until another starts. Unlike
+   * {@link #snapshotRowsRead()} (since the source started) it matches {@link
+   * #snapshotRowsEstimated()}.
+   */
+  public long snapshotRunRowsRead() {
+    return snapshot[8];
   }
 
   /**
-   * Returns the rows the snapshots in progress are expected to read in all, from the tables'
-   * statistics ({@code pg_class.reltuples}, as of their last ANALYZE); 0 if unknown.
+   * Returns the rows of the current run of snapshots acknowledged ({@link #snapshotRunRowsRead}).
+   */
+  public long snapshotRunRowsAcknowledged() {
+    return snapshot[9];
+  }
+
+  /**
+   * Returns true if the current run of snapshots resumed snapshots a restart interrupted: the rows
+   * read before the restart are not counted, and the estimate counts those tables whole (an upper
+   * bound of what is left).
+   */
+  public boolean snapshotResumed() {
+    return snapshot[10] == 1;
+  }
+
+  /**
+   * Returns what the snapshot in progress waits for while it reads no row, in words (the creation
+   * of a temporary slot for a table without a key, which waits for transactions open when it began;
+   * the stream reaching that slot's position); null when it does not wait.
+   */
+  public String snapshotWaiting() {
+    return snapshotWaiting;
+  }
+
+  /**
+   * Returns the read rows delivered per second by the current run of snapshots ({@link
+   * #snapshotRunRowsRead()}), since it started.
+   */
+  public double snapshotRowsPerSecond() {
+    return snapshot[7] == 0 ? 0 : snapshot[8] / (snapshot[7] / 1e9);
+  }
+
+  /**
+   * Returns the rows the current run of snapshots is expected to read in all, from the tables'
+   * statistics ({@code pg_class.reltuples}, as of their last ANALYZE; a table counts once the
+   * snapshot described it); 0 if unknown. Of a resumed run ({@link #snapshotResumed()}) an upper
+   * bound.
    */
   public long snapshotRowsEstimated() {
     return snapshot[6];
@@ -232,7 +279,8 @@ public final class SourceMetrics {
 
   /**
    * Returns the estimated seconds until the snapshots in progress are read, from the estimated rows
-   * left and the rate so far; NaN if unknown, 0 when none is in progress.
+   * left ({@link #snapshotRowsEstimated()} less {@link #snapshotRunRowsRead()}) and the run's rate;
+   * NaN if unknown, 0 when none is in progress. Of a resumed run an upper bound.
    */
   public double snapshotSecondsLeft() {
     if (snapshot[0] == 0) {
@@ -242,7 +290,7 @@ public final class SourceMetrics {
     if (snapshot[6] == 0 || rate <= 0) {
       return Double.NaN;
     }
-    return Math.max(0, snapshot[6] - snapshot[4]) / rate;
+    return Math.max(0, snapshot[6] - snapshot[8]) / rate;
   }
 
   @Override

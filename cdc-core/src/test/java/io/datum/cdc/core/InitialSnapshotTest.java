@@ -2,12 +2,14 @@ package io.datum.cdc.core;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.datum.cdc.MemoryCheckpointStore;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.TableId;
 import io.datum.cdc.core.config.SnapshotMode;
+import io.datum.cdc.core.config.SourceState;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.ReadEvent;
@@ -20,8 +22,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -170,6 +174,76 @@ class InitialSnapshotTest {
     } finally {
       stop.set(true);
       pg.execute("SELECT pg_drop_replication_slot('snap_exported')");
+    }
+  }
+
+  @Test
+  void snapshottingUntilTheStreamStartsAndReadRowsCountedApartFromChangesInEachRun()
+      throws Exception {
+    pg.execute(
+        "CREATE TABLE phases (id int PRIMARY KEY)",
+        "INSERT INTO phases SELECT g FROM generate_series(1, 1000) g",
+        "ANALYZE phases",
+        "CREATE PUBLICATION phases_pub FOR TABLE phases");
+    TableId phases = new TableId("public", "phases");
+    CountDownLatch firstRead = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicInteger reads = new AtomicInteger();
+    AtomicInteger changes = new AtomicInteger();
+    try (PgCdcSource source =
+        source("phases_slot", "phases_pub")
+            .createSlot(true)
+            .snapshot(SnapshotMode.INITIAL)
+            .snapshotChunkRows(100)
+            .checkpointStore(new MemoryCheckpointStore())
+            .build()) {
+      CompletableFuture<Void> done =
+          source.start(
+              (event, handle) -> {
+                if (event instanceof ReadEvent) {
+                  firstRead.countDown();
+                  if (!release.await(60, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("never released");
+                  }
+                  reads.incrementAndGet();
+                } else {
+                  changes.incrementAndGet();
+                }
+                handle.acknowledge(event.offset());
+              });
+      assertTrue(firstRead.await(60, TimeUnit.SECONDS), "no read row");
+      // the exported snapshot is read: nothing streams yet, and read rows are no changes
+      assertEquals(SourceState.SNAPSHOTTING, source.state());
+      assertTrue(source.snapshotInProgress());
+      pg.execute("INSERT INTO phases SELECT g FROM generate_series(1001, 1005) g");
+      assertEquals(SourceState.SNAPSHOTTING, source.state(), "the stream waits for the snapshot");
+      assertEquals(0, source.metrics().eventsHandled());
+      release.countDown();
+      await().atMost(WAIT).until(() -> changes.get() == 5);
+      assertEquals(SourceState.STREAMING, source.state());
+      await().atMost(WAIT).until(() -> !source.snapshotInProgress());
+      SourceMetrics initial = source.metrics();
+      assertEquals(1000, reads.get());
+      assertEquals(5, initial.eventsHandled(), "the 5 inserts, not the 1000 read rows");
+      assertEquals(1000, initial.snapshotRowsRead());
+      assertEquals(1000, initial.snapshotRunRowsRead());
+      assertEquals(1000, initial.snapshotRowsEstimated(), "reltuples after ANALYZE");
+      assertFalse(initial.snapshotResumed());
+      await().atMost(WAIT).until(() -> source.metrics().eventsAcknowledged() == 5);
+
+      // a snapshot asked for after the first completed counts its own rows from 0
+      pg.execute("ANALYZE phases");
+      source.snapshot(phases);
+      await().atMost(WAIT).until(() -> reads.get() == 2005 && !source.snapshotInProgress());
+      SourceMetrics requested = source.metrics();
+      assertEquals(2005, requested.snapshotRowsRead(), "since the source started");
+      assertEquals(1005, requested.snapshotRunRowsRead(), "this run's");
+      assertEquals(1005, requested.snapshotRowsEstimated(), "this run's tables");
+      assertEquals(5, requested.eventsHandled());
+      source.stop();
+      done.get(30, TimeUnit.SECONDS);
+    } finally {
+      pg.execute("SELECT pg_drop_replication_slot('phases_slot')");
     }
   }
 

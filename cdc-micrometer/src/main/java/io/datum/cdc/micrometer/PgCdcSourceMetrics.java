@@ -99,7 +99,7 @@ public final class PgCdcSourceMetrics implements MeterBinder, AutoCloseable {
         registry,
         "events.delivered",
         "events",
-        "events the handler returned from",
+        "change events of the stream the handler returned from (snapshot rows: snapshot.rows.read)",
         m -> m.eventsHandled());
     counter(
         registry,

@@ -147,7 +147,10 @@ public class CdcProperties {
    */
   private boolean failFast = true;
 
-  /** How long start waits for the source to begin streaming when fail-fast is on. */
+  /**
+   * How long start waits for the source to start (streaming, or reading a new slot's initial
+   * snapshot) when fail-fast is on.
+   */
   private Duration startTimeout = Duration.ofSeconds(60);
 
   /**
@@ -529,12 +532,12 @@ public class CdcProperties {
     this.failFast = failFast;
   }
 
-  /** Returns how long a fail-fast start waits for streaming. */
+  /** Returns how long a fail-fast start waits for the source to start. */
   public Duration getStartTimeout() {
     return startTimeout;
   }
 
-  /** Sets how long a fail-fast start waits for streaming. */
+  /** Sets how long a fail-fast start waits for the source to start. */
   public void setStartTimeout(Duration startTimeout) {
     this.startTimeout = startTimeout;
   }

@@ -62,7 +62,7 @@ public class PgCdcSourceHealthIndicator extends AbstractHealthIndicator {
       builder.withDetail("error", redact(failure.toString()));
     }
     switch (state) {
-      case STREAMING -> builder.up();
+      case SNAPSHOTTING, STREAMING -> builder.up();
       case RECONNECTING -> builder.outOfService();
       case NEW, STARTING -> builder.unknown();
       case STOPPING, STOPPED -> {

@@ -41,10 +41,12 @@ public class PgCdcSourceLifecycle implements SmartLifecycle {
   }
 
   /**
-   * Starts the source; with fail-fast, waits until it streams (or fails, then throws).
+   * Starts the source; with fail-fast, waits until it has started: it streams, or it reads a new
+   * slot's initial snapshot ({@code SNAPSHOTTING}, which may last hours), or it fails (then
+   * throws).
    *
    * @throws IllegalStateException with fail-fast, when the source fails or times out before it
-   *     streams
+   *     started
    */
   @Override
   public void start() {
@@ -78,7 +80,8 @@ public class PgCdcSourceLifecycle implements SmartLifecycle {
 
   private void awaitStreaming(CompletableFuture<Void> f, Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
-    while (source.state() != SourceState.STREAMING) {
+    // a new slot's initial snapshot (SNAPSHOTTING) may take hours: started is enough
+    while (source.state() == SourceState.NEW || source.state() == SourceState.STARTING) {
       if (f.isDone()) {
         Throwable e = failure;
         throw new IllegalStateException(
@@ -93,7 +96,7 @@ public class PgCdcSourceLifecycle implements SmartLifecycle {
         throw new IllegalStateException(
             "datum-cdc: source on slot "
                 + source.slot()
-                + " not streaming after datum.cdc.start-timeout="
+                + " not started after datum.cdc.start-timeout="
                 + timeout
                 + " (state "
                 + source.state()

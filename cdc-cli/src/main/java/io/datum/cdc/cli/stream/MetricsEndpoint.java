@@ -210,7 +210,7 @@ final class MetricsEndpoint implements AutoCloseable {
       SourceState state = running == null ? SourceState.NEW : running.state();
       String status =
           switch (state) {
-            case STREAMING -> "UP";
+            case SNAPSHOTTING, STREAMING -> "UP";
             case NEW, STARTING -> "UNKNOWN";
             case RECONNECTING, STOPPING, STOPPED -> "OUT_OF_SERVICE";
             case FAILED -> "DOWN";
@@ -220,6 +220,7 @@ final class MetricsEndpoint implements AutoCloseable {
         body.put("slot", running.slot());
         body.put("publication", running.publication());
         body.put("watermark", running.watermark().toString());
+        body.put("snapshotInProgress", running.snapshotInProgress());
         // the binder's gauges: one cached read of pg_replication_slots, shared with /metrics
         double bytes = gauge("datum.cdc.replication.lag", null);
         if (Double.isNaN(bytes)) {

@@ -29,7 +29,15 @@ final class SnapshotProgressReporter {
 
   private static final int BAR_WIDTH = 30;
 
-  /** The figures of {@link SourceMetrics} the progress shows. */
+  /**
+   * The figures of {@link SourceMetrics} the progress shows: those of the current run of snapshots
+   * (rows read, acknowledged, the rate, the estimate), so that a snapshot asked for after another
+   * completed starts again at 0 of its own tables' rows.
+   *
+   * @param resumed the run resumed snapshots a restart interrupted: the estimate counts their
+   *     tables whole, so it and the time left are upper bounds
+   * @param waiting what the snapshot waits for while it reads nothing, or null
+   */
   record Figures(
       boolean inProgress,
       long tablesLeft,
@@ -41,7 +49,9 @@ final class SnapshotProgressReporter {
       long rowsAcknowledged,
       double rowsPerSecond,
       long rowsEstimated,
-      double secondsLeft) {
+      double secondsLeft,
+      boolean resumed,
+      String waiting) {
 
     /** Returns the figures of {@code m}. */
     static Figures of(SourceMetrics m) {
@@ -52,11 +62,13 @@ final class SnapshotProgressReporter {
           m.snapshotRangesLeft(),
           m.snapshotChunksDone(),
           m.snapshotChunksRetried(),
-          m.snapshotRowsRead(),
-          m.snapshotRowsAcknowledged(),
+          m.snapshotRunRowsRead(),
+          m.snapshotRunRowsAcknowledged(),
           m.snapshotRowsPerSecond(),
           m.snapshotRowsEstimated(),
-          m.snapshotSecondsLeft());
+          m.snapshotSecondsLeft(),
+          m.snapshotResumed(),
+          m.snapshotWaiting());
     }
   }
 
@@ -194,10 +206,8 @@ final class SnapshotProgressReporter {
                 + " acknowledged, "
                 + plural(f.tablesDone(), "table")
                 + " done, "
-                + f.chunksDone()
-                + " chunks ("
-                + f.chunksRetried()
-                + " read again)");
+                + plural(f.chunksDone(), "chunk")
+                + retried(f));
         reported = false;
       }
       return;
@@ -232,15 +242,18 @@ final class SnapshotProgressReporter {
     StringBuilder s = new StringBuilder();
     s.append(f.rowsRead());
     if (f.rowsEstimated() > 0) {
-      s.append(" of about ").append(f.rowsEstimated());
+      s.append(f.resumed() ? " of at most about " : " of about ").append(f.rowsEstimated());
     }
     s.append(" rows read");
+    if (f.resumed()) {
+      s.append(" since the restart");
+    }
     if (f.rowsEstimated() > 0) {
       s.append(" (").append(percent(f)).append("%)");
     }
     s.append(", ").append(f.rowsAcknowledged()).append(" acknowledged, ");
     s.append(String.format(Locale.ROOT, "%.0f rows/s", f.rowsPerSecond()));
-    s.append(", ETA ").append(eta(f.secondsLeft()));
+    s.append(", ETA ").append(eta(f));
     s.append(", tables: ")
         .append(f.tablesDone())
         .append(" done, ")
@@ -248,12 +261,22 @@ final class SnapshotProgressReporter {
         .append(" left (")
         .append(plural(f.rangesLeft(), "key range"))
         .append(" left), ")
-        .append(f.chunksDone())
-        .append(" chunks");
-    if (f.chunksRetried() > 0) {
-      s.append(" (").append(f.chunksRetried()).append(" read again)");
+        .append(plural(f.chunksDone(), "chunk"))
+        .append(retried(f));
+    if (f.waiting() != null) {
+      s.append("; waiting for ").append(f.waiting());
     }
     return s.toString();
+  }
+
+  /**
+   * {@code " (N read again)"} for chunks an online snapshot read and discarded to stay consistent
+   * with the stream; empty if none.
+   */
+  private static String retried(Figures f) {
+    return f.chunksRetried() == 0
+        ? ""
+        : " (" + f.chunksRetried() + " discarded and read again to stay consistent)";
   }
 
   /** The terminal line: a bar, or the rows alone while the estimate is unknown. */
@@ -276,7 +299,7 @@ final class SnapshotProgressReporter {
     s.append(" rows, ")
         .append(String.format(Locale.ROOT, "%.0f rows/s", f.rowsPerSecond()))
         .append(", ETA ")
-        .append(eta(f.secondsLeft()))
+        .append(eta(f))
         .append(", tables ")
         .append(f.tablesDone())
         .append(" done/")
@@ -287,6 +310,20 @@ final class SnapshotProgressReporter {
 
   private static long percent(Figures f) {
     return Math.min(100, f.rowsRead() * 100 / f.rowsEstimated());
+  }
+
+  /**
+   * The time left: {@link #eta(double)}, after {@code "at most "} for a resumed run (its estimate
+   * counts its tables whole); {@code ?} with the reason when unknown.
+   */
+  static String eta(Figures f) {
+    String t = eta(f.secondsLeft());
+    if (t.equals("?")) {
+      return f.rowsEstimated() == 0
+          ? "? (no row estimate: the tables are empty or were never analyzed)"
+          : "? (no row read yet)";
+    }
+    return f.resumed() ? "at most " + t : t;
   }
 
   /** {@code 1:02:03}, {@code 2:03}, or {@code ?} when unknown. */

@@ -20,11 +20,11 @@ class SnapshotProgressReporterTest {
   private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
 
   private static Figures idle(long rows, long tablesDone) {
-    return new Figures(false, 0, tablesDone, 0, 4, 0, rows, rows, 0, 0, 0);
+    return new Figures(false, 0, tablesDone, 0, 4, 0, rows, rows, 0, 0, 0, false, null);
   }
 
   private static Figures running(long read, long acked, long estimated) {
-    return new Figures(true, 2, 1, 3, 7, 1, read, acked, 250, estimated, 90);
+    return new Figures(true, 2, 1, 3, 7, 1, read, acked, 250, estimated, 90, false, null);
   }
 
   private SnapshotProgressReporter reporter(boolean terminal) {
@@ -49,7 +49,8 @@ class SnapshotProgressReporterTest {
     r.poll(now.addAndGet(SECOND));
     String first =
         "pgcdc: snapshot: 1000 of about 4000 rows read (25%), 900 acknowledged, 250 rows/s, ETA"
-            + " 1:30, tables: 1 done, 2 left (3 key ranges left), 7 chunks (1 read again)\n";
+            + " 1:30, tables: 1 done, 2 left (3 key ranges left), 7 chunks (1 discarded and read again to"
+            + " stay consistent)\n";
     assertEquals(first, written());
     figures.set(running(2000, 1900, 4000));
     r.poll(now.addAndGet(4 * SECOND));
@@ -60,8 +61,7 @@ class SnapshotProgressReporterTest {
     figures.set(idle(4000, 3));
     r.poll(now.addAndGet(SECOND));
     String done =
-        "pgcdc: snapshot complete: 4000 rows read, 4000 acknowledged, 3 tables done, 4 chunks (0"
-            + " read again)\n";
+        "pgcdc: snapshot complete: 4000 rows read, 4000 acknowledged, 3 tables done, 4 chunks\n";
     assertEquals(first + second + done, written());
     r.stop();
     assertEquals(first + second + done, written(), "said once");
@@ -74,8 +74,7 @@ class SnapshotProgressReporterTest {
     figures.set(idle(12, 1));
     r.stop();
     assertEquals(
-        "pgcdc: snapshot complete: 12 rows read, 12 acknowledged, 1 table done, 4 chunks (0 read"
-            + " again)\n",
+        "pgcdc: snapshot complete: 12 rows read, 12 acknowledged, 1 table done, 4 chunks\n",
         written());
   }
 
@@ -87,7 +86,7 @@ class SnapshotProgressReporterTest {
     r.stop();
     String summary =
         "10 rows read, 5 acknowledged, 250 rows/s, ETA 1:30, tables: 1 done, 2 left (3 key ranges"
-            + " left), 7 chunks (1 read again)";
+            + " left), 7 chunks (1 discarded and read again to stay consistent)";
     assertEquals(
         "pgcdc: snapshot: "
             + summary
@@ -112,8 +111,30 @@ class SnapshotProgressReporterTest {
             + "\rsnapshot [##############################] 100% 4000/4000 rows, 250 rows/s, ETA"
             + " 1:30, tables 1 done/2 left"
             + "\npgcdc: snapshot complete: 4000 rows read, 4000 acknowledged, 3 tables done, 4"
-            + " chunks (0 read again)\n",
+            + " chunks\n",
         written());
+  }
+
+  @Test
+  void aResumedRunSaysItsEstimateIsAnUpperBoundAndAWaitSaysWhatItWaitsFor() {
+    Figures resumed = new Figures(true, 1, 0, 1, 2, 0, 500, 400, 100, 4000, 35, true, null);
+    assertEquals(
+        "500 of at most about 4000 rows read since the restart (12%), 400 acknowledged, 100"
+            + " rows/s, ETA at most 0:35, tables: 0 done, 1 left (1 key range left), 2 chunks",
+        SnapshotProgressReporter.summary(resumed));
+    Figures waiting =
+        new Figures(
+            true, 1, 0, 1, 0, 0, 0, 0, 0, 4000, Double.NaN, false, "the stream to reach 0/16B3F20");
+    assertEquals(
+        "0 of about 4000 rows read (0%), 0 acknowledged, 0 rows/s, ETA ? (no row read yet),"
+            + " tables: 0 done, 1 left (1 key range left), 0 chunks; waiting for the stream to"
+            + " reach 0/16B3F20",
+        SnapshotProgressReporter.summary(waiting));
+    Figures unanalyzed = new Figures(true, 1, 0, 1, 1, 0, 9, 0, 9, 0, Double.NaN, false, null);
+    assertEquals(
+        "9 rows read, 0 acknowledged, 9 rows/s, ETA ? (no row estimate: the tables are empty or"
+            + " were never analyzed), tables: 0 done, 1 left (1 key range left), 1 chunk",
+        SnapshotProgressReporter.summary(unanalyzed));
   }
 
   @Test

@@ -3,8 +3,8 @@ package io.datum.cdc.core.config;
 /**
  * The lifecycle state of a {@link io.datum.cdc.core.PgCdcSource}, from {@link
  * io.datum.cdc.core.PgCdcSource#state()}. A source moves forward only: {@code NEW -> STARTING ->
- * STREAMING (<-> RECONNECTING) -> STOPPING -> STOPPED} or {@code FAILED}. New states may be added
- * in later versions; treat an unknown one as running.
+ * [SNAPSHOTTING ->] STREAMING (<-> RECONNECTING) -> STOPPING -> STOPPED} or {@code FAILED}. New
+ * states may be added in later versions; treat an unknown one as running.
  */
 public enum SourceState {
   /** Built, {@link io.datum.cdc.core.PgCdcSource#start} not called yet. */
@@ -14,6 +14,17 @@ public enum SourceState {
    * stored checkpoint; an initial snapshot exported at slot creation is set up here.
    */
   STARTING,
+  /**
+   * Start returned and the initial snapshot exported at the slot's creation (an initial snapshot
+   * mode with a new slot) is being read and delivered; the stream starts after it, so the slot is
+   * held by this source's replication connection but streams nothing (its lag grows) and the
+   * watermark stays at the slot's consistent point. With initial-only the source stays here until
+   * the snapshot is acknowledged and stored, then stops. Progress: {@link
+   * io.datum.cdc.core.PgCdcSource#metrics()}'s snapshot figures. A snapshot read while streaming
+   * (an initial snapshot on an existing slot, one asked for, one resumed after a restart) shows
+   * {@link #STREAMING} with {@link io.datum.cdc.core.PgCdcSource#snapshotInProgress()} true.
+   */
+  SNAPSHOTTING,
   /**
    * Start returned: the replication connection is open and changes are read and delivered (a
    * snapshot, initial or online, may be in progress besides: {@link

@@ -4,6 +4,8 @@ import io.datum.cdc.CdcCheckpointHandle;
 import io.datum.cdc.CdcException;
 import io.datum.cdc.event.CdcHandler;
 import io.datum.cdc.event.ChangeEvent;
+import io.datum.cdc.event.ReadEvent;
+import io.datum.cdc.event.TruncateEvent;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -75,7 +77,11 @@ public final class HandlerThread implements Runnable {
     return lastHandledNanos;
   }
 
-  /** Returns the number of events the handler returned from. */
+  /**
+   * Returns the number of the stream's change events the handler returned from: a snapshot's {@link
+   * ReadEvent}s and resets are not counted (the snapshot's own figures count them), so this and the
+   * watermark's acknowledged count mean the same events in every phase.
+   */
   public long eventsHandled() {
     return eventsHandled.get();
   }
@@ -96,7 +102,10 @@ public final class HandlerThread implements Runnable {
           break;
         }
         handler.handle(event, handle);
-        eventsHandled.incrementAndGet();
+        if (!(event instanceof ReadEvent)
+            && !(event instanceof TruncateEvent t && t.isSnapshotReset())) {
+          eventsHandled.incrementAndGet();
+        }
         io.datum.cdc.CdcOffset offset = event.offset();
         int index = offset.eventIndex();
         if (index == offset.eventCount() - 1 || index % STAMP_EVERY == STAMP_EVERY - 1) {

@@ -57,8 +57,14 @@ public final class SnapshotAcknowledgements {
    */
   public static final long MAX_UNSETTLED_ROWS = 1 << 19;
 
-  private long rowsExpected;
-  private long startedNanos;
+  // The current run of snapshots: from a start while none was in progress until none is; its
+  // figures stay until the next run starts. Guarded by this.
+  private boolean runOpen;
+  private boolean runResumed;
+  private long runRowsBase;
+  private long runAckedBase;
+  private long runExpected;
+  private long runStartedNanos;
 
   /**
    * @param restored what the stored checkpoint recorded, or {@link SnapshotProgress#NONE}
@@ -75,7 +81,7 @@ public final class SnapshotAcknowledgements {
       tables.put(t.table(), table);
     }
     if (!tables.isEmpty()) {
-      started(); // resuming: the rate counts from this source's start
+      openRun(true); // resuming: the rate counts from this source's start
     }
   }
 
@@ -90,6 +96,9 @@ public final class SnapshotAcknowledgements {
      * position; else null.
      */
     PgLsn resetAt;
+
+    /** The rows expected ({@code reltuples}), counted into the run's estimate; -1 unknown. */
+    long expected = -1;
 
     /**
      * True once every event of a table read at {@link #resetAt} is acknowledged: it stays in
@@ -215,7 +224,7 @@ public final class SnapshotAcknowledgements {
     holdLsn = consistentPoint;
     hold = consistentPoint;
     initialCompleted = false;
-    started();
+    openRun(false);
     for (TableId t : published) {
       tables.computeIfAbsent(t, id -> whole(INITIAL, id));
     }
@@ -230,7 +239,7 @@ public final class SnapshotAcknowledgements {
    * @return the tables that were in progress already (left as they are)
    */
   public synchronized List<TableId> add(String snapshotId, List<TableId> requested) {
-    started();
+    openRun(false);
     List<TableId> busy = new ArrayList<>();
     for (TableId t : requested) {
       if (tables.containsKey(t)) {
@@ -271,19 +280,28 @@ public final class SnapshotAcknowledgements {
   }
 
   /**
-   * Adds to the rows the snapshots in progress are expected to read (the tables' {@code
-   * reltuples}), for the estimate of the time left.
+   * Records the rows a table in progress is expected to hold (its {@code reltuples}), for the
+   * current run's estimate; once per table, later calls do nothing. A table resumed after a restart
+   * counts whole, so the estimate of a resumed run is an upper bound ({@link #figures()}).
    *
-   * @param rows an estimate, 0 or more
+   * @param table a table in progress; nothing happens for another
+   * @param reltuples the catalog's estimate; below 0 (never analyzed) counts as 0
    */
-  public synchronized void expect(long rows) {
-    rowsExpected += Math.max(0, rows);
+  public synchronized void estimate(TableId table, double reltuples) {
+    Table t = tables.get(table);
+    if (t != null && t.expected < 0) {
+      t.expected = (long) Math.max(0, reltuples);
+      runExpected += t.expected;
+    }
   }
 
   /**
    * Returns this source's snapshot figures, in this order: tables left, tables done, ranges left,
-   * chunks delivered, rows delivered, rows acknowledged, rows expected (estimate; 0 if unknown),
-   * nanoseconds since the first snapshot of this source started (0 if none did).
+   * chunks delivered, rows delivered, rows acknowledged (those two since this source started), and
+   * of the current run of snapshots (from a start while none was in progress until none is; kept
+   * until the next starts): rows expected (the tables' estimates; 0 if unknown), nanoseconds since
+   * it started (0 if none did), rows delivered, rows acknowledged, 1 if it resumed snapshots a
+   * restart interrupted (its estimate counts those tables whole) else 0.
    *
    * @return a new array
    */
@@ -299,15 +317,25 @@ public final class SnapshotAcknowledgements {
       nextChunk - 1,
       rowsDelivered,
       rowsAcknowledged,
-      rowsExpected,
-      startedNanos == 0 ? 0 : System.nanoTime() - startedNanos
+      runExpected,
+      runStartedNanos == 0 ? 0 : System.nanoTime() - runStartedNanos,
+      rowsDelivered - runRowsBase,
+      rowsAcknowledged - runAckedBase,
+      runResumed ? 1 : 0
     };
   }
 
-  private void started() {
-    if (startedNanos == 0) {
-      startedNanos = System.nanoTime();
+  /** Opens a run of snapshots unless one is open; {@code resumed} marks it resumed. */
+  private void openRun(boolean resumed) {
+    if (!runOpen) {
+      runOpen = true;
+      runResumed = false;
+      runRowsBase = rowsDelivered;
+      runAckedBase = rowsAcknowledged;
+      runExpected = 0;
+      runStartedNanos = System.nanoTime();
     }
+    runResumed |= resumed;
   }
 
   /**
@@ -570,6 +598,9 @@ public final class SnapshotAcknowledgements {
   }
 
   private void completeIfDone() {
+    if (tables.isEmpty()) {
+      runOpen = false; // its figures stay until the next run opens
+    }
     if (holdLsn == null) {
       return;
     }

@@ -68,6 +68,13 @@ final class ReplicationLoop {
   /** The slot this loop created with an exported snapshot, until the peer read at it. */
   private ExportedSlot exported;
 
+  /**
+   * True from the creation of a slot with an exported snapshot until streaming starts after the
+   * peer read at it (for ever with initial-only): the source is snapshotting, the slot streams
+   * nothing.
+   */
+  private volatile boolean snapshotting;
+
   /** Where the stream's events and the peer's read rows meet before the hand-off. */
   private final Merge merge;
 
@@ -197,6 +204,7 @@ final class ReplicationLoop {
               checked.createWithSnapshot()));
       if (checked.createWithSnapshot()) {
         exported = createSlotExportingSnapshot(checked.serverVersion());
+        snapshotting = true;
         this.server = server;
         return; // streaming starts once the peer read at the exported snapshot (run)
       }
@@ -356,6 +364,7 @@ final class ReplicationLoop {
           return;
         }
         startStreaming(server);
+        snapshotting = false;
       }
       peer.streamStarted();
       while (!stopRequested) {
@@ -431,6 +440,14 @@ final class ReplicationLoop {
     if (t != null) {
       LockSupport.unpark(t);
     }
+  }
+
+  /**
+   * Returns true while the initial snapshot exported at this loop's slot creation is read (and,
+   * with initial-only, until it is acknowledged): nothing is streamed yet.
+   */
+  boolean snapshotting() {
+    return snapshotting;
   }
 
   long transactionsSpilled() {

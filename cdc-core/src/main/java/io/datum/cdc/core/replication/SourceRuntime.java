@@ -307,6 +307,11 @@ public final class SourceRuntime {
     return snapshots.chunksRetried();
   }
 
+  /** Returns what a snapshot in progress waits for, or null ({@link SourceSnapshots#waiting()}). */
+  public String snapshotWaiting() {
+    return snapshots.waiting();
+  }
+
   /** Returns the source's snapshot acknowledgements (for metrics). */
   public SnapshotAcknowledgements snapshotTracker() {
     return snapshots.tracker();
@@ -469,9 +474,19 @@ public final class SourceRuntime {
     }
   }
 
-  /** Returns the lifecycle state. */
+  /**
+   * Returns the lifecycle state: {@link SourceState#SNAPSHOTTING} while started and reading the
+   * initial snapshot exported at the slot's creation, before streaming starts.
+   */
   public SourceState state() {
-    return state.get();
+    SourceState s = state.get();
+    if (s == SourceState.STREAMING) {
+      ReplicationLoop l = loop;
+      if (l != null && l.snapshotting()) {
+        return SourceState.SNAPSHOTTING;
+      }
+    }
+    return s;
   }
 
   private void toStopping() {

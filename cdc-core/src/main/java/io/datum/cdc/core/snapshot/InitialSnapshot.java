@@ -123,11 +123,11 @@ public final class InitialSnapshot {
       try {
         for (SnapshotTable t : reader.publishedTables(workers.get(0), publication)) {
           tables.put(t.table(), t);
-          tracker.expect((long) Math.max(0, t.reltuples()));
         }
         List<TableId> ids = new ArrayList<>(tables.keySet());
         ids.sort(Comparator.comparing(TableId::toString));
         tracker.startInitial(consistentPoint, ids);
+        tables.values().forEach(t -> tracker.estimate(t.table(), t.reltuples()));
         persistPlan.run();
         LOG.info(
             "slot {}: initial snapshot of {} table(s) at {} on {} connection(s)",

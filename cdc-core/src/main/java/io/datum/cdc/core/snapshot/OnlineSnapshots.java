@@ -241,6 +241,25 @@ public final class OnlineSnapshots implements AutoCloseable {
   }
 
   /**
+   * Returns what the read of a table without a key waits for before its first row goes out, in
+   * words, or null when no such read waits.
+   */
+  public String waiting() {
+    Whole w = whole;
+    if (w == null || w.resetReleased) {
+      return null;
+    }
+    TableId table = w.task.range().table();
+    PgLsn at = w.at;
+    return at == null
+        ? "the temporary slot for the read of "
+            + table
+            + " (no key) is being created; PostgreSQL waits for the transactions open when it"
+            + " began to end (pg_stat_activity: wait_event transactionid)"
+        : "the stream to reach " + at + ", where " + table + " (no key) is read whole";
+  }
+
+  /**
    * Returns chunks read and chunks read again (discarded for the visibility hazard or overflow).
    */
   public long[] chunkCounts() {
@@ -393,6 +412,7 @@ public final class OnlineSnapshots implements AutoCloseable {
       return null;
     }
     tables.put(id, table);
+    tracker.estimate(id, table.reltuples()); // a table resumed after a restart counts here
     return table;
   }
 

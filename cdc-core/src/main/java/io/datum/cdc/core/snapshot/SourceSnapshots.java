@@ -209,12 +209,12 @@ public final class SourceSnapshots implements PeerProducer, AutoCloseable {
       return;
     }
     List<TableId> ids = new ArrayList<>();
+    List<SnapshotTable> published;
     try (Connection c = plainConnection()) {
       TableReader.prepareSession(c, reader.timeZone());
-      List<SnapshotTable> published = reader.publishedTables(c, config.publication());
+      published = reader.publishedTables(c, config.publication());
       for (SnapshotTable t : published) {
         ids.add(t.table());
-        tracker.expect((long) Math.max(0, t.reltuples()));
       }
     } catch (SQLException e) {
       throw PgErrors.map(
@@ -228,6 +228,7 @@ public final class SourceSnapshots implements PeerProducer, AutoCloseable {
     ids.sort(java.util.Comparator.comparing(TableId::toString));
     // PgLsn.ZERO cannot be held: hold at the smallest position, so the slot keeps its own
     tracker.startInitial(watermark.isZero() ? PgLsn.of(1) : watermark, ids);
+    published.forEach(t -> tracker.estimate(t.table(), t.reltuples()));
     handle.persistNow();
     LOG.info(
         "slot {}: the store holds no completed initial snapshot; reading {} table(s) online while"
@@ -272,6 +273,16 @@ public final class SourceSnapshots implements PeerProducer, AutoCloseable {
   public long chunksRetried() {
     OnlineSnapshots o = online;
     return o == null ? 0 : o.chunkCounts()[1];
+  }
+
+  /**
+   * Returns what the snapshot in progress waits for while it reads no row, in words, or null: the
+   * creation of a temporary slot for a table without a key (it waits for the transactions open when
+   * it began), or the stream reaching that slot's position.
+   */
+  public String waiting() {
+    OnlineSnapshots o = online;
+    return o == null ? null : o.waiting();
   }
 
   /** Starts the online snapshot thread (if snapshots are enabled). */
@@ -375,12 +386,11 @@ public final class SourceSnapshots implements PeerProducer, AutoCloseable {
       throw new IllegalStateException("the source of slot " + config.slot() + " is not started");
     }
     String id;
-    long expected = 0;
+    List<SnapshotTable> described = new ArrayList<>();
     try (Connection c = plainConnection()) {
       TableReader.prepareSession(c, reader.timeZone());
       for (TableId t : tables) {
-        SnapshotTable table = reader.describe(c, config.publication(), t);
-        expected += (long) Math.max(0, table.reltuples());
+        described.add(reader.describe(c, config.publication(), t));
       }
       try (Statement st = c.createStatement();
           ResultSet rs = st.executeQuery("SELECT pg_current_wal_lsn()::text")) {
@@ -401,8 +411,8 @@ public final class SourceSnapshots implements PeerProducer, AutoCloseable {
       throw new CdcConfigurationException(
           "a snapshot of " + busy + " is in progress already (slot " + config.slot() + ")");
     }
-    tracker.expect(expected); // only for a request that is taken
     o.request(id, tables);
+    described.forEach(t -> tracker.estimate(t.table(), t.reltuples()));
     handle.persistNow();
     return id;
   }
