@@ -78,6 +78,10 @@ public final class Pgcdc {
     }
     cli.setExecutionExceptionHandler(
         (e, commandLine, parseResult) -> {
+          if (e instanceof io.datum.cdc.cli.common.ExitStatus end) {
+            commandLine.getErr().println("pgcdc: " + end.getMessage());
+            return end.status();
+          }
           boolean verbose = parseResult.originalArgs().contains("--verbose");
           String message = e.getMessage() != null ? e.getMessage() : e.toString();
           // one line: server errors carry DETAIL/WHERE lines

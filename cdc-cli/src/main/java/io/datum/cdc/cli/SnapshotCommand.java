@@ -5,7 +5,6 @@ import io.datum.cdc.CdcCheckpointStore;
 import io.datum.cdc.CdcConnectionException;
 import io.datum.cdc.CdcException;
 import io.datum.cdc.CheckpointStores;
-import io.datum.cdc.PgLsn;
 import io.datum.cdc.SlotNames;
 import io.datum.cdc.TableId;
 import io.datum.cdc.cli.common.ServerOptions;
@@ -74,9 +73,9 @@ final class SnapshotCommand implements Callable<Integer> {
     if (store != null) {
       refuseTablesInProgress(ids);
     }
-    PgLsn at;
+    String id;
     try (Connection c = DriverManager.getConnection(server.url(), server.properties())) {
-      at = SnapshotRequests.request(c, slot, ids);
+      id = SnapshotRequests.request(c, slot, ids);
     } catch (SQLException e) {
       if ("42501".equals(e.getSQLState())) {
         throw new CdcException(
@@ -97,10 +96,12 @@ final class SnapshotCommand implements Callable<Integer> {
             + ids
             + " from the stream of slot "
             + slot
-            + " (message at "
-            + at
-            + "); it starts once that stream reads it, if it runs with --snapshot on-request;"
-            + " its rows' snapshot id is request-<the request's commit LSN>");
+            + ": snapshot id "
+            + id
+            + " (its rows carry \"snapshot\":{\"id\":\""
+            + id
+            + "\",...}); it starts once that stream reads the request, if it runs with"
+            + " --snapshot on-request");
     out.flush();
     return 0;
   }

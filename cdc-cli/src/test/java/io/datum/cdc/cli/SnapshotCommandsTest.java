@@ -47,9 +47,9 @@ class SnapshotCommandsTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Pattern PROGRESS =
       Pattern.compile(
-          "pgcdc: snapshot: (\\d+)(?: of about (\\d+))? rows read(?: \\((\\d+)%\\))?, (\\d+)"
-              + " acknowledged,"
-              + " \\d+ rows/s, ETA \\S+, tables: (\\d+) done, (\\d+) left .*");
+          "pgcdc: snapshot: (\\d+)(?: of (?:at most )?about (\\d+))? rows read(?: since the"
+              + " restart)?(?: \\((\\d+)%\\))?, (\\d+) acknowledged, \\d+ rows/s, ETA [^,]*,"
+              + " tables: (\\d+) done, (\\d+) left .*");
   private final EmbeddedPostgresServer pg;
 
   SnapshotCommandsTest(EmbeddedPostgresServer pg) {
@@ -350,6 +350,16 @@ class SnapshotCommandsTest {
         second.stderr().contains("pgcdc: snapshot"), "--progress-interval 0: " + second.stderr());
     assertTrue(
         shown(dir, store, "snap_resumed").get("snapshot").get("initial_completed").asBoolean());
+
+    // nothing left: said, not a silent exit
+    Run third = pgcdc(dir, stream(store, "snap_resumed", "--snapshot", "initial-only"));
+    assertEquals(0, third.exitCode(), third.stderr());
+    assertEquals(List.of(), third.stdout());
+    assertTrue(
+        third
+            .stderr()
+            .contains("pgcdc: the initial snapshot of slot snap_resumed is complete already ("),
+        third.stderr());
   }
 
   /**
@@ -521,6 +531,9 @@ class SnapshotCommandsTest {
       Map<Integer, String> values = new HashMap<>();
       String id = again.get(0).get("snapshot").get("id").asText();
       assertTrue(id.startsWith("request-"), id);
+      assertTrue(
+          String.join("\n", requested.stdout()).contains(": snapshot id " + id + " ("),
+          "the id printed is the rows' id, " + id + ": " + requested.stdout());
       for (JsonNode line : again) {
         assertEquals("read", line.get("op").asText(), line.toString());
         assertEquals("req_x", line.get("table").asText(), line.toString());

@@ -489,6 +489,14 @@ class StreamOperationsTest {
       p.destroy(); // SIGTERM: a graceful stop
       assertTrue(p.waitFor(60, TimeUnit.SECONDS), "pgcdc did not stop on SIGTERM");
     }
+    String stderr = Files.readString(err);
+    assertTrue(
+        stderr.contains(
+            "pgcdc: stopping on a signal (SIGTERM or SIGINT): storing the acknowledgements made so"
+                + " far\n"),
+        stderr);
+    assertTrue(
+        stderr.contains("pgcdc: stopped; 25 events printed, the slot confirmed up to "), stderr);
     List<String> logLines = Files.readString(err).lines().filter(l -> l.startsWith("[")).toList();
     assertTrue(logLines.size() >= 3, "--verbose logs at INFO: " + logLines);
     for (String line : logLines) {
@@ -611,6 +619,55 @@ class StreamOperationsTest {
     List<String> printed = lines.get(60, TimeUnit.SECONDS);
     assertEquals(5001, printed.size(), "5000 read rows and the insert");
     assertTrue(printed.get(5000).startsWith("{\"op\":\"insert\""), printed.get(5000));
+  }
+
+  @Test
+  void aClosedStdoutEndsWithOneLineAndStatus141AndTheNextRunGoesOn(@TempDir Path dir)
+      throws Exception {
+    pg.execute(
+        "CREATE TABLE piped (id int PRIMARY KEY)", "CREATE PUBLICATION piped FOR TABLE piped");
+    Path err = dir.resolve("err");
+    Process p =
+        new ProcessBuilder(
+                command(stream(dir.resolve("store"), "piped_slot", "piped", "--create-slot")))
+            .redirectError(err.toFile())
+            .start();
+    try {
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () ->
+                  pg.queryString(
+                      "SELECT count(*)::text FROM pg_replication_slots WHERE slot_name = 'piped_slot'"
+                          + " AND active"),
+              "1"::equals);
+      pg.execute("INSERT INTO piped VALUES (1)");
+      java.io.BufferedReader out =
+          new java.io.BufferedReader(
+              new java.io.InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+      assertTrue(out.readLine().contains("\"after\":{\"id\":1}"));
+      out.close(); // the reader goes away, as head does
+      // a change to print after the close: its write finds the pipe closed
+      pg.execute("INSERT INTO piped VALUES (2)");
+      assertTrue(p.waitFor(60, TimeUnit.SECONDS), "pgcdc did not stop on a closed stdout");
+    } finally {
+      p.destroyForcibly();
+    }
+    assertEquals(141, p.exitValue());
+    String stderr = Files.readString(err);
+    assertTrue(
+        stderr.contains(
+            "pgcdc: stdout was closed (its reader stopped reading); stopped; 1 events printed, the"
+                + " slot confirmed up to "),
+        stderr);
+    assertFalse(stderr.contains("Exception"), stderr);
+    // the change that could not be printed comes in the next run
+    PgcdcProcess.Run next =
+        PgcdcProcess.pgcdc(
+            dir, stream(dir.resolve("store"), "piped_slot", "piped", "--max-events", "1"));
+    assertEquals(0, next.exitCode(), next.stderr());
+    assertEquals(1, next.stdout().size(), next.stdout().toString());
+    assertTrue(next.stdout().get(0).contains("\"after\":{\"id\":2}"), next.stdout().get(0));
   }
 
   /** A response: status, Content-Type, body. */

@@ -32,14 +32,15 @@ public final class SnapshotRequests {
    * @param connection a connection to the slot's database
    * @param slot the slot whose source is to snapshot the tables
    * @param tables the tables, as the source's publication publishes them, at least one
-   * @return the LSN of the message (the snapshot's id is {@code request-} and the LSN of the commit
-   *     of the transaction that wrote it)
+   * @return the snapshot's id, which its rows will carry: {@code request-} and the WAL insert
+   *     position when it was asked for ({@code pg_current_wal_insert_lsn()}), written into the
+   *     request
    * @throws CdcConfigurationException if the slot name is invalid or no logical slot of that name
    *     exists in the connection's database, no table is given, a table does not exist, or no
    *     publication publishes it (then nothing is written)
    * @throws SQLException if PostgreSQL refuses (a missing privilege names the function)
    */
-  public static PgLsn request(Connection connection, String slot, List<TableId> tables)
+  public static String request(Connection connection, String slot, List<TableId> tables)
       throws SQLException {
     SlotNames.requireValid(slot);
     if (tables.isEmpty()) {
@@ -48,15 +49,20 @@ public final class SnapshotRequests {
     refuseMissingSlot(connection, slot);
     refuseMissing(connection, tables);
     refuseUnpublished(connection, slot, tables);
+    String id;
     try (PreparedStatement ps =
-        connection.prepareStatement("SELECT pg_logical_emit_message(true, ?, ?)::text")) {
-      ps.setString(1, SnapshotMessages.PREFIX);
-      ps.setString(2, SnapshotMessages.request(slot, tables));
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return PgLsn.parse(rs.getString(1));
-      }
+            connection.prepareStatement("SELECT pg_current_wal_insert_lsn()::text");
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      id = "request-" + PgLsn.parse(rs.getString(1));
     }
+    try (PreparedStatement ps =
+        connection.prepareStatement("SELECT pg_logical_emit_message(true, ?, ?)")) {
+      ps.setString(1, SnapshotMessages.PREFIX);
+      ps.setString(2, SnapshotMessages.request(slot, id, tables));
+      ps.executeQuery().close();
+    }
+    return id;
   }
 
   /**

@@ -10,6 +10,7 @@ import io.datum.cdc.cli.common.StoreRemedies;
 import io.datum.cdc.cli.common.StoreUris;
 import io.datum.cdc.cli.json.JsonLinesWriter;
 import io.datum.cdc.core.PgCdcSource;
+import io.datum.cdc.core.config.SnapshotMode;
 import io.datum.cdc.core.config.SourceOption;
 import io.datum.cdc.core.config.SourceOptions;
 import io.datum.cdc.micrometer.TimedCheckpointStore;
@@ -423,6 +424,7 @@ public final class StreamCommand implements Callable<Integer> {
       try (CdcCheckpointStore checkpoints = timed(CheckpointStores.open(store), endpoint)) {
         PgCdcSource.Builder builder = PgCdcSource.builder().checkpointStore(checkpoints);
         StreamFlags.apply(options, builder);
+        sayIfNothingIsLeft(options, checkpoints);
         builder.password(password);
         ServerPosition server = new ServerPosition(url, user, password);
         boolean stopAtCurrent = "current".equals(stopAtLsn);
@@ -492,6 +494,35 @@ public final class StreamCommand implements Callable<Integer> {
       throw e;
     }
     return 0;
+  }
+
+  /**
+   * With {@code --snapshot initial-only} and a stored checkpoint whose initial snapshot is
+   * complete, the source ends at once: says so on stderr instead of exiting 0 without a word.
+   */
+  private void sayIfNothingIsLeft(
+      Map<SourceOption<?>, Object> options, CdcCheckpointStore checkpoints) {
+    Object modes = options.get(SourceOptions.SNAPSHOT_MODES);
+    if (!(modes instanceof java.util.Set<?> set) || !set.contains(SnapshotMode.INITIAL_ONLY)) {
+      return;
+    }
+    java.util.Optional<io.datum.cdc.CdcCheckpoint> stored;
+    try {
+      stored = checkpoints.load(slot);
+    } catch (CdcStoreException e) {
+      throw StoreRemedies.withRemedy(e, store, slot);
+    }
+    stored
+        .filter(c -> c.snapshot().initialCompleted())
+        .ifPresent(
+            c ->
+                System.err.println(
+                    "pgcdc: the initial snapshot of slot "
+                        + slot
+                        + " is complete already ("
+                        + checkpoints.location()
+                        + "): nothing is left to do with --snapshot initial-only; to stream the"
+                        + " changes after it, run without --snapshot initial-only"));
   }
 
   /**

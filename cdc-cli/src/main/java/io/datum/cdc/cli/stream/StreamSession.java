@@ -6,6 +6,7 @@ import io.datum.cdc.CdcConnectionException;
 import io.datum.cdc.CdcException;
 import io.datum.cdc.CdcOffset;
 import io.datum.cdc.PgLsn;
+import io.datum.cdc.cli.common.ExitStatus;
 import io.datum.cdc.cli.json.JsonLinesWriter;
 import io.datum.cdc.core.PgCdcSource;
 import io.datum.cdc.event.ChangeEvent;
@@ -59,6 +60,14 @@ final class StreamSession {
 
     /** Writes nothing more; releases what can be released. Idempotent. */
     void close() throws InterruptedException;
+
+    /**
+     * Returns why the output ended when that ends pgcdc with a status of its own (stdout closed by
+     * its reader), or null.
+     */
+    default String endedBecause() {
+      return null;
+    }
   }
 
   /** When to stop on positions, and how to start; all optional. */
@@ -141,7 +150,7 @@ final class StreamSession {
    */
   void run() throws Exception {
     // named after the thread that starts it (pgcdc-stream-SLOT): its log lines name the slot
-    Thread hook = new Thread(this::finishQuietly, Thread.currentThread().getName() + "-shutdown");
+    Thread hook = new Thread(this::stopOnSignal, Thread.currentThread().getName() + "-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     try {
       CompletableFuture<Void> termination = start();
@@ -193,6 +202,10 @@ final class StreamSession {
       CdcException failed = failure.get();
       if (failed != null) {
         throw failed;
+      }
+      String because = output.endedBecause();
+      if (because != null) {
+        throw new ExitStatus(ExitStatus.CLOSED_PIPE, because + "; " + stoppedAt());
       }
     } catch (CompletionException e) {
       throw e.getCause() instanceof Exception ? (Exception) e.getCause() : e;
@@ -304,12 +317,31 @@ final class StreamSession {
     }
   }
 
-  private void finishQuietly() {
+  /** The shutdown hook: SIGTERM or SIGINT while streaming. Says so, stops, says where. */
+  private void stopOnSignal() {
+    System.err.println(
+        "pgcdc: stopping on a signal (SIGTERM or SIGINT): storing the acknowledgements made so far");
+    System.err.flush();
     try {
       finish();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    System.err.println("pgcdc: stopped; " + stoppedAt());
+    System.err.flush();
+  }
+
+  /** Where a stop leaves the slot, for the last line on stderr. */
+  private String stoppedAt() {
+    PgCdcSource running = source;
+    return events.get()
+        + " events printed"
+        + (running == null
+            ? ""
+            : ", the slot confirmed up to "
+                + running.confirmedPosition()
+                + "; a restart with the same --slot and --store goes on from there (what was"
+                + " printed and not acknowledged comes again)");
   }
 
   private void handle(ChangeEvent event, CdcCheckpointHandle checkpoints) {
@@ -321,6 +353,9 @@ final class StreamSession {
       // a read row is never printed twice by one process: a chunk read again (after a reconnect)
       // is a new read of its rows, with a new chunk number; its position is not the stream's
       output.write(event, false, checkpoints);
+      if (output.endedBecause() != null) {
+        return; // not written (stdout closed): not counted, not acknowledged
+      }
       lastActivityNanos = System.nanoTime();
       events.incrementAndGet();
       return;
@@ -332,6 +367,9 @@ final class StreamSession {
     boolean redelivered = byEnd < 0 || (byEnd == 0 && offset.eventIndex() <= printedIndex);
     // a failure stops the source; the event is not acknowledged
     output.write(event, redelivered, checkpoints);
+    if (output.endedBecause() != null) {
+      return; // not written (stdout closed): not counted, not acknowledged
+    }
     if (!redelivered) {
       printedEnd = end;
       printedIndex = offset.eventIndex();
@@ -356,13 +394,28 @@ final class StreamSession {
     return done;
   }
 
-  /** The default: stdout, acknowledged once flushed. */
+  /**
+   * The default: stdout, acknowledged once flushed. When stdout is closed by its reader ({@code
+   * head}), the event whose line could not be written is not acknowledged, nothing more is written,
+   * and pgcdc stops with one line and status 141.
+   */
   static Output stdout(JsonLinesWriter out) {
     return new Output() {
+      private volatile boolean closed;
+
       @Override
       public void write(ChangeEvent event, boolean redelivered, CdcCheckpointHandle checkpoints) {
-        out.write(event, redelivered);
-        out.flush();
+        if (closed) {
+          return;
+        }
+        try {
+          out.write(event, redelivered);
+          out.flush();
+        } catch (UncheckedIOException e) {
+          closed = true;
+          LOG.debug("stdout closed", e);
+          return;
+        }
         acknowledge(checkpoints, event.offset());
       }
 
@@ -373,11 +426,16 @@ final class StreamSession {
 
       @Override
       public boolean ended() {
-        return false;
+        return closed;
       }
 
       @Override
       public void close() {}
+
+      @Override
+      public String endedBecause() {
+        return closed ? "stdout was closed (its reader stopped reading); stopped" : null;
+      }
     };
   }
 

@@ -116,6 +116,32 @@ class StreamFlagsTest {
   }
 
   @Test
+  void tablesAreSplitAtCommasOutsideDoubleQuotesOnly() {
+    CommandLine cli = new CommandLine(new StreamCommand());
+    StreamFlags.derive(cli.getCommandSpec());
+    cli.parseArgs(
+        "--url",
+        "jdbc:postgresql://db/shop",
+        "--slot",
+        "s1",
+        "--publication",
+        "p1",
+        "--store",
+        "memory:",
+        "--create-publication",
+        "--tables",
+        "\"Sch, ëma\".\"a,b\",public.plain,t");
+    StreamCommand command = cli.getCommand();
+    assertEquals(List.of("\"Sch, ëma\".\"a,b\"", "public.plain", "t"), command.tables);
+    assertEquals(
+        List.of(
+            new io.datum.cdc.TableId("Sch, ëma", "a,b"),
+            new io.datum.cdc.TableId("public", "plain"),
+            new io.datum.cdc.TableId("public", "t")),
+        command.tables.stream().map(io.datum.cdc.TableId::parse).toList());
+  }
+
+  @Test
   void aBadValueIsRefusedNamingTheFlag() {
     CommandLine cli = new CommandLine(new StreamCommand());
     StreamFlags.derive(cli.getCommandSpec());

@@ -803,7 +803,8 @@ public final class OnlineSnapshots implements AutoCloseable {
             m.offset().commitLsn());
         return true;
       }
-      request("request-" + m.offset().commitLsn(), parsed.tables());
+      request(
+          parsed.id() != null ? parsed.id() : "request-" + m.offset().commitLsn(), parsed.tables());
       return true;
     }
     if (!parsed.nonce().equals(nonce)) {

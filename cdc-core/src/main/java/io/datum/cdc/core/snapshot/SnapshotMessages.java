@@ -16,9 +16,11 @@ import java.util.List;
  *       chunk read; on PostgreSQL 17+ non-transactional and flushed, so decoded at their own WAL
  *       position (decode.c, {@code logicalmsg_decode}), before 17 transactional in a transaction of
  *       their own. NONCE names the source instance that wrote them; others ignore them.
- *   <li>{@code snapshot SLOT TABLE...}: a request to snapshot tables ({@code pgcdc snapshot});
- *       transactional, so delivered in commit order, once committed. TABLE is {@code schema.table},
- *       each name double-quoted (with {@code ""} for a quote inside) when it holds anything but
+ *   <li>{@code snapshot SLOT id=ID TABLE...}: a request to snapshot tables ({@code pgcdc
+ *       snapshot}); transactional, so delivered in commit order, once committed. ID is the id its
+ *       rows carry, chosen by the requester (the {@code id=} word may be missing: then the id is
+ *       {@code request-} and the commit LSN of the message). TABLE is {@code schema.table}, each
+ *       name double-quoted (with {@code ""} for a quote inside) when it holds anything but
  *       lower-case letters, digits and underscores.
  * </ul>
  *
@@ -32,9 +34,15 @@ public final class SnapshotMessages {
 
   private SnapshotMessages() {}
 
-  /** A decoded message; exactly one of the two forms. */
+  /** A decoded message; exactly one of the two forms; {@code id} null but in a request with one. */
   record Parsed(
-      String kind, String slot, String nonce, boolean low, long chunk, List<TableId> tables) {}
+      String kind,
+      String slot,
+      String nonce,
+      boolean low,
+      long chunk,
+      List<TableId> tables,
+      String id) {}
 
   /**
    * Returns the content of a watermark message.
@@ -53,15 +61,19 @@ public final class SnapshotMessages {
    * Returns the content of a snapshot request.
    *
    * @param slot the slot whose source is to snapshot the tables
+   * @param id the snapshot's id, without spaces
    * @param tables the tables, at least one
    * @return the content
-   * @throws IllegalArgumentException if no table is given
+   * @throws IllegalArgumentException if no table is given or the id holds a space
    */
-  public static String request(String slot, List<TableId> tables) {
+  public static String request(String slot, String id, List<TableId> tables) {
     if (tables.isEmpty()) {
       throw new IllegalArgumentException("a snapshot request names at least one table");
     }
-    StringBuilder b = new StringBuilder("snapshot ").append(slot);
+    if (id.isEmpty() || id.indexOf(' ') >= 0) {
+      throw new IllegalArgumentException("a snapshot id is one word, was \"" + id + '"');
+    }
+    StringBuilder b = new StringBuilder("snapshot ").append(slot).append(" id=").append(id);
     for (TableId t : tables) {
       b.append(' ').append(quote(t.schema())).append('.').append(quote(t.table()));
     }
@@ -88,13 +100,24 @@ public final class SnapshotMessages {
               rest[0],
               rest[1].equals("low"),
               Long.parseLong(rest[2]),
-              List.of());
+              List.of(),
+              null);
         } catch (NumberFormatException e) {
           throw malformed(text);
         }
       }
     } else if (words.length == 3 && words[0].equals("snapshot")) {
-      return new Parsed("snapshot", words[1], null, false, 0, tables(words[2], text));
+      String list = words[2];
+      String id = null;
+      if (list.startsWith("id=")) {
+        int end = list.indexOf(' ');
+        if (end < 0 || end == 3) {
+          throw malformed(text);
+        }
+        id = list.substring(3, end);
+        list = list.substring(end + 1);
+      }
+      return new Parsed("snapshot", words[1], null, false, 0, tables(list, text), id);
     }
     throw malformed(text);
   }
