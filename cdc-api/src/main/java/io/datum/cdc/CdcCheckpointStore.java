@@ -64,6 +64,18 @@ public interface CdcCheckpointStore extends AutoCloseable {
   String location();
 
   /**
+   * Returns the PostgreSQL table this store writes checkpoints into, when it is one, so that a
+   * source decoding the same database leaves that table's changes out ({@link CheckpointTable}).
+   * Stores outside PostgreSQL, and stores that cannot tell the database's identity, return empty
+   * (the default); a store that wraps another returns the wrapped store's.
+   *
+   * @return the table and its database, or empty
+   */
+  default java.util.Optional<CheckpointTable> checkpointTable() {
+    return java.util.Optional.empty();
+  }
+
+  /**
    * Releases the files, locks and memory the store holds. Idempotent.
    *
    * @throws CdcStoreException if releasing failed

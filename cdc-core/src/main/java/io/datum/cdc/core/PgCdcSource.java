@@ -144,6 +144,9 @@ public final class PgCdcSource implements AutoCloseable {
    *     requested then)
    * @throws IllegalStateException if the source is not running
    * @throws io.datum.cdc.CdcConnectionException if the tables cannot be checked
+   * @throws io.datum.cdc.CdcException if another session holds a lock on a table that blocks
+   *     reading its definition (ACCESS EXCLUSIVE: ALTER TABLE, VACUUM FULL, LOCK TABLE) for 5 s;
+   *     the message names the holders, nothing is requested, and asking again later works
    */
   public String snapshot(io.datum.cdc.TableId... tables) {
     Objects.requireNonNull(tables, "tables");

@@ -106,4 +106,44 @@ class OnlineSnapshotTest {
       stop.set(true);
     }
   }
+
+  @Test
+  void aRequestForATableAnotherSessionLocksGivesUpNamingTheHolder(EmbeddedPostgresServer pg)
+      throws Exception {
+    pg.execute(
+        "CREATE TABLE locked_t (id int PRIMARY KEY)",
+        "INSERT INTO locked_t SELECT generate_series(1, 10)",
+        "CREATE PUBLICATION locked_pub FOR TABLE locked_t",
+        "SELECT pg_create_logical_replication_slot('locked_slot', 'pgoutput')");
+    TableId locked = new TableId("public", "locked_t");
+    EventCollector events = new EventCollector(true);
+    try (PgCdcSource s =
+            PgCdcSource.builder()
+                .jdbcUrl(pg.jdbcUrl())
+                .user(pg.user())
+                .slot("locked_slot")
+                .publication("locked_pub")
+                .checkpointStore(new MemoryCheckpointStore())
+                .snapshot(SnapshotMode.ON_REQUEST)
+                .build();
+        Connection holder = pg.getConnection()) {
+      s.start(events);
+      holder.setAutoCommit(false);
+      try (Statement st = holder.createStatement()) {
+        st.execute("LOCK TABLE locked_t IN ACCESS EXCLUSIVE MODE");
+      }
+      io.datum.cdc.CdcException refused =
+          assertThrows(io.datum.cdc.CdcException.class, () -> s.snapshot(locked));
+      assertTrue(
+          refused.getMessage().contains("another session holds a lock on it")
+              && refused.getMessage().contains("AccessExclusiveLock"),
+          refused.getMessage());
+      assertTrue(!s.snapshotInProgress(), "nothing was requested");
+      holder.rollback();
+      s.snapshot(locked);
+      assertEquals(10, events.take(10, WAIT).size());
+    } finally {
+      pg.execute("SELECT pg_drop_replication_slot('locked_slot')");
+    }
+  }
 }

@@ -112,6 +112,12 @@ public final class TimedCheckpointStore implements CdcCheckpointStore {
     return store.location();
   }
 
+  /** Returns the timed store's ({@link CdcCheckpointStore#checkpointTable()}). */
+  @Override
+  public java.util.Optional<io.datum.cdc.CheckpointTable> checkpointTable() {
+    return store.checkpointTable();
+  }
+
   /** Closes the wrapped store. */
   @Override
   public void close() {

@@ -457,12 +457,18 @@ public final class SnapshotAcknowledgements {
    * Records the acknowledgement of one read row.
    *
    * @param offset a read row's offset
-   * @return true if this call acknowledged it; false if acknowledged before
-   * @throws CdcCheckpointException if the chunk is unknown (delivered before a reconnect, or not by
-   *     this source) or the index is outside it
+   * @return true if this call acknowledged it; false if acknowledged before, or if its chunk was
+   *     given up (delivered before a reconnect, or its table's read began again or was dropped):
+   *     its rows are read again and acknowledged then, like a change delivered again after a
+   *     reconnect
+   * @throws CdcCheckpointException if the chunk was not delivered by this source or the index is
+   *     outside it
    */
   public synchronized boolean record(CdcOffset offset) {
     Chunk chunk = chunk(offset);
+    if (chunk == null) {
+      return false;
+    }
     int i = offset.eventIndex();
     long bit = 1L << i;
     if ((chunk.bits[i >>> 6] & bit) != 0) {
@@ -539,7 +545,7 @@ public final class SnapshotAcknowledgements {
    */
   public synchronized boolean recordChunk(CdcOffset offset) {
     Chunk chunk = chunk(offset);
-    if (chunk.complete()) {
+    if (chunk == null || chunk.complete()) {
       return false;
     }
     if (!chunk.reset) {
@@ -553,15 +559,22 @@ public final class SnapshotAcknowledgements {
     return true;
   }
 
+  /**
+   * The chunk of a read row's offset; null if this source delivered it and it no longer awaits
+   * acknowledgements (all acknowledged, or given up to be read again).
+   */
   private Chunk chunk(CdcOffset offset) {
-    Chunk chunk = chunks.get(offset.snapshotChunk());
+    long id = offset.snapshotChunk();
+    Chunk chunk = chunks.get(id);
     if (chunk == null) {
+      if (id >= 1 && id < nextChunk) {
+        return null;
+      }
       throw new CdcCheckpointException(
           "acknowledged "
               + offset
-              + ": no such snapshot chunk is awaiting acknowledgement (acknowledged before,"
-              + " delivered before a reconnect and to be read again, or not delivered by this"
-              + " source)");
+              + ": no such snapshot chunk was delivered by this source (an offset of another"
+              + " process, or made up)");
     }
     if (offset.eventIndex() >= chunk.keys.length || offset.eventCount() != chunk.keys.length) {
       throw new CdcCheckpointException(

@@ -276,6 +276,9 @@ public final class PgOutputDecoder {
       case 'I', 'U', 'D' -> {
         readStreamXid();
         refs = requireRelationArray();
+        if (leftOut != null && refs[0].table().equals(leftOut)) {
+          return;
+        }
       }
       case 'T' -> {
         readStreamXid();
@@ -306,6 +309,20 @@ public final class PgOutputDecoder {
   }
 
   private static final RelationInfo[] NO_RELATIONS = new RelationInfo[0];
+
+  /** A table whose row changes are left out (the checkpoint store's own), or null. */
+  private TableId leftOut;
+
+  /**
+   * Leaves out the inserts, updates and deletes of one table: they are never passed on (a TRUNCATE
+   * naming it with other tables still is). For the checkpoint store's own table in the decoded
+   * database, whose changes are the source's own acknowledgements.
+   *
+   * @param table the table, or null to leave nothing out
+   */
+  public void leaveOut(TableId table) {
+    this.leftOut = table;
+  }
 
   private void requireVersion(int version) {
     if (protocolVersion < version) {

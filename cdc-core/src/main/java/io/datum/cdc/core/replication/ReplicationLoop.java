@@ -1,8 +1,10 @@
 package io.datum.cdc.core.replication;
 
 import io.datum.cdc.CdcException;
+import io.datum.cdc.CheckpointTable;
 import io.datum.cdc.ClusterIdentity;
 import io.datum.cdc.PgLsn;
+import io.datum.cdc.TableId;
 import io.datum.cdc.core.assembly.TransactionAssembler;
 import io.datum.cdc.core.assembly.TransactionBuffer;
 import io.datum.cdc.core.config.SourceConfiguration;
@@ -218,6 +220,37 @@ final class ReplicationLoop {
     startStreaming(server);
   }
 
+  /**
+   * The checkpoint store's own table when it is in the decoded database ({@link
+   * io.datum.cdc.CdcCheckpointStore#checkpointTable()}): its changes are the source's own
+   * acknowledgements and are left out; null otherwise.
+   */
+  private TableId storeTable(ClusterIdentity server) {
+    CheckpointTable own = config.store().checkpointTable().orElse(null);
+    if (own == null || server == null || !own.database().equals(server.database())) {
+      return null;
+    }
+    if (own.systemIdentifier() == null) {
+      LOG.warn(
+          "slot {}: the checkpoint store's table {} is in database {}, but the store could not"
+              + " read the cluster's system identifier (pg_control_system()): its changes, if the"
+              + " publication publishes it, are delivered like any table's (GRANT EXECUTE ON"
+              + " FUNCTION pg_control_system() TO the store's role to leave them out)",
+          config.slot(),
+          own.table(),
+          own.database());
+      return null;
+    }
+    if (!own.systemIdentifier().equals(server.systemIdentifierText())) {
+      return null;
+    }
+    LOG.info(
+        "slot {}: leaving out the changes of {}, the checkpoint store's own table",
+        config.slot(),
+        own.table());
+    return own.table();
+  }
+
   /** The server identified at open, adopted into checkpoints once streaming starts. */
   private ClusterIdentity server;
 
@@ -313,6 +346,7 @@ final class ReplicationLoop {
       }
       PgOutputDecoder decoder = protocol.decoder(types);
       decoder.valueErrors(decodeErrors.policy());
+      decoder.leaveOut(storeTable(server));
       assembler =
           new TransactionAssembler(
               slot,

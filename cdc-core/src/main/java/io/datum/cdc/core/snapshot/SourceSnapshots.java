@@ -362,6 +362,34 @@ public final class SourceSnapshots implements PeerProducer, AutoCloseable {
     tracker.resetInFlight();
   }
 
+  /** How long a snapshot request waits for a lock on a table's definition. */
+  static final long REQUEST_LOCK_TIMEOUT_MILLIS = 5000;
+
+  /**
+   * The sessions holding a lock on {@code table}, as text for an error; "unknown" if unreadable.
+   */
+  private String lockHolders(TableId table) {
+    try (Connection c = plainConnection();
+        java.sql.PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT string_agg(format('pid %s, %s, %s: %s', l.pid, l.mode, a.usename,"
+                    + " left(a.query, 80)), '; ') FROM pg_locks l"
+                    + " JOIN pg_stat_activity a ON a.pid = l.pid"
+                    + " WHERE l.granted AND l.relation = (SELECT c.oid FROM pg_class c"
+                    + " JOIN pg_namespace n ON n.oid = c.relnamespace"
+                    + " WHERE n.nspname = ? AND c.relname = ?)")) {
+      ps.setString(1, table.schema());
+      ps.setString(2, table.table());
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        String holders = rs.getString(1);
+        return holders == null ? "its holder ended meanwhile" : holders;
+      }
+    } catch (SQLException e) {
+      return "the holders cannot be read: " + e.getMessage();
+    }
+  }
+
   /**
    * Asks for an online snapshot of tables ({@code PgCdcSource.snapshot}): each must be published. A
    * table with a primary key or replica identity index is read in chunks between watermarks; one
@@ -389,8 +417,27 @@ public final class SourceSnapshots implements PeerProducer, AutoCloseable {
     List<SnapshotTable> described = new ArrayList<>();
     try (Connection c = plainConnection()) {
       TableReader.prepareSession(c, reader.timeZone());
+      // a table another session holds ACCESS EXCLUSIVE (ALTER TABLE, VACUUM FULL, an explicit
+      // LOCK) would block the caller until it ends: give up after a while, naming the holder
+      try (Statement st = c.createStatement()) {
+        st.execute("SET lock_timeout = '" + REQUEST_LOCK_TIMEOUT_MILLIS + "ms'");
+      }
       for (TableId t : tables) {
-        described.add(reader.describe(c, config.publication(), t));
+        try {
+          described.add(reader.describe(c, config.publication(), t));
+        } catch (SQLException e) {
+          if ("55P03".equals(e.getSQLState())) {
+            throw new CdcException(
+                "cannot snapshot "
+                    + t
+                    + ": another session holds a lock on it that conflicts with reading its"
+                    + " definition ("
+                    + lockHolders(t)
+                    + "); nothing was requested; ask again once that session ended",
+                e);
+          }
+          throw e;
+        }
       }
       try (Statement st = c.createStatement();
           ResultSet rs = st.executeQuery("SELECT pg_current_wal_lsn()::text")) {

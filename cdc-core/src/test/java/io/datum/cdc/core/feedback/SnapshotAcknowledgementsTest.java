@@ -59,7 +59,24 @@ class SnapshotAcknowledgementsTest {
     assertTrue(done.initialCompleted());
     assertNull(done.holdLsn());
     assertTrue(done.isIdle());
-    assertThrows(CdcCheckpointException.class, () -> t.record(row(c2, 0, 3)));
+    assertFalse(t.record(row(c2, 0, 3)), "a settled chunk: acknowledged before");
+    assertThrows(CdcCheckpointException.class, () -> t.record(row(c2 + 1, 0, 3)), "never made");
+  }
+
+  @Test
+  void anAcknowledgementOfAChunkGivenUpAtAReconnectIsNotRecordedAndDoesNotFail() {
+    SnapshotAcknowledgements t = new SnapshotAcknowledgements(SnapshotProgress.NONE);
+    t.startInitial(CP, List.of(A));
+    SnapshotAcknowledgements.Range r = t.readTasks().get(0).range();
+    long given = t.deliver(r, keys(1, 3), List.of("3"), false, List.of());
+    t.resetInFlight(); // a reconnect: the chunk is read again
+    // the handler was handling a row of it when the connection was lost
+    assertFalse(t.record(row(given, 0, 3)));
+    assertFalse(t.recordChunk(row(given, 0, 3)));
+    r = t.readTasks().get(0).range();
+    long again = t.deliver(r, keys(1, 3), List.of("3"), true, List.of());
+    assertTrue(t.recordChunk(row(again, 0, 3)));
+    assertTrue(t.progress().initialCompleted());
   }
 
   @Test

@@ -3,6 +3,8 @@ package io.datum.cdc.store.jdbc;
 import io.datum.cdc.CdcCheckpoint;
 import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.CdcStoreException;
+import io.datum.cdc.CheckpointTable;
+import io.datum.cdc.TableId;
 import io.datum.cdc.spi.AbstractCheckpointStore;
 import io.datum.cdc.spi.CheckpointCodec;
 import io.datum.cdc.store.jdbc.internal.AdvisoryLock;
@@ -17,6 +19,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
@@ -72,14 +75,17 @@ public final class JdbcCheckpointStore extends AbstractCheckpointStore {
   private final long lockKey;
   private final String location;
   private final Set<String> rowsCreated = ConcurrentHashMap.newKeySet();
+  private final CheckpointTable identity;
   private volatile boolean released;
 
-  private JdbcCheckpointStore(Connection db, String table, long lockKey, String location) {
+  private JdbcCheckpointStore(
+      Connection db, String table, long lockKey, String location, CheckpointTable identity) {
     super(location, null); // no StoreLock: the advisory lock excludes other stores
     this.db = db;
     this.table = table;
     this.lockKey = lockKey;
     this.location = location;
+    this.identity = identity;
   }
 
   /**
@@ -117,6 +123,18 @@ public final class JdbcCheckpointStore extends AbstractCheckpointStore {
    */
   public TransactionalCheckpoints transactional() {
     return new TransactionalCheckpoints(this);
+  }
+
+  /**
+   * Returns the table and the identity of its database ({@code pg_control_system()}'s {@code
+   * system_identifier}, {@code current_database()}), read at open, so that a source decoding this
+   * database leaves the store's own writes out. The system identifier is null when the role may not
+   * read {@code pg_control_system()} (a DBA revoked it from PUBLIC): the source then cannot prove
+   * the table is its store's, delivers its changes and says so.
+   */
+  @Override
+  public Optional<CheckpointTable> checkpointTable() {
+    return Optional.of(identity);
   }
 
   /**
@@ -505,7 +523,7 @@ public final class JdbcCheckpointStore extends AbstractCheckpointStore {
           AdvisoryLock.release(db, key);
           throw e;
         }
-        return new JdbcCheckpointStore(db, table, key, location);
+        return new JdbcCheckpointStore(db, table, key, location, identify(db, oid));
       } catch (SQLException | RuntimeException e) {
         try {
           db.close();
@@ -516,6 +534,40 @@ public final class JdbcCheckpointStore extends AbstractCheckpointStore {
           throw r;
         }
         throw new CdcStoreException("cannot open " + location + ": " + e, e);
+      }
+    }
+
+    /**
+     * The table's identity for sources decoding its database ({@link #checkpointTable()}); without
+     * the system identifier if {@code pg_control_system()} may not be read.
+     */
+    private static CheckpointTable identify(Connection db, long oid) throws SQLException {
+      String schema;
+      String name;
+      String database;
+      try (PreparedStatement ps =
+          db.prepareStatement(
+              "SELECT n.nspname, c.relname, current_database() FROM pg_class c"
+                  + " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = ?::oid")) {
+        ps.setLong(1, oid);
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          schema = rs.getString(1);
+          name = rs.getString(2);
+          database = rs.getString(3);
+        }
+      }
+      try (Statement st = db.createStatement();
+          ResultSet rs =
+              st.executeQuery("SELECT system_identifier::text FROM pg_control_system()")) {
+        rs.next();
+        return new CheckpointTable(rs.getString(1), database, new TableId(schema, name));
+      } catch (SQLException e) {
+        if (!"42501".equals(e.getSQLState())) {
+          throw e;
+        }
+        // a DBA revoked it from PUBLIC: the source says what it cannot prove
+        return new CheckpointTable(null, database, new TableId(schema, name));
       }
     }
 

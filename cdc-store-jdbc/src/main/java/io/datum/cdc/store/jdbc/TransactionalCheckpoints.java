@@ -276,6 +276,12 @@ public final class TransactionalCheckpoints implements CdcCheckpointStore {
     return store.slots();
   }
 
+  /** Returns the store's table and its database ({@link JdbcCheckpointStore#checkpointTable()}). */
+  @Override
+  public java.util.Optional<io.datum.cdc.CheckpointTable> checkpointTable() {
+    return store.checkpointTable();
+  }
+
   /** Returns the store's location, marked as transactional. */
   @Override
   public String location() {
