@@ -15,6 +15,7 @@ import io.datum.cdc.cli.PgcdcProcess.Run;
 import io.datum.cdc.core.PgCdcSource;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,12 +32,12 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Each class of fault that retrying cannot heal, driven through each path it applies to (issue #26:
  * "a test table that drives each class through each path"): the library's start, {@code pgcdc
- * stream --retry-start}, and the one-shot commands {@code status}, {@code slot drop} and {@code
- * snapshot}. Each fails at once (no retry: within {@link #AT_ONCE}, no "retrying in" line), with
- * the exception type or exit code and the remedy of its row. The connector's task is driven through
- * the same classes in cdc-kafka-connect's {@code ConnectFailureClassesTest}; a missing privilege on
- * {@code pg_logical_emit_message} for {@code pgcdc snapshot} in {@code SnapshotCommandsTest} (it
- * takes EXECUTE from PUBLIC).
+ * stream --retry-start} (also with each store that keeps files), and the one-shot commands {@code
+ * status}, {@code slot drop} and {@code snapshot}. Each fails at once (no retry: within {@link
+ * #AT_ONCE}, no "retrying in" line), with the exception type or exit code and the remedy of its
+ * row. The connector's task is driven through the same classes in cdc-kafka-connect's {@code
+ * ConnectFailureClassesTest}; a missing privilege on {@code pg_logical_emit_message} for {@code
+ * pgcdc snapshot} in {@code SnapshotCommandsTest} (it takes EXECUTE from PUBLIC).
  */
 @EmbeddedPostgresTest(settings = "max_replication_slots=6")
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
@@ -64,7 +65,13 @@ class FailureClassesTest {
     /** A slot that does not exist, not to be created. */
     MISSING_SLOT,
     /** Every replication slot in use: SQLSTATE 53400. */
-    SERVER_LIMIT
+    SERVER_LIMIT,
+    /** A {@code file:} store path through a regular file (fails for root too, unlike chmod). */
+    FILE_STORE_PATH,
+    /** A {@code rocksdb:} store path through a regular file. */
+    ROCKSDB_STORE_PATH,
+    /** A {@code mapdb:} store path through a regular file. */
+    MAPDB_STORE_PATH
   }
 
   /** The entry points. */
@@ -79,6 +86,7 @@ class FailureClassesTest {
   @BeforeAll
   static void setUp(EmbeddedPostgresServer server) throws Exception {
     pg = server;
+    Files.writeString(dir.resolve("a-file"), "a regular file, not a directory");
     pg.execute(
         "CREATE TABLE fcl_t (id int PRIMARY KEY)",
         "CREATE PUBLICATION fcl_pub FOR TABLE fcl_t",
@@ -94,6 +102,9 @@ class FailureClassesTest {
    */
   static Stream<Arguments> table() {
     String auth = "authentication failed, which retrying cannot fix";
+    String notADirectory =
+        "a-file/store: Not a directory (a part of the path is a regular file, not a directory:"
+            + " choose another path)";
     String noDb = "[SQLSTATE 3D000]: the database named in the JDBC URL does not exist";
     return Stream.of(
         row(Fault.AUTHENTICATION, Entry.LIBRARY_START, CdcConfigurationException.class, auth),
@@ -149,7 +160,10 @@ class FailureClassesTest {
             Entry.STREAM_RETRY_START,
             2,
             "[SQLSTATE 53400]",
-            "raise max_replication_slots"));
+            "raise max_replication_slots"),
+        row(Fault.FILE_STORE_PATH, Entry.STREAM_RETRY_START, 1, notADirectory),
+        row(Fault.ROCKSDB_STORE_PATH, Entry.STREAM_RETRY_START, 1, notADirectory),
+        row(Fault.MAPDB_STORE_PATH, Entry.STREAM_RETRY_START, 1, notADirectory));
   }
 
   private static Arguments row(Fault fault, Entry entry, Object expected, String... texts) {
@@ -223,6 +237,16 @@ class FailureClassesTest {
     };
   }
 
+  private static String store(Fault fault) {
+    Path throughAFile = dir.resolve("a-file").resolve("store");
+    return switch (fault) {
+      case FILE_STORE_PATH -> "file:" + throughAFile;
+      case ROCKSDB_STORE_PATH -> "rocksdb:" + throughAFile;
+      case MAPDB_STORE_PATH -> "mapdb:" + throughAFile.resolve("cdc.db");
+      default -> "file:" + dir.resolve(fault.name());
+    };
+  }
+
   private static String publication(Fault fault) {
     return fault == Fault.MISSING_PUBLICATION ? "fcl_nopub" : "fcl_pub";
   }
@@ -267,12 +291,7 @@ class FailureClassesTest {
     switch (entry) {
       case STREAM_RETRY_START -> {
         args.addAll(
-            List.of(
-                "--publication",
-                publication(fault),
-                "--store",
-                "file:" + dir.resolve(fault.name()),
-                "--retry-start"));
+            List.of("--publication", publication(fault), "--store", store(fault), "--retry-start"));
         if (fault != Fault.MISSING_SLOT) {
           args.add("--create-slot");
         }
