@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.datum.cdc.CdcConfigurationException;
+import io.datum.cdc.CdcConnectionException;
 import io.datum.cdc.CdcException;
 import io.datum.cdc.CdcReplicationException;
 import io.datum.cdc.MemoryCheckpointStore;
@@ -15,6 +16,7 @@ import io.datum.cdc.cli.PgcdcProcess.Run;
 import io.datum.cdc.core.PgCdcSource;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -50,6 +52,10 @@ class FailureClassesTest {
   private static final String SLOT = "fcl_slot";
 
   private static EmbeddedPostgresServer pg;
+
+  /** A port nothing listened on when the class started. */
+  private static int closedPort;
+
   @TempDir static Path dir;
 
   /** The faults, each a way to meet it. */
@@ -66,6 +72,12 @@ class FailureClassesTest {
     MISSING_SLOT,
     /** Every replication slot in use: SQLSTATE 53400. */
     SERVER_LIMIT,
+    /**
+     * A port nothing listens on: a fault that may pass, which a one-shot command reports as such
+     * (exit 1, "could not be reached") without retrying; {@code --retry-start} waits for it ({@code
+     * StreamOperationsTest}).
+     */
+    UNREACHABLE,
     /** A {@code file:} store path through a regular file (fails for root too, unlike chmod). */
     FILE_STORE_PATH,
     /** A {@code rocksdb:} store path through a regular file. */
@@ -86,6 +98,9 @@ class FailureClassesTest {
   @BeforeAll
   static void setUp(EmbeddedPostgresServer server) throws Exception {
     pg = server;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      closedPort = socket.getLocalPort();
+    }
     Files.writeString(dir.resolve("a-file"), "a regular file, not a directory");
     pg.execute(
         "CREATE TABLE fcl_t (id int PRIMARY KEY)",
@@ -102,6 +117,7 @@ class FailureClassesTest {
    */
   static Stream<Arguments> table() {
     String auth = "authentication failed, which retrying cannot fix";
+    String unreachable = "(the server could not be reached: check that it runs and the URL)";
     String notADirectory =
         "a-file/store: Not a directory (a part of the path is a regular file, not a directory:"
             + " choose another path)";
@@ -161,6 +177,14 @@ class FailureClassesTest {
             2,
             "[SQLSTATE 53400]",
             "raise max_replication_slots"),
+        row(
+            Fault.UNREACHABLE,
+            Entry.LIBRARY_START,
+            CdcConnectionException.class,
+            ":" + closedPort + " refused"),
+        row(Fault.UNREACHABLE, Entry.STATUS, 1, unreachable),
+        row(Fault.UNREACHABLE, Entry.SLOT_DROP, 1, unreachable),
+        row(Fault.UNREACHABLE, Entry.SNAPSHOT, 1, unreachable),
         row(Fault.FILE_STORE_PATH, Entry.STREAM_RETRY_START, 1, notADirectory),
         row(Fault.ROCKSDB_STORE_PATH, Entry.STREAM_RETRY_START, 1, notADirectory),
         row(Fault.MAPDB_STORE_PATH, Entry.STREAM_RETRY_START, 1, notADirectory));
@@ -218,7 +242,11 @@ class FailureClassesTest {
 
   private static String url(Fault fault) {
     String url = urlWithoutUser();
-    return fault == Fault.MISSING_DATABASE ? url.replace("/postgres", "/fcl_nodb") : url;
+    return switch (fault) {
+      case MISSING_DATABASE -> url.replace("/postgres", "/fcl_nodb");
+      case UNREACHABLE -> url.replace(":" + pg.port() + "/", ":" + closedPort + "/");
+      default -> url;
+    };
   }
 
   private static String user(Fault fault) {
