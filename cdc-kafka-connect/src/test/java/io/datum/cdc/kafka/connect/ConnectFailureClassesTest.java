@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Timeout;
  * The connector's task under each class of failure (issue #26): a fault retrying cannot heal
  * (missing slot, missing privilege, a role that may no longer log in) fails the task at once, its
  * trace naming the remedy in the connector's options; a transient one (the slot held by another
- * consumer) is retried and the task streams once it clears, never failing.
+ * consumer, the server down when the task starts) is retried and the task streams once it clears,
+ * never failing.
  */
 @EmbeddedPostgresTest
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
@@ -164,5 +165,33 @@ class ConnectFailureClassesTest {
     assertEquals(2, values.get(0).get("after").get("id").asInt());
     assertEquals("RUNNING", connect.connectorStatus("fc_held").tasks().get(0).state());
     connect.deleteConnector("fc_held");
+  }
+
+  @Test
+  void aTaskStartingWhileTheServerIsDownWaitsForItInsteadOfFailing(EmbeddedPostgresServer pg)
+      throws Exception {
+    Map<String, String> c = config(pg, "fc_down");
+    c.put("reconnect.backoff.initial.ms", "100");
+    c.put("reconnect.backoff.max.ms", "500");
+    connect.configureConnector("fc_down", c);
+    connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("fc_down", 1, "not running");
+    connect.stopConnector("fc_down");
+    connect.assertions().assertConnectorIsStopped("fc_down", "not stopped");
+    pg.stop();
+    try {
+      connect.resumeConnector("fc_down");
+      // from STOPPED, the task is RUNNING only once its start returned: with the server down it
+      // failed before (a transient failure at start failed the task for good)
+      connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("fc_down", 1, "not running");
+    } finally {
+      pg.start();
+    }
+    pg.execute("INSERT INTO fc_t VALUES (3, 'after the server came back')");
+    List<JsonNode> values =
+        ConnectClusters.values(
+            connect.kafka().consume(1, Duration.ofSeconds(60).toMillis(), "fc_down.public.fc_t"));
+    assertEquals(3, values.get(0).get("after").get("id").asInt());
+    assertEquals("RUNNING", connect.connectorStatus("fc_down").tasks().get(0).state());
+    connect.deleteConnector("fc_down");
   }
 }
