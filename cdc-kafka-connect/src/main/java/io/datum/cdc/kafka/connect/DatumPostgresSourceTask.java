@@ -236,6 +236,9 @@ public final class DatumPostgresSourceTask extends SourceTask {
             }
           });
       running = started;
+      if (stopping) {
+        s.stop(); // stop() ran while this start was under way: it may have missed the source
+      }
       return null;
     } catch (CdcException e) {
       if (s != null) {
