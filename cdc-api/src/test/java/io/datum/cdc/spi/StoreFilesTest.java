@@ -1,11 +1,13 @@
 package io.datum.cdc.spi;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.datum.cdc.CdcStoreException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -65,5 +67,25 @@ class StoreFilesTest {
     } finally {
       Files.setPosixFilePermissions(locked, PosixFilePermissions.fromString("rwx------"));
     }
+  }
+
+  @Test
+  void aReadOnlyOrFullFileSystemIsNamedWithItsRemedy() {
+    // the reasons are the operating system's strerror texts, which the JDK's UnixException passes
+    // on as FileSystemException.getReason()
+    assertEquals(
+        "java.nio.file.FileSystemException: /ro/cdc/.lock: Read-only file system (the file system"
+            + " is mounted read-only: choose a path on a writable one)",
+        StoreFiles.describe(
+            new FileSystemException("/ro/cdc/.lock", null, "Read-only file system")));
+    assertEquals(
+        "java.nio.file.FileSystemException: /full/cdc/s.tmp: No space left on device (the file"
+            + " system is full: free space on it or choose another path)",
+        StoreFiles.describe(
+            new FileSystemException("/full/cdc/s.tmp", null, "No space left on device")));
+    // a failure without a known remedy is described as the JDK describes it
+    assertEquals(
+        "java.nio.file.FileSystemException: /x: Input/output error",
+        StoreFiles.describe(new FileSystemException("/x", null, "Input/output error")));
   }
 }
