@@ -194,4 +194,65 @@ class ConnectFailureClassesTest {
     assertEquals("RUNNING", connect.connectorStatus("fc_down").tasks().get(0).state());
     connect.deleteConnector("fc_down");
   }
+
+  /**
+   * Creates the connector (validation connects, so the fault must come after it), stops it, lets
+   * {@code fault} run, and resumes it: its task starts into the fault.
+   */
+  private static void startInto(Map<String, String> config, String name, Runnable fault)
+      throws InterruptedException {
+    connect.configureConnector(name, config);
+    connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(name, 1, "not running");
+    connect.stopConnector(name);
+    connect.assertions().assertConnectorIsStopped(name, "not stopped");
+    fault.run();
+    connect.resumeConnector(name);
+  }
+
+  @Test
+  void aRoleThatMayNoLongerLogInFailsTheTaskAtStartNamingThePasswordOption(
+      EmbeddedPostgresServer pg) throws Exception {
+    pg.execute("CREATE ROLE fc_start LOGIN REPLICATION", "GRANT SELECT ON fc_t TO fc_start");
+    Map<String, String> c = config(pg, "fc_authstart");
+    c.put("database.user", "fc_start");
+    startInto(c, "fc_authstart", () -> execute(pg, "ALTER ROLE fc_start NOLOGIN"));
+    String trace = awaitFailed("fc_authstart");
+    assertTrue(
+        trace.contains("retrying cannot fix it")
+            && trace.contains("role \"fc_start\" is not permitted to log in")
+            && trace.contains("database.user names the role and database.password its password"),
+        trace);
+  }
+
+  @Test
+  void aDatabaseDroppedBeforeTheTaskStartsFailsItNamingTheDatabaseOption(EmbeddedPostgresServer pg)
+      throws Exception {
+    pg.execute("CREATE DATABASE fc_gone");
+    pg.executeIn(
+        "fc_gone",
+        "CREATE TABLE fc_t (id int PRIMARY KEY)",
+        "CREATE PUBLICATION fc_pub FOR TABLE fc_t");
+    Map<String, String> c = config(pg, "fc_nodb");
+    c.put("database.dbname", "fc_gone");
+    startInto(
+        c,
+        "fc_nodb",
+        () ->
+            execute(
+                pg, "SELECT pg_drop_replication_slot('fc_nodb_slot')", "DROP DATABASE fc_gone"));
+    String trace = awaitFailed("fc_nodb");
+    assertTrue(
+        trace.contains("retrying cannot fix it")
+            && trace.contains("[SQLSTATE 3D000]")
+            && trace.contains("database.dbname names the database"),
+        trace);
+  }
+
+  private static void execute(EmbeddedPostgresServer pg, String... statements) {
+    try {
+      pg.execute(statements);
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
 }
