@@ -17,6 +17,11 @@ module io.datum.cdc.core {
   exports io.datum.cdc.core;
   exports io.datum.cdc.core.config;
 
+  // one classification of failures (what retrying can heal) for pgcdc and the connector
+  exports io.datum.cdc.core.errors to
+      io.datum.cdc.cli,
+      io.datum.cdc.kafka.connect;
+
   // the benchmarks (cdc-benchmarks, automatic module io.datum.cdc.benchmarks, not published)
   // measure the acknowledgement path and the snapshot row decoding on their own; no one else
   exports io.datum.cdc.core.feedback to

@@ -4,7 +4,9 @@ import io.datum.cdc.CdcStoreException;
 import java.io.File;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -67,7 +69,8 @@ public final class StoreFiles {
       throw new CdcStoreException(
           store + " directory " + dir + " exists and is not a directory", e);
     } catch (IOException e) {
-      throw new CdcStoreException("cannot create " + store + " directory " + dir + ": " + e, e);
+      throw new CdcStoreException(
+          "cannot create " + store + " directory " + dir + ": " + describe(e), e);
     }
     for (Path created : missing) {
       Path parent = created.getParent();
@@ -86,5 +89,39 @@ public final class StoreFiles {
             e);
       }
     }
+  }
+
+  /**
+   * Describes a failure of a store's file operation with what to do about it, for the faults that
+   * retrying cannot heal: permission denied (naming the user this process runs as), a read-only
+   * file system, a path through a regular file, no space left. Each is reported by the JDK as an
+   * {@link AccessDeniedException} or a {@link FileSystemException} whose reason is the operating
+   * system's text ({@code strerror}: "Read-only file system", "Not a directory", "No space left on
+   * device").
+   *
+   * @param e the failure, not null
+   * @return {@code e.toString()}, followed by the remedy when one is known
+   */
+  public static String describe(IOException e) {
+    String remedy = null;
+    if (e instanceof AccessDeniedException denied) {
+      remedy =
+          "permission denied: the user this process runs as ("
+              + System.getProperty("user.name")
+              + ") needs write and search access to the directory of "
+              + (denied.getFile() != null ? denied.getFile() : "the path")
+              + ", and read and write access to it if it exists: change their owner or mode"
+              + " (chown, chmod), or choose another path";
+    } else if (e instanceof FileSystemException fs && fs.getReason() != null) {
+      String reason = fs.getReason();
+      if (reason.contains("Read-only file system")) {
+        remedy = "the file system is mounted read-only: choose a path on a writable one";
+      } else if (reason.contains("Not a directory")) {
+        remedy = "a part of the path is a regular file, not a directory: choose another path";
+      } else if (reason.contains("No space left")) {
+        remedy = "the file system is full: free space on it or choose another path";
+      }
+    }
+    return remedy == null ? e.toString() : e + " (" + remedy + ")";
   }
 }

@@ -58,7 +58,7 @@ public final class StoreLock {
       key = absolute.getParent().toRealPath().resolve(absolute.getFileName());
     } catch (IOException e) {
       throw new CdcStoreException(
-          "cannot read the directory of lock file " + lockFile + ": " + e, e);
+          "cannot read the directory of lock file " + lockFile + ": " + StoreFiles.describe(e), e);
     }
     if (!HELD.add(key)) {
       throw inUse(store, key, "another store of this JVM (process " + pid() + ")");
@@ -84,7 +84,8 @@ public final class StoreLock {
       return new StoreLock(key, channel, lock);
     } catch (IOException e) {
       CdcStoreException failure =
-          new CdcStoreException("cannot lock " + key + " for " + store + ": " + e, e);
+          new CdcStoreException(
+              "cannot lock " + key + " for " + store + ": " + StoreFiles.describe(e), e);
       forget(key, channel, failure);
       throw failure;
     } catch (RuntimeException | Error e) {

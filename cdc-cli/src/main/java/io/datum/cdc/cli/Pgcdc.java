@@ -2,6 +2,7 @@ package io.datum.cdc.cli;
 
 import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.cli.stream.StreamCommand;
+import io.datum.cdc.core.errors.PgErrors;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Arrays;
@@ -91,8 +92,10 @@ public final class Pgcdc {
           if (verbose) {
             e.printStackTrace(commandLine.getErr());
           }
-          // bad input given on the command line is a usage error, like picocli's own
-          return e instanceof CdcConfigurationException ? 2 : 1;
+          // bad input given on the command line is a usage error, like picocli's own; so is a
+          // fault retrying cannot fix (authentication, a missing privilege or database, a server
+          // limit: PgErrors.isPermanent), whose message names the remedy
+          return e instanceof CdcConfigurationException || PgErrors.isPermanent(e) ? 2 : 1;
         });
     return cli.execute(args);
   }

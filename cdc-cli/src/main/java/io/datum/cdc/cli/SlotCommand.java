@@ -1,9 +1,9 @@
 package io.datum.cdc.cli;
 
 import io.datum.cdc.CdcConfigurationException;
-import io.datum.cdc.CdcConnectionException;
 import io.datum.cdc.CdcException;
 import io.datum.cdc.SlotNames;
+import io.datum.cdc.cli.common.ServerFailures;
 import io.datum.cdc.cli.common.ServerOptions;
 import java.io.PrintStream;
 import java.sql.Connection;
@@ -95,8 +95,12 @@ final class SlotCommand {
                   + slot
                   + "\" became active again (a consumer reconnected); stop it, then drop again");
         }
-        throw new CdcConnectionException(
-            "cannot drop slot \"" + slot + "\" at " + where + ": " + e.getMessage(), e);
+        throw ServerFailures.classify(
+            "cannot drop slot \"" + slot + "\" at " + where,
+            e,
+            "dropping a slot needs the REPLICATION attribute or superuser (ALTER ROLE ... WITH"
+                + " REPLICATION), and --force ending another role's consumer needs"
+                + " pg_signal_backend (GRANT pg_signal_backend TO ...)");
       }
       out.println(
           "dropped replication slot "

@@ -2,11 +2,11 @@ package io.datum.cdc.cli;
 
 import io.datum.cdc.CdcCheckpoint;
 import io.datum.cdc.CdcCheckpointStore;
-import io.datum.cdc.CdcConnectionException;
 import io.datum.cdc.CdcException;
 import io.datum.cdc.CheckpointStores;
 import io.datum.cdc.SlotNames;
 import io.datum.cdc.TableId;
+import io.datum.cdc.cli.common.ServerFailures;
 import io.datum.cdc.cli.common.ServerOptions;
 import io.datum.cdc.cli.common.StoreUris;
 import io.datum.cdc.core.SnapshotRequests;
@@ -77,19 +77,11 @@ final class SnapshotCommand implements Callable<Integer> {
     try (Connection c = DriverManager.getConnection(server.url(), server.properties())) {
       id = SnapshotRequests.request(c, slot, ids);
     } catch (SQLException e) {
-      if ("42501".equals(e.getSQLState())) {
-        throw new CdcException(
-            "not allowed to write the request into the WAL at "
-                + server.redactedUrl()
-                + ": "
-                + e.getMessage()
-                + " (GRANT EXECUTE ON FUNCTION pg_logical_emit_message(boolean, text, text,"
-                + " boolean) TO the role on PostgreSQL 17+, pg_logical_emit_message(boolean, text,"
-                + " text) on 14-16)");
-      }
-      throw new CdcConnectionException(
-          "cannot write the snapshot request at " + server.redactedUrl() + ": " + e.getMessage(),
-          e);
+      throw ServerFailures.classify(
+          "cannot write the snapshot request into the WAL at " + server.redactedUrl(),
+          e,
+          "GRANT EXECUTE ON FUNCTION pg_logical_emit_message(boolean, text, text, boolean) TO the"
+              + " role on PostgreSQL 17+, pg_logical_emit_message(boolean, text, text) on 14-16");
     }
     out.println(
         "requested a snapshot of "

@@ -3,9 +3,9 @@ package io.datum.cdc.cli;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import io.datum.cdc.CdcConnectionException;
 import io.datum.cdc.CdcException;
 import io.datum.cdc.SlotNames;
+import io.datum.cdc.cli.common.ServerFailures;
 import io.datum.cdc.cli.common.ServerOptions;
 import java.io.PrintStream;
 import java.sql.Connection;
@@ -79,14 +79,8 @@ final class StatusCommand implements Callable<Integer> {
         }
       }
     } catch (SQLException e) {
-      throw new CdcConnectionException(
-          "cannot read the state of slot \""
-              + slot
-              + "\" at "
-              + server.redactedUrl()
-              + ": "
-              + e.getMessage(),
-          e);
+      throw ServerFailures.classify(
+          "cannot read the state of slot \"" + slot + "\" at " + server.redactedUrl(), e, null);
     }
     new ObjectMapper()
         .enable(SerializationFeature.INDENT_OUTPUT)

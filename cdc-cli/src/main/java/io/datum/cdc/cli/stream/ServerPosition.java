@@ -2,6 +2,8 @@ package io.datum.cdc.cli.stream;
 
 import io.datum.cdc.CdcConnectionException;
 import io.datum.cdc.PgLsn;
+import io.datum.cdc.cli.common.ServerFailures;
+import io.datum.cdc.core.errors.PgErrors;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -45,7 +47,10 @@ final class ServerPosition {
    * Reads the position.
    *
    * @return the position
-   * @throws CdcConnectionException if the server cannot be asked, naming the URL without password
+   * @throws CdcConnectionException if the server cannot be asked right now, naming the URL without
+   *     password
+   * @throws io.datum.cdc.CdcConfigurationException if retrying cannot fix it (authentication, a
+   *     missing database): {@link ServerFailures#classify}
    */
   PgLsn read() {
     try (Connection c = DriverManager.getConnection(jdbcUrl, properties);
@@ -57,12 +62,8 @@ final class ServerPosition {
       rs.next();
       return PgLsn.parse(rs.getString(1));
     } catch (SQLException e) {
-      throw new CdcConnectionException(
-          "cannot read the WAL position of "
-              + jdbcUrl.replaceAll("(?i)([?&]password=)[^&]*", "$1***")
-              + ": "
-              + e.getMessage(),
-          e);
+      throw ServerFailures.classify(
+          "cannot read the WAL position of " + PgErrors.redact(jdbcUrl), e, null);
     }
   }
 

@@ -7,6 +7,7 @@ import io.datum.cdc.CdcException;
 import io.datum.cdc.CdcOffset;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.cli.common.ExitStatus;
+import io.datum.cdc.cli.common.ServerFailures;
 import io.datum.cdc.cli.json.JsonLinesWriter;
 import io.datum.cdc.core.PgCdcSource;
 import io.datum.cdc.event.ChangeEvent;
@@ -238,8 +239,9 @@ final class StreamSession {
               ? e
               : new CdcConnectionException(
                   e.getMessage()
-                      + " (the server could not be reached: check that it runs and the URL;"
-                      + " --retry-start waits for it)",
+                      + " ("
+                      + ServerFailures.whyTransient(e)
+                      + "; --retry-start waits for it)",
                   e);
         }
         // the next attempt's source, built now: while it waits, --metrics-port shows it starting

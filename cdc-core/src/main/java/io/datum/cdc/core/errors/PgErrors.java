@@ -50,17 +50,27 @@ public final class PgErrors {
               + " URL) and the server's pg_hba.conf",
           e);
     }
+    if (state.equals("3D000")) {
+      // invalid_catalog_name: the database of the URL does not exist (or was dropped)
+      return new CdcConfigurationException(
+          message
+              + " [SQLSTATE 3D000]: the database named in the JDBC URL does not exist, which"
+              + " retrying cannot fix; check its name (SELECT datname FROM pg_database lists them)",
+          e);
+    }
     UnknownHostException unknownHost = cause(e, UnknownHostException.class);
     if (unknownHost != null) {
       return new CdcConnectionException(
           message + " (unknown host " + unknownHost.getMessage() + ": check the JDBC URL)", e);
     }
-    if (state.startsWith("08")
+    if ((state.startsWith("08") && !state.equals("08004"))
         || state.isEmpty()
-        || state.startsWith("57P")
+        || (state.startsWith("57P") && !state.equals("57P04"))
         || state.startsWith("53")) {
-      // connection exception class, admin shutdown / terminated walsender / starting up
-      // (57P01..57P03), insufficient resources (53xxx: too many connections, out of memory)
+      // connection exception class but 08004 (the server rejected the connection: only a change
+      // of configuration helps), admin shutdown / terminated walsender / starting up / idle
+      // session timeout (57P01..57P03, 57P05; 57P04 database_dropped is for good), insufficient
+      // resources (53xxx but 53400, above: too many connections, out of memory, disk full)
       return new CdcConnectionException(message, e);
     }
     Reason reason =
@@ -109,9 +119,12 @@ public final class PgErrors {
   /**
    * Returns true if retrying cannot heal the failure, by the SQLSTATE of it or of a cause
    * (PostgreSQL docs, Appendix A): class 28 invalid authorization, 42501 insufficient_privilege,
-   * 3D000 invalid_catalog_name (no such database), 53400 configuration_limit_exceeded. A lost
-   * connection, a server shutting down or starting up, a serialization failure or a dropped object
-   * (which the caller handles) is not.
+   * 3D000 invalid_catalog_name (no such database), 57P04 database_dropped, 53400
+   * configuration_limit_exceeded, 08004 sqlserver_rejected_establishment_of_sqlconnection (pgjdbc
+   * raises it when no password was given for a server that asks for one). A lost connection (class
+   * 08 but 08004), a server shutting down, crashed or starting up (57P01..57P03), too many
+   * connections or another shortage of resources (class 53 but 53400), a serialization failure or
+   * deadlock (class 40) or a dropped object (which the caller handles) is not.
    *
    * @param e a failure, not null
    * @return true if it is permanent
@@ -123,12 +136,44 @@ public final class PgErrors {
         if (state.startsWith("28")
             || state.equals("42501")
             || state.equals("3D000")
+            || state.equals("57P04")
+            || state.equals("08004")
             || state.equals("53400")) {
           return true;
         }
       }
     }
     return isAuthenticationFailure(e);
+  }
+
+  /**
+   * Returns true if retrying may heal a failure of the library: a {@link CdcConnectionException}
+   * (the server could not be reached, the connection was lost, the server shut down, restarted or
+   * had too many connections) whose causes hold no permanent SQLSTATE ({@link #isPermanent}), or a
+   * {@link CdcReplicationException} with {@link Reason#SLOT_ACTIVE} (another consumer may let the
+   * slot go). Every other failure (authentication, privileges, missing or incompatible objects,
+   * configuration, server limits, a handler's own exception) needs an operator.
+   *
+   * @param e a failure, not null
+   * @return true if it or one of its causes is such a failure and none is permanent
+   */
+  public static boolean isTransient(Throwable e) {
+    if (isPermanent(e)) {
+      return false;
+    }
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof CdcConfigurationException) {
+        return false;
+      }
+      if (t instanceof CdcConnectionException
+          || (t instanceof CdcReplicationException r && r.reason() == Reason.SLOT_ACTIVE)) {
+        return true;
+      }
+      if (t == t.getCause()) {
+        break;
+      }
+    }
+    return false;
   }
 
   /**

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.CdcConnectionException;
 import io.datum.cdc.CdcException;
+import io.datum.cdc.CdcReplicationException;
 import java.net.UnknownHostException;
 import java.sql.SQLException;
 import org.junit.jupiter.api.Test;
@@ -68,5 +69,35 @@ class PgErrorsTest {
         PgErrors.isPermanent(new SQLException("ERROR: relation \"t\" does not exist", "42P01")));
     assertTrue(
         PgErrors.isPermanent(new SQLException("ERROR: all replication slots are in use", "53400")));
+  }
+
+  @Test
+  void aMissingDatabaseIsAConfigurationErrorAndAServerRestartIsTransient() {
+    SQLException noDatabase = new SQLException("FATAL: database \"nope\" does not exist", "3D000");
+    CdcException e = PgErrors.map("cannot connect", noDatabase);
+    assertInstanceOf(CdcConfigurationException.class, e);
+    assertTrue(e.getMessage().contains("check its name"), e.getMessage());
+    assertFalse(PgErrors.isTransient(e));
+    for (String state : new String[] {"57P01", "57P02", "57P03", "53300", "08006", "08001"}) {
+      CdcException restart = PgErrors.map("streaming", new SQLException("FATAL", state));
+      assertInstanceOf(CdcConnectionException.class, restart, state);
+      assertTrue(PgErrors.isTransient(restart), state);
+    }
+    for (String state : new String[] {"57P04", "08004", "53400", "42501", "28P01"}) {
+      CdcException permanent = PgErrors.map("streaming", new SQLException("FATAL", state));
+      assertFalse(PgErrors.isTransient(permanent), state);
+      assertTrue(PgErrors.isPermanent(permanent), state);
+    }
+  }
+
+  @Test
+  void onlyAnActiveSlotIsATransientRefusal() {
+    assertTrue(
+        PgErrors.isTransient(
+            new CdcReplicationException(CdcReplicationException.Reason.SLOT_ACTIVE, "active")));
+    assertFalse(
+        PgErrors.isTransient(
+            new CdcReplicationException(CdcReplicationException.Reason.SLOT_MISSING, "missing")));
+    assertFalse(PgErrors.isTransient(new IllegalStateException("a handler's own failure")));
   }
 }

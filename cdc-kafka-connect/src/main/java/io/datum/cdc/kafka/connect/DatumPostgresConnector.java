@@ -2,6 +2,7 @@ package io.datum.cdc.kafka.connect;
 
 import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.TableId;
+import io.datum.cdc.core.errors.PgErrors;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -203,9 +204,13 @@ public final class DatumPostgresConnector extends SourceConnector {
               + ": "
               + withCauses(e)
               + (state.isEmpty() ? "" : " (SQLSTATE " + state + ")");
-      if (state.startsWith("28")) {
+      if (PgErrors.isAuthenticationFailure(e)) {
+        // class 28, or pgjdbc's 08004 when the server asks for a password and none was given
         byName.get(DatumConnectorConfig.USER).addErrorMessage(message);
         byName.get(DatumConnectorConfig.PASSWORD).addErrorMessage(message);
+      } else if (state.equals("42501")) {
+        // insufficient_privilege, such as CONNECT on the database
+        byName.get(DatumConnectorConfig.USER).addErrorMessage(message);
       } else if (state.equals("3D000")) {
         byName.get(DatumConnectorConfig.DBNAME).addErrorMessage(message);
       } else {

@@ -2,12 +2,14 @@ package io.datum.cdc.kafka.connect;
 
 import io.datum.cdc.CdcCheckpoint;
 import io.datum.cdc.CdcCheckpointHandle;
+import io.datum.cdc.CdcException;
 import io.datum.cdc.CdcOffset;
 import io.datum.cdc.ClusterIdentity;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.SnapshotProgress;
 import io.datum.cdc.core.PgCdcSource;
 import io.datum.cdc.core.config.AcknowledgementDurability;
+import io.datum.cdc.core.errors.PgErrors;
 import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.ReadEvent;
 import java.sql.Connection;
@@ -27,6 +29,7 @@ import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.header.Headers;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
@@ -66,8 +69,11 @@ public final class DatumPostgresSourceTask extends SourceTask {
   private static final Logger LOG = LoggerFactory.getLogger(DatumPostgresSourceTask.class);
 
   private DatumConnectorConfig config;
-  private PgCdcSource source;
+  private volatile PgCdcSource source;
+
+  /** The library's source's termination; null until it started. The poll thread. */
   private CompletableFuture<Void> running;
+
   private CdcCheckpointHandle handle;
   private ConnectCheckpointStore store;
   private ArrayBlockingQueue<DatumRecord> queue;
@@ -79,6 +85,15 @@ public final class DatumPostgresSourceTask extends SourceTask {
   private long pollMillis;
 
   private volatile boolean stopping;
+  private final java.util.concurrent.CountDownLatch stopSignal =
+      new java.util.concurrent.CountDownLatch(1);
+
+  // starting: a transient failure at start is retried from poll
+  private int maxStartAttempts;
+  private long startBackoffMillis;
+  private long maxStartBackoffMillis;
+  private int startAttempts;
+  private long nextStartNanos;
   private boolean doneLogged;
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
 
@@ -175,7 +190,100 @@ public final class DatumPostgresSourceTask extends SourceTask {
             .build();
     lastHeartbeat = System.currentTimeMillis();
     records = new ChangeRecords(config.recordSettings());
-    boolean publicationExists;
+    maxStartAttempts = config.getInt(DatumConnectorConfig.RECONNECT_ATTEMPTS);
+    startBackoffMillis = config.getLong(DatumConnectorConfig.RECONNECT_BACKOFF_MS);
+    maxStartBackoffMillis = config.getLong(DatumConnectorConfig.RECONNECT_BACKOFF_MAX_MS);
+    CdcException transientFailure = tryStart();
+    if (transientFailure != null) {
+      LOG.warn(
+          "slot {}: cannot start yet ({}); the task retries in {} ms and keeps retrying from"
+              + " poll (reconnect.backoff.initial.ms, reconnect.backoff.max.ms,"
+              + " reconnect.max.attempts)",
+          config.slot(),
+          transientFailure.getMessage(),
+          TimeUnit.NANOSECONDS.toMillis(nextStartNanos - System.nanoTime()));
+    }
+  }
+
+  /**
+   * Starts the library's source once. A failure retrying cannot heal ({@link PgErrors#isTransient}:
+   * authentication, privileges, a missing database, slot or publication, configuration, server
+   * limits) fails the task at once, its message naming the remedy in this connector's options; a
+   * transient one (the server unreachable, restarting, too many connections, the slot still held)
+   * schedules the next attempt with exponential backoff and jitter, up to {@code
+   * reconnect.max.attempts} attempts.
+   *
+   * @return null once started; the transient failure if the next attempt is scheduled
+   * @throws ConnectException if the failure is permanent or the attempts are used up
+   */
+  private CdcException tryStart() {
+    PgCdcSource s = null;
+    try {
+      s =
+          config
+              .sourceBuilder(publicationExists())
+              .checkpointStore(store)
+              .acknowledgementDurability(AcknowledgementDurability.TRANSACTION)
+              .confirmedFlushLimit(() -> flushLimit)
+              .build();
+      source = s;
+      handle = s.checkpoints();
+      CompletableFuture<Void> started = s.start(this::handle);
+      started.whenComplete(
+          (ok, e) -> {
+            if (e != null) {
+              failure.compareAndSet(null, e);
+            }
+          });
+      running = started;
+      if (stopping) {
+        s.stop(); // stop() ran while this start was under way: it may have missed the source
+      }
+      return null;
+    } catch (CdcException e) {
+      if (s != null) {
+        try {
+          s.close();
+        } catch (RuntimeException closing) {
+          e.addSuppressed(closing);
+        }
+      }
+      source = null;
+      startAttempts++;
+      if (!PgErrors.isTransient(e)) {
+        throw new ConnectException(
+            "datum-cdc's source of slot "
+                + config.slot()
+                + " cannot start, and retrying cannot fix it: "
+                + e.getMessage()
+                + hintFor(e),
+            e);
+      }
+      if (maxStartAttempts >= 0 && startAttempts > maxStartAttempts) {
+        throw new ConnectException(
+            "datum-cdc's source of slot "
+                + config.slot()
+                + " cannot start after "
+                + startAttempts
+                + " attempts (reconnect.max.attempts="
+                + maxStartAttempts
+                + "): "
+                + e.getMessage()
+                + hintFor(e),
+            e);
+      }
+      long jittered =
+          startBackoffMillis / 2
+              + java.util.concurrent.ThreadLocalRandom.current()
+                  .nextLong(startBackoffMillis / 2 + 1);
+      nextStartNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(jittered);
+      startBackoffMillis = Math.min(startBackoffMillis * 2, maxStartBackoffMillis);
+      return e;
+    }
+  }
+
+  /** Whether the publication exists (it decides what the builder may create). */
+  private boolean publicationExists() {
     try (Connection c =
             DriverManager.getConnection(
                 config.jdbcUrl(), config.jdbcProperties("datum-cdc " + config.slot()));
@@ -183,31 +291,55 @@ public final class DatumPostgresSourceTask extends SourceTask {
             c.prepareStatement("SELECT 1 FROM pg_publication WHERE pubname = ?")) {
       st.setString(1, publication);
       try (java.sql.ResultSet rs = st.executeQuery()) {
-        publicationExists = rs.next();
+        return rs.next();
       }
     } catch (SQLException e) {
-      throw new ConnectException(
-          "cannot connect to " + config.jdbcUrl() + " to look up publication " + publication, e);
+      throw PgErrors.map(
+          "cannot look up publication "
+              + publication
+              + " at "
+              + PgErrors.redact(config.jdbcUrl())
+              + " as "
+              + config.getString(DatumConnectorConfig.USER),
+          e);
     }
-    source =
-        config
-            .sourceBuilder(publicationExists)
-            .checkpointStore(store)
-            .acknowledgementDurability(AcknowledgementDurability.TRANSACTION)
-            .confirmedFlushLimit(() -> flushLimit)
-            .build();
-    handle = source.checkpoints();
-    try {
-      running = source.start(this::handle);
-    } catch (io.datum.cdc.CdcReplicationException e) {
-      throw new ConnectException(e.getMessage() + connectorHint(e.reason()), e);
+  }
+
+  /**
+   * Waits, up to the poll interval, for the next start attempt and makes it.
+   *
+   * @return true once started; false if it is not time yet or the task is stopping
+   * @throws RetriableException if the attempt failed and another follows: Connect logs it and polls
+   *     again
+   */
+  private boolean startWhenDue() throws InterruptedException {
+    long wait = nextStartNanos - System.nanoTime();
+    if (wait > 0) {
+      if (stopSignal.await(
+              Math.min(wait, TimeUnit.MILLISECONDS.toNanos(pollMillis)), TimeUnit.NANOSECONDS)
+          || nextStartNanos - System.nanoTime() > 0) {
+        return false;
+      }
     }
-    running.whenComplete(
-        (ok, e) -> {
-          if (e != null) {
-            failure.compareAndSet(null, e);
-          }
-        });
+    if (stopping) {
+      return false;
+    }
+    CdcException transientFailure = tryStart();
+    if (transientFailure == null) {
+      LOG.info("slot {}: started after {} attempts", config.slot(), startAttempts + 1);
+      return true;
+    }
+    throw new RetriableException(
+        "datum-cdc's source of slot "
+            + config.slot()
+            + " cannot start yet (attempt "
+            + startAttempts
+            + "): "
+            + transientFailure.getMessage()
+            + "; retrying in "
+            + TimeUnit.NANOSECONDS.toMillis(nextStartNanos - System.nanoTime())
+            + " ms",
+        transientFailure);
   }
 
   /**
@@ -215,7 +347,18 @@ public final class DatumPostgresSourceTask extends SourceTask {
    * (builder methods, pgcdc flags).
    */
   private String hintFor(Throwable failed) {
+    if (PgErrors.isAuthenticationFailure(failed)) {
+      return ". In this connector: "
+          + DatumConnectorConfig.USER
+          + " names the role and "
+          + DatumConnectorConfig.PASSWORD
+          + " its password (a config provider, such as ${file:...}, keeps it out of the"
+          + " connector's configuration)";
+    }
     for (Throwable t = failed; t != null; t = t.getCause()) {
+      if (t instanceof SQLException sql && "3D000".equals(sql.getSQLState())) {
+        return ". In this connector: " + DatumConnectorConfig.DBNAME + " names the database";
+      }
       if (t instanceof io.datum.cdc.CdcReplicationException e) {
         return connectorHint(e.reason());
       }
@@ -246,12 +389,11 @@ public final class DatumPostgresSourceTask extends SourceTask {
               + DatumConnectorConfig.USER
               + " names the role; it needs the REPLICATION attribute and SELECT on the published"
               + " tables";
-      case SLOT_MISSING, SLOT_AHEAD ->
-          ". In this connector: "
-              + DatumConnectorConfig.SLOT_TRUST_POSITION
-              + "=true accepts the slot's position (losing the changes in between); resetting the"
-              + " connector's offsets (stop it, then DELETE /connectors/<name>/offsets) starts it"
-              + " afresh (docs/kafka-connect.md, \"Positions and the slot\")";
+      case SLOT_MISSING ->
+          config.getBoolean(DatumConnectorConfig.SLOT_CREATE)
+              ? slotAheadHint()
+              : ". In this connector: " + DatumConnectorConfig.SLOT_CREATE + "=true creates it";
+      case SLOT_AHEAD -> slotAheadHint();
       case CLUSTER_MISMATCH, TIMELINE_DIVERGED ->
           ". In this connector: " + DatumConnectorConfig.ALLOW_CLUSTER_CHANGE + "=true accepts it";
       case PUBLICATION_CHANGED ->
@@ -264,6 +406,14 @@ public final class DatumPostgresSourceTask extends SourceTask {
               + " is how long a starting task waits for the slot";
       default -> "";
     };
+  }
+
+  private static String slotAheadHint() {
+    return ". In this connector: "
+        + DatumConnectorConfig.SLOT_TRUST_POSITION
+        + "=true accepts the slot's position (losing the changes in between); resetting the"
+        + " connector's offsets (stop it, then DELETE /connectors/<name>/offsets) starts it"
+        + " afresh (docs/kafka-connect.md, \"Positions and the slot\")";
   }
 
   /** The library's handler: converts an event to records and queues them; the handler thread. */
@@ -374,6 +524,9 @@ public final class DatumPostgresSourceTask extends SourceTask {
 
   @Override
   public List<SourceRecord> poll() throws InterruptedException {
+    if (running == null && !startWhenDue()) {
+      return null; // not started yet: a transient failure at start, the next attempt due later
+    }
     Throwable failed = failure.get();
     if (failed != null && queue.isEmpty()) {
       throw new ConnectException(
@@ -418,7 +571,7 @@ public final class DatumPostgresSourceTask extends SourceTask {
    * Connect's offsets, and with them to the slot. Null otherwise.
    */
   private List<SourceRecord> heartbeat() {
-    if (heartbeatMillis <= 0) {
+    if (heartbeatMillis <= 0 || running == null) {
       return null;
     }
     long now = System.currentTimeMillis();
@@ -528,6 +681,7 @@ public final class DatumPostgresSourceTask extends SourceTask {
   @Override
   public void stop() {
     stopping = true;
+    stopSignal.countDown();
     PgCdcSource s = source;
     if (s != null) {
       s.stop();

@@ -116,7 +116,9 @@ public final class FileCheckpointStore extends AbstractCheckpointStore {
         e.addSuppressed(suppressed);
       }
       if (e instanceof IOException) {
-        throw new CdcStoreException("cannot list checkpoint directory " + dir + ": " + e, e);
+        throw new CdcStoreException(
+            "cannot list checkpoint directory " + dir + ": " + StoreFiles.describe((IOException) e),
+            e);
       }
       throw (RuntimeException) e;
     }
@@ -172,7 +174,10 @@ public final class FileCheckpointStore extends AbstractCheckpointStore {
       } catch (IOException e) {
         CdcStoreException failure =
             new CdcStoreException(
-                "cannot write checkpoint file " + target + " (the previous one is unchanged): " + e,
+                "cannot write checkpoint file "
+                    + target
+                    + " (the previous one is unchanged): "
+                    + StoreFiles.describe(e),
                 e);
         try {
           Files.deleteIfExists(temp);
