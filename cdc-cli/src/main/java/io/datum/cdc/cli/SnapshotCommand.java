@@ -70,11 +70,12 @@ final class SnapshotCommand implements Callable<Integer> {
     for (String t : tables) {
       ids.add(SnapshotRequests.table(t));
     }
-    if (store != null) {
-      refuseTablesInProgress(ids);
-    }
+    CdcCheckpoint stored = store == null ? null : refuseTablesInProgress(ids);
     String id;
     try (Connection c = DriverManager.getConnection(server.url(), server.properties())) {
+      if (stored != null && stored.publication() != null) {
+        refuseUnpublishedBy(c, stored.publication(), ids);
+      }
       id = SnapshotRequests.request(c, slot, ids);
     } catch (SQLException e) {
       throw ServerFailures.classify(
@@ -103,7 +104,7 @@ final class SnapshotCommand implements Callable<Integer> {
    * file:} store is read without opening it (the running stream holds its lock); other stores are
    * opened as a consumer opens them.
    */
-  private void refuseTablesInProgress(List<TableId> ids) throws Exception {
+  private CdcCheckpoint refuseTablesInProgress(List<TableId> ids) throws Exception {
     Path directory = StoreUris.fileStoreDirectory(store);
     CdcCheckpoint stored;
     String location;
@@ -117,7 +118,7 @@ final class SnapshotCommand implements Callable<Integer> {
       }
     }
     if (stored == null) {
-      return;
+      return null;
     }
     List<TableId> busy = new ArrayList<>();
     for (TableId t : ids) {
@@ -134,6 +135,46 @@ final class SnapshotCommand implements Callable<Integer> {
               + " ("
               + location
               + "); it continues, nothing was requested");
+    }
+    return stored;
+  }
+
+  /**
+   * Refuses the tables the stream's own publication (the one its stored checkpoint records) does
+   * not publish: that stream would ignore the request (another publication publishing them is not
+   * enough).
+   */
+  private void refuseUnpublishedBy(Connection c, String publication, List<TableId> ids)
+      throws SQLException {
+    List<TableId> missing = new ArrayList<>();
+    try (java.sql.PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT EXISTS (SELECT 1 FROM pg_publication_tables WHERE pubname = ?"
+                + " AND schemaname = ? AND tablename = ?)")) {
+      for (TableId t : ids) {
+        ps.setString(1, publication);
+        ps.setString(2, t.schema());
+        ps.setString(3, t.table());
+        try (java.sql.ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          if (!rs.getBoolean(1)) {
+            missing.add(t);
+          }
+        }
+      }
+    }
+    if (!missing.isEmpty()) {
+      throw new io.datum.cdc.CdcConfigurationException(
+          "publication \""
+              + publication
+              + "\", which the stream of slot "
+              + slot
+              + " reads (its stored checkpoint says so), does not publish "
+              + missing
+              + ": that stream would ignore the request; nothing was requested (ALTER PUBLICATION"
+              + " \""
+              + publication
+              + "\" ADD TABLE ..., then ask again)");
     }
   }
 }

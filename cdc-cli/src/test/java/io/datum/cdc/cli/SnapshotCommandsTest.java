@@ -580,6 +580,30 @@ class SnapshotCommandsTest {
       await()
           .atMost(Duration.ofSeconds(30))
           .until(() -> shown(dir, store, "req").get("snapshot").get("in_progress").isEmpty());
+      // published, but not by the stream's own publication (the checkpoint names it): refused
+      pg.execute(
+          "CREATE TABLE req_elsewhere (id int PRIMARY KEY)",
+          "CREATE PUBLICATION req_other FOR TABLE req_elsewhere");
+      Run elsewhere =
+          pgcdc(
+              dir,
+              "snapshot",
+              "--url",
+              pg.jdbcUrl(),
+              "--slot",
+              "req",
+              "--table",
+              "public.req_elsewhere",
+              "--store",
+              "file:" + store);
+      assertEquals(2, elsewhere.exitCode(), elsewhere.stderr());
+      assertTrue(
+          elsewhere
+              .stderr()
+              .contains(
+                  "publication \"req\", which the stream of slot req reads (its stored checkpoint"
+                      + " says so), does not publish [public.req_elsewhere]"),
+          elsewhere.stderr());
       Run accepted =
           pgcdc(
               dir,
