@@ -34,13 +34,24 @@ final class PgcdcProcess {
    * Runs {@code pgcdc args...} to its end (at most 120 s), its output in files under {@code dir}.
    */
   static Run pgcdc(Path dir, String... args) throws Exception {
+    return pgcdc(dir, env -> {}, args);
+  }
+
+  /**
+   * Runs {@code pgcdc args...} like {@link #pgcdc(Path, String...)}, with the child's environment
+   * changed by {@code environment} first.
+   */
+  static Run pgcdc(
+      Path dir,
+      java.util.function.Consumer<java.util.Map<String, String>> environment,
+      String... args)
+      throws Exception {
     Path out = dir.resolve("stdout-" + System.nanoTime());
     Path err = dir.resolve("stderr-" + System.nanoTime());
-    Process p =
-        new ProcessBuilder(command(args))
-            .redirectOutput(out.toFile())
-            .redirectError(err.toFile())
-            .start();
+    ProcessBuilder b =
+        new ProcessBuilder(command(args)).redirectOutput(out.toFile()).redirectError(err.toFile());
+    environment.accept(b.environment());
+    Process p = b.start();
     if (!p.waitFor(120, TimeUnit.SECONDS)) {
       p.destroyForcibly();
       throw new AssertionError("pgcdc " + String.join(" ", args) + " did not exit within 120 s");

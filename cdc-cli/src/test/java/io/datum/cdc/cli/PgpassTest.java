@@ -1,19 +1,16 @@
 package io.datum.cdc.cli;
 
-import static io.datum.cdc.cli.PgcdcProcess.command;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -53,25 +50,15 @@ class PgpassTest {
                 "file:" + dir.resolve("store"),
                 "--max-events",
                 "1"));
-    Path out = dir.resolve("out-" + System.nanoTime());
-    Path err = dir.resolve("err-" + System.nanoTime());
-    ProcessBuilder b =
-        new ProcessBuilder(command(args.toArray(String[]::new)))
-            .redirectOutput(out.toFile())
-            .redirectError(err.toFile());
-    b.environment().remove("PGPASSFILE");
-    b.environment().remove("PGPASSWORD");
-    b.environment().put("HOME", dir.toString()); // no ~/.pgpass of the machine's
-    b.environment().putAll(env);
-    Process p = b.start();
-    if (!p.waitFor(120, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      throw new AssertionError("pgcdc stream did not exit within 120 s");
-    }
-    return new PgcdcProcess.Run(
-        p.exitValue(),
-        Files.readAllLines(out, StandardCharsets.UTF_8),
-        Files.readString(err, StandardCharsets.UTF_8));
+    return PgcdcProcess.pgcdc(
+        dir,
+        environment -> {
+          environment.remove("PGPASSFILE");
+          environment.remove("PGPASSWORD");
+          environment.put("HOME", dir.toString()); // no ~/.pgpass of the machine's
+          environment.putAll(env);
+        },
+        args.toArray(String[]::new));
   }
 
   @Test

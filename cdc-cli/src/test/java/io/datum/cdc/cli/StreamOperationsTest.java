@@ -394,19 +394,7 @@ class StreamOperationsTest {
           java.util.regex.Pattern.compile(
               "pgcdc: metrics at http://127\\.0\\.0\\.1:(\\d+)/metrics, health at /health"
                   + " \\(slot watched_slot\\)");
-      int port =
-          await()
-              .atMost(Duration.ofSeconds(60))
-              .until(
-                  () ->
-                      Files.readString(err)
-                          .lines()
-                          .map(announced::matcher)
-                          .filter(java.util.regex.Matcher::matches)
-                          .map(m -> Integer.parseInt(m.group(1)))
-                          .findFirst()
-                          .orElse(-1),
-                  found -> found > 0);
+      int port = announcedPort(err, announced);
       Http http = new Http();
       java.net.URI metrics = java.net.URI.create("http://127.0.0.1:" + port + "/metrics");
       java.net.URI health = java.net.URI.create("http://127.0.0.1:" + port + "/health");
@@ -537,19 +525,7 @@ class StreamOperationsTest {
       java.util.regex.Pattern announced =
           java.util.regex.Pattern.compile(
               "pgcdc: metrics at http://127\\.0\\.0\\.1:(\\d+)/metrics.*");
-      int port =
-          await()
-              .atMost(Duration.ofSeconds(60))
-              .until(
-                  () ->
-                      Files.readString(err)
-                          .lines()
-                          .map(announced::matcher)
-                          .filter(java.util.regex.Matcher::matches)
-                          .map(m -> Integer.parseInt(m.group(1)))
-                          .findFirst()
-                          .orElse(-1),
-                  found -> found > 0);
+      int port = announcedPort(err, announced);
       Http http = new Http();
       java.net.URI metrics = java.net.URI.create("http://127.0.0.1:" + port + "/metrics");
       java.net.URI health = java.net.URI.create("http://127.0.0.1:" + port + "/health");
@@ -668,6 +644,22 @@ class StreamOperationsTest {
     assertEquals(0, next.exitCode(), next.stderr());
     assertEquals(1, next.stdout().size(), next.stdout().toString());
     assertTrue(next.stdout().get(0).contains("\"after\":{\"id\":2}"), next.stdout().get(0));
+  }
+
+  /** The port of the first stderr line {@code announced} matches (group 1), once there is one. */
+  private static int announcedPort(Path err, java.util.regex.Pattern announced) {
+    return await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                Files.readString(err)
+                    .lines()
+                    .map(announced::matcher)
+                    .filter(java.util.regex.Matcher::matches)
+                    .map(m -> Integer.parseInt(m.group(1)))
+                    .findFirst()
+                    .orElse(-1),
+            found -> found > 0);
   }
 
   /** A response: status, Content-Type, body. */

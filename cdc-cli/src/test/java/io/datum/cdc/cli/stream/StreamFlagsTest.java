@@ -80,29 +80,40 @@ class StreamFlagsTest {
     assertEquals(List.of(), problems);
   }
 
-  @Test
-  void givenFlagsBecomeTheOptionsValues() {
+  /** The stream command line parsed from the required options and then {@code more}. */
+  private static CommandLine parsed(String... more) {
     CommandLine cli = new CommandLine(new StreamCommand());
     StreamFlags.derive(cli.getCommandSpec());
-    cli.parseArgs(
-        "--url",
-        "jdbc:postgresql://db/shop",
-        "--slot",
-        "s1",
-        "--publication",
-        "p1",
-        "--store",
-        "memory:",
-        "--wait-for-slot",
-        "1.5",
-        "--snapshot",
-        "initial,on-request",
-        "--durable-acks",
-        "transaction",
-        "--memory-budget",
-        "2m",
-        "--reconnect",
-        "3");
+    List<String> args =
+        new java.util.ArrayList<>(
+            List.of(
+                "--url",
+                "jdbc:postgresql://db/shop",
+                "--slot",
+                "s1",
+                "--publication",
+                "p1",
+                "--store",
+                "memory:"));
+    args.addAll(List.of(more));
+    cli.parseArgs(args.toArray(String[]::new));
+    return cli;
+  }
+
+  @Test
+  void givenFlagsBecomeTheOptionsValues() {
+    CommandLine cli =
+        parsed(
+            "--wait-for-slot",
+            "1.5",
+            "--snapshot",
+            "initial,on-request",
+            "--durable-acks",
+            "transaction",
+            "--memory-budget",
+            "2m",
+            "--reconnect",
+            "3");
     Map<SourceOption<?>, Object> values = StreamFlags.values(cli.getCommandSpec());
     assertEquals(Duration.ofMillis(1500), values.get(SourceOptions.WAIT_FOR_SLOT));
     assertEquals(
@@ -117,20 +128,8 @@ class StreamFlagsTest {
 
   @Test
   void tablesAreSplitAtCommasOutsideDoubleQuotesOnly() {
-    CommandLine cli = new CommandLine(new StreamCommand());
-    StreamFlags.derive(cli.getCommandSpec());
-    cli.parseArgs(
-        "--url",
-        "jdbc:postgresql://db/shop",
-        "--slot",
-        "s1",
-        "--publication",
-        "p1",
-        "--store",
-        "memory:",
-        "--create-publication",
-        "--tables",
-        "\"Sch, ëma\".\"a,b\",public.plain,t");
+    CommandLine cli =
+        parsed("--create-publication", "--tables", "\"Sch, ëma\".\"a,b\",public.plain,t");
     StreamCommand command = cli.getCommand();
     assertEquals(List.of("\"Sch, ëma\".\"a,b\"", "public.plain", "t"), command.tables);
     assertEquals(
@@ -143,19 +142,7 @@ class StreamFlagsTest {
 
   @Test
   void aBadValueIsRefusedNamingTheFlag() {
-    CommandLine cli = new CommandLine(new StreamCommand());
-    StreamFlags.derive(cli.getCommandSpec());
-    cli.parseArgs(
-        "--url",
-        "jdbc:postgresql://db/shop",
-        "--slot",
-        "s1",
-        "--publication",
-        "p1",
-        "--store",
-        "memory:",
-        "--streaming",
-        "sometimes");
+    CommandLine cli = parsed("--streaming", "sometimes");
     CdcConfigurationException e =
         assertThrows(
             CdcConfigurationException.class, () -> StreamFlags.values(cli.getCommandSpec()));
@@ -178,19 +165,7 @@ class StreamFlagsTest {
   }
 
   private static Duration waitForSlot(String value) {
-    CommandLine cli = new CommandLine(new StreamCommand());
-    StreamFlags.derive(cli.getCommandSpec());
-    cli.parseArgs(
-        "--url",
-        "jdbc:postgresql://db/shop",
-        "--slot",
-        "s1",
-        "--publication",
-        "p1",
-        "--store",
-        "memory:",
-        "--wait-for-slot",
-        value);
+    CommandLine cli = parsed("--wait-for-slot", value);
     return (Duration) StreamFlags.values(cli.getCommandSpec()).get(SourceOptions.WAIT_FOR_SLOT);
   }
 }
