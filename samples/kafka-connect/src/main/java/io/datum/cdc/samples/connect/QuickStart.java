@@ -188,8 +188,8 @@ public final class QuickStart {
           Shop.expectedSnapshot().size() + Shop.expectedChanges().size(),
           "the changes'");
       say("all " + records.size() + " records arrived");
+      say(tryNext(keepRunning));
       if (keepRunning) {
-        say(tryNext(rest));
         while (!stopping) {
           print(reader.poll(Duration.ofSeconds(1)), null);
         }
@@ -311,10 +311,12 @@ public final class QuickStart {
     out.flush();
   }
 
-  private String tryNext(ConnectRest rest) {
+  private String tryNext(boolean keepRunning) {
     return String.join(
         "\n  ",
-        "running until Ctrl-C; new records are printed as they arrive.",
+        keepRunning
+            ? "running until Ctrl-C; new records are printed as they arrive."
+            : "stopping now; samples/kafka-connect/run --keep-running keeps all this running:",
         "PostgreSQL: " + pg.jdbcUrl() + " (no password), write to customers or orders",
         "Kafka: bootstrap.servers="
             + kafka.bootstrapServers()
@@ -331,7 +333,10 @@ public final class QuickStart {
             + "/status; POST your own config to "
             + kafka.restUrl()
             + "/connectors)",
-        "configs and logs: " + kafka.directory() + " (deleted on exit)");
+        "configs and logs: "
+            + kafka.directory()
+            + "/{broker,worker} (server.properties, connect-distributed.properties, *.log;"
+            + " deleted on exit)");
   }
 
   private Path workerLog() {
