@@ -41,6 +41,7 @@ final class LocalKafka implements AutoCloseable {
   private final int controllerPort;
   private final int restPort;
   private final List<Process> processes = new ArrayList<>();
+  private boolean closed;
 
   /**
    * Chooses the ports; starts nothing.
@@ -198,10 +199,12 @@ final class LocalKafka implements AutoCloseable {
 
   /**
    * Stops the worker, then the broker (SIGTERM, their shutdown hooks run; killed after {@link
-   * #STOP_TIMEOUT}), and waits until they have exited.
+   * #STOP_TIMEOUT}), and waits until they have exited; a start in progress then fails. Any thread;
+   * a second call does nothing.
    */
   @Override
-  public void close() {
+  public synchronized void close() {
+    closed = true;
     for (int i = processes.size() - 1; i >= 0; i--) {
       Process process = processes.get(i);
       process.destroy();
@@ -217,8 +220,11 @@ final class LocalKafka implements AutoCloseable {
     processes.clear();
   }
 
-  private Process java(List<String> jvmOptions, String mainClass, List<String> args, Path log)
-      throws IOException {
+  private synchronized Process java(
+      List<String> jvmOptions, String mainClass, List<String> args, Path log) throws IOException {
+    if (closed) {
+      throw new IllegalStateException("stopped before " + mainClass + " started");
+    }
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmOptions);

@@ -238,11 +238,16 @@ public final class QuickStart {
 
   /** Stops a run in progress (from a shutdown hook): it cleans up and returns. Any thread. */
   void interrupt() {
+    LocalKafka started;
     synchronized (lock) {
       stopping = true;
       if (reader != null) {
         reader.wakeup();
       }
+      started = kafka;
+    }
+    if (started != null) {
+      started.close(); // a start in progress fails at once rather than after its timeout
     }
   }
 
@@ -356,7 +361,6 @@ public final class QuickStart {
         try {
           if (c != null) {
             c.close();
-            say("closed " + c.getClass().getSimpleName());
           }
         } catch (Exception e) {
           if (failure == null) {
