@@ -64,13 +64,12 @@ record ChangeRecord(String topic, String op, JsonNode key, JsonNode after) {
    */
   static String describe(ConsumerRecord<byte[], byte[]> r, boolean full) {
     String key = r.key() == null ? "null" : new String(r.key(), StandardCharsets.UTF_8);
-    String head = String.format("%-24s %-9s key %s", r.topic(), "", key);
     if (r.value() == null) {
       return String.format("%-24s %-9s key %s  value null", r.topic(), TOMBSTONE, key);
     }
     JsonNode value = parse(r.value());
     String op = value.path("op").asText();
-    head = String.format("%-24s %-9s key %s", r.topic(), op, key);
+    String head = String.format("%-24s %-9s key %s", r.topic(), op, key);
     if (full) {
       return head + "  value " + value;
     }

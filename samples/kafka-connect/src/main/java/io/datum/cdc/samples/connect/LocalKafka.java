@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.admin.Admin;
@@ -284,7 +285,7 @@ final class LocalKafka implements AutoCloseable {
 
   private static Path write(Path file, Properties p) throws IOException {
     StringBuilder s = new StringBuilder();
-    for (Map.Entry<Object, Object> e : new java.util.TreeMap<>(p).entrySet()) {
+    for (Map.Entry<Object, Object> e : new TreeMap<>(p).entrySet()) {
       s.append(e.getKey()).append('=').append(e.getValue()).append('\n');
     }
     return Files.writeString(file, s.toString(), StandardCharsets.UTF_8);

@@ -47,7 +47,7 @@ class QuickStartTest {
     List<ChangeRecord> records = run.run(false);
 
     String narration = err.toString(StandardCharsets.UTF_8);
-    assertTrue(run.check(records), narration);
+    assertTrue(run.passed(), narration);
     // what was written, as the run prints it: each topic's records in the order of the changes
     List<String> customers = new ArrayList<>();
     List<String> orders = new ArrayList<>();
