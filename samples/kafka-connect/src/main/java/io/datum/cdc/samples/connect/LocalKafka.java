@@ -78,12 +78,13 @@ final class LocalKafka implements AutoCloseable {
    * Formats the KRaft log directory and starts the broker; returns once it answers an Admin
    * client's {@code describeCluster}.
    *
+   * @return the broker's process id
    * @throws IllegalStateException if formatting fails or the broker exits or does not answer within
    *     {@link #START_TIMEOUT}; the message quotes the end of its log
    * @throws IOException if a file cannot be written
    * @throws InterruptedException if interrupted while waiting
    */
-  void startBroker() throws IOException, InterruptedException {
+  long startBroker() throws IOException, InterruptedException {
     Path dir = Files.createDirectories(directory.resolve("broker"));
     Properties p = new Properties();
     p.put("process.roles", "broker,controller");
@@ -140,6 +141,7 @@ final class LocalKafka implements AutoCloseable {
             }
           });
     }
+    return broker.pid();
   }
 
   /**
@@ -149,12 +151,13 @@ final class LocalKafka implements AutoCloseable {
    * @param pluginPath a directory of plugin directories (the built plugin, unpacked)
    * @param connectorClass the connector class the worker must have found there
    * @param rest the client that asks
+   * @return the worker's process id
    * @throws IllegalStateException if the worker exits, or does not list the connector within {@link
    *     #START_TIMEOUT}; the message quotes the end of its log
    * @throws IOException if a file cannot be written
    * @throws InterruptedException if interrupted while waiting
    */
-  void startWorker(Path pluginPath, String connectorClass, ConnectRest rest)
+  long startWorker(Path pluginPath, String connectorClass, ConnectRest rest)
       throws IOException, InterruptedException {
     Path dir = Files.createDirectories(directory.resolve("worker"));
     Properties p = new Properties();
@@ -196,6 +199,7 @@ final class LocalKafka implements AutoCloseable {
         worker,
         dir.resolve("worker.log"),
         () -> rest.plugins().contains(connectorClass));
+    return worker.pid();
   }
 
   /**

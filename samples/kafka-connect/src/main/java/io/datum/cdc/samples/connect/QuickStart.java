@@ -162,7 +162,8 @@ public final class QuickStart {
           "starting a KRaft broker (broker and controller in one process, kafka.Kafka) at "
               + kafka.bootstrapServers()
               + "...");
-      kafka.startBroker();
+      long broker = kafka.startBroker();
+      say("the broker runs: pid " + broker + ", log " + directory.resolve("broker/broker.log"));
       say(
           "starting a distributed Connect worker (ConnectDistributed) at "
               + kafka.restUrl()
@@ -170,8 +171,15 @@ public final class QuickStart {
               + settings.pluginDirectory()
               + "...");
       ConnectRest rest = new ConnectRest(kafka.restUrl());
-      kafka.startWorker(settings.pluginDirectory(), CONNECTOR_CLASS, rest);
-      say("the worker loaded " + CONNECTOR_CLASS + " from the plugin directory");
+      long worker = kafka.startWorker(settings.pluginDirectory(), CONNECTOR_CLASS, rest);
+      say(
+          "the worker runs: pid "
+              + worker
+              + ", log "
+              + workerLog()
+              + "; it loaded "
+              + CONNECTOR_CLASS
+              + " from the plugin directory");
       say("POST " + kafka.restUrl() + "/connectors");
       err.println(rest.createConnector(CONNECTOR, connectorConfig()));
       synchronized (lock) {

@@ -73,7 +73,9 @@ class QuickStartTest {
             "shop.public.orders tombstone key {\"id\":2} value null"),
         orders,
         narration);
-    assertTrue(narration.contains("the worker loaded " + QuickStart.CONNECTOR_CLASS), narration);
+    assertTrue(
+        narration.contains("; it loaded " + QuickStart.CONNECTOR_CLASS + " from the plugin"),
+        narration);
     // everything stopped and its directory deleted
     assertNotNull(run.deletedDirectory(), narration);
     assertFalse(Files.exists(run.deletedDirectory()), narration);
