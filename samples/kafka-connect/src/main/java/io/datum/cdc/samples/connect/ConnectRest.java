@@ -11,6 +11,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -32,23 +33,25 @@ final class ConnectRest {
   }
 
   /**
-   * {@code GET /connector-plugins}: the classes of the plugins the worker found.
+   * {@code GET /connector-plugins}: the classes of the connectors the worker found.
    *
    * @return the class names; empty while the worker does not answer yet
    */
-  Set<String> plugins() {
-    Set<String> classes = new HashSet<>();
+  Optional<Set<String>> plugins() {
     try {
       HttpResponse<String> r = send(HttpRequest.newBuilder(URI.create(url + "/connector-plugins")));
-      if (r.statusCode() == 200) {
-        for (JsonNode plugin : JSON.readTree(r.body())) {
-          classes.add(plugin.path("class").asText());
-        }
+      if (r.statusCode() != 200) {
+        return Optional.empty();
       }
+      Set<String> classes = new HashSet<>();
+      for (JsonNode plugin : JSON.readTree(r.body())) {
+        classes.add(plugin.path("class").asText());
+      }
+      return Optional.of(classes);
     } catch (IOException notYet) {
-      // connection refused while the worker starts: no plugins yet
+      // connection refused while the worker starts
+      return Optional.empty();
     }
-    return classes;
   }
 
   /**

@@ -12,7 +12,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.admin.Admin;
@@ -146,7 +148,8 @@ final class LocalKafka implements AutoCloseable {
 
   /**
    * Starts the Connect worker with {@code plugin.path} naming {@code pluginPath}; returns once its
-   * REST API answers {@code GET /connector-plugins} with the connector class among the plugins.
+   * REST API answers {@code GET /connector-plugins} (it does once it has loaded every plugin) with
+   * the connector class among the plugins.
    *
    * @param pluginPath a directory of plugin directories (the built plugin, unpacked)
    * @param connectorClass the connector class the worker must have found there
@@ -194,11 +197,27 @@ final class LocalKafka implements AutoCloseable {
             "org.apache.kafka.connect.cli.ConnectDistributed",
             List.of(config.toString()),
             dir.resolve("worker.log"));
+    List<Set<String>> plugins = new ArrayList<>(1);
     await(
-        "the Connect worker to list " + connectorClass + " at " + restUrl() + "/connector-plugins",
+        "the Connect worker to answer " + restUrl() + "/connector-plugins",
         worker,
         dir.resolve("worker.log"),
-        () -> rest.plugins().contains(connectorClass));
+        () -> {
+          rest.plugins().ifPresent(plugins::add);
+          return !plugins.isEmpty();
+        });
+    // the worker answers once it has loaded every plugin: a connector missing now is missing
+    if (!plugins.get(0).contains(connectorClass)) {
+      throw new IllegalStateException(
+          "the Connect worker did not find "
+              + connectorClass
+              + " on its plugin.path "
+              + pluginPath
+              + " (the connectors it found: "
+              + new TreeSet<>(plugins.get(0))
+              + "): is the plugin built whole? Its log: "
+              + dir.resolve("worker.log"));
+    }
     return worker.pid();
   }
 

@@ -117,7 +117,9 @@ public final class QuickStart {
         return; // interrupted (Ctrl-C): cleaned up, the JVM is exiting
       }
       System.err.println("kafka-connect quick start: FAILED: " + e.getMessage());
-      e.printStackTrace();
+      if (!(e instanceof IllegalStateException)) {
+        e.printStackTrace(); // not one of the run's own messages: where it came from
+      }
       status = 1;
     }
     if (!run.stopping) {
@@ -136,8 +138,9 @@ public final class QuickStart {
 
   /**
    * Starts everything, writes the changes, reads their records and {@linkplain #check checks} them,
-   * and returns them, in arrival order; stops everything and deletes the run's directories before
-   * it returns (with {@code keepRunning}, once interrupted).
+   * and returns them, in arrival order; stops everything before it returns (with {@code
+   * keepRunning}, once interrupted) and deletes the run's directory, unless the run failed: then
+   * the broker's and the worker's configurations and logs are kept, and named.
    *
    * @param keepRunning whether to keep printing records until {@link #interrupt()}
    * @return the records of the snapshot and the changes; {@link #passed()} says whether they are
@@ -358,7 +361,7 @@ public final class QuickStart {
         "configs and logs: "
             + kafka.directory()
             + "/{broker,worker} (server.properties, connect-distributed.properties, *.log;"
-            + " deleted on exit)");
+            + " deleted on exit unless the run fails)");
   }
 
   private Path workerLog() {
@@ -390,12 +393,18 @@ public final class QuickStart {
       reader = null;
       kafka = null;
       pg = null;
-      if (directory != null) {
+      if (directory != null && (passed || stopping)) {
         deleteTree(directory);
         deleted = directory;
         say("stopped the worker, the broker and PostgreSQL; deleted " + directory);
-        directory = null;
+      } else if (directory != null) {
+        // a failed run keeps what tells why
+        say(
+            "stopped the worker, the broker and PostgreSQL; kept "
+                + directory
+                + " (their configurations and logs) to look at: rm -r it when done");
       }
+      directory = null;
       if (failure != null) {
         throw failure;
       }
