@@ -112,6 +112,7 @@ final class SnapshotCommand implements Callable<Integer> {
       stored = CheckpointCommand.readFileCheckpoint(directory, store, slot).orElse(null);
       location = directory.toUri().toString();
     } else {
+      CheckpointCommand.Show.requireExistingPath(store);
       try (CdcCheckpointStore checkpoints = CheckpointStores.open(StoreUris.existingOnly(store))) {
         stored = checkpoints.load(slot).orElse(null);
         location = checkpoints.location();

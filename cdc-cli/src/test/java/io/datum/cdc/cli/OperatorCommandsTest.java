@@ -252,4 +252,37 @@ class OperatorCommandsTest {
     assertEquals(1, resumed.stdout().size(), resumed.stdout().toString());
     assertEquals(2, JSON.readTree(resumed.stdout().get(0)).get("after").get("id").asInt());
   }
+
+  @Test
+  void readOnlyCommandsWriteNothingIntoAPathThatHoldsNoStore(@TempDir Path dir) throws Exception {
+    Path own = Files.createDirectory(dir.resolve("own"));
+    Files.writeString(own.resolve("notes.txt"), "mine\n");
+    for (String store : List.of("rocksdb:" + own, "mapdb:" + own.resolve("notes.txt"))) {
+      for (String[] command :
+          List.of(
+              new String[] {"checkpoint", "show", "--store", store},
+              new String[] {"checkpoint", "delete", "--store", store, "--slot", "s", "--yes"},
+              new String[] {
+                "snapshot", "--url", pg.jdbcUrl(), "--slot", "s", "--table", "t", "--store", store
+              })) {
+        Run run = pgcdcInProcess(command);
+        assertEquals(1, run.exitCode(), String.join(" ", command) + ": " + run.stderr());
+        assertTrue(run.stderr().contains("holds none"), run.stderr());
+        try (var listed = Files.list(own)) {
+          assertEquals(
+              List.of("notes.txt"),
+              listed.map(p -> p.getFileName().toString()).sorted().toList(),
+              String.join(" ", command));
+        }
+      }
+    }
+    // a store of each kind, never written to, is still shown
+    Path mapdb = dir.resolve("cdc.mapdb");
+    Path rocks = dir.resolve("rocks");
+    for (String store : List.of("mapdb:" + mapdb, "rocksdb:" + rocks)) {
+      io.datum.cdc.CheckpointStores.open(store).close();
+      Run shown = pgcdcInProcess("checkpoint", "show", "--store", store);
+      assertEquals(0, shown.exitCode(), store + ": " + shown.stderr());
+    }
+  }
 }
