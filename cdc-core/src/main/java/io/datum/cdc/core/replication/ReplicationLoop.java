@@ -165,6 +165,7 @@ final class ReplicationLoop {
           ClusterCheck.verify(
               coordinator.cluster(), server, coordinator.watermark(), connection, config);
       ClusterCheck.verifyPublication(coordinator.publication(), coordinator.watermark(), config);
+      leftOut = storeTable(server, connection);
     } catch (SQLException e) {
       closeQuietly();
       throw PgErrors.map(
@@ -224,21 +225,52 @@ final class ReplicationLoop {
    * The checkpoint store's own table when it is in the decoded database ({@link
    * io.datum.cdc.CdcCheckpointStore#checkpointTable()}): its changes are the source's own
    * acknowledgements and are left out; null otherwise.
+   *
+   * @throws io.datum.cdc.CdcConfigurationException if the store is in a database of this name but
+   *     could not tell its cluster, and the publication publishes a table of its table's name:
+   *     neither leaving its changes out (they may be another cluster's table's) nor delivering them
+   *     (each acknowledgement would come back as a change) is safe
    */
-  private TableId storeTable(ClusterIdentity server) {
+  private TableId storeTable(ClusterIdentity server, Connection connection) throws SQLException {
     CheckpointTable own = config.store().checkpointTable().orElse(null);
     if (own == null || server == null || !own.database().equals(server.database())) {
       return null;
     }
     if (own.systemIdentifier() == null) {
-      LOG.warn(
-          "slot {}: the checkpoint store's table {} is in database {}, but the store could not"
-              + " read the cluster's system identifier (pg_control_system()): its changes, if the"
-              + " publication publishes it, are delivered like any table's (GRANT EXECUTE ON"
-              + " FUNCTION pg_control_system() TO the store's role to leave them out)",
-          config.slot(),
-          own.table(),
-          own.database());
+      // same database name, cluster unknown: if the publication publishes a table of that name,
+      // the changes may be the store's own writes (each acknowledgement would come back as a
+      // change, without end) or a table of another cluster's: neither can be chosen safely
+      boolean published;
+      try (java.sql.PreparedStatement ps =
+          connection.prepareStatement(
+              "SELECT EXISTS (SELECT 1 FROM pg_publication_tables WHERE pubname = ?"
+                  + " AND schemaname = ? AND tablename = ?)")) {
+        ps.setString(1, config.publication());
+        ps.setString(2, own.table().schema());
+        ps.setString(3, own.table().table());
+        try (java.sql.ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          published = rs.getBoolean(1);
+        }
+      }
+      if (published) {
+        throw new io.datum.cdc.CdcConfigurationException(
+            "publication \""
+                + config.publication()
+                + "\" publishes "
+                + own.table()
+                + ", the table of the checkpoint store of slot \""
+                + config.slot()
+                + "\" in database "
+                + own.database()
+                + " ("
+                + config.store().location()
+                + "), but the store's role may not read pg_control_system(), so nothing proves"
+                + " it is this cluster's table: its changes cannot be left out, and every stored"
+                + " acknowledgement would come back as a change. GRANT EXECUTE ON FUNCTION"
+                + " pg_control_system() TO the store's role, or keep the table out of the"
+                + " publication, or keep the checkpoints elsewhere");
+      }
       return null;
     }
     if (!own.systemIdentifier().equals(server.systemIdentifierText())) {
@@ -250,6 +282,9 @@ final class ReplicationLoop {
         own.table());
     return own.table();
   }
+
+  /** The checkpoint store's own table, whose changes the decoder leaves out; or null. */
+  private TableId leftOut;
 
   /** The server identified at open, adopted into checkpoints once streaming starts. */
   private ClusterIdentity server;
@@ -346,7 +381,7 @@ final class ReplicationLoop {
       }
       PgOutputDecoder decoder = protocol.decoder(types);
       decoder.valueErrors(decodeErrors.policy());
-      decoder.leaveOut(storeTable(server));
+      decoder.leaveOut(leftOut);
       assembler =
           new TransactionAssembler(
               slot,

@@ -107,4 +107,47 @@ class StoreTableLeftOutTest {
       pg.execute("SELECT pg_drop_replication_slot('feed_slot')", "DROP PUBLICATION feed_all");
     }
   }
+
+  @Test
+  void withoutTheClustersIdentityTheSourceRefusesToStartInsteadOfFeedingItself() throws Exception {
+    pg.execute(
+        "CREATE TABLE blind_t (id int PRIMARY KEY)",
+        "CREATE PUBLICATION blind_all FOR ALL TABLES",
+        "CREATE ROLE blind_store LOGIN",
+        "GRANT CREATE ON SCHEMA public TO blind_store",
+        "REVOKE EXECUTE ON FUNCTION pg_control_system() FROM PUBLIC");
+    String url = pg.jdbcUrl().replace("user=" + pg.user(), "user=blind_store");
+    try (JdbcCheckpointStore store =
+        JdbcCheckpointStore.builder(new UrlDataSource(url)).table("blind_ckpt").open()) {
+      CheckpointTable own = store.checkpointTable().orElseThrow();
+      assertEquals(null, own.systemIdentifier(), "the role may not read pg_control_system()");
+      try (PgCdcSource source =
+          PgCdcSource.builder()
+              .jdbcUrl(pg.jdbcUrl())
+              .user(pg.user())
+              .slot("blind_slot")
+              .publication("blind_all")
+              .createSlot(true)
+              .checkpointStore(store)
+              .build()) {
+        io.datum.cdc.CdcConfigurationException refused =
+            org.junit.jupiter.api.Assertions.assertThrows(
+                io.datum.cdc.CdcConfigurationException.class, () -> source.start((e, h) -> {}));
+        org.junit.jupiter.api.Assertions.assertTrue(
+            refused
+                    .getMessage()
+                    .contains("publishes public.blind_ckpt, the table of the checkpoint")
+                && refused
+                    .getMessage()
+                    .contains("GRANT EXECUTE ON FUNCTION pg_control_system() TO the store's role"),
+            refused.getMessage());
+      }
+    } finally {
+      pg.execute(
+          "GRANT EXECUTE ON FUNCTION pg_control_system() TO PUBLIC",
+          "DROP PUBLICATION blind_all",
+          "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots"
+              + " WHERE slot_name = 'blind_slot'");
+    }
+  }
 }
