@@ -128,16 +128,29 @@ class StreamFlagsTest {
 
   @Test
   void tablesAreSplitAtCommasOutsideDoubleQuotesOnly() {
-    CommandLine cli =
-        parsed("--create-publication", "--tables", "\"Sch, ëma\".\"a,b\",public.plain,t");
-    StreamCommand command = cli.getCommand();
-    assertEquals(List.of("\"Sch, ëma\".\"a,b\"", "public.plain", "t"), command.tables);
+    for (String[] given :
+        List.of(
+            new String[] {"\"Sch, ëma\".\"a,b\",public.plain,t"},
+            new String[] {"\"Sch, ëma\".\"a,b\",public.plain", "--tables", "t"})) {
+      List<String> args = new java.util.ArrayList<>(List.of("--create-publication", "--tables"));
+      args.addAll(List.of(given));
+      CommandLine cli = parsed(args.toArray(String[]::new));
+      Object tables =
+          StreamFlags.values(cli.getCommandSpec()).get(SourceOptions.PUBLICATION_TABLES);
+      assertEquals(
+          List.of("\"Sch, ëma\".\"a,b\"", "public.plain", "t"), tables, String.join(" ", given));
+    }
+    // a quoted name alone, and two of them (what a trial gave)
+    assertEquals(
+        List.of("\"My.Table\"", "\"a,b\""),
+        StreamFlags.values(
+                parsed("--create-publication", "--tables", "\"My.Table\",\"a,b\"").getCommandSpec())
+            .get(SourceOptions.PUBLICATION_TABLES));
     assertEquals(
         List.of(
-            new io.datum.cdc.TableId("Sch, ëma", "a,b"),
-            new io.datum.cdc.TableId("public", "plain"),
-            new io.datum.cdc.TableId("public", "t")),
-        command.tables.stream().map(io.datum.cdc.TableId::parse).toList());
+            new io.datum.cdc.TableId("public", "My.Table"),
+            new io.datum.cdc.TableId("public", "a,b")),
+        List.of(io.datum.cdc.TableId.parse("\"My.Table\""), io.datum.cdc.TableId.parse("\"a,b\"")));
   }
 
   @Test

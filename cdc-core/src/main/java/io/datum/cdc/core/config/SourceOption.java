@@ -468,11 +468,23 @@ public final class SourceOption<T> {
     return set;
   }
 
+  /**
+   * Splits at commas outside double quotes (a quoted SQL identifier may hold a comma; a doubled
+   * quote inside one toggles twice and so stays inside), dropping blank parts.
+   */
   private static List<String> parseList(String t) {
     List<String> out = new ArrayList<>();
-    for (String part : t.split(",")) {
-      if (!part.isBlank()) {
-        out.add(part.strip());
+    boolean quoted = false;
+    int start = 0;
+    for (int i = 0; i <= t.length(); i++) {
+      if (i == t.length() || (t.charAt(i) == ',' && !quoted)) {
+        String part = t.substring(start, i);
+        if (!part.isBlank()) {
+          out.add(part.strip());
+        }
+        start = i + 1;
+      } else if (t.charAt(i) == '"') {
+        quoted = !quoted;
       }
     }
     return List.copyOf(out);

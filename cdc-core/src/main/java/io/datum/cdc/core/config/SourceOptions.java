@@ -112,7 +112,8 @@ public final class SourceOptions {
               Kind.LIST,
               "The tables a created publication publishes, schema.table (no dot: schema public;"
                   + " double-quote a part as in SQL),"
-                  + " comma-separated; none means FOR ALL TABLES.")
+                  + " comma-separated (a comma inside double quotes belongs to the name; Kafka"
+                  + " Connect's list values split at every comma); none means FOR ALL TABLES.")
           .defaultValue(List.of());
 
   /** Events queued between the replication thread and the handler. */
