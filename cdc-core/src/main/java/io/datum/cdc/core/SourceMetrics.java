@@ -251,6 +251,25 @@ public final class SourceMetrics {
   }
 
   /**
+   * Returns the rows of the current run of snapshots delivered and then given up to be read again
+   * (chunks in flight at a lost connection, the rows of a table without a key whose read failed);
+   * they count in {@link #snapshotRunRowsRead()} again when read again.
+   */
+  public long snapshotRunRowsReadAgain() {
+    return snapshot[11];
+  }
+
+  /** Returns the tables the current run of snapshots completed. */
+  public long snapshotRunTablesDone() {
+    return snapshot[12];
+  }
+
+  /** Returns the chunks the current run of snapshots delivered. */
+  public long snapshotRunChunks() {
+    return snapshot[13];
+  }
+
+  /**
    * Returns what the snapshot in progress waits for while it reads no row, in words (the creation
    * of a temporary slot for a table without a key, which waits for transactions open when it began;
    * the stream reaching that slot's position); null when it does not wait.

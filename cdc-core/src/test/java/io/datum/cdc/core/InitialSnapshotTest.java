@@ -239,6 +239,12 @@ class InitialSnapshotTest {
       assertEquals(2005, requested.snapshotRowsRead(), "since the source started");
       assertEquals(1005, requested.snapshotRunRowsRead(), "this run's");
       assertEquals(1005, requested.snapshotRowsEstimated(), "this run's tables");
+      assertEquals(2, requested.snapshotTablesDone(), "since the source started");
+      assertEquals(1, requested.snapshotRunTablesDone(), "this run's");
+      assertEquals(
+          requested.snapshotChunksDone() - initial.snapshotChunksDone(),
+          requested.snapshotRunChunks(),
+          "this run's chunks");
       assertEquals(5, requested.eventsHandled());
       source.stop();
       done.get(30, TimeUnit.SECONDS);

@@ -51,16 +51,17 @@ final class SnapshotProgressReporter {
       long rowsEstimated,
       double secondsLeft,
       boolean resumed,
-      String waiting) {
+      String waiting,
+      long rowsReadAgain) {
 
     /** Returns the figures of {@code m}. */
     static Figures of(SourceMetrics m) {
       return new Figures(
           m.snapshotInProgress(),
           m.snapshotTablesLeft(),
-          m.snapshotTablesDone(),
+          m.snapshotRunTablesDone(),
           m.snapshotRangesLeft(),
-          m.snapshotChunksDone(),
+          m.snapshotRunChunks(),
           m.snapshotChunksRetried(),
           m.snapshotRunRowsRead(),
           m.snapshotRunRowsAcknowledged(),
@@ -68,7 +69,8 @@ final class SnapshotProgressReporter {
           m.snapshotRowsEstimated(),
           m.snapshotSecondsLeft(),
           m.snapshotResumed(),
-          m.snapshotWaiting());
+          m.snapshotWaiting(),
+          m.snapshotRunRowsReadAgain());
     }
   }
 
@@ -200,8 +202,12 @@ final class SnapshotProgressReporter {
         // completed: since the last line, or between two polls
         endLine(
             "snapshot complete: "
-                + f.rowsRead()
-                + " rows read, "
+                + plural(f.rowsRead(), "row")
+                + " read"
+                + (f.rowsReadAgain() == 0
+                    ? ""
+                    : " (" + f.rowsReadAgain() + " of them again, given up at a lost connection)")
+                + ", "
                 + f.rowsAcknowledged()
                 + " acknowledged, "
                 + plural(f.tablesDone(), "table")
@@ -248,7 +254,8 @@ final class SnapshotProgressReporter {
     if (f.resumed()) {
       s.append(" since the restart");
     }
-    if (f.rowsEstimated() > 0) {
+    if (f.rowsEstimated() > 0 && !f.resumed()) {
+      // of a resumed run the estimate counts its tables whole: a share of it would mislead
       s.append(" (").append(percent(f)).append("%)");
     }
     s.append(", ").append(f.rowsAcknowledged()).append(" acknowledged, ");
@@ -282,7 +289,7 @@ final class SnapshotProgressReporter {
   /** The terminal line: a bar, or the rows alone while the estimate is unknown. */
   static String bar(Figures f) {
     StringBuilder s = new StringBuilder("snapshot ");
-    if (f.rowsEstimated() > 0) {
+    if (f.rowsEstimated() > 0 && !f.resumed()) {
       int filled = (int) Math.min(BAR_WIDTH, f.rowsRead() * BAR_WIDTH / f.rowsEstimated());
       s.append('[')
           .append("#".repeat(filled))
@@ -319,9 +326,9 @@ final class SnapshotProgressReporter {
   static String eta(Figures f) {
     String t = eta(f.secondsLeft());
     if (t.equals("?")) {
-      return f.rowsEstimated() == 0
-          ? "? (no row estimate: the tables are empty or were never analyzed)"
-          : "? (no row read yet)";
+      return f.rowsRead() == 0
+          ? "? (no row read yet)"
+          : "? (no row estimate: the tables are empty or were never analyzed)";
     }
     return f.resumed() ? "at most " + t : t;
   }

@@ -20,11 +20,11 @@ class SnapshotProgressReporterTest {
   private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
 
   private static Figures idle(long rows, long tablesDone) {
-    return new Figures(false, 0, tablesDone, 0, 4, 0, rows, rows, 0, 0, 0, false, null);
+    return new Figures(false, 0, tablesDone, 0, 4, 0, rows, rows, 0, 0, 0, false, null, 0);
   }
 
   private static Figures running(long read, long acked, long estimated) {
-    return new Figures(true, 2, 1, 3, 7, 1, read, acked, 250, estimated, 90, false, null);
+    return new Figures(true, 2, 1, 3, 7, 1, read, acked, 250, estimated, 90, false, null, 0);
   }
 
   private SnapshotProgressReporter reporter(boolean terminal) {
@@ -117,20 +117,33 @@ class SnapshotProgressReporterTest {
 
   @Test
   void aResumedRunSaysItsEstimateIsAnUpperBoundAndAWaitSaysWhatItWaitsFor() {
-    Figures resumed = new Figures(true, 1, 0, 1, 2, 0, 500, 400, 100, 4000, 35, true, null);
+    Figures resumed = new Figures(true, 1, 0, 1, 2, 0, 500, 400, 100, 4000, 35, true, null, 0);
     assertEquals(
-        "500 of at most about 4000 rows read since the restart (12%), 400 acknowledged, 100"
+        "500 of at most about 4000 rows read since the restart, 400 acknowledged, 100"
             + " rows/s, ETA at most 0:35, tables: 0 done, 1 left (1 key range left), 2 chunks",
         SnapshotProgressReporter.summary(resumed));
     Figures waiting =
         new Figures(
-            true, 1, 0, 1, 0, 0, 0, 0, 0, 4000, Double.NaN, false, "the stream to reach 0/16B3F20");
+            true,
+            1,
+            0,
+            1,
+            0,
+            0,
+            0,
+            0,
+            0,
+            4000,
+            Double.NaN,
+            false,
+            "the stream to reach 0/16B3F20",
+            0);
     assertEquals(
         "0 of about 4000 rows read (0%), 0 acknowledged, 0 rows/s, ETA ? (no row read yet),"
             + " tables: 0 done, 1 left (1 key range left), 0 chunks; waiting for the stream to"
             + " reach 0/16B3F20",
         SnapshotProgressReporter.summary(waiting));
-    Figures unanalyzed = new Figures(true, 1, 0, 1, 1, 0, 9, 0, 9, 0, Double.NaN, false, null);
+    Figures unanalyzed = new Figures(true, 1, 0, 1, 1, 0, 9, 0, 9, 0, Double.NaN, false, null, 0);
     assertEquals(
         "9 rows read, 0 acknowledged, 9 rows/s, ETA ? (no row estimate: the tables are empty or"
             + " were never analyzed), tables: 0 done, 1 left (1 key range left), 1 chunk",

@@ -65,6 +65,9 @@ public final class SnapshotAcknowledgements {
   private long runAckedBase;
   private long runExpected;
   private long runStartedNanos;
+  private long runTablesBase;
+  private long runChunksBase;
+  private long runRowsReadAgain;
 
   /**
    * @param restored what the stored checkpoint recorded, or {@link SnapshotProgress#NONE}
@@ -301,7 +304,9 @@ public final class SnapshotAcknowledgements {
    * of the current run of snapshots (from a start while none was in progress until none is; kept
    * until the next starts): rows expected (the tables' estimates; 0 if unknown), nanoseconds since
    * it started (0 if none did), rows delivered, rows acknowledged, 1 if it resumed snapshots a
-   * restart interrupted (its estimate counts those tables whole) else 0.
+   * restart interrupted (its estimate counts those tables whole) else 0, rows delivered and given
+   * up to be read again (a lost connection, a failed read of a table without a key), tables done,
+   * chunks delivered.
    *
    * @return a new array
    */
@@ -321,7 +326,10 @@ public final class SnapshotAcknowledgements {
       runStartedNanos == 0 ? 0 : System.nanoTime() - runStartedNanos,
       rowsDelivered - runRowsBase,
       rowsAcknowledged - runAckedBase,
-      runResumed ? 1 : 0
+      runResumed ? 1 : 0,
+      runRowsReadAgain,
+      tablesDone - runTablesBase,
+      nextChunk - 1 - runChunksBase
     };
   }
 
@@ -334,6 +342,9 @@ public final class SnapshotAcknowledgements {
       runAckedBase = rowsAcknowledged;
       runExpected = 0;
       runStartedNanos = System.nanoTime();
+      runTablesBase = tablesDone;
+      runChunksBase = nextChunk - 1;
+      runRowsReadAgain = 0;
     }
     runResumed |= resumed;
   }
@@ -637,6 +648,11 @@ public final class SnapshotAcknowledgements {
       t.resetAt = null; // read again whole, at a new position, after a new reset
       t.awaitingStream = false;
       for (Range r : t.ranges) {
+        for (Chunk c : r.inFlight) {
+          if (!c.reset) {
+            runRowsReadAgain += c.keyless() ? c.keys.length : c.keys.length - c.acknowledged;
+          }
+        }
         forget(r);
         fold(r);
         r.readCursor = r.after;
@@ -758,6 +774,11 @@ public final class SnapshotAcknowledgements {
    * @param range the table's range
    */
   public synchronized void readAgain(Range range) {
+    for (Chunk c : range.inFlight) {
+      if (!c.reset) {
+        runRowsReadAgain += c.keys.length;
+      }
+    }
     range.table.resetAt = null;
     range.table.awaitingStream = false;
     range.readCursor = range.after;

@@ -70,6 +70,7 @@ class SnapshotAcknowledgementsTest {
     SnapshotAcknowledgements.Range r = t.readTasks().get(0).range();
     long given = t.deliver(r, keys(1, 3), List.of("3"), false, List.of());
     t.resetInFlight(); // a reconnect: the chunk is read again
+    assertEquals(3, t.figures()[11], "rows given up to be read again");
     // the handler was handling a row of it when the connection was lost
     assertFalse(t.record(row(given, 0, 3)));
     assertFalse(t.recordChunk(row(given, 0, 3)));
