@@ -146,4 +146,51 @@ class OnlineSnapshotTest {
       pg.execute("SELECT pg_drop_replication_slot('locked_slot')");
     }
   }
+
+  @Test
+  void aChunkWaitingForALockSaysWhichSessionHoldsIt(EmbeddedPostgresServer pg) throws Exception {
+    pg.execute(
+        "CREATE TABLE waits_t (id int PRIMARY KEY)",
+        "INSERT INTO waits_t SELECT generate_series(1, 200000)",
+        "CREATE PUBLICATION waits_pub FOR TABLE waits_t",
+        "SELECT pg_create_logical_replication_slot('waits_slot', 'pgoutput')");
+    java.util.concurrent.atomic.AtomicInteger reads =
+        new java.util.concurrent.atomic.AtomicInteger();
+    try (Connection holder = pg.getConnection();
+        PgCdcSource s =
+            PgCdcSource.builder()
+                .jdbcUrl(pg.jdbcUrl())
+                .user(pg.user())
+                .slot("waits_slot")
+                .publication("waits_pub")
+                .checkpointStore(new MemoryCheckpointStore())
+                .snapshot(SnapshotMode.INITIAL)
+                .snapshotChunkRows(1000)
+                .build()) {
+      s.start(
+          (event, handle) -> {
+            reads.incrementAndGet();
+            handle.acknowledge(event.offset());
+          });
+      await().atMost(WAIT).until(() -> reads.get() >= 1000);
+      holder.setAutoCommit(false);
+      try (Statement st = holder.createStatement()) {
+        // granted between two chunks (each reads in a transaction of its own)
+        st.execute("LOCK TABLE waits_t IN ACCESS EXCLUSIVE MODE");
+      }
+      String waiting =
+          await()
+              .atMost(WAIT)
+              .until(() -> s.metrics().snapshotWaiting(), w -> w != null && w.contains("lock"));
+      assertTrue(
+          waiting.startsWith("a lock on public.waits_t that another session holds (pid ")
+              && waiting.contains("AccessExclusiveLock"),
+          waiting);
+      holder.rollback();
+      await().atMost(WAIT).until(() -> reads.get() == 200000 && !s.snapshotInProgress());
+      assertEquals(null, s.metrics().snapshotWaiting());
+    } finally {
+      pg.execute("SELECT pg_drop_replication_slot('waits_slot')");
+    }
+  }
 }

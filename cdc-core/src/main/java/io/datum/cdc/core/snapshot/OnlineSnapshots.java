@@ -245,6 +245,10 @@ public final class OnlineSnapshots implements AutoCloseable {
    * words, or null when no such read waits.
    */
   public String waiting() {
+    String locked = lockWait;
+    if (locked != null) {
+      return locked;
+    }
     Whole w = whole;
     if (w == null || w.resetReleased) {
       return null;
@@ -328,6 +332,9 @@ public final class OnlineSnapshots implements AutoCloseable {
             TableReader.prepareSession(c, reader.timeZone());
             try (Statement st = c.createStatement()) {
               st.execute("SET synchronous_commit = local");
+              // a table locked by another session (ALTER TABLE, VACUUM FULL, LOCK TABLE) makes a
+              // read wait; give up now and then to say so, and try again
+              st.execute("SET lock_timeout = '" + READ_LOCK_TIMEOUT_MILLIS + "ms'");
             }
           }
           SnapshotTable table = table(c, task.range().table());
@@ -339,6 +346,7 @@ public final class OnlineSnapshots implements AutoCloseable {
               table.chunkKey().isEmpty() ? readWhole(c, task, table) : readChunk(c, task, table);
           if (delivered) {
             backoff = 50;
+            lockWait = null;
           } else if (!closed) {
             chunksRetried++;
             synchronized (wake) {
@@ -352,6 +360,14 @@ public final class OnlineSnapshots implements AutoCloseable {
           }
           if (PgErrors.isPermanent(e)) {
             throw cannotRead(slot, task.range().table(), role, e);
+          }
+          if ("55P03".equals(e.getSQLState())) {
+            lockWait =
+                "a lock on "
+                    + task.range().table()
+                    + " that another session holds ("
+                    + lockHolders(task.range().table())
+                    + ")";
           }
           // described again before the retry: a table dropped meanwhile leaves the snapshot
           tables.remove(task.range().table());
@@ -379,6 +395,21 @@ public final class OnlineSnapshots implements AutoCloseable {
       LOG.error("slot {}: online snapshot failed", slot, e);
     } finally {
       closeQuietly(c);
+    }
+  }
+
+  /** How long a snapshot read waits for a lock before it says so and tries again. */
+  static final long READ_LOCK_TIMEOUT_MILLIS = 10_000;
+
+  /** What the reader waits for when a table's lock is held by another session, or null. */
+  private volatile String lockWait;
+
+  /** The sessions holding a lock on {@code table}, as text; the reason if they cannot be read. */
+  private String lockHolders(TableId table) {
+    try (Connection c = connections.open()) {
+      return SnapshotCatalog.lockHolders(c, table);
+    } catch (SQLException e) {
+      return "the holders cannot be read: " + e.getMessage();
     }
   }
 

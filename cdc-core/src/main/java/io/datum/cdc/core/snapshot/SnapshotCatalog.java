@@ -413,4 +413,33 @@ public final class SnapshotCatalog {
     }
     return sent;
   }
+
+  /**
+   * Returns the sessions holding a lock on a table, as text for an error or a progress line: pid,
+   * mode, user and the start of the query of each ({@code pg_locks} joined with {@code
+   * pg_stat_activity}); "released meanwhile" if none does now.
+   *
+   * @param c a connection to the table's database
+   * @param table the table
+   * @return the holders, never null
+   * @throws SQLException if the catalogs cannot be read
+   */
+  static String lockHolders(Connection c, TableId table) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT string_agg(format('pid %s, %s, %s: %s', l.pid, l.mode, a.usename,"
+                + " left(a.query, 80)), '; ') FROM pg_locks l"
+                + " JOIN pg_stat_activity a ON a.pid = l.pid"
+                + " WHERE l.granted AND l.relation = (SELECT c.oid FROM pg_class c"
+                + " JOIN pg_namespace n ON n.oid = c.relnamespace"
+                + " WHERE n.nspname = ? AND c.relname = ?)")) {
+      ps.setString(1, table.schema());
+      ps.setString(2, table.table());
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        String holders = rs.getString(1);
+        return holders == null ? "released meanwhile" : holders;
+      }
+    }
+  }
 }

@@ -212,7 +212,27 @@ public final class SourceSnapshots implements PeerProducer, AutoCloseable {
     List<SnapshotTable> published;
     try (Connection c = plainConnection()) {
       TableReader.prepareSession(c, reader.timeZone());
-      published = reader.publishedTables(c, config.publication());
+      // pg_publication_tables opens each published table (PostgreSQL 16+: its columns), so one
+      // that another session holds ACCESS EXCLUSIVE would hold the start for as long
+      try (Statement st = c.createStatement()) {
+        st.execute("SET lock_timeout = '" + 2 * REQUEST_LOCK_TIMEOUT_MILLIS + "ms'");
+      }
+      try {
+        published = reader.publishedTables(c, config.publication());
+      } catch (SQLException e) {
+        if ("55P03".equals(e.getSQLState())) {
+          throw new CdcException(
+              "cannot list the tables of publication \""
+                  + config.publication()
+                  + "\" for the initial snapshot of slot \""
+                  + config.slot()
+                  + "\": another session holds a lock on one of them ("
+                  + exclusiveLocks()
+                  + "); start again once it is released",
+              e);
+        }
+        throw e;
+      }
       for (SnapshotTable t : published) {
         ids.add(t.table());
       }
@@ -362,6 +382,26 @@ public final class SourceSnapshots implements PeerProducer, AutoCloseable {
     tracker.resetInFlight();
   }
 
+  /** The ACCESS EXCLUSIVE locks on tables of this database, as text for an error. */
+  private String exclusiveLocks() {
+    try (Connection c = plainConnection();
+        Statement st = c.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT string_agg(format('%s by pid %s: %s', l.relation::regclass, l.pid,"
+                    + " left(a.query, 80)), '; ') FROM pg_locks l"
+                    + " JOIN pg_stat_activity a ON a.pid = l.pid"
+                    + " WHERE l.granted AND l.locktype = 'relation'"
+                    + " AND l.mode = 'AccessExclusiveLock' AND l.database ="
+                    + " (SELECT oid FROM pg_database WHERE datname = current_database())")) {
+      rs.next();
+      String held = rs.getString(1);
+      return held == null ? "released meanwhile" : held;
+    } catch (SQLException e) {
+      return "the holders cannot be read: " + e.getMessage();
+    }
+  }
+
   /** How long a snapshot request waits for a lock on a table's definition. */
   static final long REQUEST_LOCK_TIMEOUT_MILLIS = 5000;
 
@@ -369,22 +409,8 @@ public final class SourceSnapshots implements PeerProducer, AutoCloseable {
    * The sessions holding a lock on {@code table}, as text for an error; "unknown" if unreadable.
    */
   private String lockHolders(TableId table) {
-    try (Connection c = plainConnection();
-        java.sql.PreparedStatement ps =
-            c.prepareStatement(
-                "SELECT string_agg(format('pid %s, %s, %s: %s', l.pid, l.mode, a.usename,"
-                    + " left(a.query, 80)), '; ') FROM pg_locks l"
-                    + " JOIN pg_stat_activity a ON a.pid = l.pid"
-                    + " WHERE l.granted AND l.relation = (SELECT c.oid FROM pg_class c"
-                    + " JOIN pg_namespace n ON n.oid = c.relnamespace"
-                    + " WHERE n.nspname = ? AND c.relname = ?)")) {
-      ps.setString(1, table.schema());
-      ps.setString(2, table.table());
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        String holders = rs.getString(1);
-        return holders == null ? "its holder ended meanwhile" : holders;
-      }
+    try (Connection c = plainConnection()) {
+      return SnapshotCatalog.lockHolders(c, table);
     } catch (SQLException e) {
       return "the holders cannot be read: " + e.getMessage();
     }
