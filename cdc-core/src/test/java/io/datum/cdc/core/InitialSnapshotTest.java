@@ -195,6 +195,8 @@ class InitialSnapshotTest {
             .createSlot(true)
             .snapshot(SnapshotMode.INITIAL)
             .snapshotChunkRows(100)
+            // far fewer than the 1000 rows: with the handler held, the read cannot finish
+            .handoffCapacity(16)
             .checkpointStore(new MemoryCheckpointStore())
             .build()) {
       CompletableFuture<Void> done =

@@ -66,7 +66,15 @@ public final class ServerOptions {
         String text = java.nio.file.Files.readString(passwordFile);
         int end = text.indexOf('\n');
         String line = end < 0 ? text : text.substring(0, end);
-        return line.endsWith("\r") ? line.substring(0, line.length() - 1) : line;
+        line = line.endsWith("\r") ? line.substring(0, line.length() - 1) : line;
+        if (line.isEmpty()) {
+          throw new CdcConfigurationException(
+              "--password-file "
+                  + passwordFile
+                  + ": its first line, the password, is empty"
+                  + (text.isEmpty() ? " (the file is empty)" : ""));
+        }
+        return line;
       } catch (java.io.IOException e) {
         throw new CdcConfigurationException(
             "--password-file " + passwordFile + ": cannot read it (" + e + ")", e);

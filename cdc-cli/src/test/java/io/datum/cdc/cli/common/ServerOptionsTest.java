@@ -72,4 +72,28 @@ class ServerOptionsTest {
                     .password());
     assertTrue(both.getMessage().contains("exclude each other"), both.getMessage());
   }
+
+  @Test
+  void anEmptyFirstLineIsRefusedNamingTheFile(@TempDir Path dir) throws Exception {
+    for (String content : new String[] {"", "\n", "\r\nsecret\n"}) {
+      Path secret = dir.resolve("secret");
+      Files.writeString(secret, content);
+      CdcConfigurationException empty =
+          assertThrows(
+              CdcConfigurationException.class,
+              () ->
+                  parse("--url", "jdbc:postgresql://h/db", "--password-file", secret.toString())
+                      .password());
+      assertTrue(
+          empty
+              .getMessage()
+              .equals(
+                  "--password-file "
+                      + secret
+                      + ": its first line, the password,"
+                      + " is empty"
+                      + (content.isEmpty() ? " (the file is empty)" : "")),
+          empty.getMessage());
+    }
+  }
 }

@@ -46,8 +46,9 @@ public final class PgErrors {
               + " [SQLSTATE "
               + state
               + "]: authentication failed, which retrying cannot fix; check the role, its password"
-              + " (the builder's password(...), pgcdc --password-env VAR, or password= in the JDBC"
-              + " URL) and the server's pg_hba.conf",
+              + " (the builder's password(...); pgcdc --password-env VAR or --password-file FILE;"
+              + " a .pgpass file, PGPASSFILE; or password= in the JDBC URL) and the server's"
+              + " pg_hba.conf",
           e);
     }
     if (state.equals("3D000")) {
@@ -81,7 +82,36 @@ public final class PgErrors {
           case "42501" -> Reason.PERMISSION_DENIED; // insufficient_privilege
           default -> Reason.SERVER_ERROR;
         };
-    return new CdcReplicationException(reason, message + " [SQLSTATE " + state + ']', e);
+    return new CdcReplicationException(
+        reason,
+        message + " [SQLSTATE " + state + ']' + (state.equals("42501") ? privilegeRemedy(e) : ""),
+        e);
+  }
+
+  /**
+   * The remedy of an insufficient_privilege failure whose server message says which privilege, or
+   * "" (the message names the object: a GRANT on it is the remedy). Messages: PostgreSQL's
+   * walsender.c / postinit.c / publicationcmds.c, 14-18.
+   */
+  static String privilegeRemedy(SQLException e) {
+    String m = String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT);
+    if (m.contains("replication role") || m.contains("wal sender") || m.contains("walsender")) {
+      return ": the role needs the REPLICATION attribute (as a superuser: ALTER ROLE <role> WITH"
+          + " REPLICATION), or connect as a role that has it";
+    }
+    if (m.contains("permission denied for database") && m.contains("connect")) {
+      return ": GRANT CONNECT ON DATABASE <database> TO <role>";
+    }
+    if (m.contains("permission denied for database")) {
+      return ": CREATE PUBLICATION needs CREATE on the database (GRANT CREATE ON DATABASE"
+          + " <database> TO <role>), FOR ALL TABLES a superuser; or create the publication as a"
+          + " role that may, and start without creating it";
+    }
+    if (m.contains("must be owner of")) {
+      return ": CREATE PUBLICATION ... FOR TABLE needs the role to own each table; create the"
+          + " publication as their owner, and start without creating it";
+    }
+    return "";
   }
 
   /**

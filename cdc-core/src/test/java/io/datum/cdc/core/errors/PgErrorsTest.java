@@ -100,4 +100,31 @@ class PgErrorsTest {
             new CdcReplicationException(CdcReplicationException.Reason.SLOT_MISSING, "missing")));
     assertFalse(PgErrors.isTransient(new IllegalStateException("a handler's own failure")));
   }
+
+  @Test
+  void aMissingPrivilegeNamesWhichOneWhenTheServerSays() {
+    // walsender.c on 14-15, and 16+ (with its DETAIL), postinit.c, publicationcmds.c
+    String[][] cases = {
+      {"FATAL: must be superuser or replication role to start walsender", "WITH REPLICATION"},
+      {"FATAL: permission denied to start WAL sender", "WITH REPLICATION"},
+      {
+        "FATAL: permission denied for database \"shop\"\n  Detail: User does not have CONNECT"
+            + " privilege.",
+        "GRANT CONNECT ON DATABASE"
+      },
+      {"ERROR: permission denied for database shop", "GRANT CREATE ON DATABASE"},
+      {"ERROR: must be owner of table t", "as their owner"},
+    };
+    for (String[] c : cases) {
+      CdcException e = PgErrors.map("cannot start", new SQLException(c[0], "42501"));
+      assertInstanceOf(CdcReplicationException.class, e);
+      assertTrue(
+          e.getMessage().contains("[SQLSTATE 42501]: ") && e.getMessage().contains(c[1]),
+          e.getMessage());
+    }
+    CdcException plain =
+        PgErrors.map(
+            "cannot read", new SQLException("ERROR: permission denied for table t", "42501"));
+    assertTrue(plain.getMessage().endsWith("[SQLSTATE 42501]"), plain.getMessage());
+  }
 }

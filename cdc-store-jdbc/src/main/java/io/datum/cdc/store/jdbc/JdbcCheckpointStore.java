@@ -452,7 +452,8 @@ public final class JdbcCheckpointStore extends AbstractCheckpointStore {
      * the table if asked to.
      *
      * @return the open store; the caller closes it
-     * @throws CdcConfigurationException if the database is not PostgreSQL
+     * @throws CdcConfigurationException if the database is not PostgreSQL, the login fails
+     *     (SQLSTATE class 28, or no password given) or the database does not exist
      * @throws CdcStoreException naming the table and database if another store holds the table (and
      *     which backend does), or the connection, the lock or the DDL fails
      */
@@ -462,6 +463,22 @@ public final class JdbcCheckpointStore extends AbstractCheckpointStore {
       try {
         db = dataSource.getConnection();
       } catch (SQLException e) {
+        String state = e.getSQLState() == null ? "" : e.getSQLState();
+        if (state.startsWith("28") || state.equals("08004") || state.equals("3D000")) {
+          // authentication (class 28; pgjdbc's 08004 when no password was given) or a missing
+          // database: retrying cannot fix either
+          throw new CdcConfigurationException(
+              "cannot connect to the database of "
+                  + location
+                  + ": "
+                  + e.getMessage()
+                  + " [SQLSTATE "
+                  + state
+                  + "]: check the user and database in the store's URI, and its password"
+                  + " (#password-env=VAR in the URI's fragment, password= in its query, or a"
+                  + " .pgpass file)",
+              e);
+        }
         throw new CdcStoreException("cannot connect to the database of " + location + ": " + e, e);
       }
       try {

@@ -226,4 +226,23 @@ class JdbcCheckpointStoreTest {
       assertEquals(java.util.Set.of("s"), store.slots());
     }
   }
+
+  @Test
+  void aRefusedLoginOrAMissingDatabaseIsAConfigurationErrorNamingWhereThePasswordGoes()
+      throws Exception {
+    pg.execute("CREATE ROLE store_nologin NOLOGIN");
+    for (String url :
+        java.util.List.of(
+            pg.jdbcUrl().replace("user=" + pg.user(), "user=store_nologin"),
+            pg.jdbcUrl("no_such_db"))) {
+      io.datum.cdc.CdcConfigurationException e =
+          assertThrows(
+              io.datum.cdc.CdcConfigurationException.class,
+              () -> JdbcCheckpointStore.builder(new UrlDataSource(url)).open().close());
+      assertTrue(
+          e.getMessage().contains("[SQLSTATE ")
+              && e.getMessage().contains("#password-env=VAR in the URI's fragment"),
+          e.getMessage());
+    }
+  }
 }
