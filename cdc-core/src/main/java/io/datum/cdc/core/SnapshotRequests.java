@@ -108,7 +108,8 @@ public final class SnapshotRequests {
               "no replication slot \""
                   + slot
                   + "\" on this server, so no stream would read the request: name the slot the"
-                  + " stream reads (pgcdc status lists slots); nothing was requested");
+                  + " stream reads (SELECT slot_name FROM pg_replication_slots lists them); nothing was"
+                  + " requested");
         }
         if (!"logical".equals(rs.getString(3)) || !rs.getString(2).equals(rs.getString(1))) {
           throw new CdcConfigurationException(

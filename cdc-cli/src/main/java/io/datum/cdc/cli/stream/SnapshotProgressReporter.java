@@ -250,7 +250,7 @@ final class SnapshotProgressReporter {
     if (f.rowsEstimated() > 0) {
       s.append(f.resumed() ? " of at most about " : " of about ").append(f.rowsEstimated());
     }
-    s.append(" rows read");
+    s.append(f.rowsEstimated() > 0 || f.rowsRead() != 1 ? " rows read" : " row read");
     if (f.resumed()) {
       s.append(" since the restart");
     }

@@ -424,7 +424,7 @@ public final class StreamCommand implements Callable<Integer> {
       try (CdcCheckpointStore checkpoints = timed(CheckpointStores.open(store), endpoint)) {
         PgCdcSource.Builder builder = PgCdcSource.builder().checkpointStore(checkpoints);
         StreamFlags.apply(options, builder);
-        sayIfNothingIsLeft(options, checkpoints);
+        String nothingLeft = nothingLeft(options, checkpoints);
         builder.password(password);
         ServerPosition server = new ServerPosition(url, user, password);
         boolean stopAtCurrent = "current".equals(stopAtLsn);
@@ -488,6 +488,9 @@ public final class StreamCommand implements Callable<Integer> {
               new StreamSession(sources, StreamSession.stdout(stdout()), limits, progressMillis));
           session.get().run();
         }
+        if (nothingLeft != null) {
+          System.err.println(nothingLeft); // said once the source ended well, never before an error
+        }
       }
     } catch (Exception e) {
       removeIfEmpty(created, e); // a failed start leaves no empty store directories behind
@@ -498,13 +501,13 @@ public final class StreamCommand implements Callable<Integer> {
 
   /**
    * With {@code --snapshot initial-only} and a stored checkpoint whose initial snapshot is
-   * complete, the source ends at once: says so on stderr instead of exiting 0 without a word.
+   * complete, the source ends at once: returns the line that says so (printed once it ended without
+   * an error) instead of exiting 0 without a word; null otherwise.
    */
-  private void sayIfNothingIsLeft(
-      Map<SourceOption<?>, Object> options, CdcCheckpointStore checkpoints) {
+  private String nothingLeft(Map<SourceOption<?>, Object> options, CdcCheckpointStore checkpoints) {
     Object modes = options.get(SourceOptions.SNAPSHOT_MODES);
     if (!(modes instanceof java.util.Set<?> set) || !set.contains(SnapshotMode.INITIAL_ONLY)) {
-      return;
+      return null;
     }
     java.util.Optional<io.datum.cdc.CdcCheckpoint> stored;
     try {
@@ -512,17 +515,17 @@ public final class StreamCommand implements Callable<Integer> {
     } catch (CdcStoreException e) {
       throw StoreRemedies.withRemedy(e, store, slot);
     }
-    stored
+    return stored
         .filter(c -> c.snapshot().initialCompleted())
-        .ifPresent(
+        .map(
             c ->
-                System.err.println(
-                    "pgcdc: the initial snapshot of slot "
-                        + slot
-                        + " is complete already ("
-                        + checkpoints.location()
-                        + "): nothing is left to do with --snapshot initial-only; to stream the"
-                        + " changes after it, run without --snapshot initial-only"));
+                "pgcdc: the initial snapshot of slot "
+                    + slot
+                    + " is complete already ("
+                    + checkpoints.location()
+                    + "): nothing is left to do with --snapshot initial-only; to stream the"
+                    + " changes after it, run without --snapshot initial-only")
+        .orElse(null);
   }
 
   /**
