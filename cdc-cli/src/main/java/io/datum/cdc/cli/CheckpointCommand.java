@@ -218,49 +218,6 @@ final class CheckpointCommand {
         throw new CdcStoreException(
             "no checkpoint store at " + uri + ": " + path + " does not exist");
       }
-      if (path == null || path.isEmpty()) {
-        return;
-      }
-      // an existing path that holds no store of this kind: opening it would create one there
-      // (RocksDB's files in a directory of the user's, a MapDB store's lock file beside a file)
-      Path at = Path.of(path);
-      String marker =
-          switch (parsed.getScheme()) {
-            case "rocksdb" -> Files.isRegularFile(at.resolve("CURRENT")) ? null : "no CURRENT file";
-            case "mapdb" -> isMapDbSelector(at) ? null : "not a datum-cdc MapDB selector file";
-            default -> null;
-          };
-      if (marker != null) {
-        throw new CdcStoreException(
-            "no "
-                + parsed.getScheme()
-                + " checkpoint store at "
-                + uri
-                + ": "
-                + path
-                + " holds none ("
-                + marker
-                + "); nothing was read or written there");
-      }
-    }
-
-    /**
-     * Whether {@code file} is the selector of a datum-cdc MapDB store: two 512-byte records, the
-     * first starting with the magic {@code DCMS} (MapDbCheckpointStore's layout).
-     */
-    private static boolean isMapDbSelector(Path file) {
-      try {
-        if (!Files.isRegularFile(file) || Files.size(file) != 1024) {
-          return false;
-        }
-        byte[] head = new byte[4];
-        try (var in = Files.newInputStream(file)) {
-          return in.readNBytes(head, 0, 4) == 4
-              && new String(head, java.nio.charset.StandardCharsets.US_ASCII).equals("DCMS");
-        }
-      } catch (java.io.IOException e) {
-        return false; // unreadable: not proven a store; the message says what was expected
-      }
     }
 
     @Override

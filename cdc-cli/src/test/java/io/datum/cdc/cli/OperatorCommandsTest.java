@@ -267,7 +267,7 @@ class OperatorCommandsTest {
               })) {
         Run run = pgcdcInProcess(command);
         assertEquals(1, run.exitCode(), String.join(" ", command) + ": " + run.stderr());
-        assertTrue(run.stderr().contains("holds none"), run.stderr());
+        assertTrue(run.stderr().contains("no store there"), run.stderr());
         try (var listed = Files.list(own)) {
           assertEquals(
               List.of("notes.txt"),

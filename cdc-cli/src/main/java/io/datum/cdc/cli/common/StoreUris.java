@@ -11,14 +11,28 @@ public final class StoreUris {
 
   /**
    * Returns the URI with which a command that must not create anything opens a store: a {@code
-   * jdbc:} store's with {@code create=false} in its fragment (unless the URI says otherwise), so
-   * that a mistyped table is reported missing, not created empty; any other URI as it is (the path
-   * stores' commands check that the path exists first).
+   * jdbc:} store's with {@code create=false} in its fragment, a {@code rocksdb:} or {@code mapdb:}
+   * store's with {@code create=false} in its query (unless the URI says otherwise), so that a
+   * mistyped table is reported missing, not created empty, and nothing is written into a path that
+   * holds no store; any other URI as it is.
    *
    * @param uri a store URI, not null
    * @return the URI to open
    */
   public static String existingOnly(String uri) {
+    if (uri.regionMatches(true, 0, "rocksdb:", 0, 8)
+        || uri.regionMatches(true, 0, "mapdb:", 0, 6)) {
+      int query = uri.indexOf('?');
+      if (query < 0) {
+        return uri + "?create=false";
+      }
+      for (String part : uri.substring(query + 1).split("&")) {
+        if (part.startsWith("create=")) {
+          return uri;
+        }
+      }
+      return uri + (query == uri.length() - 1 ? "" : "&") + "create=false";
+    }
     if (!uri.regionMatches(true, 0, "jdbc:", 0, 5)) {
       return uri;
     }

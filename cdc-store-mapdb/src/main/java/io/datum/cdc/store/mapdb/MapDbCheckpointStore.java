@@ -169,6 +169,29 @@ public final class MapDbCheckpointStore extends AbstractCheckpointStore {
    *     read or locked
    */
   public static MapDbCheckpointStore open(Path file, Options options) {
+    return open(file, options, true);
+  }
+
+  /**
+   * Opens the store like {@link #open(Path, Options)}; with {@code create} false only an existing
+   * selector file of this layout is opened, and nothing is created beside any other path (no lock
+   * file either), for commands that only read, such as {@code pgcdc checkpoint show}.
+   *
+   * @param file the selector file
+   * @param options the options, not null
+   * @param create whether a missing store is created
+   * @return the open store; the caller closes it
+   * @throws CdcStoreException as {@link #open(Path, Options)}, or with {@code create} false if the
+   *     path is not a datum-cdc MapDB selector file (nothing was touched)
+   */
+  public static MapDbCheckpointStore open(Path file, Options options, boolean create) {
+    if (!create && !isSelector(file)) {
+      throw new CdcStoreException(
+          "mapdb checkpoint store "
+              + file
+              + ": no store there (not the selector file of a datum-cdc MapDB store); nothing was"
+              + " read or written");
+    }
     Objects.requireNonNull(options, "options");
     Path path = Objects.requireNonNull(file, "file").toAbsolutePath().normalize();
     if (path.getParent() == null) {
@@ -412,6 +435,24 @@ public final class MapDbCheckpointStore extends AbstractCheckpointStore {
     ByteBuffer record = ByteBuffer.allocate(16).putInt(SELECTOR_MAGIC).putLong(generation);
     record.putInt(crc(record, 0)).flip();
     return record;
+  }
+
+  /** Whether {@code file} has this layout's selector size and a record with its magic. */
+  private static boolean isSelector(Path file) {
+    try {
+      if (!Files.isRegularFile(file) || Files.size(file) != 2L * RECORD_BYTES) {
+        return false;
+      }
+      try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
+        ByteBuffer magic = ByteBuffer.allocate(4);
+        while (magic.hasRemaining() && in.read(magic) >= 0) {
+          // read the first record's magic
+        }
+        return magic.getInt(0) == SELECTOR_MAGIC;
+      }
+    } catch (IOException e) {
+      return false; // unreadable: not proven a store
+    }
   }
 
   private static int crc(ByteBuffer buffer, int offset) {

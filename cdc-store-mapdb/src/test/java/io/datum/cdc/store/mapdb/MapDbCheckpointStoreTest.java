@@ -156,4 +156,21 @@ class MapDbCheckpointStoreTest {
           .collect(Collectors.toCollection(TreeSet::new));
     }
   }
+
+  @Test
+  void withoutCreateNothingIsWrittenBesideAFileThatIsNoStore(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    java.nio.file.Path notes = dir.resolve("notes.txt");
+    java.nio.file.Files.writeString(notes, "mine");
+    org.junit.jupiter.api.Assertions.assertThrows(
+        io.datum.cdc.CdcStoreException.class,
+        () -> MapDbCheckpointStore.open(notes, MapDbCheckpointStore.Options.DEFAULTS, false));
+    try (var listed = java.nio.file.Files.list(dir)) {
+      org.junit.jupiter.api.Assertions.assertEquals(
+          java.util.List.of("notes.txt"), listed.map(p -> p.getFileName().toString()).toList());
+    }
+    java.nio.file.Path store = dir.resolve("cdc.mapdb");
+    MapDbCheckpointStore.open(store, MapDbCheckpointStore.Options.DEFAULTS).close();
+    MapDbCheckpointStore.open(store, MapDbCheckpointStore.Options.DEFAULTS, false).close();
+  }
 }

@@ -189,6 +189,29 @@ public final class RocksDbCheckpointStore extends AbstractCheckpointStore {
    *     file), cannot be read, or if the native library cannot be loaded
    */
   public static RocksDbCheckpointStore open(Path directory, Options options) {
+    return open(directory, options, true);
+  }
+
+  /**
+   * Opens the store at {@code directory} like {@link #open(Path, Options)}; with {@code create}
+   * false only a directory that holds a RocksDB database ({@code CURRENT}) is opened, and nothing
+   * is created or written in any other (for commands that only read, such as {@code pgcdc
+   * checkpoint show}).
+   *
+   * @param directory the store's directory, not null
+   * @param options the options, not null
+   * @param create whether a missing store is created
+   * @return the open store
+   * @throws CdcStoreException as {@link #open(Path, Options)}, or with {@code create} false if the
+   *     directory holds no RocksDB database (nothing was touched)
+   */
+  public static RocksDbCheckpointStore open(Path directory, Options options, boolean create) {
+    if (!create && !Files.isRegularFile(directory.resolve("CURRENT"))) {
+      throw new CdcStoreException(
+          "rocksdb checkpoint store "
+              + directory
+              + ": no store there (no RocksDB CURRENT file); nothing was read or written");
+    }
     Objects.requireNonNull(directory, "directory");
     Objects.requireNonNull(options, "options");
     Path dir = directory.toAbsolutePath().normalize();

@@ -94,4 +94,20 @@ class RocksDbCheckpointStoreTest {
       assertTrue(logs.size() <= 5, logs.toString());
     }
   }
+
+  @Test
+  void withoutCreateNothingIsWrittenIntoADirectoryThatHoldsNoStore(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    java.nio.file.Files.writeString(dir.resolve("notes.txt"), "mine");
+    org.junit.jupiter.api.Assertions.assertThrows(
+        io.datum.cdc.CdcStoreException.class,
+        () -> RocksDbCheckpointStore.open(dir, RocksDbCheckpointStore.Options.defaults(), false));
+    try (var listed = java.nio.file.Files.list(dir)) {
+      org.junit.jupiter.api.Assertions.assertEquals(
+          java.util.List.of("notes.txt"), listed.map(p -> p.getFileName().toString()).toList());
+    }
+    java.nio.file.Path store = dir.resolve("store");
+    RocksDbCheckpointStore.open(store).close();
+    RocksDbCheckpointStore.open(store, RocksDbCheckpointStore.Options.defaults(), false).close();
+  }
 }

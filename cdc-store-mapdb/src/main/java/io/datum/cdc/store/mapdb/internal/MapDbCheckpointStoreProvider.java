@@ -24,7 +24,8 @@ import java.util.Map;
 public final class MapDbCheckpointStoreProvider implements CheckpointStoreProvider {
 
   private static final String KNOWN =
-      "known parameters: transactions=true|false (default true), mmap=true|false (default false)";
+      "known parameters: transactions=true|false (default true), mmap=true|false (default false),"
+          + " create=true|false (default true; false: open only an existing store)";
 
   /** Called by {@link java.util.ServiceLoader}. */
   public MapDbCheckpointStoreProvider() {}
@@ -55,11 +56,11 @@ public final class MapDbCheckpointStoreProvider implements CheckpointStoreProvid
   @Override
   public CdcCheckpointStore open(URI uri) {
     Parsed parsed = parse(uri);
-    return MapDbCheckpointStore.open(parsed.file(), parsed.options());
+    return MapDbCheckpointStore.open(parsed.file(), parsed.options(), parsed.create());
   }
 
   /** A parsed {@code mapdb:} URI. */
-  record Parsed(Path file, Options options) {}
+  record Parsed(Path file, Options options, boolean create) {}
 
   /**
    * Parses a {@code mapdb:} URI.
@@ -70,11 +71,17 @@ public final class MapDbCheckpointStoreProvider implements CheckpointStoreProvid
    */
   static Parsed parse(URI uri) {
     StoreUri parsed =
-        StoreUri.parse(uri, "mapdb", "file", Map.of("transactions", true, "mmap", false), KNOWN);
+        StoreUri.parse(
+            uri,
+            "mapdb",
+            "file",
+            Map.of("transactions", true, "mmap", false, "create", true),
+            KNOWN);
     return new Parsed(
         parsed.path(),
         Options.DEFAULTS
             .withTransactions(parsed.flag("transactions"))
-            .withMemoryMapped(parsed.flag("mmap")));
+            .withMemoryMapped(parsed.flag("mmap")),
+        parsed.flag("create"));
   }
 }

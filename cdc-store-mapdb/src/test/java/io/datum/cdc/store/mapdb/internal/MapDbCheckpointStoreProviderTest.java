@@ -33,7 +33,7 @@ class MapDbCheckpointStoreProviderTest {
   void parsesTheFileAndTheDefaults() {
     assertEquals(
         new MapDbCheckpointStoreProvider.Parsed(
-            Path.of("/var/lib/app/cdc.mapdb"), Options.DEFAULTS),
+            Path.of("/var/lib/app/cdc.mapdb"), Options.DEFAULTS, true),
         parse("mapdb:/var/lib/app/cdc.mapdb"));
     assertEquals(Path.of("/var/lib/app/cdc.mapdb"), parse("mapdb:///var/lib/app/cdc.mapdb").file());
     assertEquals(Path.of("data/cdc.mapdb"), parse("mapdb:data/cdc.mapdb").file());

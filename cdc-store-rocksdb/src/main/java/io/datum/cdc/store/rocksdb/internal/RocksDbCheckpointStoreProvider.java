@@ -23,7 +23,8 @@ public final class RocksDbCheckpointStoreProvider implements CheckpointStoreProv
 
   private static final String KNOWN_PARAMETERS =
       "known parameters: sync=true|false (default true: fsync the write-ahead log for every batch;"
-          + " false: survive a process crash only)";
+          + " false: survive a process crash only), create=true|false (default true; false: open"
+          + " only an existing store)";
 
   /** Called by {@link java.util.ServiceLoader}. */
   public RocksDbCheckpointStoreProvider() {}
@@ -56,11 +57,11 @@ public final class RocksDbCheckpointStoreProvider implements CheckpointStoreProv
   @Override
   public CdcCheckpointStore open(URI uri) {
     Target target = parse(uri);
-    return RocksDbCheckpointStore.open(target.directory(), target.options());
+    return RocksDbCheckpointStore.open(target.directory(), target.options(), target.create());
   }
 
   /** A parsed URI: where, and how. */
-  record Target(Path directory, RocksDbCheckpointStore.Options options) {}
+  record Target(Path directory, RocksDbCheckpointStore.Options options, boolean create) {}
 
   /**
    * Parses a {@code rocksdb:} URI.
@@ -71,9 +72,11 @@ public final class RocksDbCheckpointStoreProvider implements CheckpointStoreProv
    */
   static Target parse(URI uri) {
     StoreUri parsed =
-        StoreUri.parse(uri, "rocksdb", "directory", Map.of("sync", true), KNOWN_PARAMETERS);
+        StoreUri.parse(
+            uri, "rocksdb", "directory", Map.of("sync", true, "create", true), KNOWN_PARAMETERS);
     return new Target(
         parsed.path(),
-        RocksDbCheckpointStore.Options.defaults().withSyncWrites(parsed.flag("sync")));
+        RocksDbCheckpointStore.Options.defaults().withSyncWrites(parsed.flag("sync")),
+        parsed.flag("create"));
   }
 }
