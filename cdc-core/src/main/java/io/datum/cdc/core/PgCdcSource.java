@@ -8,6 +8,7 @@ import io.datum.cdc.PgLsn;
 import io.datum.cdc.SlotNames;
 import io.datum.cdc.core.config.AcknowledgementDurability;
 import io.datum.cdc.core.config.DecodeErrorPolicy;
+import io.datum.cdc.core.config.HandlerOrdering;
 import io.datum.cdc.core.config.OriginFilter;
 import io.datum.cdc.core.config.SnapshotMode;
 import io.datum.cdc.core.config.SourceConfiguration;
@@ -233,7 +234,8 @@ public final class PgCdcSource implements AutoCloseable {
         p[8],
         p[9],
         watermarkAge(p[10]),
-        p[11] / 1e9);
+        p[11] / 1e9,
+        runtime.handlerQueues());
   }
 
   /** Seconds since a commit time in microseconds since 1970 (see SourceRuntime.progress). */
@@ -450,6 +452,39 @@ public final class PgCdcSource implements AutoCloseable {
      */
     public Builder handoffCapacity(int events) {
       return setOrIllegal(SourceOptions.HANDOFF_CAPACITY, events);
+    }
+
+    /**
+     * Sets how many threads call the handler and which events they keep in stream order. With more
+     * than one thread, the events of one ordering unit are handled in stream order, one at a time;
+     * different units in parallel. Each thread acknowledges as one thread does; the watermark and
+     * the slot still move over the contiguous prefix of acknowledged transactions only, so a crash
+     * loses nothing whatever the threads had finished. A {@code TRUNCATE} and a logical decoding
+     * message are handled alone, after every earlier event (docs/library.md, "Parallel handlers").
+     *
+     * @param threads the handler threads, 1 (the default: every event in stream order, on one
+     *     thread) to 1024
+     * @param ordering the ordering unit with more than one thread, not null ({@link
+     *     HandlerOrdering#KEY} by default)
+     * @return this builder
+     * @throws IllegalArgumentException if {@code threads} is outside [1, 1024]
+     * @throws NullPointerException if {@code ordering} is null
+     */
+    public Builder handlerThreads(int threads, HandlerOrdering ordering) {
+      setOrIllegal(SourceOptions.HANDLER_THREADS, threads);
+      return set(SourceOptions.HANDLER_ORDERING, Objects.requireNonNull(ordering, "ordering"));
+    }
+
+    /**
+     * Sets how many threads call the handler, keeping each row's events in stream order ({@link
+     * #handlerThreads(int, HandlerOrdering)} with {@link HandlerOrdering#KEY}).
+     *
+     * @param threads the handler threads, 1 (the default) to 1024
+     * @return this builder
+     * @throws IllegalArgumentException if {@code threads} is outside [1, 1024]
+     */
+    public Builder handlerThreads(int threads) {
+      return setOrIllegal(SourceOptions.HANDLER_THREADS, threads);
     }
 
     /**

@@ -27,6 +27,7 @@ public final class SourceMetrics {
   private final long eventsAcknowledged;
   private final double watermarkAgeSeconds;
   private final double secondsSinceLastEvent;
+  private final long[] handlerQueues;
 
   SourceMetrics(
       PgLsn watermark,
@@ -45,7 +46,9 @@ public final class SourceMetrics {
       long bytesSpilled,
       long eventsAcknowledged,
       double watermarkAgeSeconds,
-      double secondsSinceLastEvent) {
+      double secondsSinceLastEvent,
+      long[] handlerQueues) {
+    this.handlerQueues = handlerQueues;
     this.bytesSpilled = bytesSpilled;
     this.eventsAcknowledged = eventsAcknowledged;
     this.watermarkAgeSeconds = watermarkAgeSeconds;
@@ -347,5 +350,53 @@ public final class SourceMetrics {
         + ", secondsSinceLastEvent="
         + secondsSinceLastEvent
         + ']';
+  }
+
+  /**
+   * Returns how many handler threads call the handler ({@code handlerThreads} of the builder).
+   *
+   * @return at least 1
+   */
+  public int handlerThreads() {
+    return handlerQueues.length - 1;
+  }
+
+  /**
+   * Returns the events waiting for one handler thread: taken from the hand-off and routed to that
+   * thread's queue, not yet handled. With one handler thread, the events waiting in the hand-off. A
+   * queue that stays full while the others are empty is a slow ordering unit (docs/library.md,
+   * "Parallel handlers").
+   *
+   * @param thread the thread's index, 0 to {@link #handlerThreads()} - 1
+   * @return the events waiting, at least 0
+   * @throws IndexOutOfBoundsException if {@code thread} is outside that range
+   */
+  public long handlerQueueDepth(int thread) {
+    java.util.Objects.checkIndex(thread, handlerQueues.length - 1);
+    return handlerQueues[thread];
+  }
+
+  /**
+   * Returns the events waiting for the handler threads, summed over the threads.
+   *
+   * @return the events waiting, at least 0
+   */
+  public long handlerQueueDepth() {
+    long sum = 0;
+    for (int i = 0; i < handlerQueues.length - 1; i++) {
+      sum += handlerQueues[i];
+    }
+    return sum;
+  }
+
+  /**
+   * Returns how long the oldest event waiting in a handler thread's queue has waited, in seconds:
+   * with several handler threads, the delay a slow ordering unit imposes on the events queued
+   * behind it. 0 with one handler thread or when no event waits.
+   *
+   * @return seconds, at least 0
+   */
+  public double oldestWaitingSeconds() {
+    return handlerQueues[handlerQueues.length - 1] / 1e9;
   }
 }

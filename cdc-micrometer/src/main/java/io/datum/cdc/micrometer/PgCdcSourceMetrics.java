@@ -157,6 +157,20 @@ public final class PgCdcSourceMetrics implements MeterBinder, AutoCloseable {
         m -> m.secondsSinceLastEvent());
     gauge(
         registry,
+        "handler.queue.depth",
+        "events",
+        "events waiting for a handler thread, summed over the threads (with one thread, the"
+            + " hand-off's)",
+        m -> m.handlerQueueDepth());
+    gauge(
+        registry,
+        "handler.oldest.waiting",
+        "seconds",
+        "seconds the oldest event waiting in a handler thread's queue has waited (several handler"
+            + " threads; 0 with one)",
+        m -> m.oldestWaitingSeconds());
+    gauge(
+        registry,
         "transactions.pending",
         "transactions",
         "transactions delivered and not yet behind the watermark",

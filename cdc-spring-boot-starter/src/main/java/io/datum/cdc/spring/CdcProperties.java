@@ -2,6 +2,7 @@ package io.datum.cdc.spring;
 
 import io.datum.cdc.core.config.AcknowledgementDurability;
 import io.datum.cdc.core.config.DecodeErrorPolicy;
+import io.datum.cdc.core.config.HandlerOrdering;
 import io.datum.cdc.core.config.OriginFilter;
 import io.datum.cdc.core.config.SnapshotMode;
 import io.datum.cdc.core.config.StreamingMode;
@@ -56,6 +57,19 @@ public class CdcProperties {
 
   /** Events handed from the replication reader to the handler thread (the default: 1024). */
   private Integer handoffCapacity;
+
+  /**
+   * Threads that call the handler (the default: 1). With more, the events of one ordering unit
+   * (handler-ordering) are handled in stream order and different units in parallel: the handler
+   * bean must then be thread-safe.
+   */
+  private Integer handlerThreads;
+
+  /**
+   * With more than one handler thread, the unit handled in stream order: KEY (the default: a row,
+   * by primary key or replica identity), TABLE, TRANSACTION or NONE.
+   */
+  private HandlerOrdering handlerOrdering;
 
   /** How often the position is reported to the server (the default: 1s). */
   private Duration statusInterval;
@@ -260,6 +274,26 @@ public class CdcProperties {
   /** Sets the tables of a created publication. */
   public void setPublicationTables(List<String> publicationTables) {
     this.publicationTables = publicationTables;
+  }
+
+  /** Returns the handler threads, or null when unset. */
+  public Integer getHandlerThreads() {
+    return handlerThreads;
+  }
+
+  /** Sets the handler threads. */
+  public void setHandlerThreads(Integer handlerThreads) {
+    this.handlerThreads = handlerThreads;
+  }
+
+  /** Returns the handler ordering, or null when unset. */
+  public HandlerOrdering getHandlerOrdering() {
+    return handlerOrdering;
+  }
+
+  /** Sets the handler ordering. */
+  public void setHandlerOrdering(HandlerOrdering handlerOrdering) {
+    this.handlerOrdering = handlerOrdering;
   }
 
   /** Returns the handoff capacity, or null when unset. */

@@ -31,20 +31,34 @@ final class StreamFlags {
 
   /** The source options {@code pgcdc stream} does not offer, and why. */
   static final Map<SourceOption<?>, String> NOT_OFFERED =
-      Map.of(
-          SourceOptions.PASSWORD,
-          "--password-env names the environment variable holding it: a password among the"
-              + " arguments would show in ps",
-          SourceOptions.HANDOFF_CAPACITY,
-          "the library's default suits a handler that writes one line per event",
-          SourceOptions.STATUS_INTERVAL,
-          "the library's default (1 s) is what a walsender's timeout needs",
-          SourceOptions.STOP_TIMEOUT,
-          "pgcdc stops on a signal and waits for the line being written",
-          SourceOptions.RECONNECT_INITIAL_BACKOFF,
-          "--reconnect sets the attempts; the backoff is the library's (0.2 s doubling to 30 s)",
-          SourceOptions.RECONNECT_MAX_BACKOFF,
-          "--reconnect sets the attempts; the backoff is the library's (0.2 s doubling to 30 s)");
+      Map.ofEntries(
+          Map.entry(
+              SourceOptions.HANDLER_THREADS,
+              "pgcdc writes one line per event in stream order; one thread does that at the"
+                  + " hand-off's pace"),
+          Map.entry(
+              SourceOptions.HANDLER_ORDERING,
+              "pgcdc writes one line per event in stream order; one thread does that at the"
+                  + " hand-off's pace"),
+          Map.entry(
+              SourceOptions.PASSWORD,
+              "--password-env names the environment variable holding it: a password among the"
+                  + " arguments would show in ps"),
+          Map.entry(
+              SourceOptions.HANDOFF_CAPACITY,
+              "the library's default suits a handler that writes one line per event"),
+          Map.entry(
+              SourceOptions.STATUS_INTERVAL,
+              "the library's default (1 s) is what a walsender's timeout needs"),
+          Map.entry(
+              SourceOptions.STOP_TIMEOUT,
+              "pgcdc stops on a signal and waits for the line being written"),
+          Map.entry(
+              SourceOptions.RECONNECT_INITIAL_BACKOFF,
+              "--reconnect sets the attempts; the backoff is the library's (0.2 s doubling to 30 s)"),
+          Map.entry(
+              SourceOptions.RECONNECT_MAX_BACKOFF,
+              "--reconnect sets the attempts; the backoff is the library's (0.2 s doubling to 30 s)"));
 
   private static Map<SourceOption<?>, String> flags() {
     Map<SourceOption<?>, String> m = new LinkedHashMap<>();

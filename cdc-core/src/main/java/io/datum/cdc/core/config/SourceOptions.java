@@ -127,6 +127,31 @@ public final class SourceOptions {
           .unit("events")
           .range(1, Integer.MAX_VALUE);
 
+  /** How many threads call the handler. */
+  public static final SourceOption<Integer> HANDLER_THREADS =
+      SourceOption.<Integer>of(
+              "handler-threads",
+              Kind.INT,
+              "Threads that call the handler: with more than one, events of one ordering unit"
+                  + " (handler-ordering) are handled in stream order, one at a time, and different"
+                  + " units in parallel; the watermark still moves over the contiguous"
+                  + " acknowledged prefix only.")
+          .defaultValue(1)
+          .unit("threads")
+          .range(1, 1024);
+
+  /** Which events the handler threads keep in stream order. */
+  public static final SourceOption<HandlerOrdering> HANDLER_ORDERING =
+      SourceOption.<HandlerOrdering>ofEnum(
+              "handler-ordering",
+              HandlerOrdering.class,
+              false,
+              "With more than one handler thread, the unit handled in stream order: key (a table's"
+                  + " row, by primary key or replica identity; a table without a key as a whole),"
+                  + " table, transaction (or snapshot chunk), or none. TRUNCATE and logical"
+                  + " messages are handled alone, after every earlier event, in every ordering.")
+          .defaultValue(HandlerOrdering.KEY);
+
   /** The longest time between two Standby Status Updates. */
   public static final SourceOption<Duration> STATUS_INTERVAL =
       SourceOption.<Duration>of(

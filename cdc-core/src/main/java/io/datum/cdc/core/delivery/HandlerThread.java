@@ -16,7 +16,7 @@ import java.util.function.Consumer;
  * replication thread is done and the hand-off is empty. A handler that throws fails the source (the
  * event is not acknowledged, so it is delivered again after a restart).
  */
-public final class HandlerThread implements Runnable {
+public final class HandlerThread implements Runnable, Delivery {
 
   /** How long one poll of the hand-off waits before the stop conditions are looked at again. */
   private static final long POLL_MILLIS = 20;
@@ -29,6 +29,8 @@ public final class HandlerThread implements Runnable {
   private final Consumer<Throwable> onFailure;
   private final Runnable onExit;
   private final AtomicLong eventsHandled = new AtomicLong();
+  private final String threadName;
+  private volatile Thread thread;
 
   /**
    * {@link System#nanoTime()} after the handler returned from the last event of a transaction or
@@ -48,6 +50,7 @@ public final class HandlerThread implements Runnable {
    *     reconnect attempt): the thread ends when the hand-off is empty
    * @param onFailure told about a handler failure (fails the source)
    * @param onExit run when the thread ends, however it ends
+   * @param threadName the name of the thread {@link #start} starts
    */
   public HandlerThread(
       Handoff handoff,
@@ -56,7 +59,9 @@ public final class HandlerThread implements Runnable {
       BooleanSupplier stopping,
       BooleanSupplier producerDone,
       Consumer<Throwable> onFailure,
-      Runnable onExit) {
+      Runnable onExit,
+      String threadName) {
+    this.threadName = threadName;
     this.handoff = handoff;
     this.handler = handler;
     this.handle = handle;
@@ -87,11 +92,47 @@ public final class HandlerThread implements Runnable {
   }
 
   @Override
+  public void start() {
+    Thread t = new Thread(this, threadName);
+    thread = t;
+    t.start();
+  }
+
+  @Override
+  public boolean isHandlerThread(Thread t) {
+    return t == thread;
+  }
+
+  @Override
+  public void clear() {
+    handoff.clear();
+  }
+
+  @Override
+  public int[] queueDepths() {
+    return new int[] {handoff.size()};
+  }
+
+  @Override
+  public long oldestWaitingNanos() {
+    return 0;
+  }
+
+  @Override
   public void run() {
     ChangeEvent event = null;
+    boolean batchOpen = false;
     try {
       while (!stopping.getAsBoolean()) {
-        event = handoff.poll(POLL_MILLIS);
+        event = handoff.poll(0);
+        if (event == null) {
+          if (batchOpen) {
+            batchOpen = false;
+            handler.batchEnd(handle);
+            continue;
+          }
+          event = handoff.poll(POLL_MILLIS);
+        }
         if (event == null) {
           if (producerDone.getAsBoolean()) {
             break;
@@ -102,6 +143,7 @@ public final class HandlerThread implements Runnable {
           break;
         }
         handler.handle(event, handle);
+        batchOpen = true;
         if (!(event instanceof ReadEvent)
             && !(event instanceof TruncateEvent t && t.isSnapshotReset())) {
           eventsHandled.incrementAndGet();
@@ -111,13 +153,21 @@ public final class HandlerThread implements Runnable {
         if (index == offset.eventCount() - 1 || index % STAMP_EVERY == STAMP_EVERY - 1) {
           lastHandledNanos = System.nanoTime();
         }
+        event = null;
+      }
+      if (batchOpen) {
+        handler.batchEnd(handle);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (Throwable t) {
       onFailure.accept(
           new CdcException(
-              "handler failed on event " + (event == null ? "?" : event.offset()) + ": " + t, t));
+              (event == null
+                      ? "handler failed ending a batch (batchEnd): "
+                      : "handler failed on event " + event.offset() + ": ")
+                  + t,
+              t));
     } finally {
       onExit.run();
     }

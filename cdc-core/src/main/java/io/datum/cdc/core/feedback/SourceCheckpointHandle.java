@@ -199,6 +199,41 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
     }
   }
 
+  /**
+   * Acknowledges several events with at most one store write: each is recorded as by {@link
+   * #acknowledge}, then the checkpoint is stored once if one of them needs it (a parallel handler
+   * thread's share of a transaction, {@code acknowledgeTransaction}).
+   *
+   * @param offsets offsets of delivered events, not null, none null
+   * @throws io.datum.cdc.CdcCheckpointException as {@link #acknowledge}, for the first offset that
+   *     is not valid; the ones before it are recorded
+   * @throws CdcStoreException if the store failed
+   */
+  public void acknowledgeEach(java.util.List<CdcOffset> offsets) {
+    boolean store = false;
+    for (CdcOffset offset : offsets) {
+      store |= tracker(offset).record(offset);
+    }
+    if (store) {
+      persistAfter(storesBegun);
+    }
+  }
+
+  /**
+   * Returns whether an event's acknowledgement needs nothing more: for a change, its transaction is
+   * at or before the stored watermark; for a read row, its chunk was completely acknowledged (or
+   * given up: it is read again).
+   *
+   * @param offset a delivered event's offset, not null
+   * @return true if acknowledging it again would change nothing
+   */
+  public boolean acknowledged(CdcOffset offset) {
+    if (offset.isSnapshotRead()) {
+      return snapshots.chunkSettled(offset);
+    }
+    return !offset.txEndLsn().isAfter(durableWatermark);
+  }
+
   @Override
   public CompletableFuture<Void> acknowledgeAsync(CdcOffset offset) {
     try {

@@ -12,8 +12,10 @@ import io.datum.cdc.core.config.AcknowledgementDurability;
 import io.datum.cdc.core.config.SourceConfiguration;
 import io.datum.cdc.core.config.SourceOptions;
 import io.datum.cdc.core.config.SourceState;
+import io.datum.cdc.core.delivery.Delivery;
 import io.datum.cdc.core.delivery.HandlerThread;
 import io.datum.cdc.core.delivery.Handoff;
+import io.datum.cdc.core.delivery.ParallelDelivery;
 import io.datum.cdc.core.errors.PgErrors;
 import io.datum.cdc.core.feedback.FeedbackCoordinator;
 import io.datum.cdc.core.feedback.SnapshotAcknowledgements;
@@ -65,9 +67,8 @@ public final class SourceRuntime {
   private final SourceCheckpointHandle handle;
   private final SourceSnapshots snapshots;
   private volatile ReplicationLoop loop;
-  private volatile Thread dispatcher;
   private Handoff handoff;
-  private volatile HandlerThread handlerBody;
+  private volatile Delivery delivery;
   private final CountDownLatch stopSignal = new CountDownLatch(1);
 
   /**
@@ -166,9 +167,9 @@ public final class SourceRuntime {
     loop = opened; // from here on stop() waits for the threads
     startNanos = System.nanoTime();
     Thread reader = new Thread(this::runLoop, "datum-cdc-replication-" + config.slot());
-    dispatcher = new Thread(handlerBody(handler), "datum-cdc-handler-" + config.slot());
+    Delivery d = delivery(handler);
     reader.start();
-    dispatcher.start();
+    d.start();
     Thread waiter = new Thread(this::awaitTermination, "datum-cdc-termination-" + config.slot());
     waiter.setDaemon(true);
     waiter.start();
@@ -187,8 +188,9 @@ public final class SourceRuntime {
     }
     toStopping();
     loop.requestStop();
-    if (Thread.currentThread() == dispatcher) {
-      return; // called from the handler: it returns to the dispatcher loop, which then ends
+    Delivery d = delivery;
+    if (d != null && d.isHandlerThread(Thread.currentThread())) {
+      return; // called from the handler: it returns to its thread's loop, which then ends
     }
     try {
       termination.get(config.get(SourceOptions.STOP_TIMEOUT).toMillis(), TimeUnit.MILLISECONDS);
@@ -252,7 +254,7 @@ public final class SourceRuntime {
   private void reconnect(CdcConnectionException lost) throws InterruptedException {
     LOG.warn("slot {}: connection lost ({}); reconnecting", config.slot(), lost.getMessage());
     state.compareAndSet(SourceState.STREAMING, SourceState.RECONNECTING);
-    handoff.clear();
+    delivery.clear();
     coordinator.resetPending();
     snapshots.connectionLost();
     long backoff = config.get(SourceOptions.RECONNECT_INITIAL_BACKOFF).toMillis();
@@ -343,7 +345,7 @@ public final class SourceRuntime {
       coordinator.pendingTransactions(),
       coordinator.pendingEvents(),
       transactionsDeliveredBefore + (l == null ? 0 : l.transactionsDelivered()),
-      handlerBody == null ? 0 : handlerBody.eventsHandled(),
+      delivery == null ? 0 : delivery.eventsHandled(),
       startNanos == 0 ? 0 : System.nanoTime() - startNanos,
       l == null ? 0 : l.transactionsSpilled(),
       decodeErrors.eventsSkipped(),
@@ -360,26 +362,60 @@ public final class SourceRuntime {
     if (start == 0) {
       return 0;
     }
-    HandlerThread h = handlerBody;
-    long last = h == null ? 0 : h.lastHandledNanos();
+    Delivery d = delivery;
+    long last = d == null ? 0 : d.lastHandledNanos();
     return System.nanoTime() - (last == 0 ? start : last);
   }
 
-  private HandlerThread handlerBody(CdcHandler handler) {
+  /**
+   * Returns the events waiting for each handler thread (one element per thread; with one thread,
+   * the hand-off's events), and as the last element the age in nanoseconds of the oldest event
+   * waiting for a handler thread (0 with one thread or none waiting).
+   */
+  public long[] handlerQueues() {
+    Delivery d = delivery;
+    if (d == null) {
+      return new long[] {0, 0};
+    }
+    int[] depths = d.queueDepths();
+    long[] out = new long[depths.length + 1];
+    for (int i = 0; i < depths.length; i++) {
+      out[i] = depths[i];
+    }
+    long oldest = d.oldestWaitingNanos();
+    out[depths.length] = oldest == 0 ? 0 : Math.max(0, System.nanoTime() - oldest);
+    return out;
+  }
+
+  private Delivery delivery(CdcHandler handler) {
     // loopDone only after the last reconnect attempt: the handler keeps polling meanwhile
-    handlerBody =
-        new HandlerThread(
-            handoff,
-            handler,
-            handle,
-            () -> stopping,
-            () -> loopDone,
-            this::fail,
-            () -> {
-              handlerDone.countDown();
-              threadsDone.countDown();
-            });
-    return handlerBody;
+    Runnable onExit =
+        () -> {
+          handlerDone.countDown();
+          threadsDone.countDown();
+        };
+    int threads = config.get(SourceOptions.HANDLER_THREADS);
+    String name = "datum-cdc-handler-" + config.slot();
+    Delivery d =
+        threads == 1
+            ? new HandlerThread(
+                handoff, handler, handle, () -> stopping, () -> loopDone, this::fail, onExit, name)
+            : new ParallelDelivery(
+                handoff,
+                handler,
+                handle,
+                handle::acknowledgeEach,
+                handle::acknowledged,
+                threads,
+                config.get(SourceOptions.HANDLER_ORDERING),
+                config.get(SourceOptions.HANDOFF_CAPACITY),
+                () -> stopping,
+                () -> loopDone,
+                this::fail,
+                onExit,
+                name);
+    delivery = d;
+    return d;
   }
 
   /**

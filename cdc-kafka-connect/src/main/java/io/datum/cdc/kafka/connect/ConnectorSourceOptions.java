@@ -126,23 +126,38 @@ final class ConnectorSourceOptions {
 
   /** The source options the connector does not offer under their own key, and why. */
   static final Map<SourceOption<?>, String> NOT_OFFERED =
-      Map.of(
-          SourceOptions.JDBC_URL,
-          "built from database.hostname, database.port and database.dbname (Debezium's keys)",
-          SourceOptions.USER,
-          "database.user (Debezium's connection keys, declared with the connection group)",
-          SourceOptions.PASSWORD,
-          "database.password, a Connect PASSWORD (masked in logs and the REST API)",
-          SourceOptions.CREATE_PUBLICATION,
-          "publication.autocreate.mode, Debezium's (all_tables, filtered, disabled)",
-          SourceOptions.PUBLICATION_TABLES,
-          "table.include.list, used by publication.autocreate.mode=filtered as in Debezium",
-          SourceOptions.HANDOFF_CAPACITY,
-          "the task's own queue bounds what waits for a poll (max.queue.size)",
-          SourceOptions.STOP_TIMEOUT,
-          "Connect bounds a task's stop (task.shutdown.graceful.timeout.ms)",
-          SourceOptions.ACKNOWLEDGEMENT_DURABILITY,
-          "the task's checkpoints are Connect's offsets, stored when the worker commits them");
+      Map.ofEntries(
+          Map.entry(
+              SourceOptions.JDBC_URL,
+              "built from database.hostname, database.port and database.dbname (Debezium's keys)"),
+          Map.entry(
+              SourceOptions.USER,
+              "database.user (Debezium's connection keys, declared with the connection group)"),
+          Map.entry(
+              SourceOptions.PASSWORD,
+              "database.password, a Connect PASSWORD (masked in logs and the REST API)"),
+          Map.entry(
+              SourceOptions.CREATE_PUBLICATION,
+              "publication.autocreate.mode, Debezium's (all_tables, filtered, disabled)"),
+          Map.entry(
+              SourceOptions.PUBLICATION_TABLES,
+              "table.include.list, used by publication.autocreate.mode=filtered as in Debezium"),
+          Map.entry(
+              SourceOptions.HANDOFF_CAPACITY,
+              "the task's own queue bounds what waits for a poll (max.queue.size)"),
+          Map.entry(
+              SourceOptions.STOP_TIMEOUT,
+              "Connect bounds a task's stop (task.shutdown.graceful.timeout.ms)"),
+          Map.entry(
+              SourceOptions.ACKNOWLEDGEMENT_DURABILITY,
+              "the task's checkpoints are Connect's offsets, stored when the worker commits them"),
+          Map.entry(
+              SourceOptions.HANDLER_THREADS,
+              "the task hands records to the Connect worker in poll(); scale with tasks.max and"
+                  + " partitions, not handler threads"),
+          Map.entry(
+              SourceOptions.HANDLER_ORDERING,
+              "the task hands records to the Connect worker in poll(), in stream order"));
 
   /**
    * Every source option the connector offers, in the order of its documentation; a default given
