@@ -40,7 +40,9 @@ class ConfigurationTableTest {
           "reconnect-attempts", "reconnect(attempts, initial, max)",
           "reconnect-initial-backoff", "reconnect(attempts, initial, max)",
           "reconnect-max-backoff", "reconnect(attempts, initial, max)",
-          "snapshot-modes", "snapshot(modes...)");
+          "snapshot-modes", "snapshot(modes...)",
+          "handler-threads", "handlerThreads(threads[, ordering])",
+          "handler-ordering", "handlerThreads(threads, ordering)");
 
   static String table() {
     CommandSpec spec = StreamFlags.derive(new CommandLine(new StreamCommand()).getCommandSpec());
@@ -76,10 +78,16 @@ class ConfigurationTableTest {
       return special;
     }
     String camel = SourceOption.camelCase(o.name());
+    // the overload with the fewest parameters: getMethods() has no order
+    Method setter = null;
     for (Method m : PgCdcSource.Builder.class.getMethods()) {
-      if (m.getName().equals(camel)) {
-        return camel + "(" + (m.getParameterCount() == 1 ? "…" : "…, …") + ")";
+      if (m.getName().equals(camel)
+          && (setter == null || m.getParameterCount() < setter.getParameterCount())) {
+        setter = m;
       }
+    }
+    if (setter != null) {
+      return camel + "(" + (setter.getParameterCount() == 1 ? "…" : "…, …") + ")";
     }
     return "option(\"" + o.name() + "\", …)"; // no typed setter (yet): by name
   }

@@ -1,7 +1,10 @@
 package io.datum.cdc.store.jdbc;
 
+import io.datum.cdc.CdcCheckpointHandle;
 import io.datum.cdc.CdcOffset;
 import io.datum.cdc.core.PgCdcSource;
+import io.datum.cdc.event.CdcHandler;
+import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.InsertEvent;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
@@ -14,17 +17,20 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The child JVM of {@link ExactlyOnceSigkillTest}: streams slot {@code eo} into table {@code
  * eo_sink} (plain INSERT, primary key: a duplicate fails), acknowledging in the handler's
  * transaction every {@code batch} events and at the end of each source transaction.
  *
- * <p>Arguments: {@code <jdbc url> <user> <batch> <holdAt>}. It prints {@code written <id>} after
- * each INSERT (not committed yet) and {@code committed <id>} after each commit. With {@code holdAt}
- * positive, after the {@code holdAt}-th INSERT it also writes the checkpoint row in the open
- * transaction, prints {@code holding <id>} and waits to be killed. Any failure prints {@code FAILED
- * ...} and exits with status 1. It halts when its stdin ends.
+ * <p>Arguments: {@code <jdbc url> <user> <batch> <holdAt> [threads]}. With more than one handler
+ * thread each thread writes and commits its own events on its own connection, at {@code batch}
+ * events or at the end of its batch ({@code CdcHandler.batchEnd}). It prints {@code written <id>}
+ * after each INSERT (not committed yet) and {@code committed <id>} after each commit. With {@code
+ * holdAt} positive, after the {@code holdAt}-th INSERT it also writes the checkpoint row in the
+ * open transaction, prints {@code holding <id>} and waits to be killed. Any failure prints {@code
+ * FAILED ...} and exits with status 1. It halts when its stdin ends.
  */
 public final class ExactlyOnceChild {
 
@@ -39,7 +45,13 @@ public final class ExactlyOnceChild {
     OutputStream out = new FileOutputStream(FileDescriptor.out);
     haltOnEndOfInput();
     try {
-      run(args[0], args[1], Integer.parseInt(args[2]), Integer.parseInt(args[3]), out);
+      run(
+          args[0],
+          args[1],
+          Integer.parseInt(args[2]),
+          Integer.parseInt(args[3]),
+          args.length > 4 ? Integer.parseInt(args[4]) : 1,
+          out);
     } catch (Throwable t) {
       t.printStackTrace();
       try {
@@ -51,15 +63,26 @@ public final class ExactlyOnceChild {
     }
   }
 
-  private static void run(String url, String user, int batch, int holdAt, OutputStream out)
+  private static void run(
+      String url, String user, int batch, int holdAt, int threads, OutputStream out)
       throws Exception {
     UrlDataSource dataSource = new UrlDataSource(url);
     TransactionalCheckpoints checkpoints =
         JdbcCheckpointStore.builder(dataSource).table("eo_checkpoint").open().transactional();
-    Connection c = dataSource.getConnection();
-    c.setAutoCommit(false);
-    List<CdcOffset> pending = new ArrayList<>();
-    int[] written = {0};
+    // one connection and one batch per handler thread: each thread commits its own events
+    ThreadLocal<Connection> connection =
+        ThreadLocal.withInitial(
+            () -> {
+              try {
+                Connection c = dataSource.getConnection();
+                c.setAutoCommit(false);
+                return c;
+              } catch (java.sql.SQLException e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    ThreadLocal<List<CdcOffset>> pending = ThreadLocal.withInitial(ArrayList::new);
+    AtomicInteger written = new AtomicInteger();
     PgCdcSource source =
         PgCdcSource.builder()
             .jdbcUrl(url)
@@ -67,27 +90,46 @@ public final class ExactlyOnceChild {
             .slot("eo")
             .publication("eo")
             .checkpointStore(checkpoints)
+            .handlerThreads(threads)
             .waitForSlot(Duration.ofSeconds(30)) // the killed child's walsender may linger
             .build();
     source
         .start(
-            (event, handle) -> {
-              int id = (Integer) ((InsertEvent) event).after().get("id");
-              try (PreparedStatement ps = c.prepareStatement("INSERT INTO eo_sink VALUES (?)")) {
-                ps.setInt(1, id);
-                ps.executeUpdate();
+            new CdcHandler() {
+              @Override
+              public void handle(ChangeEvent event, CdcCheckpointHandle handle) throws Exception {
+                int id = (Integer) ((InsertEvent) event).after().get("id");
+                Connection c = connection.get();
+                try (PreparedStatement ps = c.prepareStatement("INSERT INTO eo_sink VALUES (?)")) {
+                  ps.setInt(1, id);
+                  ps.executeUpdate();
+                }
+                List<CdcOffset> mine = pending.get();
+                mine.add(event.offset());
+                print(out, "written " + id);
+                if (written.incrementAndGet() == holdAt) {
+                  checkpoints.acknowledgeIn(c, mine);
+                  print(out, "holding " + id);
+                  new CountDownLatch(1).await(); // until SIGKILL
+                }
+                // one thread: at the transaction's end; several: at the end of each batch
+                if (mine.size() >= batch
+                    || (threads == 1 && event.offset().isLastInTransaction())) {
+                  commit(handle);
+                  print(out, "committed " + id);
+                }
               }
-              pending.add(event.offset());
-              print(out, "written " + id);
-              if (++written[0] == holdAt) {
-                checkpoints.acknowledgeIn(c, pending);
-                print(out, "holding " + id);
-                new CountDownLatch(1).await(); // until SIGKILL
+
+              @Override
+              public void batchEnd(CdcCheckpointHandle handle) {
+                if (!pending.get().isEmpty()) {
+                  commit(handle);
+                }
               }
-              if (pending.size() >= batch || event.offset().isLastInTransaction()) {
-                checkpoints.commit(c, handle, pending);
-                pending.clear();
-                print(out, "committed " + id);
+
+              private void commit(CdcCheckpointHandle handle) {
+                checkpoints.commit(connection.get(), handle, pending.get());
+                pending.get().clear();
               }
             })
         .join();

@@ -26,6 +26,7 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -53,6 +54,26 @@ class ExactlyOnceSigkillTest {
 
   ExactlyOnceSigkillTest(EmbeddedPostgresServer pg) {
     this.pg = pg;
+  }
+
+  /** The tests share the server: each starts without the other's slot, publication and tables. */
+  @BeforeEach
+  void dropLeftovers() throws SQLException {
+    pg.execute(
+        "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots"
+            + " WHERE slot_name = 'eo' AND active_pid IS NOT NULL");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptions()
+        .until(
+            () -> {
+              pg.execute(
+                  "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots"
+                      + " WHERE slot_name = 'eo'");
+              return true;
+            });
+    pg.execute(
+        "DROP PUBLICATION IF EXISTS eo", "DROP TABLE IF EXISTS eo_src, eo_sink, eo_checkpoint");
   }
 
   @Test
@@ -115,6 +136,72 @@ class ExactlyOnceSigkillTest {
     assertEquals(prefix(TOTAL), sink(), context + ": every source row exactly once");
   }
 
+  /**
+   * The same with eight handler threads, each writing and committing its own events on its own
+   * connection (at {@code batch} events or at the end of its batch): the rows commit out of order,
+   * so after a kill the table holds some subset of the rows, each once, never the held one; a
+   * restarted child never meets a duplicate key (its INSERT would fail it); at the end every row is
+   * there exactly once.
+   */
+  @Test
+  @Timeout(value = 180, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void everySourceRowOnceWithEightHandlerThreadsAfterSigkills() throws Exception {
+    pg.execute(
+        "CREATE TABLE eo_src (id int PRIMARY KEY)",
+        "CREATE TABLE eo_sink (id int PRIMARY KEY)",
+        "CREATE PUBLICATION eo FOR TABLE eo_src",
+        "SELECT pg_create_logical_replication_slot('eo', 'pgoutput')");
+    for (int from = 1; from <= TOTAL; from += 10) {
+      pg.execute(
+          "INSERT INTO eo_src SELECT g FROM generate_series(" + from + ", " + (from + 9) + ") g");
+    }
+    long seed = Long.getLong("datum.cdc.test.seed", System.nanoTime());
+    Random random = new Random(seed);
+    String context = "seed " + seed + " (-Ddatum.cdc.test.seed to repeat), 8 threads";
+    int holds = 0;
+    for (int round = 1; round <= ROUNDS; round++) {
+      int before = sink().size();
+      int remaining = TOTAL - before;
+      if (remaining < 25) {
+        break;
+      }
+      int batch = BATCHES[round % BATCHES.length];
+      boolean hold = round % 2 == 1;
+      int at = 1 + random.nextInt(Math.min(40, remaining - 1));
+      String when = context + ", round " + round + ", batch " + batch;
+      try (Child child =
+          Child.start(tmp.resolve("child8-" + round + ".err"), pg, batch, hold ? at : 0, 8)) {
+        int held = -1;
+        int written = 0;
+        while (held < 0 && (hold || written < at)) {
+          String line = child.readLine(when);
+          if (line.startsWith("written ")) {
+            written++;
+          } else if (line.startsWith("holding ")) {
+            held = Integer.parseInt(line.substring("holding ".length()));
+          }
+        }
+        child.kill();
+        child.drain(when);
+        List<Integer> rows = sink();
+        assertTrue(rows.size() >= before, when + ": rows went missing");
+        if (hold) {
+          holds++;
+          assertFalse(rows.contains(held), when + ": row " + held + " was never committed");
+        }
+      }
+    }
+    assertTrue(holds >= 3, context + ": kills between write and commit: " + holds);
+    try (Child last = Child.start(tmp.resolve("child8-last.err"), pg, 7, 0, 8)) {
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> last.failure() != null || sink().size() == TOTAL);
+      last.kill();
+      last.drain(context + ", last round");
+    }
+    assertEquals(prefix(TOTAL), sink(), context + ": every source row exactly once");
+  }
+
   private static List<Integer> prefix(int n) {
     return IntStream.rangeClosed(1, n).boxed().collect(Collectors.toList());
   }
@@ -148,6 +235,11 @@ class ExactlyOnceSigkillTest {
 
     static Child start(Path stderr, EmbeddedPostgresServer pg, int batch, int holdAt)
         throws IOException {
+      return start(stderr, pg, batch, holdAt, 1);
+    }
+
+    static Child start(Path stderr, EmbeddedPostgresServer pg, int batch, int holdAt, int threads)
+        throws IOException {
       List<String> command =
           List.of(
               Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -157,7 +249,8 @@ class ExactlyOnceSigkillTest {
               pg.jdbcUrl(),
               pg.user(),
               Integer.toString(batch),
-              Integer.toString(holdAt));
+              Integer.toString(holdAt),
+              Integer.toString(threads));
       Process process =
           new ProcessBuilder(command)
               .redirectError(ProcessBuilder.Redirect.to(stderr.toFile()))
