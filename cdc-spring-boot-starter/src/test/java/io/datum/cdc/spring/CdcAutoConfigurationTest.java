@@ -7,6 +7,7 @@ import io.datum.cdc.MemoryCheckpointStore;
 import io.datum.cdc.core.PgCdcSource;
 import io.datum.cdc.core.config.AcknowledgementDurability;
 import io.datum.cdc.core.config.DecodeErrorPolicy;
+import io.datum.cdc.core.config.HandlerOrdering;
 import io.datum.cdc.core.config.OriginFilter;
 import io.datum.cdc.core.config.SnapshotMode;
 import io.datum.cdc.core.config.StreamingMode;
@@ -45,6 +46,8 @@ class CdcAutoConfigurationTest {
             "datum.cdc.create-publication=true",
             "datum.cdc.publication-tables=public.a,public.b",
             "datum.cdc.handoff-capacity=64",
+            "datum.cdc.handler-threads=8",
+            "datum.cdc.handler-ordering=table",
             "datum.cdc.status-interval=250ms",
             "datum.cdc.stop-timeout=5s",
             "datum.cdc.trust-slot-position=true",
@@ -86,6 +89,8 @@ class CdcAutoConfigurationTest {
               assertThat(p.getCreatePublication()).isTrue();
               assertThat(p.getPublicationTables()).containsExactly("public.a", "public.b");
               assertThat(p.getHandoffCapacity()).isEqualTo(64);
+              assertThat(p.getHandlerThreads()).isEqualTo(8);
+              assertThat(p.getHandlerOrdering()).isEqualTo(HandlerOrdering.TABLE);
               assertThat(p.getStatusInterval()).isEqualTo(Duration.ofMillis(250));
               assertThat(p.getStopTimeout()).isEqualTo(Duration.ofSeconds(5));
               assertThat(p.getTrustSlotPosition()).isTrue();

@@ -105,6 +105,16 @@ public final class BenchmarkCharts {
     } else {
       System.err.println("no coordinator.json in " + in);
     }
+    Path parallel = in.resolve("parallel.json");
+    if (Files.exists(parallel)) {
+      for (String handler : List.of("wait", "insert")) {
+        Path png = out.resolve("benchmark-parallel-" + handler + ".png");
+        ChartUtils.saveChartAsPNG(png.toFile(), parallelChart(parallel, handler), WIDTH, HEIGHT);
+        System.out.println("wrote " + png + " from " + parallel);
+      }
+    } else {
+      System.err.println("no parallel.json in " + in);
+    }
     Path snapshots = in.resolve("snapshot");
     if (Files.isDirectory(snapshots)) {
       Path png = out.resolve("benchmark-snapshot.png");
@@ -443,6 +453,66 @@ public final class BenchmarkCharts {
   }
 
   // ---------------------------------------------------------------- rendering
+
+  // ---------------------------------------------------------------- parallel handlers
+
+  private static final Map<String, String> PARALLEL_CONSUMERS =
+      Map.of(
+          "datum", "datum-cdc (KEY ordering)",
+          "debezium_ordered", "Debezium Engine ORDERED",
+          "debezium_unordered", "Debezium Engine UNORDERED");
+
+  /**
+   * Events per second of the parallel handler harness for one handler ({@code wait} or {@code
+   * insert}), per thread count and consumer; the bar is the median of the runs, the whisker spans
+   * the lowest to the highest.
+   */
+  static JFreeChart parallelChart(Path file, String handler) throws IOException {
+    @SuppressWarnings("unchecked")
+    Map<String, Object> root = (Map<String, Object>) JSON.readValue(file.toFile(), Object.class);
+    @SuppressWarnings("unchecked")
+    List<Map<String, Object>> results = (List<Map<String, Object>>) root.get("results");
+    Map<Integer, Map<String, List<Double>>> rates = new java.util.TreeMap<>();
+    int runs = 0;
+    for (Map<String, Object> r : results) {
+      if (!handler.equals(r.get("handler")) || !(r.get("eventsPerSecond") instanceof Number)) {
+        continue;
+      }
+      rates
+          .computeIfAbsent(((Number) r.get("threads")).intValue(), n -> new LinkedHashMap<>())
+          .computeIfAbsent((String) r.get("consumer"), c -> new ArrayList<>())
+          .add(((Number) r.get("eventsPerSecond")).doubleValue());
+      runs = Math.max(runs, ((Number) r.get("run")).intValue());
+    }
+    DefaultCategoryDataset dataset = new DefaultCategoryDataset();
+    Map<String, double[]> ranges = new HashMap<>();
+    for (Map.Entry<Integer, Map<String, List<Double>>> byThreads : rates.entrySet()) {
+      String label = byThreads.getKey() + (byThreads.getKey() == 1 ? " thread" : " threads");
+      for (Map.Entry<String, List<Double>> e : byThreads.getValue().entrySet()) {
+        String consumer = PARALLEL_CONSUMERS.getOrDefault(e.getKey(), e.getKey());
+        List<Double> v = new ArrayList<>(e.getValue());
+        Collections.sort(v);
+        dataset.addValue(median(v), consumer, label);
+        ranges.put(consumer + "\u0000" + label, new double[] {v.get(0), v.get(v.size() - 1)});
+      }
+    }
+    String work =
+        handler.equals("wait")
+            ? "a handler that waits 1 ms per event"
+            : "a handler that inserts each event into a second database, one transaction each";
+    return barChart(
+        "Parallel handlers: events per second, " + work + " (higher is better)",
+        String.format(
+            Locale.ROOT,
+            "median of %d run(s), whisker = lowest to highest; %s cores shared with PostgreSQL 17;"
+                + " updates of 10,000 rows in transactions of 10; every event acknowledged",
+            runs,
+            root.get("cpus")),
+        "events per second",
+        dataset,
+        ranges,
+        "%.0f");
+  }
 
   private static JFreeChart barChart(
       String title,
