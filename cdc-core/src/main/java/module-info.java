@@ -4,7 +4,7 @@
  * io.datum.cdc.core} and {@code io.datum.cdc.core.config} (the options, declared once: {@code
  * SourceOptions}) are exported; the stages of the data path ({@code replication}, {@code pgoutput},
  * {@code relation}, {@code types}, {@code snapshot}, {@code assembly}, {@code delivery}, {@code
- * errors}, {@code feedback}) are not API, three of them exported to the benchmarks only.
+ * errors}, {@code feedback}) are not API, four of them exported to the benchmarks only.
  */
 // "module not found": the benchmarks are no module of this build's module path (see below)
 @SuppressWarnings("module")
@@ -25,6 +25,8 @@ module io.datum.cdc.core {
   // the benchmarks (cdc-benchmarks, automatic module io.datum.cdc.benchmarks, not published)
   // measure the acknowledgement path and the snapshot row decoding on their own; no one else
   exports io.datum.cdc.core.feedback to
+      io.datum.cdc.benchmarks;
+  exports io.datum.cdc.core.delivery to
       io.datum.cdc.benchmarks;
   exports io.datum.cdc.core.relation to
       io.datum.cdc.benchmarks;

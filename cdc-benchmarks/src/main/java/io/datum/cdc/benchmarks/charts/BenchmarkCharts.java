@@ -540,7 +540,7 @@ public final class BenchmarkCharts {
       String series = dataset.getRowKey(i).toString();
       renderer.setSeriesPaint(i, seriesColor(series, i));
       // values written inside the bar, at its foot, clear of the whiskers
-      renderer.setSeriesItemLabelPaint(i, series.contains("(cycle)") ? Color.BLACK : Color.WHITE);
+      renderer.setSeriesItemLabelPaint(i, light(series) ? Color.BLACK : Color.WHITE);
     }
     renderer.setDefaultPositiveItemLabelPosition(
         new ItemLabelPosition(ItemLabelAnchor.INSIDE6, TextAnchor.BOTTOM_CENTER));
@@ -565,12 +565,17 @@ public final class BenchmarkCharts {
     return chart;
   }
 
+  /** The second series of a tool: its light color (a coordinator's cycle scope, UNORDERED). */
+  private static boolean light(String series) {
+    return series.contains("(cycle)") || series.contains("UNORDERED");
+  }
+
   private static String decimalPattern(String format) {
     return format.equals("%.0f") ? "#,##0" : "#,##0.0";
   }
 
   private static Color seriesColor(String series, int index) {
-    boolean light = series.contains("(cycle)");
+    boolean light = light(series);
     if (series.startsWith("datum-cdc")) {
       return light ? PALETTE[3] : PALETTE[0];
     }

@@ -2,6 +2,7 @@ package io.datum.cdc.benchmarks.e2e;
 
 import io.datum.cdc.MemoryCheckpointStore;
 import io.datum.cdc.core.PgCdcSource;
+import io.datum.cdc.core.config.AcknowledgementDurability;
 import io.datum.cdc.core.config.HandlerOrdering;
 import io.datum.cdc.event.UpdateEvent;
 
@@ -11,7 +12,7 @@ import io.datum.cdc.event.UpdateEvent;
  * {@code memory:}); stops after the expected number of updates.
  *
  * <p>Arguments: jdbcUrl user password slot publication expectedEvents timeoutSeconds threads
- * handler sinkUrl
+ * handler sinkUrl [event|transaction: the acknowledgement durability, event by default]
  */
 public final class ParallelDatumConsumer {
   private ParallelDatumConsumer() {}
@@ -39,6 +40,10 @@ public final class ParallelDatumConsumer {
             .trustSlotPosition(true)
             .checkpointStore(new MemoryCheckpointStore())
             .handlerThreads(threads, HandlerOrdering.KEY)
+            .acknowledgementDurability(
+                args.length > 10 && args[10].equals("transaction")
+                    ? AcknowledgementDurability.TRANSACTION
+                    : AcknowledgementDurability.EVENT)
             .build()) {
       source.start(
           (event, checkpoints) -> {

@@ -26,6 +26,7 @@ import java.util.Locale;
  *     [--threads 1,4,16,64] [--handlers wait,insert]
  *     [--consumers datum,debezium_ordered,debezium_unordered] [--runs 1]
  *     [--events-per-thread 2000] [--max-events 40000] [--out parallel.json]
+ *     [--durability event|transaction] (datum-cdc's acknowledgement durability, event by default)
  * </pre>
  */
 public final class ParallelHandlerHarness {
@@ -48,6 +49,7 @@ public final class ParallelHandlerHarness {
     int perThread = 2000;
     int maxEvents = 40_000;
     String out = null;
+    String durability = "event";
     for (int i = 0; i + 1 < args.length; i += 2) {
       String v = args[i + 1];
       switch (args[i]) {
@@ -58,6 +60,7 @@ public final class ParallelHandlerHarness {
         case "--events-per-thread" -> perThread = Integer.parseInt(v);
         case "--max-events" -> maxEvents = Integer.parseInt(v);
         case "--out" -> out = v;
+        case "--durability" -> durability = v;
         default -> throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
@@ -84,7 +87,7 @@ public final class ParallelHandlerHarness {
           for (int n : threads) {
             for (String consumer : consumers) {
               long events = Math.min((long) perThread * n, maxEvents);
-              Result r = measure(pg, o, handler, n, consumer, run, events);
+              Result r = measure(pg, o, handler, n, consumer, run, events, durability);
               results.add(r);
               log("result " + r.json());
               if (out != null) {
@@ -106,7 +109,8 @@ public final class ParallelHandlerHarness {
       int n,
       String consumer,
       int run,
-      long events)
+      long events,
+      String durability)
       throws Exception {
     String name =
         ("par_" + handler + "_" + n + "_" + consumer + "_" + run).toLowerCase(Locale.ROOT);
@@ -140,7 +144,8 @@ public final class ParallelHandlerHarness {
             .put("threads", n)
             .put("consumer", consumer)
             .put("run", run)
-            .put("expectedEvents", expected);
+            .put("expectedEvents", expected)
+            .put("durability", consumer.equals("datum") ? durability : "offsets in memory");
     String password = pg.password().isEmpty() ? "-" : pg.password();
     String sink = sinkUrl(pg);
     if (consumer.equals("datum")) {
@@ -160,7 +165,8 @@ public final class ParallelHandlerHarness {
               Long.toString(o.timeoutSeconds),
               Integer.toString(n),
               handler,
-              sink));
+              sink,
+              durability));
     } else {
       JvmConsumer.run(
           o,

@@ -10,7 +10,8 @@ import java.util.concurrent.locks.LockSupport;
  * The per-event work of {@link ParallelHandlerHarness}'s handlers, the same for datum-cdc and
  * Debezium Engine: {@code wait} parks the thread for 1 ms (simulated I/O); {@code insert} inserts
  * the row's key and value into table {@code sink} of a second database, each insert its own
- * transaction (autocommit, synchronous_commit on), on a connection per handler thread.
+ * transaction (autocommit, synchronous_commit on), on a connection per handler thread; {@code none}
+ * does nothing (the rate the consumer reaches without work: the slot's own rate, for the aims).
  */
 final class ParallelWork {
 
@@ -23,8 +24,8 @@ final class ParallelWork {
    * @param sinkUrl the JDBC URL of the second database (for {@code insert})
    */
   ParallelWork(String kind, String sinkUrl) {
-    if (!kind.equals("wait") && !kind.equals("insert")) {
-      throw new IllegalArgumentException("handler must be wait or insert, was " + kind);
+    if (!kind.equals("wait") && !kind.equals("insert") && !kind.equals("none")) {
+      throw new IllegalArgumentException("handler must be wait, insert or none, was " + kind);
     }
     this.kind = kind;
     this.sinkUrl = sinkUrl;
@@ -42,6 +43,9 @@ final class ParallelWork {
 
   /** Does one event's work. */
   void apply(int id, int v) throws SQLException {
+    if (kind.equals("none")) {
+      return;
+    }
     if (kind.equals("wait")) {
       LockSupport.parkNanos(1_000_000);
       return;

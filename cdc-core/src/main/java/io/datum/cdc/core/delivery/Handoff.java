@@ -55,6 +55,17 @@ public final class Handoff {
     return queue.poll(timeoutMillis, TimeUnit.MILLISECONDS);
   }
 
+  /**
+   * Moves up to {@code max} waiting events, oldest first, into {@code into}, without waiting.
+   *
+   * @param into receives the events
+   * @param max the most events to move
+   * @return how many were moved
+   */
+  public int drainTo(java.util.Collection<? super ChangeEvent> into, int max) {
+    return queue.drainTo(into, max);
+  }
+
   /** Returns the number of events queued now. */
   public int size() {
     return queue.size();

@@ -47,6 +47,32 @@ final class Lane {
   }
 
   /**
+   * Adds an item if there is room, without waking the lane's thread ({@link #signal} does, once for
+   * a batch of items).
+   *
+   * @param item the item, not null
+   * @param nanos when it was taken from the hand-off ({@link System#nanoTime()})
+   * @return true if added, false if the lane is full
+   */
+  synchronized boolean add(Object item, long nanos) {
+    if (count == items.length) {
+      return false;
+    }
+    int tail = (head + count) % items.length;
+    items[tail] = item;
+    putNanos[tail] = nanos;
+    count++;
+    return true;
+  }
+
+  /** Wakes the lane's thread if it waits for items. */
+  synchronized void signal() {
+    if (count > 0) {
+      notifyAll();
+    }
+  }
+
+  /**
    * Takes the oldest item, waiting up to a timeout.
    *
    * @param timeoutMillis the longest wait; 0 does not wait
@@ -66,8 +92,9 @@ final class Lane {
     Object item = items[head];
     items[head] = null;
     head = (head + 1) % items.length;
-    count--;
-    notifyAll();
+    if (count-- == items.length) {
+      notifyAll(); // the dispatcher may wait for room
+    }
     return item;
   }
 

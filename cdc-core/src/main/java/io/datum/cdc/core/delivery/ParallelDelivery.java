@@ -61,6 +61,9 @@ public final class ParallelDelivery implements Delivery {
   /** How long one wait looks before the stop conditions are looked at again. */
   private static final long POLL_MILLIS = 20;
 
+  /** The most events the dispatcher takes from the hand-off at once. */
+  private static final int BATCH = 256;
+
   /** Entries a lane's handed list holds before it drops those already acknowledged. */
   private static final int PRUNE_EVERY = 4096;
 
@@ -217,42 +220,67 @@ public final class ParallelDelivery implements Delivery {
 
   private void dispatch() {
     int[] route = new int[lanes.length];
+    boolean[] touched = new boolean[lanes.length];
+    List<ChangeEvent> batch = new ArrayList<>(BATCH);
     try {
       while (!stopping.getAsBoolean()) {
-        ChangeEvent event = handoff.poll(POLL_MILLIS);
-        if (event == null) {
+        ChangeEvent first = handoff.poll(POLL_MILLIS);
+        if (first == null) {
           if (producerDone.getAsBoolean()) {
             break;
           }
           continue;
         }
+        // a batch of what waits: each lane's thread is woken once per batch, not per event
+        batch.add(first);
+        handoff.drainTo(batch, BATCH - 1);
         long now = System.nanoTime();
-        int n = router.route(event, route);
-        if (!acquire()) {
-          break;
-        }
-        if (n == 0) {
-          put(leastLoaded(), event, now);
-        } else if (n == 1) {
-          put(route[0], event, now);
-        } else {
-          Gate gate = new Gate(event, route[0], n - 1);
-          for (int k = 0; k < n; k++) {
-            put(route[k], gate, now);
+        for (ChangeEvent event : batch) {
+          int n = router.route(event, route);
+          if (!acquire(touched)) {
+            return;
+          }
+          if (n == 0) {
+            put(leastLoaded(), event, now, touched);
+          } else if (n == 1) {
+            put(route[0], event, now, touched);
+          } else {
+            Gate gate = new Gate(event, route[0], n - 1);
+            for (int k = 0; k < n; k++) {
+              put(route[k], gate, now, touched);
+            }
           }
         }
+        batch.clear();
+        signal(touched);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (Stopped e) {
       // the source stops: the lanes' threads end without taking more
     } finally {
+      signal(touched);
       dispatcherDone = true;
       exited();
     }
   }
 
-  private boolean acquire() throws InterruptedException {
+  /** Wakes the threads of the lanes that got items since the last call. */
+  private void signal(boolean[] touched) {
+    for (int i = 0; i < touched.length; i++) {
+      if (touched[i]) {
+        touched[i] = false;
+        lanes[i].signal();
+      }
+    }
+  }
+
+  /** Takes a permit for one more event in flight, waking the lanes first if it must wait. */
+  private boolean acquire(boolean[] touched) throws InterruptedException {
+    if (inFlight.tryAcquire()) {
+      return true;
+    }
+    signal(touched);
     while (!inFlight.tryAcquire(POLL_MILLIS, TimeUnit.MILLISECONDS)) {
       if (stopping.getAsBoolean()) {
         return false;
@@ -261,7 +289,12 @@ public final class ParallelDelivery implements Delivery {
     return true;
   }
 
-  private void put(int lane, Object item, long now) throws InterruptedException {
+  private void put(int lane, Object item, long now, boolean[] touched) throws InterruptedException {
+    touched[lane] = true;
+    if (lanes[lane].add(item, now)) {
+      return;
+    }
+    signal(touched); // the lane is full: its thread must run to make room
     while (!lanes[lane].offer(item, now, POLL_MILLIS)) {
       if (stopping.getAsBoolean()) {
         throw new Stopped();

@@ -59,8 +59,15 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
    */
   private volatile long storesBegun;
 
-  /** The number of the last store that completed; storeLock. */
-  private long storesDone;
+  /** The number of the last store that completed; written under storeLock. */
+  private volatile long storesDone;
+
+  /** The thread that stores for a group of acknowledging threads ({@link #persistAfter}). */
+  private final java.util.concurrent.locks.ReentrantLock leader =
+      new java.util.concurrent.locks.ReentrantLock();
+
+  /** Notified when the leader of {@link #persistAfter} is done, however its store ended. */
+  private final Object storeEnded = new Object();
 
   /** What the last completed store wrote; storeLock. */
   private CdcCheckpoint lastStored;
@@ -347,11 +354,42 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
    * usually find their acknowledgement included by it.
    */
   private void persistAfter(long begunBefore) {
-    synchronized (storeLock) {
-      if (storesDone > begunBefore) {
-        return; // a store that began after this acknowledgement completed while it waited
+    boolean interrupted = false;
+    try {
+      // group commit: one thread (the leader) stores; the others wait for the leader to finish,
+      // then return if its store began after their acknowledgement, or one of them leads the next
+      // store. Waiting threads never queue on storeLock one after the other
+      while (storesDone <= begunBefore) {
+        if (leader.tryLock()) {
+          try {
+            synchronized (storeLock) {
+              if (storesDone <= begunBefore) {
+                store(snapshotForStore());
+              }
+            }
+          } finally {
+            leader.unlock();
+            synchronized (storeEnded) {
+              storeEnded.notifyAll();
+            }
+          }
+          return;
+        }
+        synchronized (storeEnded) {
+          // the leader notifies after it unlocked: seen locked here, the wait sees its notify
+          while (storesDone <= begunBefore && leader.isLocked()) {
+            try {
+              storeEnded.wait();
+            } catch (InterruptedException e) {
+              interrupted = true; // the acknowledgement is still made durable before returning
+            }
+          }
+        }
       }
-      store(snapshotForStore());
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 
