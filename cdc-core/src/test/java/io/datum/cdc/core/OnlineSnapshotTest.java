@@ -21,6 +21,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * An online snapshot asked for while streaming, under concurrent changes to the same keys (a few
@@ -33,19 +35,30 @@ import org.junit.jupiter.api.Timeout;
 class OnlineSnapshotTest {
 
   private static final Duration WAIT = Duration.ofSeconds(90);
-  private static final TableId DOCS = new TableId("public", "docs");
 
-  @Test
-  void hotKeysAndToastedValuesUnderAnOnlineSnapshot(EmbeddedPostgresServer pg) throws Exception {
+  /**
+   * With 1 handler thread and with 8 ({@code handlerThreads(8)}, KEY ordering): every read row and
+   * every later change of its row stay in order on the threads, so the replica still equals the
+   * table.
+   */
+  @ParameterizedTest(name = "{0} handler thread(s)")
+  @ValueSource(ints = {1, 8})
+  void hotKeysAndToastedValuesUnderAnOnlineSnapshot(int threads, EmbeddedPostgresServer pg)
+      throws Exception {
+    String docs = "docs" + threads;
+    String nokey = "nokey" + threads;
+    TableId docsTable = new TableId("public", docs);
     pg.execute(
-        "CREATE TABLE docs (id int PRIMARY KEY, hot int, body text)",
-        "CREATE TABLE nokey (v int)",
+        "CREATE TABLE " + docs + " (id int PRIMARY KEY, hot int, body text)",
+        "CREATE TABLE " + nokey + " (v int)",
         // about 8 kB of incompressible text per row: stored out of line (TOAST)
-        "INSERT INTO docs SELECT g, 0, (SELECT string_agg(md5(g::text || '-' || i), '')"
+        "INSERT INTO "
+            + docs
+            + " SELECT g, 0, (SELECT string_agg(md5(g::text || '-' || i), '')"
             + " FROM generate_series(1, 250) i) FROM generate_series(1, 1500) g",
-        "CREATE PUBLICATION docs FOR TABLE docs, nokey",
-        "SELECT pg_create_logical_replication_slot('docs', 'pgoutput')");
-    SnapshotReplica replica = new SnapshotReplica().key(DOCS, "id");
+        "CREATE PUBLICATION " + docs + " FOR TABLE " + docs + ", " + nokey,
+        "SELECT pg_create_logical_replication_slot('" + docs + "', 'pgoutput')");
+    SnapshotReplica replica = new SnapshotReplica().key(docsTable, "id");
     AtomicBoolean stop = new AtomicBoolean();
     Thread writer =
         new Thread(
@@ -55,12 +68,14 @@ class OnlineSnapshotTest {
                   Statement st = c.createStatement()) {
                 for (int n = 0; !stop.get(); n++) {
                   int hot = 1 + random.nextInt(40);
-                  st.execute("UPDATE docs SET hot = hot + 1 WHERE id = " + hot);
+                  st.execute("UPDATE " + docs + " SET hot = hot + 1 WHERE id = " + hot);
                   if (n % 7 == 0) {
                     int id = 1 + random.nextInt(1500);
-                    st.execute("DELETE FROM docs WHERE id = " + id);
+                    st.execute("DELETE FROM " + docs + " WHERE id = " + id);
                     st.execute(
-                        "INSERT INTO docs VALUES ("
+                        "INSERT INTO "
+                            + docs
+                            + " VALUES ("
                             + id
                             + ", -1, repeat('x', 3000))"
                             + " ON CONFLICT DO NOTHING");
@@ -75,28 +90,30 @@ class OnlineSnapshotTest {
         PgCdcSource.builder()
             .jdbcUrl(pg.jdbcUrl())
             .user(pg.user())
-            .slot("docs")
-            .publication("docs")
+            .slot(docs)
+            .publication(docs)
+            .handlerThreads(threads)
             .checkpointStore(new MemoryCheckpointStore())
             .snapshot(SnapshotMode.ON_REQUEST)
             .snapshotChunkRows(60)
             .build()) {
       CompletableFuture<Void> done = s.start(replica);
       writer.start();
-      String id = s.snapshot(DOCS);
+      String id = s.snapshot(docsTable);
       assertTrue(id.startsWith("request-"), id);
       CdcConfigurationException twice =
-          assertThrows(CdcConfigurationException.class, () -> s.snapshot(DOCS));
+          assertThrows(CdcConfigurationException.class, () -> s.snapshot(docsTable));
       assertTrue(twice.getMessage().contains("in progress already"), twice.getMessage());
       // a table without a key is taken too (read whole after a reset: KeylessSnapshotTest)
-      assertTrue(s.snapshot(new TableId("public", "nokey")).startsWith("request-"));
+      assertTrue(s.snapshot(new TableId("public", nokey)).startsWith("request-"));
       await().atMost(WAIT).until(() -> !s.snapshotInProgress() || done.isDone());
       stop.set(true);
       writer.join();
-      pg.execute("INSERT INTO docs VALUES (-1, -1, 'sentinel')");
-      await().atMost(WAIT).until(() -> replica.table(DOCS).containsKey(List.<Object>of(-1)));
+      pg.execute("INSERT INTO " + docs + " VALUES (-1, -1, 'sentinel')");
+      await().atMost(WAIT).until(() -> replica.table(docsTable).containsKey(List.<Object>of(-1)));
       try (Connection c = pg.getConnection()) {
-        assertEquals(SnapshotReplica.content(c, DOCS, List.of("id")), replica.sorted(DOCS));
+        assertEquals(
+            SnapshotReplica.content(c, docsTable, List.of("id")), replica.sorted(docsTable));
       }
       assertTrue(replica.changes.get() > 100, "changes during the snapshot: " + replica.changes);
       assertEquals(s.metrics().snapshotRowsRead(), replica.reads.get());

@@ -34,6 +34,7 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
@@ -214,6 +215,72 @@ class ParallelHandlersTest {
       await().atMost(Duration.ofSeconds(30)).until(() -> source.watermark().equals(endAt.get()));
       assertTrue(!done.isDone(), "the source ended");
     }
+  }
+
+  /**
+   * A handler that throws on one of four threads fails the source, naming the event; the other
+   * threads finish the event they are handling and take no more. A new source on the same store
+   * delivers the failed event again and every event not acknowledged before, and nothing that was
+   * acknowledged (per-event durability).
+   */
+  @org.junit.jupiter.api.Test
+  void aHandlerFailureOnOneThreadFailsTheSourceAndOnlyUnacknowledgedEventsComeAgain()
+      throws Exception {
+    pg.execute(
+        "CREATE TABLE par_fail (id int PRIMARY KEY)",
+        "CREATE PUBLICATION par_fail FOR TABLE par_fail",
+        "SELECT pg_create_logical_replication_slot('par_fail', 'pgoutput')",
+        "INSERT INTO par_fail SELECT generate_series(1, 200)");
+    MemoryCheckpointStore store = new MemoryCheckpointStore();
+    java.util.Set<Integer> acknowledged = ConcurrentHashMap.newKeySet();
+    PgCdcSource.Builder builder =
+        PgCdcSource.builder()
+            .jdbcUrl(pg.jdbcUrl())
+            .user(pg.user())
+            .slot("par_fail")
+            .publication("par_fail")
+            .checkpointStore(store)
+            .handlerThreads(4);
+    try (PgCdcSource first = builder.build()) {
+      var done =
+          first.start(
+              (event, checkpoints) -> {
+                int id = (Integer) ((InsertEvent) event).after().get("id");
+                if (id == 100) {
+                  throw new IllegalStateException("boom at 100");
+                }
+                checkpoints.acknowledge(event.offset());
+                acknowledged.add(id);
+              });
+      java.util.concurrent.ExecutionException failed =
+          org.junit.jupiter.api.Assertions.assertThrows(
+              java.util.concurrent.ExecutionException.class, () -> done.get(60, TimeUnit.SECONDS));
+      assertTrue(
+          failed.getCause().getMessage().contains("handler failed on event")
+              && failed.getCause().getMessage().contains("boom at 100"),
+          failed.getCause().getMessage());
+    }
+    assertTrue(!acknowledged.contains(100));
+    java.util.Set<Integer> again = ConcurrentHashMap.newKeySet();
+    AtomicReference<Throwable> duplicate = new AtomicReference<>();
+    try (PgCdcSource second = builder.build()) {
+      second.start(
+          (event, checkpoints) -> {
+            int id = (Integer) ((InsertEvent) event).after().get("id");
+            if (acknowledged.contains(id) || !again.add(id)) {
+              duplicate.compareAndSet(null, new AssertionError("delivered again: " + id));
+            }
+            checkpoints.acknowledge(event.offset());
+          });
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> duplicate.get() != null || acknowledged.size() + again.size() == 200);
+    }
+    assertNull(duplicate.get(), () -> String.valueOf(duplicate.get()));
+    assertTrue(again.contains(100), "the failed event came again");
+    java.util.Set<Integer> all = new java.util.TreeSet<>(acknowledged);
+    all.addAll(again);
+    assertEquals(200, all.size(), "every row once across the two sources");
   }
 
   private static List<String> rowsOf(RowChange r) {
