@@ -1,9 +1,12 @@
 package io.datum.cdc.core;
 
+import io.datum.cdc.TableId;
+import io.datum.cdc.core.config.SnapshotMode;
 import io.datum.cdc.event.CdcHandler;
 import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.DeleteEvent;
 import io.datum.cdc.event.InsertEvent;
+import io.datum.cdc.event.ReadEvent;
 import io.datum.cdc.event.Row;
 import io.datum.cdc.event.UpdateEvent;
 import io.datum.cdc.store.file.FileCheckpointStore;
@@ -14,6 +17,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
 
@@ -24,7 +28,9 @@ import java.util.concurrent.locks.LockSupport;
  * {@code acked <txEnd>#<index>} once its {@code acknowledge} returned (stored). Any failure prints
  * {@code FAILED ...} and exits with status 1. It halts when its stdin ends.
  *
- * <p>Arguments: {@code <jdbc url> <user> <store directory> <threads>}.
+ * <p>Arguments: {@code <jdbc url> <user> <store directory> <threads> [snapshot]}: with {@code
+ * snapshot} it asks for an online snapshot of the table once started (a later child resumes it from
+ * the store); read rows print {@code got <lsn>#<index> READ <id> <v>}.
  */
 public final class ParallelSigkillChild {
 
@@ -61,17 +67,24 @@ public final class ParallelSigkillChild {
             checkpoints.acknowledge(event.offset());
             print(out, "acked " + at);
           };
-      PgCdcSource.builder()
-          .jdbcUrl(args[0])
-          .user(args[1])
-          .slot("par_kill")
-          .publication("par_kill")
-          .checkpointStore(store)
-          .handlerThreads(Integer.parseInt(args[3]))
-          .waitForSlot(Duration.ofSeconds(30)) // the killed child's walsender may linger
-          .build()
-          .start(handler)
-          .join();
+      PgCdcSource.Builder builder =
+          PgCdcSource.builder()
+              .jdbcUrl(args[0])
+              .user(args[1])
+              .slot("par_kill")
+              .publication("par_kill")
+              .checkpointStore(store)
+              .handlerThreads(Integer.parseInt(args[3]))
+              .snapshot(SnapshotMode.ON_REQUEST)
+              .snapshotChunkRows(100)
+              .waitForSlot(Duration.ofSeconds(30)); // the killed child's walsender may linger
+      try (PgCdcSource source = builder.build()) {
+        CompletableFuture<Void> done = source.start(handler);
+        if (args.length > 4 && args[4].equals("snapshot")) {
+          source.snapshot(new TableId("public", "par_kill"));
+        }
+        done.join();
+      }
       throw new IllegalStateException("the source stopped");
     } catch (Throwable t) {
       t.printStackTrace();
@@ -90,6 +103,8 @@ public final class ParallelSigkillChild {
       row = i.after();
     } else if (event instanceof UpdateEvent u) {
       row = u.after();
+    } else if (event instanceof ReadEvent r) {
+      row = r.after();
     } else if (event instanceof DeleteEvent d) {
       row = d.before();
     } else {

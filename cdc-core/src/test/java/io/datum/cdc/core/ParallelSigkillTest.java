@@ -36,16 +36,25 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * SIGKILL of a process running 16 handler threads ({@link ParallelSigkillChild}, KEY ordering,
  * per-event durability, a {@code file:} store, up to 1 ms per event) while a writer thread inserts,
- * updates and deletes rows: six kills once the child has acknowledged a random number of events,
- * then a last child that runs until every change is delivered. Checked: every change the writer
- * committed is delivered (nothing lost); no event whose {@code acknowledge} returned in one child
- * is delivered again by a later one; within each child, each row's events are taken in the order
- * the writer made them. {@code -Ddatum.cdc.test.seed} repeats a run's kill points.
+ * updates and deletes rows: the first child asks for an online snapshot of the table's 3,000
+ * earlier rows, which later children resume; six kills once the child has acknowledged a random
+ * number of events (the first three also once it took a random number of read rows: inside the
+ * snapshot), then a last child that runs until every change is delivered and the snapshot complete.
+ * Checked: every change the writer committed is delivered (nothing lost); every row of the table at
+ * the end was read or inserted; no change whose {@code acknowledge} returned in one child is
+ * delivered again by a later one; within each child, each row's read row and changes are taken in
+ * the order of their values (a read row never after a later change of its row). {@code
+ * -Ddatum.cdc.test.seed} repeats a run's kill points.
  */
 @EmbeddedPostgresTest
 class ParallelSigkillTest {
 
   private static final int KILLS = 6;
+
+  /**
+   * Rows that exist before the slot: only the online snapshot the first child asks for reads them.
+   */
+  private static final int ROWS = 3000;
 
   private final EmbeddedPostgresServer pg;
 
@@ -60,6 +69,7 @@ class ParallelSigkillTest {
   void sixteenThreadsLoseNothingAndDeliverNothingAcknowledgedAgainAfterSigkills() throws Exception {
     pg.execute(
         "CREATE TABLE par_kill (id int PRIMARY KEY, v int NOT NULL)",
+        "INSERT INTO par_kill SELECT g, 0 FROM generate_series(1, " + ROWS + ") g",
         "CREATE PUBLICATION par_kill FOR TABLE par_kill",
         "SELECT pg_create_logical_replication_slot('par_kill', 'pgoutput')");
     long seed = Long.getLong("datum.cdc.test.seed", System.nanoTime());
@@ -77,11 +87,16 @@ class ParallelSigkillTest {
     try {
       for (int kill = 1; kill <= KILLS; kill++) {
         int acks = 30 + random.nextInt(150);
+        // the first kills fall inside the snapshot: after some of its rows were taken
+        int reads = kill <= 3 ? 50 + random.nextInt(600) : 0;
         String when = context + ", child " + kill;
-        try (Child child = Child.start(tmp.resolve("child-" + kill + ".err"), pg, store)) {
+        try (Child child =
+            Child.start(tmp.resolve("child-" + kill + ".err"), pg, store, kill == 1)) {
           await()
               .atMost(Duration.ofSeconds(60))
-              .until(() -> child.failed() || child.count("acked ") >= acks);
+              .until(
+                  () ->
+                      child.failed() || (child.count("acked ") >= acks && child.reads() >= reads));
           child.kill();
           child.assertNotFailed(when);
           incarnations.add(child.lines());
@@ -93,7 +108,7 @@ class ParallelSigkillTest {
       writer.join(30_000);
     }
     assertNull(writerFailure.get(), () -> "writer: " + writerFailure.get());
-    try (Child last = Child.start(tmp.resolve("child-last.err"), pg, store)) {
+    try (Child last = Child.start(tmp.resolve("child-last.err"), pg, store, false)) {
       await()
           .atMost(Duration.ofSeconds(90))
           .until(
@@ -106,7 +121,7 @@ class ParallelSigkillTest {
                   got.addAll(changes(lines));
                 }
                 got.addAll(changes(last.lines()));
-                return got.containsAll(committed);
+                return got.containsAll(committed) && unread(incarnations, last.lines()).isEmpty();
               });
       last.kill();
       last.assertNotFailed(context + ", last child");
@@ -120,6 +135,10 @@ class ParallelSigkillTest {
     Set<String> lost = new HashSet<>(committed);
     lost.removeAll(got);
     assertEquals(Set.of(), lost, context + ": changes never delivered");
+    assertEquals(
+        Set.of(),
+        unread(incarnations, List.of()),
+        context + ": rows of the table neither read by the snapshot nor inserted since");
     assertTrue(committed.size() > 200, context + ": the writer made " + committed.size());
 
     long gotLines =
@@ -128,10 +147,18 @@ class ParallelSigkillTest {
         "%s: %d changes committed, %d taken by the handlers over %d children (%d again after a"
             + " kill)%n",
         context, committed.size(), gotLines, incarnations.size(), gotLines - committed.size());
+    System.out.println(
+        context
+            + ": read rows per child "
+            + incarnations.stream()
+                .map(l -> l.stream().filter(x -> x.matches("got \\S+ READ .*")).count())
+                .toList());
     Set<String> acknowledged = new HashSet<>();
     for (int k = 0; k < incarnations.size(); k++) {
       for (String line : incarnations.get(k)) {
-        if (line.startsWith("got ")) {
+        if (line.startsWith("got ") && !line.split(" ")[2].equals("READ")) {
+          // a read row's offset is its chunk's position and its place in it: chunk numbers start
+          // again in each child, so only the stream's offsets name one event across children
           String at = line.split(" ")[1];
           assertTrue(
               !acknowledged.contains(at),
@@ -143,16 +170,34 @@ class ParallelSigkillTest {
           acknowledged.add(line.substring("acked ".length()));
         }
       }
-      // each row's events, in the order the handler threads took them, follow the writer's order
+      for (String line : incarnations.get(k)) {
+        if (line.startsWith("got ") && line.split(" ")[2].equals("READ")) {
+          acknowledged.remove(line.split(" ")[1]); // read rows' offsets are not checked
+        }
+      }
+      // each row's events, in the order the handler threads took them, follow the writer's order:
+      // a read row comes after the changes of its row before it and before the later ones: its
+      // value is at least the last one seen, an update's is above it
       Map<String, Integer> lastV = new HashMap<>();
       for (String line : incarnations.get(k)) {
         String[] f = line.split(" ");
-        if (f[0].equals("got") && f[2].equals("UPDATE")) {
+        if (f[0].equals("got") && (f[2].equals("UPDATE") || f[2].equals("READ"))) {
           int v = Integer.parseInt(f[4]);
           Integer before = lastV.put(f[3], v);
+          boolean read = f[2].equals("READ");
           assertTrue(
-              before == null || before < v,
-              context + ": child " + (k + 1) + ", row " + f[3] + ": v " + v + " after " + before);
+              before == null || (read ? before <= v : before < v),
+              context
+                  + ": child "
+                  + (k + 1)
+                  + ", row "
+                  + f[3]
+                  + ": "
+                  + f[2]
+                  + " v "
+                  + v
+                  + " after "
+                  + before);
         }
       }
     }
@@ -164,7 +209,11 @@ class ParallelSigkillTest {
     Random random = new Random(seed ^ 0x5DEECE66DL);
     Map<Integer, Integer> live = new HashMap<>();
     List<Integer> ids = new ArrayList<>();
-    int nextId = 1;
+    for (int id = 1; id <= ROWS; id++) { // the rows the snapshot reads, changed while it runs
+      live.put(id, 0);
+      ids.add(id);
+    }
+    int nextId = ROWS + 1;
     try (Connection c = DriverManager.getConnection(pg.jdbcUrl());
         Statement s = c.createStatement()) {
       c.setAutoCommit(false);
@@ -199,6 +248,36 @@ class ParallelSigkillTest {
     } catch (Throwable t) {
       failure.set(t);
     }
+  }
+
+  /**
+   * The ids of the table's rows now that no child read (snapshot) and the writer did not insert:
+   * empty once the snapshot, resumed across the kills, is complete.
+   */
+  private Set<String> unread(List<List<String>> incarnations, List<String> more)
+      throws java.sql.SQLException {
+    Set<String> seen = new HashSet<>();
+    List<List<String>> all = new ArrayList<>(incarnations);
+    all.add(more);
+    for (List<String> lines : all) {
+      for (String line : lines) {
+        String[] f = line.split(" ");
+        if (f[0].equals("got") && (f[2].equals("READ") || f[2].equals("INSERT"))) {
+          seen.add(f[3]);
+        }
+      }
+    }
+    Set<String> unread = new HashSet<>();
+    try (Connection c = DriverManager.getConnection(pg.jdbcUrl());
+        Statement s = c.createStatement();
+        java.sql.ResultSet rs = s.executeQuery("SELECT id FROM par_kill")) {
+      while (rs.next()) {
+        if (!seen.contains(rs.getString(1))) {
+          unread.add(rs.getString(1));
+        }
+      }
+    }
+    return unread;
   }
 
   /** The changes a child's got lines name: {@code KIND id v}. */
@@ -244,7 +323,8 @@ class ParallelSigkillTest {
       reader.start();
     }
 
-    static Child start(Path stderr, EmbeddedPostgresServer pg, Path store) throws IOException {
+    static Child start(Path stderr, EmbeddedPostgresServer pg, Path store, boolean snapshot)
+        throws IOException {
       List<String> command =
           List.of(
               Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -254,7 +334,8 @@ class ParallelSigkillTest {
               pg.jdbcUrl(),
               pg.user(),
               store.toString(),
-              "16");
+              "16",
+              snapshot ? "snapshot" : "-");
       Process process =
           new ProcessBuilder(command)
               .redirectError(ProcessBuilder.Redirect.to(stderr.toFile()))
@@ -271,6 +352,12 @@ class ParallelSigkillTest {
     long count(String prefix) {
       synchronized (lines) {
         return lines.stream().filter(l -> l.startsWith(prefix)).count();
+      }
+    }
+
+    long reads() {
+      synchronized (lines) {
+        return lines.stream().filter(l -> l.matches("got \\S+ READ .*")).count();
       }
     }
 
