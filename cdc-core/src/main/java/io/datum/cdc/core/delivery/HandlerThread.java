@@ -144,13 +144,10 @@ public final class HandlerThread implements Runnable, Delivery {
         }
         handler.handle(event, handle);
         batchOpen = true;
-        if (!(event instanceof ReadEvent)
-            && !(event instanceof TruncateEvent t && t.isSnapshotReset())) {
+        if (isStreamChange(event)) {
           eventsHandled.incrementAndGet();
         }
-        io.datum.cdc.CdcOffset offset = event.offset();
-        int index = offset.eventIndex();
-        if (index == offset.eventCount() - 1 || index % STAMP_EVERY == STAMP_EVERY - 1) {
+        if (stampsAfter(event)) {
           lastHandledNanos = System.nanoTime();
         }
         event = null;
@@ -161,15 +158,45 @@ public final class HandlerThread implements Runnable, Delivery {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (Throwable t) {
-      onFailure.accept(
-          new CdcException(
-              (event == null
-                      ? "handler failed ending a batch (batchEnd): "
-                      : "handler failed on event " + event.offset() + ": ")
-                  + t,
-              t));
+      onFailure.accept(failure(event, "", t));
     } finally {
       onExit.run();
     }
+  }
+
+  /**
+   * Whether an event counts in {@link #eventsHandled}: a change of the stream, not a snapshot's
+   * read row or reset.
+   */
+  static boolean isStreamChange(ChangeEvent event) {
+    return !(event instanceof ReadEvent)
+        && !(event instanceof TruncateEvent t && t.isSnapshotReset());
+  }
+
+  /**
+   * Whether returning from an event stamps {@link #lastHandledNanos}: a transaction's last event,
+   * and every {@value #STAMP_EVERY}th of a large one.
+   */
+  static boolean stampsAfter(ChangeEvent event) {
+    io.datum.cdc.CdcOffset offset = event.offset();
+    int index = offset.eventIndex();
+    return index == offset.eventCount() - 1 || index % STAMP_EVERY == STAMP_EVERY - 1;
+  }
+
+  /**
+   * The failure a handler's exception fails the source with.
+   *
+   * @param event the event the handler failed on, or null if it failed ending a batch
+   * @param where where it ran, for the message ("" or " on handler thread 3")
+   * @param t what the handler threw
+   */
+  static CdcException failure(ChangeEvent event, String where, Throwable t) {
+    return new CdcException(
+        (event == null
+                ? "handler failed ending a batch (batchEnd)" + where
+                : "handler failed on event " + event.offset() + where)
+            + ": "
+            + t,
+        t);
   }
 }

@@ -1,14 +1,11 @@
 package io.datum.cdc.core.delivery;
 
 import io.datum.cdc.CdcCheckpointHandle;
-import io.datum.cdc.CdcException;
 import io.datum.cdc.CdcOffset;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.core.config.HandlerOrdering;
 import io.datum.cdc.event.CdcHandler;
 import io.datum.cdc.event.ChangeEvent;
-import io.datum.cdc.event.ReadEvent;
-import io.datum.cdc.event.TruncateEvent;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -460,14 +457,7 @@ public final class ParallelDelivery implements Delivery {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       } catch (Throwable t) {
-        onFailure.accept(
-            new CdcException(
-                (event == null
-                        ? "handler failed ending a batch (batchEnd) on handler thread " + index
-                        : "handler failed on event " + event.offset())
-                    + ": "
-                    + t,
-                t));
+        onFailure.accept(HandlerThread.failure(event, " on handler thread " + index, t));
       } finally {
         busy = false;
         exited();
@@ -479,13 +469,10 @@ public final class ParallelDelivery implements Delivery {
       record(event.offset());
       handler.handle(event, this);
       busy = false;
-      if (!(event instanceof ReadEvent)
-          && !(event instanceof TruncateEvent t && t.isSnapshotReset())) {
+      if (HandlerThread.isStreamChange(event)) {
         eventsHandled++; // one writer: this thread
       }
-      CdcOffset offset = event.offset();
-      int i = offset.eventIndex();
-      if (i == offset.eventCount() - 1 || i % HandlerThread.STAMP_EVERY == 0) {
+      if (HandlerThread.stampsAfter(event)) {
         lastHandledNanos = System.nanoTime();
       }
     }
