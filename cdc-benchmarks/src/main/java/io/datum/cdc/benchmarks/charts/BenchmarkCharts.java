@@ -249,8 +249,12 @@ public final class BenchmarkCharts {
     int measurements = 0;
     List<String> failed = new ArrayList<>();
     for (Path f : files) {
+      Object read = JSON.readValue(f.toFile(), Object.class);
+      if (!(read instanceof Map<?, ?>)) {
+        continue; // JMH's JSON (a list), kept beside the harness's files: not a harness run
+      }
       @SuppressWarnings("unchecked")
-      Map<String, Object> root = (Map<String, Object>) JSON.readValue(f.toFile(), Object.class);
+      Map<String, Object> root = (Map<String, Object>) read;
       cpus = root.get("cpus");
       long rows = ((Number) root.get("rows")).longValue();
       long small = ((Number) root.get("rowsPerSmallTable")).longValue();
