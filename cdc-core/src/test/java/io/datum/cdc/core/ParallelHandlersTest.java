@@ -283,6 +283,70 @@ class ParallelHandlersTest {
     assertEquals(200, all.size(), "every row once across the two sources");
   }
 
+  /**
+   * A logical message is a batch of its own with any number of threads: the thread that handles it
+   * ended its batch just before it and ends it just after, even while events are backed up (the
+   * first event holds the thread until the rest are queued).
+   */
+  @ParameterizedTest(name = "{0} handler thread(s)")
+  @org.junit.jupiter.params.provider.ValueSource(ints = {1, 4})
+  void aMessageIsABatchOfItsOwnEvenWithEventsBackedUp(int threads) throws Exception {
+    String name = "par_batch" + threads;
+    pg.execute(
+        "CREATE TABLE " + name + " (id int PRIMARY KEY)",
+        "CREATE PUBLICATION " + name + " FOR TABLE " + name,
+        "SELECT pg_create_logical_replication_slot('" + name + "', 'pgoutput')",
+        "INSERT INTO " + name + " SELECT generate_series(1, 50)",
+        "SELECT pg_logical_emit_message(true, 'mid', 'x')",
+        "INSERT INTO " + name + " SELECT generate_series(51, 100)",
+        "SELECT pg_logical_emit_message(true, 'end', 'x')");
+    CountDownLatch queued = new CountDownLatch(1);
+    Map<Thread, List<String>> calls = new ConcurrentHashMap<>();
+    CountDownLatch ended = new CountDownLatch(1);
+    try (PgCdcSource source =
+        PgCdcSource.builder()
+            .jdbcUrl(pg.jdbcUrl())
+            .user(pg.user())
+            .slot(name)
+            .publication(name)
+            .checkpointStore(new MemoryCheckpointStore())
+            .messages(true)
+            .handlerThreads(threads)
+            .build()) {
+      source.start(
+          new CdcHandler() {
+            @Override
+            public void handle(ChangeEvent event, io.datum.cdc.CdcCheckpointHandle checkpoints)
+                throws Exception {
+              if (event.offset().eventIndex() == 0 && !(event instanceof MessageEvent)) {
+                // hold the first event of the first transaction until the rest are queued
+                queued.await(30, TimeUnit.SECONDS);
+              }
+              List<String> mine =
+                  calls.computeIfAbsent(Thread.currentThread(), t -> new ArrayList<>());
+              mine.add(event instanceof MessageEvent m ? "M:" + m.prefix() : "E");
+              checkpoints.acknowledge(event.offset());
+              if (event instanceof MessageEvent m && m.prefix().equals("end")) {
+                ended.countDown();
+              }
+            }
+
+            @Override
+            public void batchEnd(io.datum.cdc.CdcCheckpointHandle checkpoints) {
+              calls.computeIfAbsent(Thread.currentThread(), t -> new ArrayList<>()).add("B");
+            }
+          });
+      await().atMost(Duration.ofSeconds(30)).until(() -> source.metrics().handlerQueueDepth() > 20);
+      queued.countDown();
+      assertTrue(ended.await(60, TimeUnit.SECONDS), "the end message never came");
+    }
+    List<String> withMid =
+        calls.values().stream().filter(l -> l.contains("M:mid")).findFirst().orElseThrow();
+    int at = withMid.indexOf("M:mid");
+    assertEquals("B", withMid.get(at - 1), "batchEnd before the message: " + withMid);
+    assertEquals("B", withMid.get(at + 1), "batchEnd after the message: " + withMid);
+  }
+
   private static List<String> rowsOf(RowChange r) {
     List<String> rows = new ArrayList<>();
     Row after =

@@ -4,6 +4,7 @@ import io.datum.cdc.CdcCheckpointHandle;
 import io.datum.cdc.CdcException;
 import io.datum.cdc.event.CdcHandler;
 import io.datum.cdc.event.ChangeEvent;
+import io.datum.cdc.event.MessageEvent;
 import io.datum.cdc.event.ReadEvent;
 import io.datum.cdc.event.TruncateEvent;
 import java.util.concurrent.atomic.AtomicLong;
@@ -142,8 +143,17 @@ public final class HandlerThread implements Runnable, Delivery {
         if (stopping.getAsBoolean()) {
           break;
         }
+        boolean alone = event instanceof TruncateEvent || event instanceof MessageEvent;
+        if (alone && batchOpen) {
+          batchOpen = false;
+          handler.batchEnd(handle); // a TRUNCATE or message is a batch of its own, as with more
+        }
         handler.handle(event, handle);
         batchOpen = true;
+        if (alone) {
+          batchOpen = false;
+          handler.batchEnd(handle);
+        }
         if (isStreamChange(event)) {
           eventsHandled.incrementAndGet();
         }

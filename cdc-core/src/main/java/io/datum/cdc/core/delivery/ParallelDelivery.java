@@ -58,6 +58,13 @@ public final class ParallelDelivery implements Delivery {
   /** How long one wait looks before the stop conditions are looked at again. */
   private static final long POLL_MILLIS = 20;
 
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(ParallelDelivery.class);
+
+  /** Whether the warning about acknowledgeTransaction's meaning with several threads was logged. */
+  private static final java.util.concurrent.atomic.AtomicBoolean WARNED =
+      new java.util.concurrent.atomic.AtomicBoolean();
+
   /** The most events the dispatcher takes from the hand-off at once. */
   private static final int BATCH = 256;
 
@@ -75,6 +82,7 @@ public final class ParallelDelivery implements Delivery {
   private final Runnable onExit;
   private final String name;
   private final OrderingRouter router;
+  private final HandlerOrdering ordering;
   private final Lane[] lanes;
   private final Worker[] workers;
   private final Semaphore inFlight;
@@ -126,6 +134,7 @@ public final class ParallelDelivery implements Delivery {
     this.onFailure = onFailure;
     this.onExit = onExit;
     this.name = name;
+    this.ordering = ordering;
     this.router = new OrderingRouter(ordering, threads);
     this.inFlight = new Semaphore(Math.max(1, inFlight));
     int laneCapacity = Math.max(1, inFlight);
@@ -508,6 +517,17 @@ public final class ParallelDelivery implements Delivery {
      */
     @Override
     public void acknowledgeTransaction(CdcOffset offset) {
+      if (ordering != HandlerOrdering.TRANSACTION && WARNED.compareAndSet(false, true)) {
+        LOG.warn(
+            "acknowledgeTransaction with {} handler threads and {} ordering acknowledges only the"
+                + " events of the transaction handed to the calling thread; a handler that calls it"
+                + " only at the transaction's last event leaves the other threads' events"
+                + " unacknowledged and the slot stalls. Acknowledge each event, or each thread's"
+                + " share (at batchEnd), or use HandlerOrdering.TRANSACTION (docs/library.md,"
+                + " \"Parallel handlers\"). Logged once.",
+            workers.length,
+            ordering);
+      }
       long unit = OrderingRouter.unitOf(offset);
       boolean read = offset.isSnapshotRead();
       List<CdcOffset> mine = new ArrayList<>();

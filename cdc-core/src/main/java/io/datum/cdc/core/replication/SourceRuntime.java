@@ -375,7 +375,7 @@ public final class SourceRuntime {
   public long[] handlerQueues() {
     Delivery d = delivery;
     if (d == null) {
-      return new long[] {0, 0};
+      return new long[config.get(SourceOptions.HANDLER_THREADS) + 1]; // not started: none waits
     }
     int[] depths = d.queueDepths();
     long[] out = new long[depths.length + 1];
@@ -408,7 +408,8 @@ public final class SourceRuntime {
                 handle::acknowledged,
                 threads,
                 config.get(SourceOptions.HANDLER_ORDERING),
-                config.get(SourceOptions.HANDOFF_CAPACITY),
+                // every thread can be busy, whatever the hand-off's capacity
+                Math.max(config.get(SourceOptions.HANDOFF_CAPACITY), threads),
                 () -> stopping,
                 () -> loopDone,
                 this::fail,
@@ -496,13 +497,13 @@ public final class SourceRuntime {
   }
 
   private void fail(Throwable t) {
+    stopping = true; // first: the other handler threads take no more events from here on
     if (failure.compareAndSet(null, t)) {
-      // reported to the application through the termination future
-      LOG.info("slot {}: source failed: {}", config.slot(), t.toString());
+      // also reported to the application through the termination future
+      LOG.error("slot {}: source failed: {}", config.slot(), t.toString());
     } else if (failure.get() != t) {
       failure.get().addSuppressed(t);
     }
-    stopping = true;
     stopSignal.countDown();
     if (loop != null) {
       toStopping();
