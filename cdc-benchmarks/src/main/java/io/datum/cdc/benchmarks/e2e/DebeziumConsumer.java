@@ -23,44 +23,18 @@ public final class DebeziumConsumer {
   private DebeziumConsumer() {}
 
   public static void main(String[] args) throws Exception {
-    String host = args[0], port = args[1], database = args[2], user = args[3], password = args[4];
-    String slot = args[5], publication = args[6], table = args[7];
+    String slot = args[5], table = args[7];
     long expected = Long.parseLong(args[8]);
     long timeoutSeconds = Long.parseLong(args[9]);
-    Properties props = new Properties();
-    props.setProperty("name", "e2e-" + slot);
-    props.setProperty("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
-    props.setProperty(
-        "offset.storage", "org.apache.kafka.connect.storage.MemoryOffsetBackingStore");
-    props.setProperty("offset.flush.interval.ms", "0");
-    props.setProperty("database.hostname", host);
-    props.setProperty("database.port", port);
-    props.setProperty("database.user", user);
-    props.setProperty("database.password", password);
-    props.setProperty("database.dbname", database);
-    props.setProperty("topic.prefix", "e2e");
-    props.setProperty("plugin.name", "pgoutput");
-    props.setProperty("slot.name", slot);
-    props.setProperty("publication.name", publication);
-    props.setProperty("publication.autocreate.mode", "disabled");
+    Properties props = DebeziumEngines.postgres("e2e-" + slot, "e2e", args);
     props.setProperty("snapshot.mode", "no_data");
     props.setProperty("table.include.list", "public." + table);
-    props.setProperty("slot.drop.on.stop", "false");
     String topic = "e2e.public." + table;
     ConsumerProbe probe = new ConsumerProbe(expected);
     DebeziumEngine<RecordChangeEvent<SourceRecord>> engine =
         DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
             .using(props)
-            .using(
-                (success, message, error) -> {
-                  if (!success) {
-                    System.err.println("Debezium engine failed: " + message);
-                    if (error != null) {
-                      error.printStackTrace();
-                    }
-                    System.exit(1);
-                  }
-                })
+            .using(DebeziumEngines.exitOnFailure())
             .notifying(
                 (List<RecordChangeEvent<SourceRecord>> records,
                     DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer) -> {

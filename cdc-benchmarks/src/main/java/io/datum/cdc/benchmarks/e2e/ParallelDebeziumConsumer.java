@@ -33,25 +33,9 @@ public final class ParallelDebeziumConsumer {
     long expected = Long.parseLong(args[8]);
     long timeoutSeconds = Long.parseLong(args[9]);
     ParallelWork work = new ParallelWork(args[12], args[13]);
-    Properties props = new Properties();
-    props.setProperty("name", "parallel-" + args[5]);
-    props.setProperty("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
-    props.setProperty(
-        "offset.storage", "org.apache.kafka.connect.storage.MemoryOffsetBackingStore");
-    props.setProperty("offset.flush.interval.ms", "0");
-    props.setProperty("database.hostname", args[0]);
-    props.setProperty("database.port", args[1]);
-    props.setProperty("database.dbname", args[2]);
-    props.setProperty("database.user", args[3]);
-    props.setProperty("database.password", args[4]);
-    props.setProperty("topic.prefix", "par");
-    props.setProperty("plugin.name", "pgoutput");
-    props.setProperty("slot.name", args[5]);
-    props.setProperty("publication.name", args[6]);
-    props.setProperty("publication.autocreate.mode", "disabled");
+    Properties props = DebeziumEngines.postgres("parallel-" + args[5], "par", args);
     props.setProperty("snapshot.mode", "no_data");
     props.setProperty("table.include.list", "public." + table);
-    props.setProperty("slot.drop.on.stop", "false");
     props.setProperty("record.processing.threads", args[10]);
     props.setProperty("record.processing.order", args[11]);
     props.setProperty("record.processing.with.serial.consumer", "false");
@@ -60,16 +44,7 @@ public final class ParallelDebeziumConsumer {
     DebeziumEngine<RecordChangeEvent<SourceRecord>> engine =
         DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
             .using(props)
-            .using(
-                (success, message, error) -> {
-                  if (!success) {
-                    System.err.println("Debezium engine failed: " + message);
-                    if (error != null) {
-                      error.printStackTrace();
-                    }
-                    System.exit(1);
-                  }
-                })
+            .using(DebeziumEngines.exitOnFailure())
             .notifying(
                 (RecordChangeEvent<SourceRecord> r) -> {
                   SourceRecord record = r.record();

@@ -1,6 +1,7 @@
 package io.datum.cdc.benchmarks.snapshot;
 
 import io.datum.cdc.benchmarks.e2e.ConsumerProbe;
+import io.datum.cdc.benchmarks.e2e.DebeziumEngines;
 import io.debezium.embedded.Connect;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
@@ -34,35 +35,17 @@ public final class DebeziumSnapshotConsumer {
    * @throws Exception if the engine cannot be run
    */
   public static void main(String[] args) throws Exception {
-    String host = args[0], port = args[1], database = args[2], user = args[3];
-    String password = args[4].equals("-") ? "" : args[4];
-    String slot = args[5], publication = args[6];
+    String slot = args[5];
     List<String> tables = Arrays.asList(args[7].split(","));
     long expected = Long.parseLong(args[8]);
     long timeoutSeconds = Long.parseLong(args[9]);
     int threads = Integer.parseInt(args[10]);
-    Properties props = new Properties();
-    props.setProperty("name", "snapshot-" + slot);
-    props.setProperty("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
-    props.setProperty(
-        "offset.storage", "org.apache.kafka.connect.storage.MemoryOffsetBackingStore");
-    props.setProperty("offset.flush.interval.ms", "0");
-    props.setProperty("database.hostname", host);
-    props.setProperty("database.port", port);
-    props.setProperty("database.user", user);
-    props.setProperty("database.password", password);
-    props.setProperty("database.dbname", database);
-    props.setProperty("topic.prefix", "snap");
-    props.setProperty("plugin.name", "pgoutput");
-    props.setProperty("slot.name", slot);
-    props.setProperty("publication.name", publication);
-    props.setProperty("publication.autocreate.mode", "disabled");
+    Properties props = DebeziumEngines.postgres("snapshot-" + slot, "snap", args);
     props.setProperty("snapshot.mode", "initial");
     props.setProperty("snapshot.max.threads", Integer.toString(threads));
     props.setProperty(
         "table.include.list",
         tables.stream().map(t -> "public\\." + t).collect(Collectors.joining(",")));
-    props.setProperty("slot.drop.on.stop", "false");
     Set<String> topics = new HashSet<>();
     for (String t : tables) {
       topics.add("snap.public." + t);
@@ -71,16 +54,7 @@ public final class DebeziumSnapshotConsumer {
     DebeziumEngine<RecordChangeEvent<SourceRecord>> engine =
         DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
             .using(props)
-            .using(
-                (success, message, error) -> {
-                  if (!success) {
-                    System.err.println("Debezium engine failed: " + message);
-                    if (error != null) {
-                      error.printStackTrace();
-                    }
-                    System.exit(1);
-                  }
-                })
+            .using(DebeziumEngines.exitOnFailure())
             .notifying(
                 (List<RecordChangeEvent<SourceRecord>> records,
                     DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer) -> {
