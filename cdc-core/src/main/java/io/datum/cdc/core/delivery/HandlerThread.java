@@ -141,6 +141,7 @@ public final class HandlerThread implements Runnable, Delivery {
           continue;
         }
         if (stopping.getAsBoolean()) {
+          event = null; // not handled: a failure of the batchEnd below is not this event's
           break;
         }
         boolean alone = event instanceof TruncateEvent || event instanceof MessageEvent;
@@ -150,10 +151,6 @@ public final class HandlerThread implements Runnable, Delivery {
         }
         handler.handle(event, handle);
         batchOpen = true;
-        if (alone) {
-          batchOpen = false;
-          handler.batchEnd(handle);
-        }
         if (isStreamChange(event)) {
           eventsHandled.incrementAndGet();
         }
@@ -161,6 +158,10 @@ public final class HandlerThread implements Runnable, Delivery {
           lastHandledNanos = System.nanoTime();
         }
         event = null;
+        if (alone) {
+          batchOpen = false;
+          handler.batchEnd(handle);
+        }
       }
       if (batchOpen) {
         handler.batchEnd(handle);

@@ -450,6 +450,7 @@ public final class ParallelDelivery implements Delivery {
             }
             event = gate.event;
             handle(event);
+            event = null; // a failure of batchEnd is not this event's
             handler.batchEnd(this);
             gate.handled();
           } else {
