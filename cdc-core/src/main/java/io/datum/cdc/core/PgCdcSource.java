@@ -355,6 +355,38 @@ public final class PgCdcSource implements AutoCloseable {
     }
 
     /**
+     * Streams from a hot standby (PostgreSQL 16+; {@link #jdbcUrl} names the standby) and writes
+     * what a standby cannot on its primary: a publication {@link #createPublication} creates, the
+     * watermarks of online and resumed snapshots (which the standby's stream carries once it has
+     * replayed them), and, while a slot is created on the standby, a running-transactions record
+     * ({@code pg_log_standby_snapshot()}, PostgreSQL docs 9.28.6; a standby's slot creation waits
+     * for one from the primary). The source never writes on the standby. Connects as the same
+     * {@link #user} with the same {@link #password} and connection properties. Without it, a source
+     * on a standby refuses at {@link PgCdcSource#start} the features that write (snapshots,
+     * creating a missing publication), naming this option. Unused while {@link #jdbcUrl} is a
+     * primary (also after the standby's promotion). See docs/configuration.md, "Streaming from a
+     * standby".
+     *
+     * @param primaryJdbcUrl {@code jdbc:postgresql://host:port/database} of the primary, the same
+     *     database as {@link #jdbcUrl}'s; or null for none (the default)
+     * @return this builder
+     * @throws CdcConfigurationException if pgjdbc's parser does not take it as a PostgreSQL URL
+     */
+    public Builder primaryJdbcUrl(String primaryJdbcUrl) {
+      if (primaryJdbcUrl == null) {
+        values.remove(SourceOptions.PRIMARY_JDBC_URL);
+        return this;
+      }
+      if (Driver.parseURL(primaryJdbcUrl, null) == null) {
+        throw new CdcConfigurationException(
+            "not a PostgreSQL JDBC URL (jdbc:postgresql://host[:port]/database[?...]) for the"
+                + " primary: "
+                + PgErrors.redact(primaryJdbcUrl));
+      }
+      return set(SourceOptions.PRIMARY_JDBC_URL, primaryJdbcUrl);
+    }
+
+    /**
      * @param user the role to connect as; it needs the REPLICATION attribute (or superuser). A
      *     different {@code user} parameter in the JDBC URL is refused by {@link #build()}
      * @return this builder
@@ -936,7 +968,18 @@ public final class PgCdcSource implements AutoCloseable {
       }
       refuseIgnored();
       // pgjdbc's own parser: parameters decoded as the driver reads them
-      Properties inUrl = Driver.parseURL((String) values.get(SourceOptions.JDBC_URL), null);
+      for (SourceOption<?> url : List.of(SourceOptions.JDBC_URL, SourceOptions.PRIMARY_JDBC_URL)) {
+        if (values.get(url) != null) {
+          refuseSecondCredentials(url);
+        }
+      }
+      return new PgCdcSource(
+          SourceConfiguration.of(values, properties, store, confirmedFlushLimit));
+    }
+
+    /** Refuses a user or password in a URL that differs from the one given separately. */
+    private void refuseSecondCredentials(SourceOption<?> url) {
+      Properties inUrl = Driver.parseURL((String) values.get(url), null);
       for (String name : List.of("user", "password")) {
         String given = inUrl.getProperty(name);
         if (given != null
@@ -944,7 +987,9 @@ public final class PgCdcSource implements AutoCloseable {
             && !given.equals(properties.getProperty(name))) {
           // pgjdbc lets the URL's parameter win: refuse instead of silently ignoring the setter
           throw new CdcConfigurationException(
-              "the JDBC URL's "
+              "the "
+                  + (url == SourceOptions.JDBC_URL ? "JDBC URL" : "primary's JDBC URL")
+                  + "'s "
                   + name
                   + " parameter differs from the "
                   + name
@@ -955,8 +1000,6 @@ public final class PgCdcSource implements AutoCloseable {
                   + "); give it once");
         }
       }
-      return new PgCdcSource(
-          SourceConfiguration.of(values, properties, store, confirmedFlushLimit));
     }
 
     /**

@@ -15,10 +15,10 @@ import java.util.Objects;
  *
  * @param slot the slot's name, never null
  * @param lagBytes bytes of WAL between the server's position ({@code pg_current_wal_lsn()} on a
- *     primary, {@code pg_last_wal_receive_lsn()} on a standby; PostgreSQL docs, System
- *     Administration Functions) and the slot's {@code confirmed_flush_lsn}: WAL the server keeps
- *     for the slot; null when the slot has no confirmed position yet or a standby has received
- *     nothing
+ *     primary, {@code pg_last_wal_replay_lsn()} on a hot standby, the WAL a standby's walsender can
+ *     decode; PostgreSQL docs, System Administration Functions) and the slot's {@code
+ *     confirmed_flush_lsn}: WAL the server keeps for the slot; null when the slot has no confirmed
+ *     position yet or a standby has replayed nothing
  * @param active whether a process is streaming from the slot ({@code active})
  * @param activePid the process id of the walsender using the slot ({@code active_pid}), null when
  *     inactive
@@ -27,6 +27,17 @@ import java.util.Objects;
  * @param safeWalSizeBytes bytes of WAL that can still be written before the slot risks losing
  *     needed WAL ({@code safe_wal_size}), null when unlimited ({@code max_slot_wal_keep_size = -1})
  *     or the slot is {@code lost}; may be negative
+ * @param invalidationReason why the slot can no longer be used, or null while it can: {@code
+ *     pg_replication_slots.invalidation_reason} on PostgreSQL 17+ ({@code wal_removed}, {@code
+ *     rows_removed}, {@code wal_level_insufficient}; 18: {@code idle_timeout}); on 16 {@code
+ *     conflict} when {@code conflicting} is true (a standby's slot in conflict with recovery) and
+ *     {@code wal_removed} when {@code wal_status} is {@code lost}
+ * @param standby whether the server is a hot standby ({@code pg_is_in_recovery()})
+ * @param standbyReplayLagBytes on a hot standby, bytes of WAL the primary has written (as its
+ *     walsender last reported, {@code pg_stat_wal_receiver.latest_end_lsn}) that the standby has
+ *     not replayed yet ({@code pg_last_wal_replay_lsn()}): changes the slot cannot decode yet; null
+ *     on a primary, when the standby's WAL receiver is not streaming (replication from the primary
+ *     stopped: the lag is unknown), or when the role may not read it (pg_read_all_stats)
  */
 public record SlotStatus(
     String slot,
@@ -34,7 +45,10 @@ public record SlotStatus(
     boolean active,
     Integer activePid,
     WalStatus walStatus,
-    Long safeWalSizeBytes) {
+    Long safeWalSizeBytes,
+    String invalidationReason,
+    boolean standby,
+    Long standbyReplayLagBytes) {
 
   /** Seconds {@link #read} lets its query run before it fails. */
   public static final int QUERY_TIMEOUT_SECONDS = 5;
@@ -44,10 +58,18 @@ public record SlotStatus(
    * functions are in PostgreSQL docs, System Administration Functions.
    */
   static final String QUERY =
-      "SELECT pg_wal_lsn_diff(CASE WHEN pg_is_in_recovery() THEN pg_last_wal_receive_lsn()"
+      "SELECT pg_wal_lsn_diff(CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn()"
           + " ELSE pg_current_wal_lsn() END, confirmed_flush_lsn)::int8,"
-          + " active, active_pid, wal_status, safe_wal_size"
-          + " FROM pg_catalog.pg_replication_slots WHERE slot_name = ?";
+          + " active, active_pid, wal_status, safe_wal_size,"
+          // invalidation_reason is 17+, conflicting 16+: read through jsonb for older servers
+          + " coalesce(to_jsonb(s) ->> 'invalidation_reason',"
+          + " CASE WHEN (to_jsonb(s) ->> 'conflicting')::boolean THEN 'conflict' END,"
+          + " CASE WHEN wal_status = 'lost' THEN 'wal_removed' END),"
+          + " pg_is_in_recovery(),"
+          + " CASE WHEN pg_is_in_recovery() THEN (SELECT greatest(0,"
+          + " pg_wal_lsn_diff(latest_end_lsn, pg_last_wal_replay_lsn()))::int8"
+          + " FROM pg_catalog.pg_stat_wal_receiver WHERE status = 'streaming') END"
+          + " FROM pg_catalog.pg_replication_slots s WHERE slot_name = ?";
 
   /**
    * The values of {@code pg_replication_slots.wal_status} (PostgreSQL 13 and later; PostgreSQL
@@ -89,6 +111,36 @@ public record SlotStatus(
   }
 
   /**
+   * A status of a slot on a primary that is not invalidated, as before the standby's fields.
+   *
+   * @param slot the slot's name, never null
+   * @param lagBytes as the record's component
+   * @param active as the record's component
+   * @param activePid as the record's component
+   * @param walStatus as the record's component
+   * @param safeWalSizeBytes as the record's component
+   * @throws NullPointerException if slot is null
+   */
+  public SlotStatus(
+      String slot,
+      Long lagBytes,
+      boolean active,
+      Integer activePid,
+      WalStatus walStatus,
+      Long safeWalSizeBytes) {
+    this(
+        slot,
+        lagBytes,
+        active,
+        activePid,
+        walStatus,
+        safeWalSizeBytes,
+        walStatus == WalStatus.LOST ? "wal_removed" : null,
+        false,
+        null);
+  }
+
+  /**
    * Reads a slot's status with one query of at most {@value #QUERY_TIMEOUT_SECONDS} seconds.
    *
    * @param connection an open ordinary (not replication) connection to the slot's database, not
@@ -114,7 +166,10 @@ public record SlotStatus(
             r.getBoolean(2),
             r.getObject(3, Integer.class),
             WalStatus.of(r.getString(4)),
-            r.getObject(5, Long.class));
+            r.getObject(5, Long.class),
+            r.getString(6),
+            r.getBoolean(7),
+            r.getObject(8, Long.class));
       }
     }
   }

@@ -26,15 +26,17 @@ class PackageLayersTest {
           Map.entry("types", Set.of()),
           Map.entry("config", Set.of()),
           Map.entry("errors", Set.of()),
+          Map.entry("server", Set.of()),
           Map.entry("feedback", Set.of()),
           Map.entry("relation", Set.of("types")),
           Map.entry("pgoutput", Set.of("relation", "types")),
           Map.entry("delivery", Set.of("types")),
           Map.entry("assembly", Set.of("pgoutput", "relation", "types", "feedback", "delivery")),
-          Map.entry("snapshot", Set.of("relation", "types", "feedback", "delivery")),
+          Map.entry("snapshot", Set.of("relation", "types", "feedback", "delivery", "server")),
           Map.entry(
               "replication",
-              Set.of("assembly", "pgoutput", "relation", "types", "feedback", "delivery")));
+              Set.of(
+                  "assembly", "pgoutput", "relation", "types", "feedback", "delivery", "server")));
 
   /** The one class of {@code replication} that may name the snapshots' classes. */
   private static final String BUILDS_THE_PARTS = CORE + ".replication.SourceRuntime";

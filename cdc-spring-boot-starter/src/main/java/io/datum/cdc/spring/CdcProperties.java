@@ -34,6 +34,12 @@ public class CdcProperties {
   /** The user's password. */
   private String password;
 
+  /**
+   * When jdbc-url is a hot standby (PostgreSQL 16+): its primary's JDBC URL, where the source
+   * writes what a standby cannot (a publication it creates, online snapshot watermarks).
+   */
+  private String primaryJdbcUrl;
+
   /** Extra pgjdbc connection properties (sslmode, ApplicationName, ...). */
   private Map<String, String> connectionProperties = new LinkedHashMap<>();
 
@@ -214,6 +220,16 @@ public class CdcProperties {
   /** Sets the password. */
   public void setPassword(String password) {
     this.password = password;
+  }
+
+  /** Returns primary-jdbc-url, or null when unset. */
+  public String getPrimaryJdbcUrl() {
+    return primaryJdbcUrl;
+  }
+
+  /** Sets primary-jdbc-url. */
+  public void setPrimaryJdbcUrl(String primaryJdbcUrl) {
+    this.primaryJdbcUrl = primaryJdbcUrl;
   }
 
   /** Returns the extra connection properties. */

@@ -252,6 +252,18 @@ public final class StreamCommand implements Callable<Integer> {
   boolean allowPublicationChange;
 
   @Option(
+      names = "--primary-url",
+      paramLabel = "JDBC-URL",
+      description =
+          "when --url is a hot standby (PostgreSQL 16+): its primary's JDBC URL (same user and"
+              + " password), where pgcdc writes what a standby cannot: a publication"
+              + " --create-publication creates, snapshot watermarks, and while --create-slot"
+              + " creates the slot on the standby, a running-transactions record"
+              + " (pg_log_standby_snapshot()); nothing is written on the standby. Without it,"
+              + " --snapshot and creating a missing publication are refused on a standby")
+  String primaryUrl;
+
+  @Option(
       names = "--failover-slot",
       description =
           "create the slot as a failover slot (PostgreSQL 17+), which a physical standby with"

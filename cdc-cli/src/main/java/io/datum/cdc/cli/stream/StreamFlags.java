@@ -64,6 +64,7 @@ final class StreamFlags {
     Map<SourceOption<?>, String> m = new LinkedHashMap<>();
     m.put(SourceOptions.JDBC_URL, "--url");
     m.put(SourceOptions.USER, "--user");
+    m.put(SourceOptions.PRIMARY_JDBC_URL, "--primary-url");
     m.put(SourceOptions.SLOT, "--slot");
     m.put(SourceOptions.PUBLICATION, "--publication");
     m.put(SourceOptions.CREATE_SLOT, "--create-slot");

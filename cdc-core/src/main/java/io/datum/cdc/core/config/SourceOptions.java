@@ -54,6 +54,23 @@ public final class SourceOptions {
           Kind.SECRET,
           "The role's password; default the URL's. A different password in the URL is refused.");
 
+  /** On a hot standby: the JDBC URL of its primary, where the source writes. */
+  public static final SourceOption<String> PRIMARY_JDBC_URL =
+      SourceOption.<String>of(
+              "primary-jdbc-url",
+              Kind.STRING,
+              "When jdbc-url is a hot standby (PostgreSQL 16+): its primary's JDBC URL, same role"
+                  + " and password. The source writes there what a standby cannot (a publication it"
+                  + " creates, online snapshot watermarks) and asks it for a running-transactions"
+                  + " record while it creates a slot on the standby (pg_log_standby_snapshot()). It"
+                  + " never writes on the standby. Without it, those features are refused at start"
+                  + " on a standby; unused while jdbc-url is a primary.")
+          .check(
+              v ->
+                  v.startsWith("jdbc:postgresql:")
+                      ? null
+                      : "not a PostgreSQL JDBC URL (jdbc:postgresql://host[:port]/database)");
+
   /** The logical replication slot; required. */
   public static final SourceOption<String> SLOT =
       SourceOption.<String>of(

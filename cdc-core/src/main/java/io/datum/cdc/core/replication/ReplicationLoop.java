@@ -16,6 +16,7 @@ import io.datum.cdc.core.errors.PgErrors;
 import io.datum.cdc.core.feedback.FeedbackCoordinator;
 import io.datum.cdc.core.feedback.SourceCheckpointHandle;
 import io.datum.cdc.core.pgoutput.PgOutputDecoder;
+import io.datum.cdc.core.server.ServerRole;
 import io.datum.cdc.core.types.PgTypeCatalog;
 import java.nio.ByteBuffer;
 import java.sql.Connection;
@@ -96,6 +97,9 @@ final class ReplicationLoop {
 
   private final long statusIntervalNanos;
 
+  /** The server's role, read again at every open; where the source writes. */
+  private final ServerRole role;
+
   /** Run after a stop request, before the final status update (stores late acknowledgements). */
   private final Runnable beforeFinalFeedback;
 
@@ -114,8 +118,10 @@ final class ReplicationLoop {
       Handoff handoff,
       DecodeErrorHandling decodeErrors,
       PeerProducer peer,
+      ServerRole role,
       Runnable beforeFinalFeedback) {
     this.peer = peer;
+    this.role = role;
     this.beforeFinalFeedback = beforeFinalFeedback;
     this.decodeErrors = decodeErrors;
     this.config = config;
@@ -188,7 +194,8 @@ final class ReplicationLoop {
               promotion,
               () -> stopRequested,
               previous == null ? null : previous.types,
-              peer);
+              peer,
+              role);
       protocol = checked.protocol();
       types = checked.types();
     } catch (RuntimeException e) {
@@ -317,7 +324,7 @@ final class ReplicationLoop {
         // statement_timeout does not cover a replication command: pgjdbc cancels the query
         st.setQueryTimeout((int) Math.max(1, (timeout.toMillis() + 999) / 1000));
       }
-      ResultSet rs = st.executeQuery(command);
+      ResultSet rs = role.creatingSlot(slot, () -> st.executeQuery(command));
       rs.next();
       PgLsn consistentPoint = PgLsn.parse(rs.getString("consistent_point"));
       String name = rs.getString("snapshot_name");

@@ -29,7 +29,12 @@ final class SlotAdmin {
 
   /**
    * What {@code pg_replication_slots} says of a slot (PostgreSQL docs, 53.19 pg_replication_slots).
-   * {@code failover} and {@code synced} (PostgreSQL 17+) are null on older servers.
+   * {@code failover} and {@code synced} (PostgreSQL 17+) are null on older servers. {@code
+   * invalidation} is why the slot can no longer be used, or null: {@code invalidation_reason}
+   * (PostgreSQL 17+: {@code wal_removed}, {@code rows_removed}, {@code wal_level_insufficient}, 18:
+   * {@code idle_timeout}); on 16 {@code conflicting} true gives {@code conflict} (rows removed or
+   * wal_level lowered: a conflict with recovery on a standby's slot), {@code wal_status lost} gives
+   * {@code wal_removed}.
    */
   record SlotState(
       String plugin,
@@ -40,7 +45,8 @@ final class SlotAdmin {
       PgLsn confirmedFlushLsn,
       String walStatus,
       Boolean failover,
-      Boolean synced) {}
+      Boolean synced,
+      String invalidation) {}
 
   private final Connection connection;
 
@@ -79,7 +85,10 @@ final class SlotAdmin {
             // wal_status exists from PostgreSQL 13; read through jsonb so older servers give null
             "SELECT plugin, slot_type, database, active, active_pid, confirmed_flush_lsn::text,"
                 + " to_jsonb(s) ->> 'wal_status', (to_jsonb(s) ->> 'failover')::boolean,"
-                + " (to_jsonb(s) ->> 'synced')::boolean"
+                + " (to_jsonb(s) ->> 'synced')::boolean,"
+                + " coalesce(to_jsonb(s) ->> 'invalidation_reason',"
+                + " CASE WHEN (to_jsonb(s) ->> 'conflicting')::boolean THEN 'conflict' END,"
+                + " CASE WHEN to_jsonb(s) ->> 'wal_status' = 'lost' THEN 'wal_removed' END)"
                 + " FROM pg_replication_slots s WHERE slot_name = ?")) {
       ps.setString(1, slot);
       try (ResultSet rs = ps.executeQuery()) {
@@ -98,7 +107,8 @@ final class SlotAdmin {
             confirmed == null ? PgLsn.ZERO : PgLsn.parse(confirmed),
             rs.getString(7),
             rs.getObject(8, Boolean.class),
-            rs.getObject(9, Boolean.class));
+            rs.getObject(9, Boolean.class),
+            rs.getString(10));
       }
     }
   }
@@ -202,6 +212,18 @@ final class SlotAdmin {
    * @throws SQLException if the catalog cannot be read
    */
   String openTransactions() throws SQLException {
+    try (Statement st = connection.createStatement();
+        ResultSet rs = st.executeQuery("SELECT pg_is_in_recovery()")) {
+      rs.next();
+      if (rs.getBoolean(1)) {
+        // a standby's own sessions hold no xid: the creation waits for the primary
+        return "on a standby, the creation waits for the primary to log its running transactions"
+            + " (xl_running_xacts; SELECT pg_log_standby_snapshot() on the primary writes one, as"
+            + " the source does every second when given the primary, primary-jdbc-url) and for"
+            + " the primary's transactions open then to end (pg_stat_activity on the primary"
+            + " lists them)";
+      }
+    }
     List<String> open = new ArrayList<>();
     try (Statement st = connection.createStatement();
         ResultSet rs =

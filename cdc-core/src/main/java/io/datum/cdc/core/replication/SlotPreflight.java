@@ -9,6 +9,7 @@ import io.datum.cdc.core.config.SourceOptions;
 import io.datum.cdc.core.delivery.PeerProducer;
 import io.datum.cdc.core.errors.PgErrors;
 import io.datum.cdc.core.feedback.FeedbackCoordinator;
+import io.datum.cdc.core.server.ServerRole;
 import io.datum.cdc.core.types.PgTypeCatalog;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -69,6 +70,7 @@ final class SlotPreflight {
    * @param known the catalog of the source's previous connection (its types stay known), or null
    * @param peer the producer beside the stream: what the stream must carry for it, the server it
    *     needs, whether a new slot exports its snapshot for it
+   * @param role the server's role, read again here; where the source writes
    * @return the negotiated options and the type catalog ({@code known} if given; null before
    *     PostgreSQL 14)
    * @throws io.datum.cdc.CdcException naming the slot, publication or server and the remedy, if a
@@ -81,7 +83,8 @@ final class SlotPreflight {
       ClusterCheck.TimelineChange promotion,
       BooleanSupplier stopRequested,
       PgTypeCatalog known,
-      PeerProducer peer) {
+      PeerProducer peer,
+      ServerRole role) {
     String slot = config.slot();
     PgOutputOptions protocol;
     PgTypeCatalog types = null;
@@ -94,6 +97,15 @@ final class SlotPreflight {
       try {
         int serverVersion = slots.serverVersionNum();
         version = serverVersion;
+        boolean standby = role.identify(admin, serverVersion, !reconnecting);
+        if (standby && config.get(SourceOptions.FAILOVER_SLOT)) {
+          throw new CdcConfigurationException(
+              "failoverSlot (pgcdc --failover-slot) makes a primary's slot survive a promotion,"
+                  + " but "
+                  + PgErrors.redact(config.jdbcUrl())
+                  + " is a hot standby, where PostgreSQL creates no failover slot and its slot"
+                  + " survives the standby's own promotion anyway; leave the option out");
+        }
         peer.checkServer(serverVersion);
         protocol = PgOutputOptions.negotiate(config, serverVersion, peer.needsMessages());
         if (config.get(SourceOptions.FAILOVER_SLOT) && serverVersion < 170000) {
@@ -115,9 +127,13 @@ final class SlotPreflight {
                     + "; create it (CREATE PUBLICATION ... FOR TABLE ...) or let the source create it"
                     + " (createPublication(true), pgcdc --create-publication)");
           }
+          role.requireWrites(
+              "creating publication \""
+                  + config.publication()
+                  + "\" (createPublication(true), pgcdc --create-publication)",
+              "CREATE PUBLICATION runs on a primary only");
           try {
-            slots.createPublication(
-                config.publication(), config.get(SourceOptions.PUBLICATION_TABLES));
+            createPublication(config, role, admin, stopRequested);
             createdPublication = true;
           } catch (SQLException e) {
             throw PgErrors.map("cannot create publication \"" + config.publication() + '"', e);
@@ -212,25 +228,34 @@ final class SlotPreflight {
             if (peer.wantsExportedSnapshot()) {
               createWithSnapshot = true; // on the replication connection, exporting its snapshot
             } else {
-              slots.createSlot(
+              role.creatingSlot(
                   slot,
-                  config.get(SourceOptions.FAILOVER_SLOT),
-                  config.get(SourceOptions.SLOT_CREATION_TIMEOUT));
+                  () -> {
+                    slots.createSlot(
+                        slot,
+                        config.get(SourceOptions.FAILOVER_SLOT),
+                        config.get(SourceOptions.SLOT_CREATION_TIMEOUT));
+                    return null;
+                  });
             }
           } catch (SQLException e) {
             throw PgErrors.map("cannot create replication slot \"" + slot + '"', e);
           }
         } else {
-          if ("lost".equals(state.walStatus())) {
-            // PostgreSQL docs, 53.19 pg_replication_slots: "lost" means required WAL was removed
+          if (state.invalidation() != null) {
+            throw invalidated(slot, state.invalidation(), standby);
+          }
+          if (standby && Boolean.TRUE.equals(state.synced())) {
             throw new CdcReplicationException(
-                Reason.SLOT_INVALIDATED,
+                Reason.SLOT_INCOMPATIBLE,
                 "replication slot \""
                     + slot
-                    + "\" is invalidated: PostgreSQL removed WAL it still"
-                    + " needed (wal_status lost, e.g. max_slot_wal_keep_size exceeded); the changes"
-                    + " since its position are gone. Drop it and create a new one, knowing that"
-                    + " those changes cannot be delivered");
+                    + "\" on the standby "
+                    + PgErrors.redact(config.jdbcUrl())
+                    + " is a copy the standby keeps of the primary's failover slot"
+                    + " (pg_replication_slots.synced), which PostgreSQL does not decode from"
+                    + " before a promotion; stream from the primary with it, or give the standby's"
+                    + " source a slot of its own (another slot name, createSlot(true))");
           }
           if (!"pgoutput".equals(state.plugin())) {
             throw new CdcReplicationException(
@@ -351,8 +376,8 @@ final class SlotPreflight {
       } catch (SQLException | RuntimeException e) {
         if (createdPublication) {
           // a failed start leaves nothing behind: the publication this start created goes
-          try {
-            slots.dropPublication(config.publication());
+          try (Connection writable = role.openWritable("datum-cdc " + slot)) {
+            new SlotAdmin(writable).dropPublication(config.publication());
           } catch (SQLException dropping) {
             e.addSuppressed(dropping);
           }
@@ -370,6 +395,81 @@ final class SlotPreflight {
           e);
     }
     return new Outcome(protocol, types, createWithSnapshot, version);
+  }
+
+  /**
+   * The error for an invalidated slot, naming PostgreSQL's reason ({@code invalidation_reason},
+   * PostgreSQL docs 53.19; on 16 {@code conflicting} or {@code wal_status lost}) and the remedy.
+   * The changes since the slot's position are gone with it in every case.
+   *
+   * @param slot the slot
+   * @param reason {@code wal_removed}, {@code rows_removed}, {@code wal_level_insufficient}, {@code
+   *     idle_timeout}, {@code conflict} (PostgreSQL 16: one of the two conflicts), or another the
+   *     server names
+   * @param standby whether the slot is on a hot standby
+   */
+  static CdcReplicationException invalidated(String slot, String reason, boolean standby) {
+    String cause =
+        switch (reason) {
+          case "wal_removed" ->
+              "PostgreSQL removed WAL it still needed (wal_status lost, e.g."
+                  + " max_slot_wal_keep_size exceeded"
+                  + (standby ? " on the standby" : "")
+                  + ")";
+          case "rows_removed" ->
+              "the primary removed catalog rows the slot still needed (a conflict with recovery):"
+                  + " on the standby set hot_standby_feedback = on and give it a physical"
+                  + " replication slot on the primary (primary_slot_name), so that the primary"
+                  + " keeps those rows";
+          case "wal_level_insufficient" ->
+              "the primary's wal_level was lowered below logical: set wal_level = logical on the"
+                  + " primary again (a restart)";
+          case "conflict" ->
+              "of a conflict with recovery (pg_replication_slots.conflicting): the primary removed"
+                  + " catalog rows the slot needed (on the standby set hot_standby_feedback = on"
+                  + " with a physical replication slot on the primary, primary_slot_name), or its"
+                  + " wal_level was lowered below logical";
+          case "idle_timeout" ->
+              "it was inactive longer than idle_replication_slot_timeout; raise that setting or"
+                  + " keep a consumer streaming";
+          default -> "of " + reason + " (pg_replication_slots.invalidation_reason)";
+        };
+    return new CdcReplicationException(
+        Reason.SLOT_INVALIDATED,
+        "replication slot \""
+            + slot
+            + "\" is invalidated (invalidation_reason "
+            + reason
+            + ") because "
+            + cause
+            + "; the changes since its position are gone. Drop it and create a new one, knowing"
+            + " that those changes cannot be delivered");
+  }
+
+  /**
+   * Creates the publication where the source writes; on a standby, on its primary, then waits until
+   * the standby has replayed it (the stream reads the publication from the standby's catalog).
+   */
+  private static void createPublication(
+      SourceConfiguration config, ServerRole role, Connection admin, BooleanSupplier stop)
+      throws SQLException {
+    if (!role.standby()) {
+      new SlotAdmin(admin)
+          .createPublication(config.publication(), config.get(SourceOptions.PUBLICATION_TABLES));
+      return;
+    }
+    PgLsn written;
+    try (Connection primary = role.openWritable("datum-cdc " + config.slot())) {
+      new SlotAdmin(primary)
+          .createPublication(config.publication(), config.get(SourceOptions.PUBLICATION_TABLES));
+      written = ServerRole.flushedPosition(primary);
+    }
+    LOG.info(
+        "slot {}: created publication {} on the primary; waiting for the standby to replay it ({})",
+        config.slot(),
+        config.publication(),
+        written);
+    role.awaitReplay(admin, written, stop, waiting -> {});
   }
 
   /**

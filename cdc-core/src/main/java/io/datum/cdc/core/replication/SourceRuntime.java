@@ -20,6 +20,7 @@ import io.datum.cdc.core.errors.PgErrors;
 import io.datum.cdc.core.feedback.FeedbackCoordinator;
 import io.datum.cdc.core.feedback.SnapshotAcknowledgements;
 import io.datum.cdc.core.feedback.SourceCheckpointHandle;
+import io.datum.cdc.core.server.ServerRole;
 import io.datum.cdc.core.snapshot.SourceSnapshots;
 import io.datum.cdc.event.CdcHandler;
 import java.nio.file.Files;
@@ -66,6 +67,10 @@ public final class SourceRuntime {
   private final DecodeErrorHandling decodeErrors;
   private final SourceCheckpointHandle handle;
   private final SourceSnapshots snapshots;
+
+  /** Whether the server is a primary or a hot standby; where the source writes. */
+  private final ServerRole role;
+
   private volatile ReplicationLoop loop;
   private Handoff handoff;
   private volatile Delivery delivery;
@@ -103,7 +108,8 @@ public final class SourceRuntime {
     if (config.confirmedFlushLimit() != null) {
       handle.limitFlush(config.confirmedFlushLimit());
     }
-    this.snapshots = new SourceSnapshots(config, tracker, handle);
+    this.role = new ServerRole(config);
+    this.snapshots = new SourceSnapshots(config, tracker, handle, role);
     if (stored != null) {
       LOG.info(
           "slot {}: resuming at stored watermark {} ({} partly acknowledged transactions, {} runs"
@@ -322,7 +328,14 @@ public final class SourceRuntime {
   /** A replication loop over this source's parts, for the first connection or a reconnect. */
   private ReplicationLoop newLoop() {
     return new ReplicationLoop(
-        config, coordinator, handle, handoff, decodeErrors, snapshots, this::beforeFinalFeedback);
+        config,
+        coordinator,
+        handle,
+        handoff,
+        decodeErrors,
+        snapshots,
+        role,
+        this::beforeFinalFeedback);
   }
 
   /** Returns how many times the source reconnected after a connection loss. */

@@ -7,6 +7,7 @@ import io.datum.cdc.TableId;
 import io.datum.cdc.core.errors.PgErrors;
 import io.datum.cdc.core.feedback.SnapshotAcknowledgements;
 import io.datum.cdc.core.feedback.SnapshotAcknowledgements.ReadTask;
+import io.datum.cdc.core.server.ServerRole;
 import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.MessageEvent;
 import io.datum.cdc.event.ReadEvent;
@@ -112,6 +113,17 @@ public final class OnlineSnapshots implements AutoCloseable {
   private final boolean flushMessages;
   private final int serverVersionNum;
   private final boolean twoPhase;
+  private final ServerRole serverRole;
+
+  /**
+   * On a hot standby, the connection to the primary the watermarks are written on (snapshot thread
+   * only); null on a primary, where the reading connection writes them.
+   */
+  private Connection writer;
+
+  /** What the reader waits for on a standby (its replay of a low watermark), or null. */
+  private volatile String replayWait;
+
   private final String nonce = UUID.randomUUID().toString().substring(0, 8);
   private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
   private final Object wake = new Object();
@@ -201,6 +213,8 @@ public final class OnlineSnapshots implements AutoCloseable {
    * @param twoPhase whether the stream decodes prepared transactions (two_phase): their events
    *     carry the prepare record's position, not the commit's, so while a temporary slot is created
    *     the stream holds at every event, not only from the insert position read before
+   * @param serverRole the server's role: on a hot standby the watermarks are written on the primary
+   *     and a chunk is read once the standby has replayed its low watermark
    */
   public OnlineSnapshots(
       String slot,
@@ -211,7 +225,9 @@ public final class OnlineSnapshots implements AutoCloseable {
       int chunkRows,
       long chunkBytes,
       int serverVersionNum,
-      boolean twoPhase) {
+      boolean twoPhase,
+      ServerRole serverRole) {
+    this.serverRole = serverRole;
     this.slot = slot;
     this.publication = publication;
     this.tracker = tracker;
@@ -248,6 +264,10 @@ public final class OnlineSnapshots implements AutoCloseable {
     String locked = lockWait;
     if (locked != null) {
       return locked;
+    }
+    String replay = replayWait;
+    if (replay != null) {
+      return replay;
     }
     Whole w = whole;
     if (w == null || w.resetReleased) {
@@ -371,6 +391,8 @@ public final class OnlineSnapshots implements AutoCloseable {
           }
           // described again before the retry: a table dropped meanwhile leaves the snapshot
           tables.remove(task.range().table());
+          closeQuietly(writer);
+          writer = null;
           LOG.warn(
               "slot {}: reading a snapshot chunk of {} failed, retrying in {} ms: {}",
               slot,
@@ -395,7 +417,46 @@ public final class OnlineSnapshots implements AutoCloseable {
       LOG.error("slot {}: online snapshot failed", slot, e);
     } finally {
       closeQuietly(c);
+      closeQuietly(writer);
     }
+  }
+
+  /**
+   * The connection the watermarks are written on: {@code c} itself on a primary; on a hot standby
+   * one to its primary, opened once and kept, committing as {@code c} does.
+   */
+  private Connection writer(Connection c) throws SQLException {
+    if (!serverRole.standby()) {
+      return c;
+    }
+    if (writer == null || writer.isClosed()) {
+      Connection w = serverRole.openWritable("datum-cdc snapshot watermarks " + slot);
+      try (Statement st = w.createStatement()) {
+        st.execute("SET synchronous_commit = local");
+      } catch (SQLException e) {
+        closeQuietly(w);
+        throw e;
+      }
+      writer = w;
+    }
+    return writer;
+  }
+
+  /**
+   * On a hot standby, waits until the standby has replayed what {@link #writer} wrote last: the
+   * watermark is then in the standby's WAL, and a snapshot taken there sees every transaction the
+   * stream delivers before it. True at once on a primary; false if the source closes first.
+   */
+  private boolean replayed(Connection c) throws SQLException {
+    if (!serverRole.standby()) {
+      return true;
+    }
+    PgLsn written = ServerRole.flushedPosition(writer);
+    return serverRole.awaitReplay(
+        c,
+        written,
+        () -> closed,
+        waiting -> replayWait = waiting == null ? null : "the snapshot waits for " + waiting);
   }
 
   /** How long a snapshot read waits for a lock before it says so and tries again. */
@@ -468,12 +529,8 @@ public final class OnlineSnapshots implements AutoCloseable {
    */
   private boolean readWhole(Connection c, ReadTask task, SnapshotTable table)
       throws SQLException, InterruptedException {
-    PgLsn below;
-    try (Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("SELECT pg_current_wal_insert_lsn()::text")) {
-      rs.next();
-      below = PgLsn.parse(rs.getString(1));
-    }
+    // on a standby its replay position: the slot's consistent point is at or after it too
+    PgLsn below = ServerRole.visiblePosition(c);
     Whole w = new Whole(task, twoPhase ? PgLsn.ZERO : below);
     whole = w;
     long started = System.nanoTime();
@@ -488,11 +545,12 @@ public final class OnlineSnapshots implements AutoCloseable {
           below);
       try (Connection replication = connections.openReplication();
           Statement st = replication.createStatement();
-          ResultSet rs = st.executeQuery(createTemporary(name))) {
+          ResultSet rs =
+              serverRole.creatingSlot(name, () -> st.executeQuery(createTemporary(name)))) {
         rs.next();
         PgLsn at = PgLsn.parse(rs.getString("consistent_point"));
         String snapshot = rs.getString("snapshot_name");
-        emit(c, false, ++serial); // a position after C: no pending chunk has this number
+        emit(writer(c), false, ++serial); // a position after C: no pending chunk has this number
         c.setAutoCommit(false);
         try (Statement imp = c.createStatement()) {
           imp.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
@@ -633,7 +691,10 @@ public final class OnlineSnapshots implements AutoCloseable {
     Pending p = new Pending(n, task, table);
     pending.put(n, p);
     try {
-      emit(c, true, n);
+      emit(writer(c), true, n);
+      if (!replayed(c)) {
+        return false; // closing
+      }
       c.setAutoCommit(false);
       try (Statement st = c.createStatement()) {
         st.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
@@ -649,7 +710,7 @@ public final class OnlineSnapshots implements AutoCloseable {
         c.setAutoCommit(true);
       }
       chunksRead++;
-      emit(c, false, n);
+      emit(writer(c), false, n);
       while (!closed) {
         try {
           return p.verdict.get(1, TimeUnit.SECONDS);

@@ -12,6 +12,7 @@ import io.datum.cdc.core.errors.PgErrors;
 import io.datum.cdc.core.feedback.SnapshotAcknowledgements;
 import io.datum.cdc.core.feedback.SourceCheckpointHandle;
 import io.datum.cdc.core.relation.ValueFailure;
+import io.datum.cdc.core.server.ServerRole;
 import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.MessageEvent;
 import java.sql.Connection;
@@ -48,13 +49,21 @@ public final class SourceSnapshots implements PeerProducer, AutoCloseable {
 
   private volatile OnlineSnapshots online;
 
+  /** The server's role: on a hot standby the watermarks are written on the primary. */
+  private final ServerRole role;
+
   /**
    * @param config the source's settings
    * @param tracker the source's snapshot acknowledgements
    * @param handle the source's checkpoint handle (stores plans)
+   * @param role the server's role: where watermarks are written
    */
   public SourceSnapshots(
-      SourceConfiguration config, SnapshotAcknowledgements tracker, SourceCheckpointHandle handle) {
+      SourceConfiguration config,
+      SnapshotAcknowledgements tracker,
+      SourceCheckpointHandle handle,
+      ServerRole role) {
+    this.role = role;
     this.config = config;
     this.settings = SnapshotSettings.of(config);
     this.messages = config.get(SourceOptions.MESSAGES);
@@ -85,7 +94,8 @@ public final class SourceSnapshots implements PeerProducer, AutoCloseable {
    * {@inheritDoc}
    *
    * @throws CdcConfigurationException if snapshots are enabled and the server is before PostgreSQL
-   *     14 (pgoutput's {@code messages} option, which carries the watermarks, came in 14)
+   *     14 (pgoutput's {@code messages} option, which carries the watermarks, came in 14), or is a
+   *     hot standby and the source has no primary to write the watermarks on
    */
   @Override
   public void checkServer(int serverVersionNum) {
@@ -94,6 +104,19 @@ public final class SourceSnapshots implements PeerProducer, AutoCloseable {
           "snapshots (snapshot(...), pgcdc --snapshot) need PostgreSQL 14 or later (pgoutput's"
               + " messages option carries their watermarks); the server is "
               + serverVersionNum);
+    }
+    if (settings.enabled()) {
+      // even an initial snapshot at a new slot's exported snapshot: one interrupted goes on online
+      String mode =
+          String.join(
+              ",",
+              config.get(SourceOptions.SNAPSHOT_MODES).stream()
+                  .map(io.datum.cdc.core.config.SnapshotMode::cliName)
+                  .toList());
+      role.requireWrites(
+          "snapshot mode " + mode + " (pgcdc --snapshot " + mode + ")",
+          "an online or resumed snapshot, also an initial one a crash interrupted, writes its"
+              + " watermarks as logical decoding messages");
     }
   }
 
@@ -132,7 +155,8 @@ public final class SourceSnapshots implements PeerProducer, AutoCloseable {
               settings.chunkRows(),
               chunkBytes(),
               session.serverVersionNum(),
-              config.get(SourceOptions.TWO_PHASE));
+              config.get(SourceOptions.TWO_PHASE),
+              role);
     }
     if (!session.reconnect() && !session.exportedSnapshot()) {
       planInitialOnline(session.start());
@@ -465,11 +489,7 @@ public final class SourceSnapshots implements PeerProducer, AutoCloseable {
           throw e;
         }
       }
-      try (Statement st = c.createStatement();
-          ResultSet rs = st.executeQuery("SELECT pg_current_wal_lsn()::text")) {
-        rs.next();
-        id = "request-" + rs.getString(1);
-      }
+      id = "request-" + ServerRole.visiblePosition(c);
     } catch (SQLException e) {
       throw PgErrors.map(
           "cannot check the tables to snapshot for slot \"" + config.slot() + '"', e);
