@@ -68,6 +68,7 @@ class StandbySourceTest {
       AtomicBoolean stop = new AtomicBoolean();
       AtomicReference<Throwable> writerFailure = new AtomicReference<>();
       Thread writer = writer(stop, writerFailure);
+      Thread longer = longerTransactions(stop, writerFailure);
       try (PgCdcSource source =
           PgCdcSource.builder()
               .jdbcUrl(standby.jdbcUrl())
@@ -81,8 +82,10 @@ class StandbySourceTest {
               .snapshot(SnapshotMode.INITIAL, SnapshotMode.ON_REQUEST)
               .snapshotChunkRows(50)
               .build()) {
-        CompletableFuture<Void> done = source.start(replica);
+        StaleReads stale = new StaleReads(items, replica);
+        CompletableFuture<Void> done = source.start(stale);
         writer.start();
+        longer.start();
         await().atMost(WAIT).until(() -> !source.snapshotInProgress() || done.isDone());
         assertFalse(done.isDone(), "the source ended during the initial snapshot");
         // online snapshots: chunks between watermarks written on the primary, and the table
@@ -92,6 +95,7 @@ class StandbySourceTest {
         await().atMost(WAIT).until(() -> !source.snapshotInProgress() || done.isDone());
         stop.set(true);
         writer.join();
+        longer.join();
         assertNull(writerFailure.get(), () -> "the writer failed: " + writerFailure.get());
         primary.execute("INSERT INTO sb_items VALUES (-1, -1, 'sentinel')");
         await()
@@ -103,6 +107,7 @@ class StandbySourceTest {
           assertEquals(SnapshotReplica.multisetContent(c, notes), replica.multisetOf(notes));
         }
         assertTrue(replica.changes.get() > 50, "changes during the snapshots: " + replica.changes);
+        assertEquals(List.of(), stale.found, "read rows older than a change delivered before them");
         assertTrue(source.metrics().snapshotRowsRead() >= 2 * 600 + 2 * 40);
 
         SlotStatus status = source.readSlotStatus();
@@ -266,6 +271,54 @@ class StandbySourceTest {
     }
   }
 
+  /**
+   * Checks, before the replica applies it, that no read row of the keyed table is older than a
+   * change of its key delivered before it: {@code hot} only grows while a row lives (the writer
+   * increments it, a re-insert starts it at -1 after a delete).
+   */
+  private static final class StaleReads implements io.datum.cdc.event.CdcHandler {
+    final List<String> found = new java.util.ArrayList<>();
+    private final TableId table;
+    private final SnapshotReplica replica;
+    private final java.util.Map<Object, Integer> lastHot = new java.util.HashMap<>();
+
+    StaleReads(TableId table, SnapshotReplica replica) {
+      this.table = table;
+      this.replica = replica;
+    }
+
+    @Override
+    public synchronized void handle(
+        io.datum.cdc.event.ChangeEvent event, io.datum.cdc.CdcCheckpointHandle checkpoints) {
+      if (event instanceof io.datum.cdc.event.ReadEvent) {
+        checkRead((io.datum.cdc.event.ReadEvent) event);
+      } else if (event instanceof io.datum.cdc.event.RowChange change
+          && change.table().equals(table)) {
+        if (event instanceof io.datum.cdc.event.DeleteEvent d) {
+          lastHot.remove(d.before().get("id"));
+        } else {
+          io.datum.cdc.event.Row after =
+              event instanceof io.datum.cdc.event.InsertEvent i
+                  ? i.after()
+                  : ((io.datum.cdc.event.UpdateEvent) event).after();
+          lastHot.put(after.get("id"), (Integer) after.get("hot"));
+        }
+      }
+      replica.handle(event, checkpoints);
+    }
+
+    private void checkRead(io.datum.cdc.event.ReadEvent r) {
+      if (!r.table().equals(table)) {
+        return;
+      }
+      Integer last = lastHot.get(r.after().get("id"));
+      int hot = (Integer) r.after().get("hot");
+      if (last != null && hot < last && hot != -1) {
+        found.add("id " + r.after().get("id") + " read with hot " + hot + " after " + last);
+      }
+    }
+  }
+
   /** Starts a source on the standby without the primary's URL, with one more setting. */
   private void start(
       EmbeddedPostgresServer standby,
@@ -285,6 +338,35 @@ class StandbySourceTest {
                 .build()) {
       source.start(new EventCollector(true));
     }
+  }
+
+  /**
+   * Updates three hot rows per transaction, a statement per round trip, beside {@link #writer}: a
+   * transaction running while the writer's later ones commit, so that a chunk's snapshot can miss
+   * an xid below its xmax (on a standby, {@code pg_current_snapshot()} lists no such xid).
+   */
+  private Thread longerTransactions(AtomicBoolean stop, AtomicReference<Throwable> failure) {
+    Thread t =
+        new Thread(
+            () -> {
+              Random random = new Random(13);
+              try (Connection c = primary.getConnection();
+                  Statement st = c.createStatement()) {
+                c.setAutoCommit(false);
+                for (int n = 0; !stop.get() && n < 5_000; n++) {
+                  int first = 1 + random.nextInt(28);
+                  for (int id = first; id < first + 3; id++) {
+                    st.execute("UPDATE sb_items SET hot = hot + 1 WHERE id = " + id);
+                  }
+                  c.commit();
+                }
+              } catch (Throwable e) {
+                failure.set(e);
+              }
+            },
+            "standby-test-longer-transactions");
+    t.setDaemon(true);
+    return t;
   }
 
   /**

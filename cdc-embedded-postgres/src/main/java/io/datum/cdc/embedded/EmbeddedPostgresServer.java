@@ -657,7 +657,27 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
    *     started; the message quotes the end of the standby's log
    */
   public EmbeddedPostgresServer createStandby(String physicalSlot) throws SQLException {
-    return Standbys.create(this, physicalSlot);
+    return Standbys.create(this, physicalSlot, Map.of());
+  }
+
+  /**
+   * Like {@link #createStandby(String)}, with settings of the standby's own that replace the
+   * primary's and the ones {@code createStandby} sets: for example {@code hot_standby_feedback =
+   * off}, with which the primary removes catalog rows a logical slot on the standby still needs
+   * (the slot is then invalidated, {@code rows_removed}).
+   *
+   * @param physicalSlot as {@link #createStandby(String)}
+   * @param standbySettings names to values, passed on the standby's command line; not {@code null}
+   * @return the running standby, which the caller must {@link #close()}; never {@code null}
+   * @throws IllegalArgumentException as {@link #createStandby(String)}, or if a setting's name is
+   *     not a setting name
+   * @throws IllegalStateException as {@link #createStandby(String)}
+   * @throws SQLException as {@link #createStandby(String)}
+   * @throws UncheckedIOException as {@link #createStandby(String)}
+   */
+  public EmbeddedPostgresServer createStandby(
+      String physicalSlot, Map<String, String> standbySettings) throws SQLException {
+    return Standbys.create(this, physicalSlot, Objects.requireNonNull(standbySettings));
   }
 
   /**

@@ -25,13 +25,16 @@ final class Standbys {
    *
    * @param primary the running server to copy and follow; not {@code null}
    * @param physicalSlot the physical slot's name; not {@code null}
+   * @param overrides settings of the standby that replace the primary's and the defaults above; not
+   *     {@code null}
    * @return the running standby; never {@code null}
    * @throws IllegalArgumentException if the slot name is not valid
    * @throws IllegalStateException as {@link EmbeddedPostgresServer#createStandby(String)}
    * @throws SQLException as {@link EmbeddedPostgresServer#createStandby(String)}
    * @throws UncheckedIOException as {@link EmbeddedPostgresServer#createStandby(String)}
    */
-  static EmbeddedPostgresServer create(EmbeddedPostgresServer primary, String physicalSlot)
+  static EmbeddedPostgresServer create(
+      EmbeddedPostgresServer primary, String physicalSlot, java.util.Map<String, String> overrides)
       throws SQLException {
     Objects.requireNonNull(physicalSlot, "physicalSlot");
     if (!physicalSlot.matches("[a-z0-9_]{1,63}")) {
@@ -74,6 +77,7 @@ final class Standbys {
     if (primary.majorVersion() >= 17) {
       standbyBuilder.setting("sync_replication_slots", "on");
     }
+    standbyBuilder.settings(overrides);
     EmbeddedPostgresServer standby = standbyBuilder.build();
     try {
       try (Connection connection = primary.getConnection()) {

@@ -116,6 +116,25 @@ final class ClusterCheck {
   }
 
   /**
+   * Whether the slot on this server is its own, neither absent nor a copy synchronized from a
+   * primary's failover slot ({@code pg_replication_slots.synced}, PostgreSQL 17+): after a
+   * promotion, such a slot was created on the server while it was a standby, so a source whose
+   * watermark is past the switchpoint streamed it across the promotion.
+   */
+  private static boolean streamedThroughPromotion(Connection replication, String slot)
+      throws SQLException {
+    try (java.sql.PreparedStatement ps =
+        replication.prepareStatement(
+            "SELECT coalesce((to_jsonb(s) ->> 'synced')::boolean, false)"
+                + " FROM pg_replication_slots s WHERE slot_name = ? AND slot_type = 'logical'")) {
+      ps.setString(1, slot);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() && !rs.getBoolean(1);
+      }
+    }
+  }
+
+  /**
    * Compares the server with the stored identity.
    *
    * @param stored the identity the checkpoint carries (or the last server seen), or null if unknown
@@ -207,6 +226,25 @@ final class ClusterCheck {
               + " (its history file does not name it); allowClusterChange(true) /"
               + " pgcdc --allow-cluster-change accepts it");
       return null;
+    }
+    if (watermark.isAfter(ended) && streamedThroughPromotion(replication, slot)) {
+      // the slot here is the server's own (created on it while a standby; a base backup copies
+      // no slot, and a failover slot's copy is synced): the source streamed it across the
+      // promotion on a connection that stayed open, so the positions after the switchpoint are
+      // this timeline's and were confirmed to this very server
+      LOG.info(
+          "slot {}: the server moved from timeline {} to {} (timeline {} ended at {}) while the"
+              + " source streamed slot {} on it, a standby then: the watermark {} is on timeline {};"
+              + " resuming",
+          slot,
+          stored.timeline(),
+          current.timeline(),
+          stored.timeline(),
+          ended,
+          slot,
+          watermark,
+          current.timeline());
+      return new TimelineChange(stored.timeline(), current.timeline(), ended);
     }
     if (watermark.isAfter(ended)) {
       refuse(

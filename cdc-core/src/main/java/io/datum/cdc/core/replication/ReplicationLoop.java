@@ -1,5 +1,6 @@
 package io.datum.cdc.core.replication;
 
+import io.datum.cdc.CdcConnectionException;
 import io.datum.cdc.CdcException;
 import io.datum.cdc.CheckpointTable;
 import io.datum.cdc.ClusterIdentity;
@@ -482,6 +483,17 @@ final class ReplicationLoop {
     } catch (SQLException e) {
       if (stopRequested) {
         return;
+      }
+      if ("40001".equals(e.getSQLState()) && role.standby()) {
+        // a conflict with recovery cancelled the standby's walsender (PostgreSQL: "canceling
+        // statement due to conflict with recovery"): a reconnect either goes on or, if the conflict
+        // invalidated the slot, finds the reason in pg_replication_slots and stops naming it
+        throw new CdcConnectionException(
+            "replication from slot \""
+                + config.slot()
+                + "\" on the standby was cancelled by a conflict with recovery: "
+                + e.getMessage(),
+            e);
       }
       throw PgErrors.map("replication from slot \"" + config.slot() + "\" failed", e);
     } finally {

@@ -279,15 +279,17 @@ public final class ServerRole {
   /**
    * On a standby, waits until it has replayed the WAL up to {@code position} (a write of the
    * primary is visible there from then on); returns at once on a primary. Polls {@code
-   * pg_last_wal_replay_lsn()}, from every millisecond up to every 50 ms: the server offers nothing
-   * to wait on.
+   * pg_is_in_recovery()} and {@code pg_last_wal_replay_lsn()}, from every millisecond up to every
+   * 50 ms: the server offers nothing to wait on. A standby promoted meanwhile ends the wait: what
+   * was written on the former primary after the promotion never reaches it.
    *
    * @param onServer an ordinary connection to the source's server; left open
    * @param position the primary's position to reach
    * @param stop tells when to give up (the source stops)
    * @param waiting receives, once the wait is longer than a second, what it waits for (for the
    *     snapshot's progress), and null when it ends
-   * @return true once replayed; false if {@code stop} said so first
+   * @return true once replayed (or on a primary); false if {@code stop} said so first, or the
+   *     standby was promoted (then {@link #standby()} is false from here on)
    * @throws SQLException if the query fails
    */
   public boolean awaitReplay(
@@ -305,9 +307,14 @@ public final class ServerRole {
     try (Statement st = onServer.createStatement()) {
       while (true) {
         PgLsn replayed;
-        try (ResultSet rs = st.executeQuery("SELECT pg_last_wal_replay_lsn()::text")) {
+        try (ResultSet rs =
+            st.executeQuery("SELECT pg_is_in_recovery(), pg_last_wal_replay_lsn()::text")) {
           rs.next();
-          String text = rs.getString(1);
+          if (!rs.getBoolean(1)) {
+            promoted();
+            return false;
+          }
+          String text = rs.getString(2);
           replayed = text == null ? PgLsn.ZERO : PgLsn.parse(text);
         }
         if (!replayed.isBefore(position)) {
@@ -332,6 +339,39 @@ public final class ServerRole {
       if (said) {
         waiting.accept(null);
       }
+    }
+  }
+
+  /**
+   * While the server is a standby, reads again whether it still is ({@code pg_is_in_recovery()}): a
+   * standby promoted while a connection stayed open is a primary, and the source writes on it from
+   * then on. Nothing is queried on a primary.
+   *
+   * @param onServer an ordinary connection to the source's server; left open
+   * @return whether the server is a standby
+   * @throws SQLException if the query fails
+   */
+  public boolean refresh(Connection onServer) throws SQLException {
+    if (!standby) {
+      return false;
+    }
+    try (Statement st = onServer.createStatement();
+        ResultSet rs = st.executeQuery("SELECT pg_is_in_recovery()")) {
+      rs.next();
+      if (!rs.getBoolean(1)) {
+        promoted();
+      }
+    }
+    return standby;
+  }
+
+  private void promoted() {
+    if (standby) {
+      standby = false;
+      LOG.info(
+          "slot {}: {} was promoted: a primary now, the source writes on it",
+          config.slot(),
+          PgErrors.redact(config.jdbcUrl()));
     }
   }
 

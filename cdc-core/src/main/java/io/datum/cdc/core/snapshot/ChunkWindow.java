@@ -28,7 +28,10 @@ final class ChunkWindow {
 
   private final long chunk;
   private final SnapshotTable table;
-  private final Set<Long> seen = new HashSet<>();
+
+  /** The transactions the stream delivered in the window, to the end of their commit record. */
+  private final Map<Long, Long> seen = new HashMap<>();
+
   private long[] xids = new long[64];
   private final List<Key> keys = new ArrayList<>();
 
@@ -81,14 +84,33 @@ final class ChunkWindow {
     return keyMissing;
   }
 
-  /** Records a transaction the stream delivered inside the window. */
-  void seen(long xid) {
-    seen.add(xid);
+  /**
+   * Records a transaction the stream delivered inside the window.
+   *
+   * @param xid its xid
+   * @param txEnd the end of its commit record, as a long
+   */
+  void seen(long xid, long txEnd) {
+    seen.put(xid, txEnd);
   }
 
   /** Returns true if the stream delivered the transaction inside the window. */
   boolean hasSeen(long xid) {
-    return seen.contains(xid);
+    return seen.containsKey(xid);
+  }
+
+  /** Returns the end of the commit record of a transaction seen in the window, or -1. */
+  long txEnd(long xid) {
+    return seen.getOrDefault(xid, -1L);
+  }
+
+  /** Returns the transactions that changed or truncated the chunk's table in the window. */
+  Set<Long> changedBy() {
+    Set<Long> out = new HashSet<>(truncatedBy);
+    for (int i = 0; i < keys.size(); i++) {
+      out.add(xids[i]);
+    }
+    return out;
   }
 
   /** Records a TRUNCATE of the chunk's table by a transaction. */
@@ -97,7 +119,7 @@ final class ChunkWindow {
   }
 
   /** Returns true if a TRUNCATE of the table the snapshot does not see came in the window. */
-  boolean truncatedUnseen(PgSnapshot s) {
+  boolean truncatedUnseen(Visibility s) {
     boolean all = false;
     for (long t : truncatedBy) {
       all |= !s.sees(t);
@@ -161,7 +183,7 @@ final class ChunkWindow {
    * Returns, per key, the changes the chunk's snapshot does not see, in stream order (indexes into
    * this window); empty if none.
    */
-  Map<Key, List<Integer>> newerChanges(PgSnapshot s) {
+  Map<Key, List<Integer>> newerChanges(Visibility s) {
     Map<Key, List<Integer>> newer = new HashMap<>();
     for (int i = 0; i < keys.size(); i++) {
       if (!s.sees(xids[i])) {

@@ -153,6 +153,14 @@ public final class OnlineSnapshots implements AutoCloseable {
     final ReadTask task;
     final SnapshotTable table;
     volatile PgSnapshot snapshot;
+
+    /**
+     * On a hot standby, the replay positions read before and after the snapshot was taken (its
+     * visibility: {@link Visibility#ofReplay}); null on a primary.
+     */
+    volatile PgLsn replayedBefore;
+
+    volatile PgLsn replayedAfter;
     volatile ChunkRows rows;
     final CompletableFuture<Boolean> verdict = new CompletableFuture<>();
 
@@ -192,9 +200,13 @@ public final class OnlineSnapshots implements AutoCloseable {
     /** Replication thread only: the reset went out. */
     boolean resetReleased;
 
-    Whole(ReadTask task, PgLsn below) {
+    /** Read on a hot standby (visibility by commit position, {@link Visibility}). */
+    final boolean standby;
+
+    Whole(ReadTask task, PgLsn below, boolean standby) {
       this.task = task;
       this.below = below;
+      this.standby = standby;
     }
   }
 
@@ -426,7 +438,9 @@ public final class OnlineSnapshots implements AutoCloseable {
    * one to its primary, opened once and kept, committing as {@code c} does.
    */
   private Connection writer(Connection c) throws SQLException {
-    if (!serverRole.standby()) {
+    if (!serverRole.refresh(c)) {
+      closeQuietly(writer); // promoted: the former primary is written no more
+      writer = null;
       return c;
     }
     if (writer == null || writer.isClosed()) {
@@ -457,6 +471,15 @@ public final class OnlineSnapshots implements AutoCloseable {
         written,
         () -> closed,
         waiting -> replayWait = waiting == null ? null : "the snapshot waits for " + waiting);
+  }
+
+  /** A standby's replay position ({@code pg_last_wal_replay_lsn()}). */
+  private static PgLsn replayPosition(Connection c) throws SQLException {
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT pg_last_wal_replay_lsn()::text")) {
+      rs.next();
+      return PgLsn.parse(rs.getString(1));
+    }
   }
 
   /** How long a snapshot read waits for a lock before it says so and tries again. */
@@ -531,7 +554,7 @@ public final class OnlineSnapshots implements AutoCloseable {
       throws SQLException, InterruptedException {
     // on a standby its replay position: the slot's consistent point is at or after it too
     PgLsn below = ServerRole.visiblePosition(c);
-    Whole w = new Whole(task, twoPhase ? PgLsn.ZERO : below);
+    Whole w = new Whole(task, twoPhase ? PgLsn.ZERO : below, serverRole.standby());
     whole = w;
     long started = System.nanoTime();
     try {
@@ -693,14 +716,26 @@ public final class OnlineSnapshots implements AutoCloseable {
     try {
       emit(writer(c), true, n);
       if (!replayed(c)) {
-        return false; // closing
+        return false; // closing, or the standby was promoted: read again, on the new primary
       }
+      // on a standby the snapshot lists no running xid: its replay position, read just before
+      // and (in the snapshot's first statement) just after, tells what it sees instead
+      boolean standby = serverRole.standby();
+      PgLsn before = standby ? replayPosition(c) : null;
       c.setAutoCommit(false);
       try (Statement st = c.createStatement()) {
         st.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
-        try (ResultSet rs = st.executeQuery("SELECT pg_current_snapshot()::text")) {
+        try (ResultSet rs =
+            st.executeQuery(
+                standby
+                    ? "SELECT pg_current_snapshot()::text, pg_last_wal_replay_lsn()::text"
+                    : "SELECT pg_current_snapshot()::text")) {
           rs.next();
           p.snapshot = PgSnapshot.parse(rs.getString(1));
+          if (standby) {
+            p.replayedBefore = before;
+            p.replayedAfter = PgLsn.parse(rs.getString(2));
+          }
         }
         p.rows =
             reader.read(
@@ -716,6 +751,11 @@ public final class OnlineSnapshots implements AutoCloseable {
           return p.verdict.get(1, TimeUnit.SECONDS);
         } catch (java.util.concurrent.TimeoutException e) {
           // the replication thread has not reached the high watermark yet
+          if (standby && !serverRole.refresh(c)) {
+            // promoted before it replayed the high watermark, which may then never come: read
+            // the chunk again on the new primary (a high watermark that does come finds no chunk)
+            return false;
+          }
         } catch (java.util.concurrent.ExecutionException e) {
           return false;
         }
@@ -831,7 +871,9 @@ public final class OnlineSnapshots implements AutoCloseable {
    */
   private static boolean inSnapshot(ChangeEvent event, PgLsn lsn, Whole w, PgLsn at) {
     long xid = event.transaction().xid();
-    return lsn.isBefore(at) && (xid == 0 || w.snapshot.sees(xid));
+    // on a standby, visibility follows the replay of commit records in WAL order: the exported
+    // snapshot sees exactly the commits before its consistent point
+    return lsn.isBefore(at) && (xid == 0 || w.standby || w.snapshot.sees(xid));
   }
 
   /**
@@ -844,7 +886,7 @@ public final class OnlineSnapshots implements AutoCloseable {
     long xid = event.transaction().xid();
     ChunkWindow win = window;
     if (win != null) {
-      win.seen(xid);
+      win.seen(xid, event.transaction().txEndLsn().asLong());
     }
     if (event instanceof RowChange change) {
       recent.remember(xid);
@@ -952,7 +994,21 @@ public final class OnlineSnapshots implements AutoCloseable {
 
   /** The rows the chunk delivers at its high watermark, or null to read it again. */
   private List<ReadEvent> decide(ChunkWindow win, Pending p, PgLsn at) {
-    PgSnapshot s = p.snapshot;
+    Visibility s = p.snapshot;
+    if (s != null && p.replayedBefore != null) {
+      s = Visibility.ofReplay(win, p.replayedBefore.asLong(), p.replayedAfter.asLong());
+      if (s == null) {
+        LOG.debug(
+            "slot {}: chunk {} of {} read again: a change of the table was replayed on the"
+                + " standby while its snapshot was taken ({} to {})",
+            slot,
+            p.serial,
+            p.table.table(),
+            p.replayedBefore,
+            p.replayedAfter);
+        return null;
+      }
+    }
     ChunkRows rows = p.rows;
     if (s == null || rows == null || win.overflow() || win.keyMissing()) {
       LOG.debug(

@@ -15,7 +15,7 @@ import java.util.Arrays;
  * @param xmax one past the latest completed transaction
  * @param xip the transactions active at the snapshot, ascending
  */
-record PgSnapshot(long xmin, long xmax, long[] xip) {
+record PgSnapshot(long xmin, long xmax, long[] xip) implements Visibility {
 
   /**
    * Parses {@code pg_current_snapshot()::text}.
@@ -67,7 +67,8 @@ record PgSnapshot(long xmin, long xmax, long[] xip) {
    * @param xid a 32-bit xid from the stream
    * @return true if it had completed when the snapshot was taken
    */
-  boolean sees(long xid) {
+  @Override
+  public boolean sees(long xid) {
     long x = widen(xid);
     if (x < xmin) {
       return true;

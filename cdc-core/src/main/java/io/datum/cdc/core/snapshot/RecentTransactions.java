@@ -33,7 +33,7 @@ final class RecentTransactions {
    * @param window the chunk's window
    * @param s the chunk's snapshot
    */
-  long firstNotVisible(ChunkWindow window, PgSnapshot s) {
+  long firstNotVisible(ChunkWindow window, Visibility s) {
     for (int v : xids) {
       long x = v & 0xFFFF_FFFFL;
       if (x != 0 && !window.hasSeen(x) && !s.sees(x)) {

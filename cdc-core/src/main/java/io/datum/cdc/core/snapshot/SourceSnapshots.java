@@ -105,6 +105,16 @@ public final class SourceSnapshots implements PeerProducer, AutoCloseable {
               + " messages option carries their watermarks); the server is "
               + serverVersionNum);
     }
+    if (settings.enabled() && role.standby() && config.get(SourceOptions.TWO_PHASE)) {
+      // a prepared transaction's events carry its PREPARE's position, but a standby makes it
+      // visible only when it replays COMMIT PREPARED: the chunk's visibility by replay position
+      // (Visibility.ofReplay) cannot tell
+      throw new CdcConfigurationException(
+          "snapshots (pgcdc --snapshot) with two-phase decoding (twoPhase(true), pgcdc"
+              + " --two-phase) are not supported on a hot standby: a chunk read there cannot tell"
+              + " whether a prepared transaction had committed; leave one of them out, or stream"
+              + " from the primary");
+    }
     if (settings.enabled()) {
       // even an initial snapshot at a new slot's exported snapshot: one interrupted goes on online
       String mode =
