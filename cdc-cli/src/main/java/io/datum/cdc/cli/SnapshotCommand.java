@@ -58,6 +58,15 @@ final class SnapshotCommand implements Callable<Integer> {
           "the stream's checkpoint store: refuse tables whose snapshot is in progress already")
   String store;
 
+  @Option(
+      names = "--primary-url",
+      paramLabel = "JDBC-URL",
+      description =
+          "when --url is a hot standby whose stream has the slot: its primary's JDBC URL (same"
+              + " user and password), where the request is written; the slot and tables are"
+              + " checked on --url")
+  String primaryUrl;
+
   @Option(names = "--verbose", description = "info logs and stack traces of errors on stderr")
   boolean verbose;
 
@@ -72,11 +81,18 @@ final class SnapshotCommand implements Callable<Integer> {
     }
     CdcCheckpoint stored = store == null ? null : refuseTablesInProgress(ids);
     String id;
-    try (Connection c = DriverManager.getConnection(server.url(), server.properties())) {
+    try (Connection c = DriverManager.getConnection(server.url(), server.properties());
+        Connection p =
+            primaryUrl == null
+                ? null
+                : DriverManager.getConnection(primaryUrl, server.properties())) {
       if (stored != null && stored.publication() != null) {
         refuseUnpublishedBy(c, stored.publication(), ids);
       }
-      id = SnapshotRequests.request(c, slot, ids);
+      id =
+          p == null
+              ? SnapshotRequests.request(c, slot, ids)
+              : SnapshotRequests.request(p, c, slot, ids);
     } catch (SQLException e) {
       throw ServerFailures.classify(
           "cannot write the snapshot request into the WAL at " + server.redactedUrl(),

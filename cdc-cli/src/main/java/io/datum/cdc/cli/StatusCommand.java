@@ -7,6 +7,7 @@ import io.datum.cdc.CdcException;
 import io.datum.cdc.SlotNames;
 import io.datum.cdc.cli.common.ServerFailures;
 import io.datum.cdc.cli.common.ServerOptions;
+import io.datum.cdc.core.SlotStatus;
 import java.io.PrintStream;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -30,7 +31,10 @@ import picocli.CommandLine.Option;
  * pg_replication_slots). On a standby the WAL position is {@code pg_last_wal_replay_lsn()}, so that
  * a standby's copy of a failover slot can be checked before a switchover: {@code synced} true,
  * {@code temporary} false (a copy still temporary is dropped at the promotion), its {@code
- * confirmed_flush_lsn} at the consumer's watermark.
+ * confirmed_flush_lsn} at the consumer's watermark. Also {@code invalidation_reason} (null while
+ * the slot is usable; see {@link SlotStatus#invalidationReason()}), {@code standby} and, on a hot
+ * standby, {@code standby_replay_lag_bytes}: how far its replay trails its primary ({@link
+ * SlotStatus#standbyReplayLagBytes()}).
  */
 @Command(
     name = "status",
@@ -78,6 +82,12 @@ final class StatusCommand implements Callable<Integer> {
           status.put(meta.getColumnLabel(i), rs.getObject(i));
         }
       }
+      // what the library's status adds: why the slot is invalidated, and on a hot standby how far
+      // its replay trails its primary
+      SlotStatus more = SlotStatus.read(c, slot);
+      status.put("invalidation_reason", more.invalidationReason());
+      status.put("standby", more.standby());
+      status.put("standby_replay_lag_bytes", more.standbyReplayLagBytes());
     } catch (SQLException e) {
       throw ServerFailures.classify(
           "cannot read the state of slot \"" + slot + "\" at " + server.redactedUrl(), e, null);

@@ -37,32 +37,78 @@ public final class SnapshotRequests {
    *     request
    * @throws CdcConfigurationException if the slot name is invalid or no logical slot of that name
    *     exists in the connection's database, no table is given, a table does not exist, or no
-   *     publication publishes it (then nothing is written)
+   *     publication publishes it, or the connection is to a hot standby (use {@link
+   *     #request(Connection, Connection, String, List)}) (then nothing is written)
    * @throws SQLException if PostgreSQL refuses (a missing privilege names the function)
    */
   public static String request(Connection connection, String slot, List<TableId> tables)
+      throws SQLException {
+    if (inRecovery(connection)) {
+      throw new CdcConfigurationException(
+          "the connection is to a hot standby, where nothing can be written, and a snapshot"
+              + " request is written into the WAL: write it on the primary, checking the slot on"
+              + " the standby (SnapshotRequests.request(primary, standby, slot, tables); pgcdc"
+              + " snapshot --url STANDBY --primary-url PRIMARY); the standby's stream reads it once"
+              + " the standby replays it");
+    }
+    return request(connection, connection, slot, tables);
+  }
+
+  /**
+   * Writes a request for the source of a slot on a hot standby (PostgreSQL 16+): the slot, the
+   * tables and their publication are checked on the standby, and the request is written on its
+   * primary, in its own transaction (or the caller's there); the standby's stream reads it once the
+   * standby has replayed it. With one connection for both, the same as {@link #request(Connection,
+   * String, List)}.
+   *
+   * @param primary a connection to the primary, the slot's database
+   * @param slotServer a connection to the server holding the slot (the standby), same database
+   * @param slot the slot whose source is to snapshot the tables
+   * @param tables the tables, as the source's publication publishes them, at least one
+   * @return the snapshot's id, which its rows will carry: {@code request-} and the primary's WAL
+   *     insert position when it was asked for
+   * @throws CdcConfigurationException as {@link #request(Connection, String, List)}, checked on
+   *     {@code slotServer}; or if {@code primary} is a hot standby too
+   * @throws SQLException if PostgreSQL refuses (a missing privilege names the function)
+   */
+  public static String request(
+      Connection primary, Connection slotServer, String slot, List<TableId> tables)
       throws SQLException {
     SlotNames.requireValid(slot);
     if (tables.isEmpty()) {
       throw new CdcConfigurationException("a snapshot request names at least one table");
     }
+    if (primary != slotServer && inRecovery(primary)) {
+      throw new CdcConfigurationException(
+          "the connection for writing the snapshot request is to a hot standby too: give one to"
+              + " the primary (pgcdc snapshot --primary-url)");
+    }
+    Connection connection = slotServer;
     refuseMissingSlot(connection, slot);
     refuseMissing(connection, tables);
     refuseUnpublished(connection, slot, tables);
     String id;
     try (PreparedStatement ps =
-            connection.prepareStatement("SELECT pg_current_wal_insert_lsn()::text");
+            primary.prepareStatement("SELECT pg_current_wal_insert_lsn()::text");
         ResultSet rs = ps.executeQuery()) {
       rs.next();
       id = "request-" + PgLsn.parse(rs.getString(1));
     }
     try (PreparedStatement ps =
-        connection.prepareStatement("SELECT pg_logical_emit_message(true, ?, ?)")) {
+        primary.prepareStatement("SELECT pg_logical_emit_message(true, ?, ?)")) {
       ps.setString(1, SnapshotMessages.PREFIX);
       ps.setString(2, SnapshotMessages.request(slot, id, tables));
       ps.executeQuery().close();
     }
     return id;
+  }
+
+  private static boolean inRecovery(Connection c) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT pg_is_in_recovery()");
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return rs.getBoolean(1);
+    }
   }
 
   /**

@@ -132,6 +132,15 @@ final class LagProbe implements AutoCloseable {
     return s == null || s.walStatus() == null ? Double.NaN : s.walStatus() == status ? 1 : 0;
   }
 
+  /**
+   * Returns the standby's replay lag behind its primary in bytes (see {@link
+   * SlotStatus#standbyReplayLagBytes()}), or NaN on a primary or when unknown.
+   */
+  double standbyReplayLag() {
+    SlotStatus s = status();
+    return s == null || s.standbyReplayLagBytes() == null ? Double.NaN : s.standbyReplayLagBytes();
+  }
+
   /** Returns safe_wal_size in bytes, NaN if unknown or unlimited. */
   double safeWalSize() {
     SlotStatus s = status();

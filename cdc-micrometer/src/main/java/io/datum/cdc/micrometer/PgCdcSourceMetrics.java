@@ -69,7 +69,8 @@ public final class PgCdcSourceMetrics implements MeterBinder, AutoCloseable {
   public void bindTo(MeterRegistry registry) {
     Gauge.builder(prefix + ".replication.lag", lag, LagProbe::bytes)
         .description(
-            "WAL bytes between the server's current position and the slot's confirmed_flush_lsn")
+            "WAL bytes between the server's current position (on a standby its replay position)"
+                + " and the slot's confirmed_flush_lsn")
         .baseUnit("bytes")
         .tags(tags)
         .register(registry);
@@ -87,6 +88,14 @@ public final class PgCdcSourceMetrics implements MeterBinder, AutoCloseable {
           .tags(tags.and("status", status.sqlName()))
           .register(registry);
     }
+    Gauge.builder(prefix + ".standby.replay.lag", lag, LagProbe::standbyReplayLag)
+        .description(
+            "On a hot standby, WAL bytes its primary has written that the standby has not replayed"
+                + " (pg_stat_wal_receiver.latest_end_lsn - pg_last_wal_replay_lsn()): changes the"
+                + " slot cannot decode yet; NaN on a primary or while the WAL receiver is down")
+        .baseUnit("bytes")
+        .tags(tags)
+        .register(registry);
     Gauge.builder(prefix + ".slot.safe.wal.size", lag, LagProbe::safeWalSize)
         .description(
             "WAL bytes that can be written before the slot risks losing needed WAL"

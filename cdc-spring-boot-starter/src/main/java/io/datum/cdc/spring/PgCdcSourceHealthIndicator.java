@@ -83,6 +83,11 @@ public class PgCdcSourceHealthIndicator extends AbstractHealthIndicator {
       builder.withDetail("slotActive", slot.active());
       builder.withDetail(
           "walStatus", slot.walStatus() == null ? "unknown" : slot.walStatus().sqlName());
+      if (slot.standby()) {
+        Long replay = slot.standbyReplayLagBytes();
+        builder.withDetail("standby", true);
+        builder.withDetail("standbyReplayLagBytes", replay == null ? "unknown" : replay);
+      }
     }
     Long threshold = properties.getLagThresholdBytes();
     if (threshold != null && threshold > 0 && state == SourceState.STREAMING) {
@@ -98,6 +103,14 @@ public class PgCdcSourceHealthIndicator extends AbstractHealthIndicator {
           new Status(
               Status.DOWN.getCode(),
               "wal_status is lost: the slot's WAL was removed by the server"));
+    } else if (slot != null && slot.invalidationReason() != null) {
+      builder.withDetail("invalidationReason", slot.invalidationReason());
+      builder.status(
+          new Status(
+              Status.DOWN.getCode(),
+              "the slot is invalidated ("
+                  + slot.invalidationReason()
+                  + "): the changes since its position are gone"));
     }
   }
 
