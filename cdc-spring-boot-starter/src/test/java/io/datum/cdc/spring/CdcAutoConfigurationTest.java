@@ -41,6 +41,7 @@ class CdcAutoConfigurationTest {
         .withPropertyValues(
             "datum.cdc.user=u",
             "datum.cdc.password=pw",
+            "datum.cdc.primary-jdbc-url=jdbc:postgresql://primary:5432/db",
             "datum.cdc.connection-properties.ApplicationName=app",
             "datum.cdc.create-slot=true",
             "datum.cdc.create-publication=true",
@@ -84,6 +85,7 @@ class CdcAutoConfigurationTest {
               CdcProperties p = context.getBean(CdcProperties.class);
               assertThat(p.getUser()).isEqualTo("u");
               assertThat(p.getPassword()).isEqualTo("pw");
+              assertThat(p.getPrimaryJdbcUrl()).isEqualTo("jdbc:postgresql://primary:5432/db");
               assertThat(p.getConnectionProperties()).isEqualTo(Map.of("ApplicationName", "app"));
               assertThat(p.getCreateSlot()).isTrue();
               assertThat(p.getCreatePublication()).isTrue();
