@@ -68,6 +68,15 @@ import org.junit.jupiter.params.provider.ValueSource;
  * checker follow the new primary; rows committed on the old one that never reached the standby are
  * lost with it, and so must never have been printed.
  *
+ * <p>Mode {@code standby} (PostgreSQL 16+; skipped before): the consumer streams from a slot on a
+ * physical standby ({@code --url} the standby, {@code --primary-url} its primary) while the
+ * workload writes to the primary. Its rounds: a consumer SIGKILL, a walsender termination on the
+ * standby, a standby crash and restart, a primary crash and restart, a decode-error round, and a
+ * promotion of the standby (the primary crashes, the standby is promoted, and the running consumer
+ * must print a row committed on it), once per run and in the last round if none came before; after
+ * it the rounds are those of the stdout mode against the promoted server. The checker reads the
+ * final primary, as in mode {@code failover}.
+ *
  * <p>Servers: the class's server {@code pg} is shared by all invocations, and a failover crashes
  * its primary for good. So mode {@code failover} never touches {@code pg}: it starts a primary of
  * its own, of {@code pg}'s version and settings, and closes it and every standby it made at its
@@ -85,6 +94,8 @@ class FaultInjectionTest {
 
   private static final String FAILOVER = "failover (primary crash + standby promotion)";
 
+  private static final String PROMOTION = "the source's standby promoted (primary crash)";
+
   private final EmbeddedPostgresServer pg;
 
   /**
@@ -97,6 +108,12 @@ class FaultInjectionTest {
   /** The primary's physical standby during a failover round; null otherwise. */
   private EmbeddedPostgresServer standby;
 
+  /**
+   * The server the consumers stream from: {@link #primary}, but in mode {@code standby} its standby
+   * until that is promoted (then both are the promoted server).
+   */
+  private volatile EmbeddedPostgresServer source;
+
   /** The servers mode {@code failover} started or made, closed at its end. */
   private final List<EmbeddedPostgresServer> made = new ArrayList<>();
 
@@ -106,6 +123,7 @@ class FaultInjectionTest {
   FaultInjectionTest(EmbeddedPostgresServer pg) {
     this.pg = pg;
     this.primary = pg;
+    this.source = pg;
   }
 
   /**
@@ -116,24 +134,34 @@ class FaultInjectionTest {
    * with failover rounds).
    */
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {"stdout", "output", "acks", "failover"})
+  @ValueSource(strings = {"stdout", "output", "acks", "failover", "standby"})
   void everyCommittedChangeIsDeliveredThroughKillsDisconnectsAndCrashes(
       String mode, @TempDir Path dir) throws Exception {
     boolean failover = mode.equals("failover");
-    if (failover) {
-      assumeTrue(pg.majorVersion() >= 17, "failover slots need PostgreSQL 17+");
+    if (failover || mode.equals("standby")) {
+      assumeTrue(
+          pg.majorVersion() >= (failover ? 17 : 16),
+          failover
+              ? "failover slots need PostgreSQL 17+"
+              : "logical decoding on a standby needs PostgreSQL 16+");
       primary =
           EmbeddedPostgresServer.builder()
               .majorVersion(pg.majorVersion())
               .settings(pg.settings())
               .start();
       made.add(primary);
+      source = primary;
+    }
+    if (mode.equals("standby")) {
+      source = primary.createStandby("fault_source");
+      made.add(source);
     }
     try {
       run(mode, failover, dir);
     } finally {
-      for (EmbeddedPostgresServer server : made) {
-        server.close();
+      // the standbys first: closing one still following its primary forgets it there
+      for (int i = made.size() - 1; i >= 0; i--) {
+        made.get(i).close();
       }
     }
   }
@@ -144,13 +172,11 @@ class FaultInjectionTest {
     Random random = new Random(seed);
     String slot = "faults_" + mode;
     String table = "numbered_" + mode;
+    boolean onStandby = mode.equals("standby");
     primary.execute(
         "CREATE TABLE " + table + " (id bigint PRIMARY KEY)",
-        "CREATE PUBLICATION " + slot + " FOR TABLE " + table,
-        "SELECT pg_create_logical_replication_slot('"
-            + slot
-            + "', 'pgoutput'"
-            + (failover ? ", failover => true)" : ")"));
+        "CREATE PUBLICATION " + slot + " FOR TABLE " + table);
+    createSlot(slot, failover);
     Path ledger = dir.resolve("ledger.jsonl");
     Files.createFile(ledger);
     Path store = dir.resolve("store");
@@ -168,9 +194,28 @@ class FaultInjectionTest {
         await().atMost(Duration.ofSeconds(60)).until(() -> workload.committed.get() >= target);
         // round 1 is always a decode-error round, so that a short run has one; in mode failover
         // the last round is a failover round if none came before
-        int kind = round == 1 ? 3 : random.nextInt(failover ? 5 : 4);
+        int kind = round == 1 ? 3 : random.nextInt(failover ? 5 : onStandby ? 6 : 4);
         if (failover && round == rounds - 1 && !faults.containsKey(FAILOVER)) {
           kind = 4;
+        }
+        if (onStandby && round == rounds - 1 && !faults.containsKey(PROMOTION)) {
+          kind = 4; // every run promotes the standby once
+        }
+        if (onStandby && kind >= 4) {
+          boolean promoted = source == primary;
+          if (kind == 4 && promoted) {
+            kind = 0; // one promotion per run: a SIGKILL instead
+          } else if (kind == 5 && promoted) {
+            kind = 2; // the primary's crash is the source's now
+          } else if (kind == 5) {
+            primary.restart(EmbeddedPostgresServer.ShutdownMode.IMMEDIATE);
+            faults.merge("primary crash + restart", 1, Integer::sum);
+            continue;
+          } else {
+            promote(consumer, table, ledger, workload);
+            faults.merge(PROMOTION, 1, Integer::sum);
+            continue;
+          }
         }
         switch (kind) {
           case 0 -> {
@@ -180,7 +225,7 @@ class FaultInjectionTest {
             faults.merge("consumer SIGKILL", 1, Integer::sum);
           }
           case 1 -> {
-            primary.execute(
+            source.execute(
                 "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots"
                     + " WHERE slot_name = '"
                     + slot
@@ -188,8 +233,11 @@ class FaultInjectionTest {
             faults.merge("walsender terminated", 1, Integer::sum);
           }
           case 2 -> {
-            primary.restart(EmbeddedPostgresServer.ShutdownMode.IMMEDIATE);
-            faults.merge("PostgreSQL crash + restart", 1, Integer::sum);
+            source.restart(EmbeddedPostgresServer.ShutdownMode.IMMEDIATE);
+            faults.merge(
+                source == primary ? "PostgreSQL crash + restart" : "standby crash + restart",
+                1,
+                Integer::sum);
           }
           case 3 -> {
             // a value that cannot be decoded: written while the consumer is down, its type
@@ -323,7 +371,7 @@ class FaultInjectionTest {
         duplicates,
         acknowledgedAgain.size(),
         missing.size(),
-        failover ? "; failovers: " + failoverMillis : "");
+        failoverMillis.isEmpty() ? "" : "; failovers: " + failoverMillis);
     assertEquals(List.of(), missing, "committed rows never delivered (seed " + seed + ")");
     Set<Long> poisonWritten = new TreeSet<>();
     for (long n = 1; n <= poisoned; n++) {
@@ -339,6 +387,83 @@ class FaultInjectionTest {
         List.of(),
         acknowledgedAgain,
         "acknowledged before a SIGKILL, delivered again (seed " + seed + ")");
+  }
+
+  /**
+   * Creates the slot where the consumers stream from: on the primary (a failover slot in mode
+   * failover), or on the standby once it has replayed the table and publication; a standby's slot
+   * creation waits for a running-transactions record from the primary, which this asks for.
+   */
+  private void createSlot(String slot, boolean failover) throws Exception {
+    String create =
+        "SELECT pg_create_logical_replication_slot('"
+            + slot
+            + "', 'pgoutput'"
+            + (failover ? ", failover => true)" : ")");
+    if (source == primary) {
+      primary.execute(create);
+      return;
+    }
+    String written = primary.queryString("SELECT pg_current_wal_flush_lsn()");
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                "t"
+                    .equals(
+                        source.queryString(
+                            "SELECT pg_last_wal_replay_lsn() >= '" + written + "'::pg_lsn")));
+    EmbeddedPostgresServer on = source;
+    java.util.concurrent.CompletableFuture<Void> created =
+        java.util.concurrent.CompletableFuture.runAsync(
+            () -> {
+              try {
+                on.execute(create);
+              } catch (SQLException e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> {
+              primary.execute("SELECT pg_log_standby_snapshot()");
+              return created.isDone();
+            });
+    created.get();
+  }
+
+  /**
+   * Mode standby: crashes the primary and promotes the source's standby (the rows the standby had
+   * not received are lost with the primary, and were never printed); the workload and the later
+   * faults follow the promoted server; waits until the running consumer prints a row committed on
+   * it.
+   */
+  private void promote(Consumer consumer, String table, Path ledger, Workload workload)
+      throws Exception {
+    EmbeddedPostgresServer old = primary;
+    long crashed = System.nanoTime();
+    old.stop(EmbeddedPostgresServer.ShutdownMode.IMMEDIATE);
+    source.promote();
+    primary = source;
+    long target = workload.committed.get() + 50;
+    await().atMost(Duration.ofSeconds(60)).until(() -> workload.committed.get() >= target);
+    long newest = Long.parseLong(primary.queryString("SELECT max(id) FROM " + table));
+    Process process = consumer.process();
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .until(() -> !process.isAlive() || printedAtLeast(ledger, newest));
+    if (!process.isAlive()) {
+      List<String> err =
+          Files.readAllLines(ledger.resolveSibling("consumer.err"), StandardCharsets.UTF_8);
+      fail(
+          "the consumer did not survive the standby's promotion (exit "
+              + process.exitValue()
+              + "); its stderr ends with:\n"
+              + String.join("\n", err.subList(Math.max(0, err.size() - 20), err.size())));
+    }
+    failoverMillis.add(
+        "promotion: crash to new row printed " + (System.nanoTime() - crashed) / 1_000_000 + " ms");
   }
 
   /** The pid of the walsender of {@code slot} on the primary, or the empty string if none. */
@@ -509,7 +634,10 @@ class FaultInjectionTest {
                   mode.equals("failover")
                       ? PgcdcProcess.streamArgs(
                           failoverUrl(), primary.user(), store, slot, slot, "--failover-slot")
-                      : PgcdcProcess.streamArgs(primary, store, slot, slot)));
+                      : source != primary
+                          ? PgcdcProcess.streamArgs(
+                              source, store, slot, slot, "--primary-url", primary.jdbcUrl())
+                          : PgcdcProcess.streamArgs(primary, store, slot, slot)));
       if (idleExit != null) {
         command.addAll(List.of("--idle-exit", idleExit));
       }
@@ -518,7 +646,7 @@ class FaultInjectionTest {
               .redirectError(
                   ProcessBuilder.Redirect.appendTo(ledger.resolveSibling("consumer.err").toFile()));
       switch (mode) {
-        case "stdout", "failover" ->
+        case "stdout", "failover", "standby" ->
             builder.redirectOutput(ProcessBuilder.Redirect.appendTo(ledger.toFile()));
         case "output" -> {
           command.addAll(List.of("--output", ledger.toString()));
