@@ -200,6 +200,71 @@ class StandbyFaultsTest {
     }
   }
 
+  /**
+   * The primary restarted with {@code wal_level = replica}: the standby invalidates its logical
+   * slots when it replays the parameter change ({@code wal_level_insufficient}; on 16 {@code
+   * conflicting}), and the source stops naming it. A primary of its own: this one is restarted with
+   * other settings.
+   */
+  @Test
+  void aPrimaryWhoseWalLevelIsLoweredInvalidatesTheSlotAndTheSourceSaysSo(
+      @TempDir Path dir, @TempDir Path base) throws Exception {
+    EmbeddedPostgresServer own =
+        EmbeddedPostgresServer.builder()
+            .majorVersion(primary.majorVersion())
+            .settings(primary.settings())
+            .baseDirectory(base)
+            .start();
+    EmbeddedPostgresServer lowered = null;
+    try (EmbeddedPostgresServer standby = own.createStandby("sf_wal_level")) {
+      own.execute(
+          "CREATE TABLE sf_level (id int PRIMARY KEY)",
+          "CREATE PUBLICATION sf_level FOR TABLE sf_level");
+      try (FileCheckpointStore store = FileCheckpointStore.open(dir);
+          PgCdcSource source =
+              PgCdcSource.builder()
+                  .jdbcUrl(standby.jdbcUrl())
+                  .primaryJdbcUrl(own.jdbcUrl())
+                  .user(own.user())
+                  .slot("sf_level_slot")
+                  .publication("sf_level")
+                  .createSlot(true)
+                  .checkpointStore(store)
+                  .reconnect(Integer.MAX_VALUE, Duration.ofMillis(100), Duration.ofSeconds(1))
+                  .build()) {
+        EventCollector events = new EventCollector(true);
+        CompletableFuture<Void> done = source.start(events);
+        own.execute("INSERT INTO sf_level VALUES (1)");
+        events.take(1, WAIT);
+        int port = own.port();
+        own.stop(EmbeddedPostgresServer.ShutdownMode.FAST);
+        lowered =
+            EmbeddedPostgresServer.builder()
+                .majorVersion(primary.majorVersion())
+                .settings(primary.settings())
+                .setting("wal_level", "replica")
+                .baseDirectory(base)
+                .port(port)
+                .start();
+        ExecutionException e =
+            assertThrows(
+                ExecutionException.class, () -> done.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+        CdcReplicationException failure =
+            assertInstanceOf(CdcReplicationException.class, e.getCause(), e.getCause().toString());
+        assertEquals(CdcReplicationException.Reason.SLOT_INVALIDATED, failure.reason());
+        String reason = primary.majorVersion() >= 17 ? "wal_level_insufficient" : "conflict";
+        assertTrue(
+            failure.getMessage().contains("invalidation_reason " + reason), failure.getMessage());
+        assertTrue(failure.getMessage().contains("wal_level"), failure.getMessage());
+      }
+    } finally {
+      if (lowered != null) {
+        lowered.close();
+      }
+      own.close();
+    }
+  }
+
   @Test
   void aSlotInvalidatedByACatalogConflictStopsTheSourceNamingTheRemedy(@TempDir Path dir)
       throws Exception {
