@@ -109,10 +109,16 @@ class FaultInjectionTest {
   private EmbeddedPostgresServer standby;
 
   /**
-   * The server the consumers stream from: {@link #primary}, but in mode {@code standby} its standby
-   * until that is promoted (then both are the promoted server).
+   * In mode {@code standby}, the primary's standby the consumers stream from, until it is promoted
+   * (it is then the primary); null otherwise. See {@link #source()}.
    */
-  private volatile EmbeddedPostgresServer source;
+  private volatile EmbeddedPostgresServer sourceStandby;
+
+  /** The server the consumers stream from: the source's standby, else the primary. */
+  private EmbeddedPostgresServer source() {
+    EmbeddedPostgresServer s = sourceStandby;
+    return s != null ? s : primary;
+  }
 
   /** The servers mode {@code failover} started or made, closed at its end. */
   private final List<EmbeddedPostgresServer> made = new ArrayList<>();
@@ -123,7 +129,6 @@ class FaultInjectionTest {
   FaultInjectionTest(EmbeddedPostgresServer pg) {
     this.pg = pg;
     this.primary = pg;
-    this.source = pg;
   }
 
   /**
@@ -150,11 +155,10 @@ class FaultInjectionTest {
               .settings(pg.settings())
               .start();
       made.add(primary);
-      source = primary;
     }
     if (mode.equals("standby")) {
-      source = primary.createStandby("fault_source");
-      made.add(source);
+      sourceStandby = primary.createStandby("fault_source");
+      made.add(sourceStandby);
     }
     try {
       run(mode, failover, dir);
@@ -198,22 +202,19 @@ class FaultInjectionTest {
         if (failover && round == rounds - 1 && !faults.containsKey(FAILOVER)) {
           kind = 4;
         }
-        if (onStandby && round == rounds - 1 && !faults.containsKey(PROMOTION)) {
-          kind = 4; // every run promotes the standby once
+        if (onStandby && round == Math.max(2, rounds * 2 / 3) && sourceStandby != null) {
+          promote(consumer, table, ledger, workload);
+          faults.merge(PROMOTION, 1, Integer::sum);
+          continue;
         }
         if (onStandby && kind >= 4) {
-          boolean promoted = source == primary;
-          if (kind == 4 && promoted) {
-            kind = 0; // one promotion per run: a SIGKILL instead
-          } else if (kind == 5 && promoted) {
-            kind = 2; // the primary's crash is the source's now
-          } else if (kind == 5) {
+          // the standby is promoted once, two thirds into the run (the rounds after it are the
+          // stdout mode's against the promoted server); before, a primary crash instead
+          if (sourceStandby == null) {
+            kind = kind - 4; // promoted: a SIGKILL or a walsender termination
+          } else {
             primary.restart(EmbeddedPostgresServer.ShutdownMode.IMMEDIATE);
             faults.merge("primary crash + restart", 1, Integer::sum);
-            continue;
-          } else {
-            promote(consumer, table, ledger, workload);
-            faults.merge(PROMOTION, 1, Integer::sum);
             continue;
           }
         }
@@ -225,17 +226,19 @@ class FaultInjectionTest {
             faults.merge("consumer SIGKILL", 1, Integer::sum);
           }
           case 1 -> {
-            source.execute(
-                "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots"
-                    + " WHERE slot_name = '"
-                    + slot
-                    + "' AND active_pid IS NOT NULL");
+            source()
+                .execute(
+                    "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots"
+                        + " WHERE slot_name = '"
+                        + slot
+                        + "' AND active_pid IS NOT NULL");
             faults.merge("walsender terminated", 1, Integer::sum);
           }
           case 2 -> {
-            source.restart(EmbeddedPostgresServer.ShutdownMode.IMMEDIATE);
+            EmbeddedPostgresServer crashed = source();
+            crashed.restart(EmbeddedPostgresServer.ShutdownMode.IMMEDIATE);
             faults.merge(
-                source == primary ? "PostgreSQL crash + restart" : "standby crash + restart",
+                crashed == primary ? "PostgreSQL crash + restart" : "standby crash + restart",
                 1,
                 Integer::sum);
           }
@@ -400,7 +403,8 @@ class FaultInjectionTest {
             + slot
             + "', 'pgoutput'"
             + (failover ? ", failover => true)" : ")");
-    if (source == primary) {
+    EmbeddedPostgresServer on = sourceStandby;
+    if (on == null) {
       primary.execute(create);
       return;
     }
@@ -411,9 +415,8 @@ class FaultInjectionTest {
             () ->
                 "t"
                     .equals(
-                        source.queryString(
+                        on.queryString(
                             "SELECT pg_last_wal_replay_lsn() >= '" + written + "'::pg_lsn")));
-    EmbeddedPostgresServer on = source;
     java.util.concurrent.CompletableFuture<Void> created =
         java.util.concurrent.CompletableFuture.runAsync(
             () -> {
@@ -431,6 +434,22 @@ class FaultInjectionTest {
               return created.isDone();
             });
     created.get();
+    // the primary keeps the catalog rows the new slot needs once the standby's hot_standby_feedback
+    // names its catalog_xmin, in the standby's physical slot; a checkpoint writes that slot to
+    // disk, so that a primary crash keeps it too (else, until the standby reconnects, the primary
+    // protects only what the slot held at its last checkpoint, and the decode-error rounds' DDL can
+    // invalidate the standby's slot: docs/configuration.md, "Streaming from a standby")
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                "t"
+                    .equals(
+                        primary.queryString(
+                            "SELECT coalesce((SELECT catalog_xmin IS NOT NULL FROM"
+                                + " pg_replication_slots WHERE slot_name = 'fault_source'),"
+                                + " false)")));
+    primary.execute("CHECKPOINT");
   }
 
   /**
@@ -441,11 +460,25 @@ class FaultInjectionTest {
    */
   private void promote(Consumer consumer, String table, Path ledger, Workload workload)
       throws Exception {
+    // the standby first replays what the primary has flushed, so that every row the workload
+    // counted (undecodable ones too) is in the promoted server; what the primary writes after
+    // this may be lost with it, and was then never printed (the checker reads the final primary)
     EmbeddedPostgresServer old = primary;
+    String written = old.queryString("SELECT pg_current_wal_flush_lsn()");
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                "t"
+                    .equals(
+                        sourceStandby.queryString(
+                            "SELECT pg_last_wal_replay_lsn() >= '" + written + "'::pg_lsn")));
     long crashed = System.nanoTime();
     old.stop(EmbeddedPostgresServer.ShutdownMode.IMMEDIATE);
-    source.promote();
-    primary = source;
+    EmbeddedPostgresServer promoted = sourceStandby;
+    promoted.promote();
+    primary = promoted;
+    sourceStandby = null;
     long target = workload.committed.get() + 50;
     await().atMost(Duration.ofSeconds(60)).until(() -> workload.committed.get() >= target);
     long newest = Long.parseLong(primary.queryString("SELECT max(id) FROM " + table));
@@ -634,9 +667,16 @@ class FaultInjectionTest {
                   mode.equals("failover")
                       ? PgcdcProcess.streamArgs(
                           failoverUrl(), primary.user(), store, slot, slot, "--failover-slot")
-                      : source != primary
+                      : sourceStandby != null
                           ? PgcdcProcess.streamArgs(
-                              source, store, slot, slot, "--primary-url", primary.jdbcUrl())
+                              sourceStandby,
+                              store,
+                              slot,
+                              slot,
+                              "--primary-url",
+                              primary.jdbcUrl(),
+                              // a standby restarted in the round before may still be starting
+                              "--retry-start")
                           : PgcdcProcess.streamArgs(primary, store, slot, slot)));
       if (idleExit != null) {
         command.addAll(List.of("--idle-exit", idleExit));

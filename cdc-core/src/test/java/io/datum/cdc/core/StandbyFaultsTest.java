@@ -105,7 +105,13 @@ class StandbyFaultsTest {
 
   /** Waits until the standby has replayed everything the primary has written so far. */
   private void awaitReplayed(EmbeddedPostgresServer standby) throws Exception {
-    String written = primary.queryString("SELECT pg_current_wal_flush_lsn()");
+    awaitReplayed(primary, standby);
+  }
+
+  /** Waits until {@code standby} has replayed everything {@code from} has written so far. */
+  private static void awaitReplayed(EmbeddedPostgresServer from, EmbeddedPostgresServer standby)
+      throws Exception {
+    String written = from.queryString("SELECT pg_current_wal_flush_lsn()");
     await()
         .atMost(WAIT)
         .until(
@@ -220,6 +226,7 @@ class StandbyFaultsTest {
       own.execute(
           "CREATE TABLE sf_level (id int PRIMARY KEY)",
           "CREATE PUBLICATION sf_level FOR TABLE sf_level");
+      awaitReplayed(own, standby);
       try (FileCheckpointStore store = FileCheckpointStore.open(dir);
           PgCdcSource source =
               PgCdcSource.builder()

@@ -125,7 +125,12 @@ final class SlotPreflight {
                     + "\" does not exist in "
                     + PgErrors.redact(config.jdbcUrl())
                     + "; create it (CREATE PUBLICATION ... FOR TABLE ...) or let the source create it"
-                    + " (createPublication(true), pgcdc --create-publication)");
+                    + " (createPublication(true), pgcdc --create-publication)"
+                    + (standby
+                        ? "; this server is a hot standby: a publication is created on the"
+                            + " primary, and one created there just now may not be replayed here"
+                            + " yet (start again in a moment)"
+                        : ""));
           }
           role.requireWrites(
               "creating publication \""

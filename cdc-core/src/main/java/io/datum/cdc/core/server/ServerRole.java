@@ -110,12 +110,49 @@ public final class ServerRole {
               ? "no primary-jdbc-url, so nothing is written (features that write are refused)"
               : "writes go to the primary " + PgErrors.redact(primaryUrl()));
     }
-    if (inRecovery && atStart && primaryUrl() != null) {
-      checkPrimary(connection, database);
+    if (inRecovery && atStart) {
+      warnUnprotected(connection);
+      if (primaryUrl() != null) {
+        checkPrimary(connection, database);
+      }
     }
     standby = inRecovery;
     identified = true;
     return inRecovery;
+  }
+
+  /**
+   * Warns when the standby does not keep the primary from removing catalog rows its logical slots
+   * need: without {@code hot_standby_feedback} the primary never learns of them, and without a
+   * physical slot ({@code primary_slot_name}) it forgets them whenever the standby disconnects; a
+   * VACUUM of a catalog (or pruning) then invalidates the slot ({@code rows_removed}), and the
+   * changes since its position are lost. A warning, not a refusal: a database without DDL may run
+   * for ever without such a conflict.
+   */
+  private void warnUnprotected(Connection standby) throws SQLException {
+    String feedback;
+    String physicalSlot;
+    try (Statement st = standby.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT current_setting('hot_standby_feedback'),"
+                    + " current_setting('primary_slot_name')")) {
+      rs.next();
+      feedback = rs.getString(1);
+      physicalSlot = rs.getString(2);
+    }
+    if (!"on".equals(feedback) || physicalSlot == null || physicalSlot.isEmpty()) {
+      LOG.warn(
+          "slot {}: the standby {} runs with hot_standby_feedback = {} and primary_slot_name = '{}':"
+              + " the primary may remove catalog rows the standby's logical slot still needs, which"
+              + " invalidates it (rows_removed) and loses the changes since its position; set"
+              + " hot_standby_feedback = on and a physical replication slot (primary_slot_name) on"
+              + " the standby (PostgreSQL docs, 47.2.3)",
+          config.slot(),
+          PgErrors.redact(config.jdbcUrl()),
+          feedback,
+          physicalSlot == null ? "" : physicalSlot);
+    }
   }
 
   /** Checks that the primary's URL names a primary, of the standby's database and cluster. */
