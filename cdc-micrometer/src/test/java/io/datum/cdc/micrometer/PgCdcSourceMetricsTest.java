@@ -75,6 +75,8 @@ class PgCdcSourceMetricsTest {
       assertTrue(
           Double.isNaN(gauge(registry, "datum.cdc.slot.safe.wal.size")),
           "max_slot_wal_keep_size is unlimited by default");
+      assertTrue(
+          Double.isNaN(gauge(registry, "datum.cdc.standby.replay.lag")), "a primary has none");
       assertEquals(0, gauge(registry, "datum.cdc.watermark.age"), "nothing pending yet");
       pg.execute(
           "INSERT INTO metered SELECT g, repeat('x', 200) FROM generate_series(1, " + ROWS + ") g");
@@ -177,6 +179,48 @@ class PgCdcSourceMetricsTest {
         () -> PgCdcSourceMetrics.builder(source).lagInterval(Duration.ZERO));
     assertThrows(
         IllegalArgumentException.class, () -> PgCdcSourceMetrics.builder(source).prefix("a."));
+  }
+
+  /**
+   * A source on a hot standby (the default version, 17): the standby's replay lag is 0 or more
+   * while it replays, grows while its replay is paused and the primary writes, and the slot's lag
+   * counts from the replay position; on a primary the gauge is NaN (checked above).
+   */
+  @Test
+  void onAStandbyTheReplayLagIsMeasuredAndGrowsWhileReplayIsPaused() throws Exception {
+    pg.execute(
+        "CREATE TABLE metered_sb (id int PRIMARY KEY, pad text)",
+        "CREATE PUBLICATION metered_sb FOR TABLE metered_sb");
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (EmbeddedPostgresServer standby = pg.createStandby("metered_standby");
+        PgCdcSource source =
+            PgCdcSource.builder()
+                .jdbcUrl(standby.jdbcUrl())
+                .primaryJdbcUrl(pg.jdbcUrl())
+                .user(pg.user())
+                .slot("metered_sb")
+                .publication("metered_sb")
+                .checkpointStore(new MemoryCheckpointStore())
+                .createSlot(true)
+                .build();
+        PgCdcSourceMetrics metrics =
+            PgCdcSourceMetrics.builder(source).lagInterval(Duration.ofMillis(100)).build()) {
+      metrics.bindTo(registry);
+      source.start((event, checkpoints) -> checkpoints.acknowledge(event.offset()));
+      await().atMost(WAIT).until(() -> gauge(registry, "datum.cdc.standby.replay.lag") >= 0);
+      standby.execute("SELECT pg_wal_replay_pause()");
+      try {
+        pg.execute(
+            "INSERT INTO metered_sb SELECT g, repeat('x', 200) FROM generate_series(1, "
+                + ROWS
+                + ") g");
+        await().atMost(WAIT).until(() -> gauge(registry, "datum.cdc.standby.replay.lag") > 1000);
+      } finally {
+        standby.execute("SELECT pg_wal_replay_resume()");
+      }
+      await().atMost(WAIT).until(() -> counter(registry, "datum.cdc.events.acknowledged") == ROWS);
+      await().atMost(WAIT).until(() -> gauge(registry, "datum.cdc.standby.replay.lag") < 1000);
+    }
   }
 
   private static double lag(SimpleMeterRegistry registry) {
