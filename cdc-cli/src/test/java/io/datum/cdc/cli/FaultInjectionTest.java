@@ -408,15 +408,7 @@ class FaultInjectionTest {
       primary.execute(create);
       return;
     }
-    String written = primary.queryString("SELECT pg_current_wal_flush_lsn()");
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .until(
-            () ->
-                "t"
-                    .equals(
-                        on.queryString(
-                            "SELECT pg_last_wal_replay_lsn() >= '" + written + "'::pg_lsn")));
+    on.awaitReplay(Duration.ofSeconds(60));
     java.util.concurrent.CompletableFuture<Void> created =
         java.util.concurrent.CompletableFuture.runAsync(
             () -> {
@@ -464,37 +456,14 @@ class FaultInjectionTest {
     // counted (undecodable ones too) is in the promoted server; what the primary writes after
     // this may be lost with it, and was then never printed (the checker reads the final primary)
     EmbeddedPostgresServer old = primary;
-    String written = old.queryString("SELECT pg_current_wal_flush_lsn()");
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .until(
-            () ->
-                "t"
-                    .equals(
-                        sourceStandby.queryString(
-                            "SELECT pg_last_wal_replay_lsn() >= '" + written + "'::pg_lsn")));
+    sourceStandby.awaitReplay(Duration.ofSeconds(60));
     long crashed = System.nanoTime();
     old.stop(EmbeddedPostgresServer.ShutdownMode.IMMEDIATE);
     EmbeddedPostgresServer promoted = sourceStandby;
     promoted.promote();
     primary = promoted;
     sourceStandby = null;
-    long target = workload.committed.get() + 50;
-    await().atMost(Duration.ofSeconds(60)).until(() -> workload.committed.get() >= target);
-    long newest = Long.parseLong(primary.queryString("SELECT max(id) FROM " + table));
-    Process process = consumer.process();
-    await()
-        .atMost(Duration.ofSeconds(90))
-        .until(() -> !process.isAlive() || printedAtLeast(ledger, newest));
-    if (!process.isAlive()) {
-      List<String> err =
-          Files.readAllLines(ledger.resolveSibling("consumer.err"), StandardCharsets.UTF_8);
-      fail(
-          "the consumer did not survive the standby's promotion (exit "
-              + process.exitValue()
-              + "); its stderr ends with:\n"
-              + String.join("\n", err.subList(Math.max(0, err.size() - 20), err.size())));
-    }
+    awaitNewRowPrinted(consumer, table, ledger, workload, "the standby's promotion");
     failoverMillis.add(
         "promotion: crash to new row printed " + (System.nanoTime() - crashed) / 1_000_000 + " ms");
   }
@@ -548,9 +517,25 @@ class FaultInjectionTest {
     primary = next;
     standby = null;
     old.close();
+    awaitNewRowPrinted(consumer, table, ledger, workload, "the failover");
+    failoverMillis.add(
+        "sync "
+            + (crashed - waiting) / 1_000_000
+            + " ms, crash to new row printed "
+            + (System.nanoTime() - crashed) / 1_000_000
+            + " ms");
+  }
+
+  /**
+   * After a promotion, waits until the running consumer prints a row the workload committed on the
+   * new primary, failing with the consumer's stderr if it died.
+   */
+  private void awaitNewRowPrinted(
+      Consumer consumer, String table, Path ledger, Workload workload, String what)
+      throws Exception {
     long target = workload.committed.get() + 50;
     await().atMost(Duration.ofSeconds(60)).until(() -> workload.committed.get() >= target);
-    long newest = Long.parseLong(next.queryString("SELECT max(id) FROM " + table));
+    long newest = Long.parseLong(primary.queryString("SELECT max(id) FROM " + table));
     Process process = consumer.process();
     await()
         .atMost(Duration.ofSeconds(90))
@@ -559,17 +544,13 @@ class FaultInjectionTest {
       List<String> err =
           Files.readAllLines(ledger.resolveSibling("consumer.err"), StandardCharsets.UTF_8);
       fail(
-          "the consumer did not survive the failover (exit "
+          "the consumer did not survive "
+              + what
+              + " (exit "
               + process.exitValue()
               + "); its stderr ends with:\n"
               + String.join("\n", err.subList(Math.max(0, err.size() - 20), err.size())));
     }
-    failoverMillis.add(
-        "sync "
-            + (crashed - waiting) / 1_000_000
-            + " ms, crash to new row printed "
-            + (System.nanoTime() - crashed) / 1_000_000
-            + " ms");
   }
 
   /**

@@ -103,25 +103,6 @@ class StandbyFaultsTest {
     }
   }
 
-  /** Waits until the standby has replayed everything the primary has written so far. */
-  private void awaitReplayed(EmbeddedPostgresServer standby) throws Exception {
-    awaitReplayed(primary, standby);
-  }
-
-  /** Waits until {@code standby} has replayed everything {@code from} has written so far. */
-  private static void awaitReplayed(EmbeddedPostgresServer from, EmbeddedPostgresServer standby)
-      throws Exception {
-    String written = from.queryString("SELECT pg_current_wal_flush_lsn()");
-    await()
-        .atMost(WAIT)
-        .until(
-            () ->
-                "t"
-                    .equals(
-                        standby.queryString(
-                            "SELECT pg_last_wal_replay_lsn() >= '" + written + "'::pg_lsn")));
-  }
-
   private PgCdcSource.Builder source(
       EmbeddedPostgresServer standby, FileCheckpointStore store, String slot, String publication) {
     return PgCdcSource.builder()
@@ -174,7 +155,7 @@ class StandbyFaultsTest {
         CompletableFuture<Void> done = source.start(ledger);
         insert(primary, "sf_promote", 1, 50);
         await().atMost(WAIT).until(() -> ledger.deliveredSet().size() == 50 || done.isDone());
-        awaitReplayed(standby);
+        standby.awaitReplay(WAIT);
         standby.promote();
         // the former primary goes on (a split brain the operator ends); the promoted server is
         // the one written to now, and the source's snapshot watermarks go there too
@@ -226,7 +207,7 @@ class StandbyFaultsTest {
       own.execute(
           "CREATE TABLE sf_level (id int PRIMARY KEY)",
           "CREATE PUBLICATION sf_level FOR TABLE sf_level");
-      awaitReplayed(own, standby);
+      standby.awaitReplay(WAIT);
       try (FileCheckpointStore store = FileCheckpointStore.open(dir);
           PgCdcSource source =
               PgCdcSource.builder()
@@ -253,16 +234,7 @@ class StandbyFaultsTest {
                 .baseDirectory(base)
                 .port(port)
                 .start();
-        ExecutionException e =
-            assertThrows(
-                ExecutionException.class, () -> done.get(WAIT.toSeconds(), TimeUnit.SECONDS));
-        CdcReplicationException failure =
-            assertInstanceOf(CdcReplicationException.class, e.getCause(), e.getCause().toString());
-        assertEquals(CdcReplicationException.Reason.SLOT_INVALIDATED, failure.reason());
-        String reason = primary.majorVersion() >= 17 ? "wal_level_insufficient" : "conflict";
-        assertTrue(
-            failure.getMessage().contains("invalidation_reason " + reason), failure.getMessage());
-        assertTrue(failure.getMessage().contains("wal_level"), failure.getMessage());
+        assertInvalidated(done, "wal_level_insufficient", "wal_level");
       }
     } finally {
       if (lowered != null) {
@@ -294,17 +266,27 @@ class StandbyFaultsTest {
           "DROP TABLE sf_dropped",
           "VACUUM FULL pg_class",
           "INSERT INTO sf_conflict VALUES (2)");
-      ExecutionException e =
-          assertThrows(
-              ExecutionException.class, () -> done.get(WAIT.toSeconds(), TimeUnit.SECONDS));
-      CdcReplicationException failure =
-          assertInstanceOf(CdcReplicationException.class, e.getCause(), e.getCause().toString());
-      assertEquals(CdcReplicationException.Reason.SLOT_INVALIDATED, failure.reason());
-      String reason = primary.majorVersion() >= 17 ? "rows_removed" : "conflict";
-      assertTrue(
-          failure.getMessage().contains("invalidation_reason " + reason), failure.getMessage());
-      assertTrue(failure.getMessage().contains("hot_standby_feedback = on"), failure.getMessage());
+      String reason = assertInvalidated(done, "rows_removed", "hot_standby_feedback = on");
       assertEquals(reason, source.readSlotStatus().invalidationReason());
     }
+  }
+
+  /**
+   * Asserts that the source stopped with {@code SLOT_INVALIDATED}, naming PostgreSQL's reason
+   * ({@code conflict} on 16, which has only {@code conflicting}) and the remedy's words.
+   *
+   * @return the reason the message names
+   */
+  private String assertInvalidated(CompletableFuture<Void> done, String since17, String remedy) {
+    ExecutionException e =
+        assertThrows(ExecutionException.class, () -> done.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+    CdcReplicationException failure =
+        assertInstanceOf(CdcReplicationException.class, e.getCause(), e.getCause().toString());
+    assertEquals(CdcReplicationException.Reason.SLOT_INVALIDATED, failure.reason());
+    String reason = primary.majorVersion() >= 17 ? since17 : "conflict";
+    assertTrue(
+        failure.getMessage().contains("invalidation_reason " + reason), failure.getMessage());
+    assertTrue(failure.getMessage().contains(remedy), failure.getMessage());
+    return reason;
   }
 }

@@ -732,6 +732,43 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     execute("SELECT pg_reload_conf()");
   }
 
+  /**
+   * On a standby made by {@link #createStandby(String)}: waits until it has replayed the WAL its
+   * primary has flushed so far ({@code pg_current_wal_flush_lsn()} there, then {@code
+   * pg_last_wal_replay_lsn()} here; PostgreSQL docs, 9.28.4 and 9.28.5): what the primary committed
+   * before the call is visible here, and in a logical slot's stream here, once it returns. Polls
+   * every 10 ms.
+   *
+   * @param timeout the longest wait
+   * @throws IllegalStateException if this server is not a standby made by {@link
+   *     #createStandby(String)}, or was promoted, or the replay did not get there in time
+   * @throws SQLException if either server refuses the query
+   */
+  public void awaitReplay(Duration timeout) throws SQLException {
+    EmbeddedPostgresServer primary = upstream;
+    if (primary == null) {
+      throw new IllegalStateException(
+          this + " is not a standby made by createStandby, or was promoted: nothing to replay");
+    }
+    String flushed = primary.queryString("SELECT pg_current_wal_flush_lsn()");
+    String query = "SELECT pg_last_wal_replay_lsn() >= '" + flushed + "'::pg_lsn";
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!"t".equals(queryString(query))) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new IllegalStateException(
+            this
+                + " did not replay its primary's WAL up to "
+                + flushed
+                + " within "
+                + timeout
+                + " (replayed "
+                + queryString("SELECT pg_last_wal_replay_lsn()")
+                + ")");
+      }
+      java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
+    }
+  }
+
   /** The builder's startup timeout, for {@link Standbys}. */
   Duration startupTimeout() {
     return startupTimeout;
