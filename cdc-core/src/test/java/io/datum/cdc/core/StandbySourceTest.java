@@ -212,6 +212,111 @@ class StandbySourceTest {
   }
 
   /**
+   * An initial snapshot taken on the standby and stopped part way goes on online after a restart
+   * with the same store, its watermarks written on the primary, under writes: the rows the first
+   * run acknowledged are not read again, no read row is older than a change delivered before it,
+   * and the replica equals the table.
+   */
+  @Test
+  void anInterruptedInitialSnapshotResumesOnlineFromTheStandby() throws Exception {
+    TableId table = new TableId("public", "sb_resume");
+    primary.execute(
+        "CREATE TABLE sb_resume (id int PRIMARY KEY, hot int)",
+        "INSERT INTO sb_resume SELECT g, 0 FROM generate_series(1, 3000) g",
+        "CREATE PUBLICATION sb_resume FOR TABLE sb_resume");
+    try (EmbeddedPostgresServer standby = primary.createStandby("sb_resume")) {
+      MemoryCheckpointStore store = new MemoryCheckpointStore();
+      java.util.Set<Object> acknowledged = java.util.concurrent.ConcurrentHashMap.newKeySet();
+      java.util.concurrent.CountDownLatch enough = new java.util.concurrent.CountDownLatch(1);
+      java.util.concurrent.atomic.AtomicInteger seen =
+          new java.util.concurrent.atomic.AtomicInteger();
+      try (PgCdcSource first = resumable(standby, store).createSlot(true).build()) {
+        first.start(
+            (event, checkpoints) -> {
+              int n = seen.incrementAndGet();
+              if (n <= 1000) {
+                checkpoints.acknowledge(event.offset());
+                acknowledged.add(((io.datum.cdc.event.ReadEvent) event).after().get("id"));
+              }
+              if (n == 1500) {
+                enough.countDown();
+              }
+            });
+        assertTrue(enough.await(WAIT.toSeconds(), TimeUnit.SECONDS), "1500 rows read");
+        first.stop();
+      }
+      assertEquals(1000, acknowledged.size());
+      SnapshotReplica replica = new SnapshotReplica().key(table, "id");
+      for (Object id : acknowledged) {
+        replica.table(table).put(List.of(id), java.util.Map.of("id", id, "hot", 0));
+      }
+      StaleReads stale = new StaleReads(table, replica);
+      java.util.List<Object> readAgain = new java.util.concurrent.CopyOnWriteArrayList<>();
+      AtomicBoolean stop = new AtomicBoolean();
+      AtomicReference<Throwable> writerFailure = new AtomicReference<>();
+      Thread writer =
+          new Thread(
+              () -> {
+                Random random = new Random(17);
+                try (Connection c = primary.getConnection();
+                    Statement st = c.createStatement()) {
+                  for (int n = 0; !stop.get() && n < 20_000; n++) {
+                    st.execute(
+                        "UPDATE sb_resume SET hot = hot + 1 WHERE id = "
+                            + (1 + random.nextInt(3000)));
+                  }
+                } catch (Throwable e) {
+                  writerFailure.set(e);
+                }
+              },
+              "standby-resume-writer");
+      writer.setDaemon(true);
+      try (PgCdcSource second = resumable(standby, store).build()) {
+        CompletableFuture<Void> done =
+            second.start(
+                (event, checkpoints) -> {
+                  if (event instanceof io.datum.cdc.event.ReadEvent r
+                      && acknowledged.contains(r.after().get("id"))) {
+                    readAgain.add(r.after().get("id"));
+                  }
+                  stale.handle(event, checkpoints);
+                });
+        writer.start();
+        await().atMost(WAIT).until(() -> !second.snapshotInProgress() || done.isDone());
+        stop.set(true);
+        writer.join();
+        assertNull(writerFailure.get(), () -> "the writer failed: " + writerFailure.get());
+        primary.execute("INSERT INTO sb_resume VALUES (-1, -1)");
+        await()
+            .atMost(WAIT)
+            .until(() -> replica.table(table).containsKey(List.<Object>of(-1)) || done.isDone());
+        assertFalse(done.isDone(), "the source ended: " + done);
+        assertEquals(List.of(), readAgain, "rows acknowledged in the first run, read again");
+        assertEquals(List.of(), stale.found, "read rows older than a change delivered before");
+        try (Connection c = primary.getConnection()) {
+          assertEquals(SnapshotReplica.content(c, table, List.of("id")), replica.sorted(table));
+        }
+      } finally {
+        stop.set(true);
+      }
+    }
+  }
+
+  /** A source on the standby with an initial snapshot in chunks of 100 rows. */
+  private PgCdcSource.Builder resumable(
+      EmbeddedPostgresServer standby, MemoryCheckpointStore store) {
+    return PgCdcSource.builder()
+        .jdbcUrl(standby.jdbcUrl())
+        .primaryJdbcUrl(primary.jdbcUrl())
+        .user(primary.user())
+        .slot("sb_resume_slot")
+        .publication("sb_resume")
+        .checkpointStore(store)
+        .snapshot(SnapshotMode.INITIAL)
+        .snapshotChunkRows(100);
+  }
+
+  /**
    * With the standby's replay paused (replication from the primary stopped for a while), a chunk
    * requested waits until the standby has replayed its low watermark, and says so; the slot's
    * status reports the standby's replay lag. Read earlier, the chunk would miss the updates before
