@@ -207,6 +207,23 @@ class StandbySourceTest {
         primary.execute("INSERT INTO sb_plain VALUES (1)", "INSERT INTO sb_plain VALUES (2)");
         assertEquals(2, events.take(2, WAIT).size());
         await().atMost(WAIT).until(() -> !source.watermark().isZero());
+        // a quiet slot moves: changes of a table the publication leaves out move the standby's
+        // WAL on, and the slot's confirmed_flush_lsn follows (keepalives carry the position)
+        primary.execute(
+            "CREATE TABLE sb_unpublished (id int)",
+            "INSERT INTO sb_unpublished SELECT generate_series(1, 1000)");
+        String written = primary.queryString("SELECT pg_current_wal_flush_lsn()");
+        await()
+            .atMost(WAIT)
+            .until(
+                () ->
+                    "t"
+                        .equals(
+                            standby.queryString(
+                                "SELECT confirmed_flush_lsn >= '"
+                                    + written
+                                    + "'::pg_lsn FROM pg_replication_slots"
+                                    + " WHERE slot_name = 'sb_plain_slot'")));
       }
     }
   }
