@@ -177,6 +177,46 @@ class StandbySourceTest {
           "0",
           primary.queryString("SELECT count(*) FROM pg_publication WHERE pubname = 'sb_missing'"));
 
+      // stopped while it waits to create its slot (no primary to hurry it): the creation is
+      // cancelled, and no slot appears later, when the primary logs its running transactions
+      try (FileCheckpointStore store = FileCheckpointStore.open(dir);
+          PgCdcSource waiting =
+              PgCdcSource.builder()
+                  .jdbcUrl(standby.jdbcUrl())
+                  .user(primary.user())
+                  .slot("sb_cancelled")
+                  .publication("sb_plain")
+                  .createSlot(true)
+                  .checkpointStore(store)
+                  .build()) {
+        CompletableFuture<Void> starting =
+            CompletableFuture.runAsync(() -> waiting.start(new EventCollector(true)));
+        await()
+            .atMost(WAIT)
+            .until(
+                () ->
+                    "1"
+                        .equals(
+                            standby.queryString(
+                                "SELECT count(*) FROM pg_replication_slots"
+                                    + " WHERE slot_name = 'sb_cancelled'")));
+        waiting.stop();
+        java.util.concurrent.ExecutionException stopped =
+            assertThrows(
+                java.util.concurrent.ExecutionException.class,
+                () -> starting.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+        assertTrue(
+            stopped.getCause().getMessage().contains("the creation was cancelled"),
+            stopped.getCause().toString());
+      }
+      primary.execute("SELECT pg_log_standby_snapshot()", "SELECT pg_log_standby_snapshot()");
+      standby.awaitReplay(WAIT);
+      assertEquals(
+          "0",
+          standby.queryString(
+              "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'sb_cancelled'"),
+          "no slot left by the cancelled creation");
+
       // streaming alone writes nothing: it works, once the primary logs its running transactions
       EventCollector events = new EventCollector(true);
       try (FileCheckpointStore store = FileCheckpointStore.open(dir);

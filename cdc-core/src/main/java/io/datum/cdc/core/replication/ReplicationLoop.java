@@ -325,7 +325,8 @@ final class ReplicationLoop {
         // statement_timeout does not cover a replication command: pgjdbc cancels the query
         st.setQueryTimeout((int) Math.max(1, (timeout.toMillis() + 999) / 1000));
       }
-      ResultSet rs = role.creatingSlot(slot, () -> st.executeQuery(command));
+      ResultSet rs =
+          role.creatingSlot(slot, connection, () -> stopRequested, () -> st.executeQuery(command));
       rs.next();
       PgLsn consistentPoint = PgLsn.parse(rs.getString("consistent_point"));
       String name = rs.getString("snapshot_name");

@@ -235,6 +235,8 @@ final class SlotPreflight {
             } else {
               role.creatingSlot(
                   slot,
+                  admin,
+                  stopRequested,
                   () -> {
                     slots.createSlot(
                         slot,

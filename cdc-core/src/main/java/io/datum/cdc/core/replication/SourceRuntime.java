@@ -72,6 +72,10 @@ public final class SourceRuntime {
   private final ServerRole role;
 
   private volatile ReplicationLoop loop;
+
+  /** The loop {@link #start} is opening, before it becomes {@link #loop}; or null. */
+  private volatile ReplicationLoop opening;
+
   private Handoff handoff;
   private volatile Delivery delivery;
   private final CountDownLatch stopSignal = new CountDownLatch(1);
@@ -163,6 +167,7 @@ public final class SourceRuntime {
     }
     handoff = new Handoff(config.get(SourceOptions.HANDOFF_CAPACITY));
     ReplicationLoop opened = newLoop();
+    opening = opened; // a stop() meanwhile cancels a slot's creation
     try {
       opened.open();
     } catch (RuntimeException e) {
@@ -187,6 +192,10 @@ public final class SourceRuntime {
   public void stop() {
     stopping = true;
     stopSignal.countDown();
+    ReplicationLoop starting = opening;
+    if (loop == null && starting != null) {
+      starting.requestStop(); // start() is opening it: a slot being created is cancelled
+    }
     if (loop == null) {
       asyncAcks.shutdown();
       state.compareAndSet(SourceState.NEW, SourceState.STOPPED);

@@ -1,6 +1,7 @@
 package io.datum.cdc.core.server;
 
 import io.datum.cdc.CdcConfigurationException;
+import io.datum.cdc.CdcException;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.core.config.SourceConfiguration;
 import io.datum.cdc.core.config.SourceOptions;
@@ -425,83 +426,142 @@ public final class ServerRole {
   }
 
   /**
-   * Runs a slot creation; on a standby, helps it along: PostgreSQL creates a logical slot on a
-   * standby only once it replays a running-transactions record written after the creation began (an
-   * idle primary writes one rarely, or never), so a thread asks the primary for one ({@code SELECT
-   * pg_log_standby_snapshot()}) every second until the creation ends. Without the primary's URL it
-   * logs, after two seconds, what the creation waits for and how to hurry it. A role that may not
-   * execute {@code pg_log_standby_snapshot()} is told the GRANT once (WARN), and the creation waits
-   * as without the primary.
+   * Runs a slot creation, which PostgreSQL makes wait (for the transactions open when it began; on
+   * a standby also for a running-transactions record from the primary), and watches it from a
+   * thread of its own:
+   *
+   * <ul>
+   *   <li>when {@code stop} says so (the source is stopped while it starts), the creating command
+   *       is cancelled ({@code PGConnection.cancelQuery()}): left running, the server would finish
+   *       creating the slot after the source is gone, and the slot would hold WAL and catalog rows
+   *       for no one;
+   *   <li>on a standby, a standby creates a logical slot only once it replays a
+   *       running-transactions record written after the creation began (an idle primary writes one
+   *       rarely, or never), so the thread asks the primary for one ({@code SELECT
+   *       pg_log_standby_snapshot()}) every second; without the primary's URL it says, after two
+   *       seconds and at WARN, what the creation waits for and how to hurry it. A role that may not
+   *       execute {@code pg_log_standby_snapshot()} is told the GRANT once (WARN), and the creation
+   *       waits as without the primary.
+   * </ul>
    *
    * @param slot the slot, for the messages
+   * @param connection the connection the creating command runs on (cancelled on stop)
+   * @param stop tells whether the source is stopping
    * @param creation the creating command
    * @param <T> its result
    * @return the creation's result
    * @throws SQLException as the creation
+   * @throws CdcException if the creation was cancelled because the source stopped (no slot was
+   *     created)
    */
-  public <T> T creatingSlot(String slot, SlotCreation<T> creation) throws SQLException {
-    if (!standby) {
-      return creation.create();
-    }
+  public <T> T creatingSlot(
+      String slot, Connection connection, BooleanSupplier stop, SlotCreation<T> creation)
+      throws SQLException {
     CountDownLatch done = new CountDownLatch(1);
-    Thread helper = new Thread(() -> nudge(slot, done), "datum-cdc-standby-snapshot-" + slot);
-    helper.setDaemon(true);
-    helper.start();
+    java.util.concurrent.atomic.AtomicBoolean cancelled =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    Thread watcher =
+        new Thread(
+            () -> watch(slot, connection, stop, cancelled, done),
+            "datum-cdc-slot-creation-" + slot);
+    watcher.setDaemon(true);
+    watcher.start();
     try {
       return creation.create();
+    } catch (SQLException e) {
+      if (cancelled.get()) {
+        throw new CdcException(
+            "the source stopped while slot \""
+                + slot
+                + "\" was being created: the creation was cancelled, and no slot was created",
+            e);
+      }
+      throw e;
+    } catch (RuntimeException e) {
+      if (cancelled.get()) { // a creation timeout's error, say, after the cancel
+        throw new CdcException(
+            "the source stopped while slot \""
+                + slot
+                + "\" was being created: the creation was cancelled, and no slot was created",
+            e);
+      }
+      throw e;
     } finally {
       done.countDown();
     }
   }
 
-  private void nudge(String slot, CountDownLatch done) {
+  private void watch(
+      String slot,
+      Connection connection,
+      BooleanSupplier stop,
+      java.util.concurrent.atomic.AtomicBoolean cancelled,
+      CountDownLatch done) {
+    boolean onStandby = standby;
+    long started = System.nanoTime();
+    long nextNudge = started + TimeUnit.MILLISECONDS.toNanos(200); // after the creation began
+    boolean said = false;
+    boolean nudging = onStandby && primaryUrl() != null;
+    Connection primary = null;
     try {
-      if (primaryUrl() == null) {
-        if (!done.await(SILENT_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
-          LOG.info(
+      while (!done.await(100, TimeUnit.MILLISECONDS)) {
+        if (stop.getAsBoolean() && cancelled.compareAndSet(false, true)) {
+          connection.unwrap(org.postgresql.PGConnection.class).cancelQuery();
+        }
+        long now = System.nanoTime();
+        if (onStandby && !nudging && !said && now - started > SILENT_WAIT_MILLIS * 1_000_000L) {
+          said = true;
+          LOG.warn(
               "slot {}: creating a logical slot on the standby waits until the primary logs its"
                   + " running transactions (xl_running_xacts), which an idle primary does rarely"
                   + " or never; run SELECT pg_log_standby_snapshot() on the primary, or give the"
                   + " source the primary (primary-jdbc-url) to have it asked every second",
               slot);
         }
-        return;
-      }
-      // the first record must come after the creation began, so not at once
-      if (done.await(200, TimeUnit.MILLISECONDS)) {
-        return;
-      }
-      try (Connection primary = openPrimary("datum-cdc slot creation " + slot);
-          Statement st = primary.createStatement()) {
-        do {
+        if (nudging && now - nextNudge >= 0) {
+          nextNudge = now + TimeUnit.MILLISECONDS.toNanos(NUDGE_INTERVAL_MILLIS);
           try {
-            st.executeQuery("SELECT pg_log_standby_snapshot()").close();
+            if (primary == null) {
+              primary = openPrimary("datum-cdc slot creation " + slot);
+            }
+            try (Statement st = primary.createStatement()) {
+              st.executeQuery("SELECT pg_log_standby_snapshot()").close();
+            }
           } catch (SQLException e) {
+            nudging = false; // the creation goes on without help
             if ("42501".equals(e.getSQLState())) {
               LOG.warn(
                   "slot {}: the role may not execute pg_log_standby_snapshot() on the primary {},"
                       + " so the slot's creation on the standby waits until the primary logs its"
                       + " running transactions by itself (rarely or never when idle); GRANT"
-                      + " EXECUTE ON FUNCTION pg_log_standby_snapshot() TO {} on the primary",
+                      + " EXECUTE ON FUNCTION pg_log_standby_snapshot() TO the source's role on"
+                      + " the primary",
+                  slot,
+                  PgErrors.redact(primaryUrl()));
+            } else {
+              LOG.warn(
+                  "slot {}: cannot ask the primary {} for a running-transactions record while the"
+                      + " slot is created on the standby: {}",
                   slot,
                   PgErrors.redact(primaryUrl()),
-                  primary.getMetaData().getUserName());
-              return;
+                  e.toString());
             }
-            throw e;
           }
-        } while (!done.await(NUDGE_INTERVAL_MILLIS, TimeUnit.MILLISECONDS));
+        }
       }
     } catch (SQLException e) {
-      // the creation goes on without help; what it waits for is in its own timeout's message
-      LOG.warn(
-          "slot {}: cannot ask the primary {} for a running-transactions record while the slot is"
-              + " created on the standby: {}",
-          slot,
-          PgErrors.redact(primaryUrl()),
-          e.toString());
+      // cancelling failed: the creation ends by itself, and start() then sees the stop
+      LOG.warn("slot {}: cannot cancel the slot's creation: {}", slot, e.toString());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    } finally {
+      if (primary != null) {
+        try {
+          primary.close();
+        } catch (SQLException e) {
+          LOG.debug("slot {}: closing the primary's connection: {}", slot, e.toString());
+        }
+      }
     }
   }
 }

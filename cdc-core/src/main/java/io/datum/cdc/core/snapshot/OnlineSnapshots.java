@@ -569,7 +569,8 @@ public final class OnlineSnapshots implements AutoCloseable {
       try (Connection replication = connections.openReplication();
           Statement st = replication.createStatement();
           ResultSet rs =
-              serverRole.creatingSlot(name, () -> st.executeQuery(createTemporary(name)))) {
+              serverRole.creatingSlot(
+                  name, replication, () -> closed, () -> st.executeQuery(createTemporary(name)))) {
         rs.next();
         PgLsn at = PgLsn.parse(rs.getString("consistent_point"));
         String snapshot = rs.getString("snapshot_name");
