@@ -10,6 +10,7 @@ import io.datum.cdc.cli.common.ServerFailures;
 import io.datum.cdc.cli.common.ServerOptions;
 import io.datum.cdc.cli.common.StoreUris;
 import io.datum.cdc.core.SnapshotRequests;
+import io.datum.cdc.core.errors.PgErrors;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -72,6 +73,16 @@ final class SnapshotCommand implements Callable<Integer> {
 
   PrintStream out = System.out;
 
+  PrintStream err = System.err;
+
+  private static boolean inRecovery(Connection c) throws SQLException {
+    try (java.sql.Statement st = c.createStatement();
+        java.sql.ResultSet rs = st.executeQuery("SELECT pg_is_in_recovery()")) {
+      rs.next();
+      return rs.getBoolean(1);
+    }
+  }
+
   @Override
   public Integer call() throws Exception {
     SlotNames.requireValid(slot);
@@ -81,18 +92,31 @@ final class SnapshotCommand implements Callable<Integer> {
     }
     CdcCheckpoint stored = store == null ? null : refuseTablesInProgress(ids);
     String id;
-    try (Connection c = DriverManager.getConnection(server.url(), server.properties());
-        Connection p =
-            primaryUrl == null
-                ? null
-                : DriverManager.getConnection(primaryUrl, server.properties())) {
+    try (Connection c = DriverManager.getConnection(server.url(), server.properties())) {
       if (stored != null && stored.publication() != null) {
         refuseUnpublishedBy(c, stored.publication(), ids);
       }
-      id =
-          p == null
-              ? SnapshotRequests.request(c, slot, ids)
-              : SnapshotRequests.request(p, c, slot, ids);
+      if (primaryUrl == null || !inRecovery(c)) {
+        if (primaryUrl != null) {
+          err.println(
+              "pgcdc: --url is a primary (not in recovery): the request is written there, and"
+                  + " --primary-url is not used");
+          err.flush();
+        }
+        id = SnapshotRequests.request(c, slot, ids);
+      } else {
+        try (Connection p = DriverManager.getConnection(primaryUrl, server.properties())) {
+          id = SnapshotRequests.request(p, c, slot, ids);
+        } catch (SQLException e) {
+          throw ServerFailures.classify(
+              "cannot write the snapshot request into the WAL at the primary (--primary-url) "
+                  + PgErrors.redact(primaryUrl),
+              e,
+              "GRANT EXECUTE ON FUNCTION pg_logical_emit_message(boolean, text, text, boolean) TO"
+                  + " the role on PostgreSQL 17+, pg_logical_emit_message(boolean, text, text) on"
+                  + " 14-16");
+        }
+      }
     } catch (SQLException e) {
       throw ServerFailures.classify(
           "cannot write the snapshot request into the WAL at " + server.redactedUrl(),

@@ -121,6 +121,38 @@ class StandbyCommandsTest {
       assertTrue(
           request.stdout().get(0).startsWith("requested a snapshot of [public.sc_items]"),
           request.stdout().toString());
+
+      // a primary URL of another database would lose the request without a word: refused
+      primary.createDatabase("sc_other");
+      Run otherDatabase =
+          pgcdc(
+              dir,
+              "snapshot",
+              "--url",
+              standby.jdbcUrl(),
+              "--primary-url",
+              primary.jdbcUrl("sc_other"),
+              "--slot",
+              "sc_slot",
+              "--table",
+              "sc_items");
+      assertNotEquals(0, otherDatabase.exitCode(), otherDatabase.stderr());
+      assertTrue(otherDatabase.stderr().contains("database sc_other"), otherDatabase.stderr());
+      // --url a primary: the request is written there, --primary-url unused, and it says so
+      Run onPrimary =
+          pgcdc(
+              dir,
+              "snapshot",
+              "--url",
+              primary.jdbcUrl(),
+              "--primary-url",
+              standby.jdbcUrl(),
+              "--slot",
+              "sc_slot",
+              "--table",
+              "sc_items");
+      assertNotEquals(0, onPrimary.exitCode(), "the slot is on the standby: " + onPrimary.stderr());
+      assertTrue(onPrimary.stderr().contains("--primary-url is not used"), onPrimary.stderr());
     }
   }
 }

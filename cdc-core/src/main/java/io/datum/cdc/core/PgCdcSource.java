@@ -977,14 +977,21 @@ public final class PgCdcSource implements AutoCloseable {
           SourceConfiguration.of(values, properties, store, confirmedFlushLimit));
     }
 
-    /** Refuses a user or password in a URL that differs from the one given separately. */
+    /**
+     * Refuses a user or password in a URL that differs from the one given separately, or (the
+     * primary's URL) from the one the JDBC URL carries: both URLs connect as one role.
+     */
     private void refuseSecondCredentials(SourceOption<?> url) {
       Properties inUrl = Driver.parseURL((String) values.get(url), null);
+      Properties first =
+          url == SourceOptions.JDBC_URL
+              ? new Properties()
+              : Driver.parseURL((String) values.get(SourceOptions.JDBC_URL), null);
       for (String name : List.of("user", "password")) {
         String given = inUrl.getProperty(name);
-        if (given != null
-            && properties.containsKey(name)
-            && !given.equals(properties.getProperty(name))) {
+        String other =
+            properties.containsKey(name) ? properties.getProperty(name) : first.getProperty(name);
+        if (given != null && other != null && !given.equals(other)) {
           // pgjdbc lets the URL's parameter win: refuse instead of silently ignoring the setter
           throw new CdcConfigurationException(
               "the "
@@ -997,7 +1004,9 @@ public final class PgCdcSource implements AutoCloseable {
                   + name
                   + "(...), pgcdc --"
                   + (name.equals("user") ? "user" : "password-env")
-                  + "); give it once");
+                  + (url == SourceOptions.JDBC_URL ? "" : ", or the JDBC URL's")
+                  + "); give it once"
+                  + (url == SourceOptions.JDBC_URL ? "" : ": both URLs connect as one role"));
         }
       }
     }

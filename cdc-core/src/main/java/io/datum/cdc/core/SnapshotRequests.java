@@ -68,7 +68,8 @@ public final class SnapshotRequests {
    * @return the snapshot's id, which its rows will carry: {@code request-} and the primary's WAL
    *     insert position when it was asked for
    * @throws CdcConfigurationException as {@link #request(Connection, String, List)}, checked on
-   *     {@code slotServer}; or if {@code primary} is a hot standby too
+   *     {@code slotServer}; or if {@code primary} is a hot standby too, or a server of another
+   *     database or (where {@code pg_control_system()} is granted) another cluster
    * @throws SQLException if PostgreSQL refuses (a missing privilege names the function)
    */
   public static String request(
@@ -78,10 +79,8 @@ public final class SnapshotRequests {
     if (tables.isEmpty()) {
       throw new CdcConfigurationException("a snapshot request names at least one table");
     }
-    if (primary != slotServer && inRecovery(primary)) {
-      throw new CdcConfigurationException(
-          "the connection for writing the snapshot request is to a hot standby too: give one to"
-              + " the primary (pgcdc snapshot --primary-url)");
+    if (primary != slotServer) {
+      refuseOtherPrimary(primary, slotServer);
     }
     Connection connection = slotServer;
     refuseMissingSlot(connection, slot);
@@ -101,6 +100,64 @@ public final class SnapshotRequests {
       ps.executeQuery().close();
     }
     return id;
+  }
+
+  /**
+   * Refuses a connection for writing that cannot reach the slot's stream: a standby (nothing can be
+   * written there), another database (a logical decoding message reaches only the slots of its own
+   * database) or, where {@code pg_control_system()} is granted on both, another cluster. A request
+   * written there would be lost without a word.
+   */
+  private static void refuseOtherPrimary(Connection primary, Connection slotServer)
+      throws SQLException {
+    if (inRecovery(primary)) {
+      throw new CdcConfigurationException(
+          "the connection for writing the snapshot request is to a hot standby too: give one to"
+              + " the primary (pgcdc snapshot --primary-url)");
+    }
+    String[] ours = identity(slotServer);
+    String[] theirs = identity(primary);
+    if (!ours[0].equals(theirs[0])) {
+      throw new CdcConfigurationException(
+          "the primary's connection is to database "
+              + theirs[0]
+              + ", the slot's server's to "
+              + ours[0]
+              + ": a snapshot request written there would never reach the slot's stream (a logical"
+              + " decoding message reaches the slots of its own database only); name the same"
+              + " database in both");
+    }
+    if (ours[1] != null && theirs[1] != null && !ours[1].equals(theirs[1])) {
+      throw new CdcConfigurationException(
+          "the primary's connection is to a server of another cluster (system identifier "
+              + theirs[1]
+              + ") than the slot's server ("
+              + ours[1]
+              + "): a snapshot request written there would never reach the slot's stream; give"
+              + " the standby's own primary");
+    }
+  }
+
+  /** The database and, where granted, the system identifier of a connection's server. */
+  private static String[] identity(Connection c) throws SQLException {
+    String database;
+    try (PreparedStatement ps = c.prepareStatement("SELECT current_database()");
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      database = rs.getString(1);
+    }
+    String system = null;
+    try (PreparedStatement ps =
+            c.prepareStatement("SELECT system_identifier::text FROM pg_control_system()");
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      system = rs.getString(1);
+    } catch (SQLException e) {
+      if (!"42501".equals(e.getSQLState())) {
+        throw e;
+      }
+    }
+    return new String[] {database, system};
   }
 
   private static boolean inRecovery(Connection c) throws SQLException {

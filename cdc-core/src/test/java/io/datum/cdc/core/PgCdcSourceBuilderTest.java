@@ -83,6 +83,45 @@ class PgCdcSourceBuilderTest {
   }
 
   @Test
+  void thePrimarysUrlConnectsAsTheSameRole() {
+    CdcConfigurationException e =
+        assertThrows(
+            CdcConfigurationException.class,
+            () -> complete("jdbc:postgresql://h/db").primaryJdbcUrl("not a url"));
+    assertTrue(e.getMessage().contains("for the primary"), e.getMessage());
+    // a user in each URL, or one given separately and another in the primary's URL: refused
+    e =
+        assertThrows(
+            CdcConfigurationException.class,
+            () ->
+                complete("jdbc:postgresql://standby/db?user=postgres")
+                    .primaryJdbcUrl("jdbc:postgresql://primary/db?user=cdc")
+                    .build());
+    assertTrue(
+        e.getMessage().startsWith("the primary's JDBC URL's user parameter differs")
+            && e.getMessage().contains("both URLs connect as one role"),
+        e.getMessage());
+    e =
+        assertThrows(
+            CdcConfigurationException.class,
+            () ->
+                complete("jdbc:postgresql://standby/db")
+                    .user("cdc")
+                    .primaryJdbcUrl("jdbc:postgresql://primary/db?user=postgres")
+                    .build());
+    assertTrue(e.getMessage().startsWith("the primary's JDBC URL's user"), e.getMessage());
+    // the same user in both, or in one only: accepted
+    complete("jdbc:postgresql://standby/db?user=cdc")
+        .primaryJdbcUrl("jdbc:postgresql://primary/db?user=cdc")
+        .build()
+        .close();
+    complete("jdbc:postgresql://standby/db?user=cdc")
+        .primaryJdbcUrl("jdbc:postgresql://primary/db")
+        .build()
+        .close();
+  }
+
+  @Test
   void theSameUserInTheUrlAndTheSetterOrOnlyOneOfThemIsAccepted() {
     complete("jdbc:postgresql://h/db?user=cdc").user("cdc").build().close();
     complete("jdbc:postgresql://h/db?password=a%26b").password("a&b").build().close();

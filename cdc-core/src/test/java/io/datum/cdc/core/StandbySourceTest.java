@@ -410,7 +410,7 @@ class StandbySourceTest {
                 () -> {
                   String waiting = source.metrics().snapshotWaiting();
                   return waiting != null
-                      && waiting.contains("the standby replaying the primary's WAL up to");
+                      && waiting.startsWith("the standby to replay the primary's WAL up to");
                 });
         SlotStatus status = source.readSlotStatus();
         assertTrue(

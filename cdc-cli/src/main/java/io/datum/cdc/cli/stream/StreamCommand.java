@@ -438,7 +438,7 @@ public final class StreamCommand implements Callable<Integer> {
         StreamFlags.apply(options, builder);
         String nothingLeft = nothingLeft(options, checkpoints);
         builder.password(password);
-        ServerPosition server = new ServerPosition(url, user, password);
+        ServerPosition server = new ServerPosition(url, primaryUrl, user, password);
         boolean stopAtCurrent = "current".equals(stopAtLsn);
         PgLsn stopAt = stopAtLsn == null || stopAtCurrent ? null : parseLsn(stopAtLsn);
         StreamSession.Limits limits =

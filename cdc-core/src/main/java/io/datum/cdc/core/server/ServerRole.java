@@ -111,6 +111,13 @@ public final class ServerRole {
               ? "no primary-jdbc-url, so nothing is written (features that write are refused)"
               : "writes go to the primary " + PgErrors.redact(primaryUrl()));
     }
+    if (!inRecovery && atStart && primaryUrl() != null) {
+      LOG.warn(
+          "slot {}: primary-jdbc-url {} is not used: {} is a primary, and the source writes there",
+          config.slot(),
+          PgErrors.redact(primaryUrl()),
+          PgErrors.redact(config.jdbcUrl()));
+    }
     if (inRecovery && atStart) {
       warnUnprotected(connection);
       if (primaryUrl() != null) {
@@ -194,8 +201,19 @@ public final class ServerRole {
                 + "); name the standby's own primary");
       }
     } catch (SQLException e) {
-      throw PgErrors.map(
-          "cannot check the primary " + PgErrors.redact(primaryUrl()) + " of the standby", e);
+      CdcException mapped =
+          PgErrors.map(
+              "cannot check the primary " + PgErrors.redact(primaryUrl()) + " of the standby", e);
+      if (!PgErrors.isTransient(mapped)) {
+        throw mapped; // authentication, a missing database: no later attempt heals it
+      }
+      // the stream needs no write: it starts; what writes (snapshot watermarks) retries until
+      // the primary is back
+      LOG.warn(
+          "slot {}: {}; streaming from the standby goes on, and what writes on the primary"
+              + " (snapshot watermarks) waits for it",
+          config.slot(),
+          mapped.getMessage());
     }
   }
 
@@ -273,6 +291,13 @@ public final class ServerRole {
 
   private Connection openPrimary(String applicationName) throws SQLException {
     Properties p = config.properties();
+    // the same role: a user or password given only in jdbc-url's parameters counts here too
+    Properties inUrl = org.postgresql.Driver.parseURL(config.jdbcUrl(), null);
+    for (String name : new String[] {"user", "password"}) {
+      if (!p.containsKey(name) && inUrl != null && inUrl.getProperty(name) != null) {
+        p.setProperty(name, inUrl.getProperty(name));
+      }
+    }
     PGProperty.APPLICATION_NAME.set(p, applicationName);
     return DriverManager.getConnection(primaryUrl(), p);
   }
@@ -364,11 +389,11 @@ public final class ServerRole {
         if (!said && System.nanoTime() - start > TimeUnit.SECONDS.toNanos(1)) {
           said = true;
           waiting.accept(
-              "the standby replaying the primary's WAL up to "
+              "the standby to replay the primary's WAL up to "
                   + position
-                  + " (replayed "
+                  + " (it had replayed "
                   + replayed
-                  + " when the wait began to take long)");
+                  + " a second into the wait; replication from the primary paused or slow?)");
         }
         LockSupport.parkNanos(this, pause);
         pause = Math.min(pause * 2, TimeUnit.MILLISECONDS.toNanos(50));

@@ -288,9 +288,9 @@ public final class OnlineSnapshots implements AutoCloseable {
     TableId table = w.task.range().table();
     PgLsn at = w.at;
     return at == null
-        ? "the temporary slot for the read of "
+        ? "the creation of the temporary slot for the read of "
             + table
-            + " (no key) is being created; PostgreSQL waits for the transactions open when it"
+            + " (no key): PostgreSQL waits for the transactions open when it"
             + " began to end (pg_stat_activity: wait_event transactionid)"
         : "the stream to reach " + at + ", where " + table + " (no key) is read whole";
   }
@@ -444,7 +444,19 @@ public final class OnlineSnapshots implements AutoCloseable {
       return c;
     }
     if (writer == null || writer.isClosed()) {
-      Connection w = serverRole.openWritable("datum-cdc snapshot watermarks " + slot);
+      Connection w;
+      try {
+        w = serverRole.openWritable("datum-cdc snapshot watermarks " + slot);
+      } catch (SQLException e) {
+        // say which server: the reading connection's failures name the standby
+        throw new SQLException(
+            "cannot connect to the primary "
+                + PgErrors.redact(serverRole.primaryUrl())
+                + " to write the snapshot's watermarks: "
+                + e.getMessage(),
+            e.getSQLState(),
+            e);
+      }
       try (Statement st = w.createStatement()) {
         st.execute("SET synchronous_commit = local");
       } catch (SQLException e) {
@@ -466,11 +478,7 @@ public final class OnlineSnapshots implements AutoCloseable {
       return true;
     }
     PgLsn written = ServerRole.flushedPosition(writer);
-    return serverRole.awaitReplay(
-        c,
-        written,
-        () -> closed,
-        waiting -> replayWait = waiting == null ? null : "the snapshot waits for " + waiting);
+    return serverRole.awaitReplay(c, written, () -> closed, waiting -> replayWait = waiting);
   }
 
   /** A standby's replay position ({@code pg_last_wal_replay_lsn()}). */

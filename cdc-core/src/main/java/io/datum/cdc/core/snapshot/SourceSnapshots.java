@@ -125,8 +125,9 @@ public final class SourceSnapshots implements PeerProducer, AutoCloseable {
                   .toList());
       role.requireWrites(
           "snapshot mode " + mode + " (pgcdc --snapshot " + mode + ")",
-          "an online or resumed snapshot, also an initial one a crash interrupted, writes its"
-              + " watermarks as logical decoding messages");
+          "snapshots write their watermarks, logical decoding messages, there: on-request and"
+              + " online ones always, an initial one when a crash interrupts it and it goes on"
+              + " online");
     }
   }
 
