@@ -242,6 +242,11 @@ final class MetricsEndpoint implements AutoCloseable {
           }
         }
         body.put("walStatus", walStatus);
+        // on a hot standby: how far its replay trails its primary (NaN on a primary: left out)
+        double replay = gauge("datum.cdc.standby.replay.lag", null);
+        if (!Double.isNaN(replay)) {
+          body.put("standbyReplayLagBytes", (long) replay);
+        }
         if ("lost".equals(walStatus)) {
           status = "DOWN"; // the server removed WAL the slot needs: it can never resume
         }
