@@ -481,6 +481,45 @@ class StandbySourceTest {
     }
   }
 
+  /**
+   * A slot's creation on the standby waits for a transaction open on the primary: past the slot
+   * creation timeout the start fails naming that transaction, as read on the primary.
+   */
+  @Test
+  void aSlotCreationTimeoutOnTheStandbyNamesThePrimarysOpenTransaction() throws Exception {
+    primary.execute(
+        "CREATE TABLE sb_open (id int PRIMARY KEY)",
+        "CREATE PUBLICATION sb_open FOR TABLE sb_open");
+    try (EmbeddedPostgresServer standby = primary.createStandby("sb_open");
+        Connection open = primary.getConnection()) {
+      open.setAutoCommit(false);
+      try (Statement st = open.createStatement()) {
+        st.execute("INSERT INTO sb_open VALUES (1)"); // holds an xid until rolled back
+      }
+      standby.awaitReplay(WAIT);
+      try (PgCdcSource source =
+          PgCdcSource.builder()
+              .jdbcUrl(standby.jdbcUrl())
+              .primaryJdbcUrl(primary.jdbcUrl())
+              .user(primary.user())
+              .slot("sb_open_slot")
+              .publication("sb_open")
+              .createSlot(true)
+              .slotCreationTimeout(Duration.ofSeconds(3))
+              .checkpointStore(new MemoryCheckpointStore())
+              .build()) {
+        io.datum.cdc.CdcReplicationException e =
+            assertThrows(
+                io.datum.cdc.CdcReplicationException.class,
+                () -> source.start(new EventCollector(true)));
+        assertTrue(e.getMessage().contains("on the primary"), e.getMessage());
+        assertTrue(e.getMessage().contains("INSERT INTO sb_open"), e.getMessage());
+      } finally {
+        open.rollback();
+      }
+    }
+  }
+
   /** Starts a source on the standby without the primary's URL, with one more setting. */
   private void start(
       EmbeddedPostgresServer standby,

@@ -343,7 +343,7 @@ final class ReplicationLoop {
         String open;
         try (Connection admin =
             DriverManager.getConnection(config.jdbcUrl(), SlotPreflight.adminProperties(config))) {
-          open = new SlotAdmin(admin).openTransactions();
+          open = new SlotAdmin(admin).openTransactions(role);
         } catch (SQLException listing) {
           open = "(cannot list them: " + listing.getMessage() + ")";
         }

@@ -6,6 +6,7 @@ import io.datum.cdc.CdcReplicationException.Reason;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.TableId;
 import io.datum.cdc.core.errors.PgErrors;
+import io.datum.cdc.core.server.ServerRole;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -128,7 +129,8 @@ final class SlotAdmin {
    * @param timeout the longest wait; zero for no limit
    * @throws CdcReplicationException naming the open transactions, if the timeout passed
    */
-  void createSlot(String slot, boolean failover, Duration timeout) throws SQLException {
+  void createSlot(String slot, boolean failover, Duration timeout, ServerRole role)
+      throws SQLException {
     boolean limited = !timeout.isZero();
     if (limited) {
       setStatementTimeout(Long.toString(Math.max(1, timeout.toMillis())));
@@ -143,7 +145,7 @@ final class SlotAdmin {
     } catch (SQLException e) {
       if (limited && "57014".equals(e.getSQLState())) { // query_canceled: the statement timeout
         setStatementTimeout("0");
-        throw creationTimedOut(slot, timeout, openTransactions(), e);
+        throw creationTimedOut(slot, timeout, openTransactions(role), e);
       }
       throw e;
     } finally {
@@ -211,6 +213,23 @@ final class SlotAdmin {
    * @return the open transactions (pid, xid, age, state; prepared ones by gid)
    * @throws SQLException if the catalog cannot be read
    */
+  /**
+   * Describes what a slot creation waits for: on a primary {@link #openTransactions()}; on a
+   * standby whose primary the source was given, the primary's open transactions (a standby's own
+   * sessions hold no xid).
+   */
+  String openTransactions(ServerRole role) throws SQLException {
+    if (role.standby() && role.primaryUrl() != null) {
+      try (Connection primary = role.openWritable("datum-cdc slot creation")) {
+        return "on the primary "
+            + PgErrors.redact(role.primaryUrl())
+            + ": "
+            + new SlotAdmin(primary).openTransactions();
+      }
+    }
+    return openTransactions();
+  }
+
   String openTransactions() throws SQLException {
     try (Statement st = connection.createStatement();
         ResultSet rs = st.executeQuery("SELECT pg_is_in_recovery()")) {

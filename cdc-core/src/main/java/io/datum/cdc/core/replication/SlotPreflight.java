@@ -241,7 +241,8 @@ final class SlotPreflight {
                     slots.createSlot(
                         slot,
                         config.get(SourceOptions.FAILOVER_SLOT),
-                        config.get(SourceOptions.SLOT_CREATION_TIMEOUT));
+                        config.get(SourceOptions.SLOT_CREATION_TIMEOUT),
+                        role);
                     return null;
                   });
             }
