@@ -36,6 +36,16 @@ class StandbyCommandsTest {
     this.primary = primary;
   }
 
+  /** Runs {@code pgcdc snapshot} of sc_items for slot sc_slot, with a primary URL or none. */
+  private static Run requestSnapshot(Path dir, String url, String primaryUrl) throws Exception {
+    List<String> args = new ArrayList<>(List.of("snapshot", "--url", url));
+    if (primaryUrl != null) {
+      args.addAll(List.of("--primary-url", primaryUrl));
+    }
+    args.addAll(List.of("--slot", "sc_slot", "--table", "sc_items"));
+    return pgcdc(dir, args.toArray(new String[0]));
+  }
+
   private static String[] with(String[] args, String... more) {
     List<String> all = new ArrayList<>(List.of(args));
     all.addAll(List.of(more));
@@ -92,31 +102,11 @@ class StandbyCommandsTest {
       assertTrue(s.get("invalidation_reason").isNull(), s.toString());
       assertTrue(s.get("standby_replay_lag_bytes").isIntegralNumber(), s.toString());
 
-      Run alone =
-          pgcdc(
-              dir,
-              "snapshot",
-              "--url",
-              standby.jdbcUrl(),
-              "--slot",
-              "sc_slot",
-              "--table",
-              "sc_items");
+      Run alone = requestSnapshot(dir, standby.jdbcUrl(), null);
       assertNotEquals(0, alone.exitCode(), alone.stderr());
       assertTrue(alone.stderr().contains("hot standby"), alone.stderr());
       assertTrue(alone.stderr().contains("--primary-url"), alone.stderr());
-      Run request =
-          pgcdc(
-              dir,
-              "snapshot",
-              "--url",
-              standby.jdbcUrl(),
-              "--primary-url",
-              primary.jdbcUrl(),
-              "--slot",
-              "sc_slot",
-              "--table",
-              "sc_items");
+      Run request = requestSnapshot(dir, standby.jdbcUrl(), primary.jdbcUrl());
       assertEquals(0, request.exitCode(), request.stderr());
       assertTrue(
           request.stdout().get(0).startsWith("requested a snapshot of [public.sc_items]"),
@@ -124,33 +114,11 @@ class StandbyCommandsTest {
 
       // a primary URL of another database would lose the request without a word: refused
       primary.createDatabase("sc_other");
-      Run otherDatabase =
-          pgcdc(
-              dir,
-              "snapshot",
-              "--url",
-              standby.jdbcUrl(),
-              "--primary-url",
-              primary.jdbcUrl("sc_other"),
-              "--slot",
-              "sc_slot",
-              "--table",
-              "sc_items");
+      Run otherDatabase = requestSnapshot(dir, standby.jdbcUrl(), primary.jdbcUrl("sc_other"));
       assertNotEquals(0, otherDatabase.exitCode(), otherDatabase.stderr());
       assertTrue(otherDatabase.stderr().contains("database sc_other"), otherDatabase.stderr());
       // --url a primary: the request is written there, --primary-url unused, and it says so
-      Run onPrimary =
-          pgcdc(
-              dir,
-              "snapshot",
-              "--url",
-              primary.jdbcUrl(),
-              "--primary-url",
-              standby.jdbcUrl(),
-              "--slot",
-              "sc_slot",
-              "--table",
-              "sc_items");
+      Run onPrimary = requestSnapshot(dir, primary.jdbcUrl(), standby.jdbcUrl());
       assertNotEquals(0, onPrimary.exitCode(), "the slot is on the standby: " + onPrimary.stderr());
       assertTrue(onPrimary.stderr().contains("--primary-url is not used"), onPrimary.stderr());
     }
