@@ -61,10 +61,9 @@ public record SlotStatus(
       "SELECT pg_wal_lsn_diff(CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn()"
           + " ELSE pg_current_wal_lsn() END, confirmed_flush_lsn)::int8,"
           + " active, active_pid, wal_status, safe_wal_size,"
-          // invalidation_reason is 17+, conflicting 16+: read through jsonb for older servers
-          + " coalesce(to_jsonb(s) ->> 'invalidation_reason',"
-          + " CASE WHEN (to_jsonb(s) ->> 'conflicting')::boolean THEN 'conflict' END,"
-          + " CASE WHEN wal_status = 'lost' THEN 'wal_removed' END),"
+          + " "
+          + io.datum.cdc.core.server.ServerRole.INVALIDATION_REASON_SQL
+          + ","
           + " pg_is_in_recovery(),"
           + " CASE WHEN pg_is_in_recovery() THEN (SELECT greatest(0,"
           + " pg_wal_lsn_diff(latest_end_lsn, pg_last_wal_replay_lsn()))::int8"

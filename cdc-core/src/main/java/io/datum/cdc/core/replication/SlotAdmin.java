@@ -87,9 +87,8 @@ final class SlotAdmin {
             "SELECT plugin, slot_type, database, active, active_pid, confirmed_flush_lsn::text,"
                 + " to_jsonb(s) ->> 'wal_status', (to_jsonb(s) ->> 'failover')::boolean,"
                 + " (to_jsonb(s) ->> 'synced')::boolean,"
-                + " coalesce(to_jsonb(s) ->> 'invalidation_reason',"
-                + " CASE WHEN (to_jsonb(s) ->> 'conflicting')::boolean THEN 'conflict' END,"
-                + " CASE WHEN to_jsonb(s) ->> 'wal_status' = 'lost' THEN 'wal_removed' END)"
+                + " "
+                + ServerRole.INVALIDATION_REASON_SQL
                 + " FROM pg_replication_slots s WHERE slot_name = ?")) {
       ps.setString(1, slot);
       try (ResultSet rs = ps.executeQuery()) {

@@ -49,6 +49,17 @@ public final class ServerRole {
   /** How long a slot creation on a standby without the primary waits before it says why. */
   private static final long SILENT_WAIT_MILLIS = 2_000;
 
+  /**
+   * Why a slot can no longer be used, as an SQL expression over {@code pg_replication_slots s}:
+   * {@code invalidation_reason} (PostgreSQL 17+); on 16 {@code conflict} when {@code conflicting}
+   * (a standby's slot in conflict with recovery), {@code wal_removed} when {@code wal_status} is
+   * {@code lost}; null while usable. The columns are read through jsonb, absent ones giving null.
+   */
+  public static final String INVALIDATION_REASON_SQL =
+      "coalesce(to_jsonb(s) ->> 'invalidation_reason',"
+          + " CASE WHEN (to_jsonb(s) ->> 'conflicting')::boolean THEN 'conflict' END,"
+          + " CASE WHEN to_jsonb(s) ->> 'wal_status' = 'lost' THEN 'wal_removed' END)";
+
   private final SourceConfiguration config;
   private volatile boolean standby;
   private volatile boolean identified;
@@ -493,17 +504,9 @@ public final class ServerRole {
     watcher.start();
     try {
       return creation.create();
-    } catch (SQLException e) {
+    } catch (SQLException | RuntimeException e) {
+      // after a cancel, whatever the creation threw (a timeout's error, say) is the stop's doing
       if (cancelled.get()) {
-        throw new CdcException(
-            "the source stopped while slot \""
-                + slot
-                + "\" was being created: the creation was cancelled, and no slot was created",
-            e);
-      }
-      throw e;
-    } catch (RuntimeException e) {
-      if (cancelled.get()) { // a creation timeout's error, say, after the cancel
         throw new CdcException(
             "the source stopped while slot \""
                 + slot
