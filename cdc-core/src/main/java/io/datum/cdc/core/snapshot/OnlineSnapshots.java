@@ -115,14 +115,8 @@ public final class OnlineSnapshots implements AutoCloseable {
   private final boolean twoPhase;
   private final ServerRole serverRole;
 
-  /**
-   * On a hot standby, the connection to the primary the watermarks are written on (snapshot thread
-   * only); null on a primary, where the reading connection writes them.
-   */
-  private Connection writer;
-
-  /** What the reader waits for on a standby (its replay of a low watermark), or null. */
-  private volatile String replayWait;
+  /** Where the watermarks are written: the reading connection, or on a standby the primary. */
+  private final WatermarkConnection watermarks;
 
   private final String nonce = UUID.randomUUID().toString().substring(0, 8);
   private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
@@ -240,6 +234,7 @@ public final class OnlineSnapshots implements AutoCloseable {
       boolean twoPhase,
       ServerRole serverRole) {
     this.serverRole = serverRole;
+    this.watermarks = new WatermarkConnection(serverRole, slot);
     this.slot = slot;
     this.publication = publication;
     this.tracker = tracker;
@@ -277,7 +272,7 @@ public final class OnlineSnapshots implements AutoCloseable {
     if (locked != null) {
       return locked;
     }
-    String replay = replayWait;
+    String replay = watermarks.waiting();
     if (replay != null) {
       return replay;
     }
@@ -403,8 +398,7 @@ public final class OnlineSnapshots implements AutoCloseable {
           }
           // described again before the retry: a table dropped meanwhile leaves the snapshot
           tables.remove(task.range().table());
-          closeQuietly(writer);
-          writer = null;
+          watermarks.close();
           LOG.warn(
               "slot {}: reading a snapshot chunk of {} failed, retrying in {} ms: {}",
               slot,
@@ -429,64 +423,7 @@ public final class OnlineSnapshots implements AutoCloseable {
       LOG.error("slot {}: online snapshot failed", slot, e);
     } finally {
       closeQuietly(c);
-      closeQuietly(writer);
-    }
-  }
-
-  /**
-   * The connection the watermarks are written on: {@code c} itself on a primary; on a hot standby
-   * one to its primary, opened once and kept, committing as {@code c} does.
-   */
-  private Connection writer(Connection c) throws SQLException {
-    if (!serverRole.refresh(c)) {
-      closeQuietly(writer); // promoted: the former primary is written no more
-      writer = null;
-      return c;
-    }
-    if (writer == null || writer.isClosed()) {
-      Connection w;
-      try {
-        w = serverRole.openWritable("datum-cdc snapshot watermarks " + slot);
-      } catch (SQLException e) {
-        // say which server: the reading connection's failures name the standby
-        throw new SQLException(
-            "cannot connect to the primary "
-                + PgErrors.redact(serverRole.primaryUrl())
-                + " to write the snapshot's watermarks: "
-                + e.getMessage(),
-            e.getSQLState(),
-            e);
-      }
-      try (Statement st = w.createStatement()) {
-        st.execute("SET synchronous_commit = local");
-      } catch (SQLException e) {
-        closeQuietly(w);
-        throw e;
-      }
-      writer = w;
-    }
-    return writer;
-  }
-
-  /**
-   * On a hot standby, waits until the standby has replayed what {@link #writer} wrote last: the
-   * watermark is then in the standby's WAL, and a snapshot taken there sees every transaction the
-   * stream delivers before it. True at once on a primary; false if the source closes first.
-   */
-  private boolean replayed(Connection c) throws SQLException {
-    if (!serverRole.standby()) {
-      return true;
-    }
-    PgLsn written = ServerRole.flushedPosition(writer);
-    return serverRole.awaitReplay(c, written, () -> closed, waiting -> replayWait = waiting);
-  }
-
-  /** A standby's replay position ({@code pg_last_wal_replay_lsn()}). */
-  private static PgLsn replayPosition(Connection c) throws SQLException {
-    try (Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("SELECT pg_last_wal_replay_lsn()::text")) {
-      rs.next();
-      return PgLsn.parse(rs.getString(1));
+      watermarks.close();
     }
   }
 
@@ -582,7 +519,10 @@ public final class OnlineSnapshots implements AutoCloseable {
         rs.next();
         PgLsn at = PgLsn.parse(rs.getString("consistent_point"));
         String snapshot = rs.getString("snapshot_name");
-        emit(writer(c), false, ++serial); // a position after C: no pending chunk has this number
+        emit(
+            watermarks.on(c),
+            false,
+            ++serial); // a position after C: no pending chunk has this number
         c.setAutoCommit(false);
         try (Statement imp = c.createStatement()) {
           imp.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
@@ -723,14 +663,14 @@ public final class OnlineSnapshots implements AutoCloseable {
     Pending p = new Pending(n, task, table);
     pending.put(n, p);
     try {
-      emit(writer(c), true, n);
-      if (!replayed(c)) {
+      emit(watermarks.on(c), true, n);
+      if (!watermarks.replayed(c, () -> closed)) {
         return false; // closing, or the standby was promoted: read again, on the new primary
       }
       // on a standby the snapshot lists no running xid: its replay position, read just before
       // and (in the snapshot's first statement) just after, tells what it sees instead
       boolean standby = serverRole.standby();
-      PgLsn before = standby ? replayPosition(c) : null;
+      PgLsn before = standby ? ServerRole.visiblePosition(c) : null;
       c.setAutoCommit(false);
       try (Statement st = c.createStatement()) {
         st.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
@@ -754,7 +694,7 @@ public final class OnlineSnapshots implements AutoCloseable {
         c.setAutoCommit(true);
       }
       chunksRead++;
-      emit(writer(c), false, n);
+      emit(watermarks.on(c), false, n);
       while (!closed) {
         try {
           return p.verdict.get(1, TimeUnit.SECONDS);
