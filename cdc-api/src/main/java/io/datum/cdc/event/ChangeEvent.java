@@ -1,6 +1,7 @@
 package io.datum.cdc.event;
 
 import io.datum.cdc.CdcOffset;
+import io.datum.cdc.PgLsn;
 
 /**
  * One committed change, delivered to the application's handler in commit order. Acknowledge it with
@@ -20,4 +21,32 @@ public sealed interface ChangeEvent permits RowChange, TruncateEvent, MessageEve
 
   /** Returns the transaction the event belongs to; never null. */
   TransactionInfo transaction();
+
+  /**
+   * Returns the event's own WAL position; never null. It is what Debezium's PostgreSQL connector
+   * reports as {@code source.lsn}.
+   *
+   * <ul>
+   *   <li>An insert, update, delete, TRUNCATE or transactional message: the LSN the walsender sent
+   *       with the change, the WAL start of the XLogData message that carried it, which is the LSN
+   *       of the change's WAL record (PostgreSQL source, src/backend/replication/logical/logical.c:
+   *       the change callbacks set {@code ctx->write_location = change->lsn}, which walsender.c
+   *       writes into the XLogData header). For a logical decoding message that is the end of its
+   *       WAL record (decode.c, {@code logicalmsg_decode}, queues it at {@code buf->endptr}).
+   *       Within a transaction the LSNs do not decrease in delivery order and lie before {@link
+   *       TransactionInfo#commitLsn()}; the rows of one multi-row WAL record (a {@code COPY}'s heap
+   *       multi-insert) share one LSN, so {@link CdcOffset#txEndLsn()} with {@link
+   *       CdcOffset#eventIndex()}, not this LSN, names an event uniquely.
+   *   <li>A non-transactional message: the message's LSN, also its transaction's {@link
+   *       TransactionInfo#commitLsn()}.
+   *   <li>A snapshot's read row ({@link ReadEvent}) or reset ({@link
+   *       TruncateEvent#isSnapshotReset()}): the position the snapshot is consistent with, {@link
+   *       SnapshotInfo#consistentWith()}.
+   * </ul>
+   *
+   * <p>Transactions are delivered in commit order, so LSNs do not increase across transactions: a
+   * long transaction's changes can have LSNs before those of a shorter one that committed first.
+   * Order events of different transactions by {@link TransactionInfo#commitLsn()} first.
+   */
+  PgLsn lsn();
 }

@@ -1,6 +1,7 @@
 package io.datum.cdc.event;
 
 import io.datum.cdc.CdcOffset;
+import io.datum.cdc.PgLsn;
 import io.datum.cdc.TableId;
 import java.util.Objects;
 
@@ -21,13 +22,19 @@ import java.util.Objects;
  *
  * @param offset the event's offset, not null
  * @param transaction the chunk as a transaction (see above), not null
+ * @param lsn the change's WAL position ({@link ChangeEvent#lsn()}), not null
  * @param table the table, named as the publication publishes it (a partitioned table's root when
  *     its publication has publish_via_partition_root), not null
  * @param after the row, every published column, not null
  * @param snapshot the snapshot and chunk the row came from, not null
  */
 public record ReadEvent(
-    CdcOffset offset, TransactionInfo transaction, TableId table, Row after, SnapshotInfo snapshot)
+    CdcOffset offset,
+    TransactionInfo transaction,
+    PgLsn lsn,
+    TableId table,
+    Row after,
+    SnapshotInfo snapshot)
     implements RowChange {
 
   /**
@@ -37,12 +44,40 @@ public record ReadEvent(
   public ReadEvent {
     Objects.requireNonNull(offset, "offset");
     Objects.requireNonNull(transaction, "transaction");
+    Objects.requireNonNull(lsn, "lsn");
     Objects.requireNonNull(table, "table");
     Objects.requireNonNull(after, "after");
     Objects.requireNonNull(snapshot, "snapshot");
     if (!offset.isSnapshotRead()) {
       throw new IllegalArgumentException("offset " + offset + " is not a snapshot read's");
     }
+  }
+
+  /**
+   * A read row whose {@link #lsn()} is its snapshot's {@link SnapshotInfo#consistentWith()}, the
+   * LSN a source gives every read row.
+   *
+   * @param offset the event's offset, not null
+   * @param transaction the chunk as a transaction, not null
+   * @param table the table, not null
+   * @param after the row, not null
+   * @param snapshot the snapshot and chunk, not null
+   * @throws NullPointerException if a field is null
+   * @throws IllegalArgumentException if the offset is not a snapshot read's
+   */
+  public ReadEvent(
+      CdcOffset offset,
+      TransactionInfo transaction,
+      TableId table,
+      Row after,
+      SnapshotInfo snapshot) {
+    this(
+        offset,
+        transaction,
+        Objects.requireNonNull(snapshot, "snapshot").consistentWith(),
+        table,
+        after,
+        snapshot);
   }
 
   @Override

@@ -19,6 +19,15 @@ import java.util.Objects;
  *     before: after a reconnect, or when the checkpoint store holds acknowledgements of it from
  *     before a restart. False does not prove a first delivery: events delivered but never
  *     acknowledged before a crash leave no trace, and come again with this flag false.
+ * @param previousTxEndLsn the end LSN of the transaction the walsender sent before this one on the
+ *     same replication connection (its Commit's {@code end_lsn}; also a transaction that delivers
+ *     no event, as PostgreSQL 14 sends for transactions of unpublished tables), or, for the first
+ *     one after the source connected, the position it started streaming from (every transaction
+ *     ending at or before it had been acknowledged); null when not known (a snapshot's chunk, a
+ *     non-transactional message before any transaction, an event built outside a source). It is the
+ *     first element of Debezium's {@code source.sequence} (its last commit LSN). A transaction
+ *     delivered again after a reconnect can get an earlier value than the first time, never a later
+ *     one.
  */
 public record TransactionInfo(
     long xid,
@@ -27,7 +36,8 @@ public record TransactionInfo(
     Instant commitTime,
     String origin,
     int eventCount,
-    boolean redelivered) {
+    boolean redelivered,
+    PgLsn previousTxEndLsn) {
 
   /**
    * A transaction delivered for the first time as far as the source knows.
@@ -47,7 +57,30 @@ public record TransactionInfo(
       Instant commitTime,
       String origin,
       int eventCount) {
-    this(xid, commitLsn, txEndLsn, commitTime, origin, eventCount, false);
+    this(xid, commitLsn, txEndLsn, commitTime, origin, eventCount, false, null);
+  }
+
+  /**
+   * A transaction without a known predecessor ({@code previousTxEndLsn} null).
+   *
+   * @param xid the transaction id
+   * @param commitLsn the commit record's LSN
+   * @param txEndLsn the commit record's end LSN
+   * @param commitTime the commit timestamp
+   * @param origin the replication origin, or null
+   * @param eventCount the number of events
+   * @param redelivered whether the source knows it delivered the transaction before
+   * @throws NullPointerException if an LSN or the commit time is null
+   */
+  public TransactionInfo(
+      long xid,
+      PgLsn commitLsn,
+      PgLsn txEndLsn,
+      Instant commitTime,
+      String origin,
+      int eventCount,
+      boolean redelivered) {
+    this(xid, commitLsn, txEndLsn, commitTime, origin, eventCount, redelivered, null);
   }
 
   /**

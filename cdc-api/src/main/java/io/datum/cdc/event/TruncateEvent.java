@@ -1,6 +1,7 @@
 package io.datum.cdc.event;
 
 import io.datum.cdc.CdcOffset;
+import io.datum.cdc.PgLsn;
 import io.datum.cdc.TableId;
 import java.util.List;
 import java.util.Objects;
@@ -25,6 +26,7 @@ import java.util.Objects;
  *
  * @param offset the event's offset, not null
  * @param transaction the transaction, not null
+ * @param lsn the change's WAL position ({@link ChangeEvent#lsn()}), not null
  * @param tables the truncated tables, in the order PostgreSQL sent them; copied, not empty; for a
  *     snapshot's reset the one table
  * @param cascade true if TRUNCATE ... CASCADE (option bit 1)
@@ -35,6 +37,7 @@ import java.util.Objects;
 public record TruncateEvent(
     CdcOffset offset,
     TransactionInfo transaction,
+    PgLsn lsn,
     List<TableId> tables,
     boolean cascade,
     boolean restartIdentity,
@@ -49,6 +52,7 @@ public record TruncateEvent(
   public TruncateEvent {
     Objects.requireNonNull(offset, "offset");
     Objects.requireNonNull(transaction, "transaction");
+    Objects.requireNonNull(lsn, "lsn");
     tables = List.copyOf(tables);
     if (snapshot != null && (tables.size() != 1 || !offset.isSnapshotRead())) {
       throw new IllegalArgumentException(
@@ -60,7 +64,62 @@ public record TruncateEvent(
   }
 
   /**
-   * A TRUNCATE the stream decoded.
+   * A TRUNCATE the stream decoded, at its own LSN.
+   *
+   * @param offset the event's offset, not null
+   * @param transaction the transaction, not null
+   * @param lsn the TRUNCATE's WAL position ({@link ChangeEvent#lsn()}), not null
+   * @param tables the truncated tables, not empty
+   * @param cascade true if TRUNCATE ... CASCADE
+   * @param restartIdentity true if TRUNCATE ... RESTART IDENTITY
+   * @throws NullPointerException if {@code offset}, {@code transaction}, {@code lsn} or {@code
+   *     tables} is null
+   */
+  public TruncateEvent(
+      CdcOffset offset,
+      TransactionInfo transaction,
+      PgLsn lsn,
+      List<TableId> tables,
+      boolean cascade,
+      boolean restartIdentity) {
+    this(offset, transaction, lsn, tables, cascade, restartIdentity, null);
+  }
+
+  /**
+   * An event whose {@link #lsn()} is its snapshot's {@link SnapshotInfo#consistentWith()} for a
+   * snapshot's reset, else its transaction's {@link TransactionInfo#commitLsn()}: for events built
+   * outside a source (a handler's tests, a replay of stored events), which have no WAL position of
+   * their own. A source always gives each TRUNCATE its own LSN.
+   *
+   * @param offset the event's offset, not null
+   * @param transaction the transaction, not null
+   * @param tables the truncated tables, not empty
+   * @param cascade true if TRUNCATE ... CASCADE
+   * @param restartIdentity true if TRUNCATE ... RESTART IDENTITY
+   * @param snapshot null, or the snapshot of a reset
+   * @throws NullPointerException if {@code offset}, {@code transaction} or {@code tables} is null
+   * @throws IllegalArgumentException as the canonical constructor
+   */
+  public TruncateEvent(
+      CdcOffset offset,
+      TransactionInfo transaction,
+      List<TableId> tables,
+      boolean cascade,
+      boolean restartIdentity,
+      SnapshotInfo snapshot) {
+    this(
+        offset,
+        transaction,
+        snapshot != null ? snapshot.consistentWith() : Events.commitLsn(transaction),
+        tables,
+        cascade,
+        restartIdentity,
+        snapshot);
+  }
+
+  /**
+   * A TRUNCATE whose {@link #lsn()} is its transaction's {@link TransactionInfo#commitLsn()}, for
+   * events built outside a source.
    *
    * @param offset the event's offset, not null
    * @param transaction the transaction, not null

@@ -69,6 +69,11 @@ class StreamCommandTest {
         PgLsn.parse(insert.get("commit_lsn").asText())
             .isBefore(PgLsn.parse(insert.get("tx_end_lsn").asText())));
     JsonNode second = JSON.readTree(first.stdout().get(1));
+    // each change its own WAL position, before its transaction's commit record
+    PgLsn firstLsn = PgLsn.parse(insert.get("lsn").asText());
+    PgLsn secondLsn = PgLsn.parse(second.get("lsn").asText());
+    assertTrue(firstLsn.isBefore(secondLsn), firstLsn + " " + secondLsn);
+    assertTrue(secondLsn.isBefore(PgLsn.parse(second.get("commit_lsn").asText())));
     assertEquals(
         JSON.readTree("{\"id\":2,\"name\":\"ink\",\"price\":null,\"seen\":null}"),
         second.get("after"));

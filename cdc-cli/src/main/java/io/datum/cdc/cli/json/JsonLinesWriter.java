@@ -36,10 +36,10 @@ import java.util.Set;
  * then {@code '\n'}, with the fields in the documented order and the documented value mapping.
  *
  * <p>Row changes: {@code op, slot, schema, table, xid, commit_lsn, tx_end_lsn, event_index,
- * event_count, commit_time, [origin], [redelivered], key, before, after, unchanged_toast,
+ * event_count, lsn, commit_time, [origin], [redelivered], key, before, after, unchanged_toast,
  * [undecoded]}; {@code undecoded} is present only when a column value of the event is given raw
  * (the decode-error policy RAW: {@link Row#undecodedColumns()}); a read row ends with {@code
- * snapshot}. Truncate: {@code op, slot, xid, commit_lsn, tx_end_lsn, event_index, event_count,
+ * snapshot}. Truncate: {@code op, slot, xid, commit_lsn, tx_end_lsn, event_index, event_count, lsn,
  * commit_time, [origin], [redelivered], tables, cascade, restart_identity, [snapshot]}; {@code
  * snapshot} only on a snapshot's reset of a table without a key ({@link
  * TruncateEvent#isSnapshotReset()}). Message: the same header, then {@code prefix, content,
@@ -47,8 +47,8 @@ import java.util.Set;
  * (always {@code true}) only when {@link TransactionInfo#redelivered()} is: the source knows it
  * delivered the transaction before (after a reconnect, or partly acknowledged before a restart).
  * The position fields ({@code slot} to {@code event_count}) come from {@link ChangeEvent#offset()},
- * the one to acknowledge; {@code commit_time} and {@code origin} from {@link
- * ChangeEvent#transaction()}.
+ * the one to acknowledge; {@code lsn} is the event's own WAL position ({@link ChangeEvent#lsn()});
+ * {@code commit_time} and {@code origin} from {@link ChangeEvent#transaction()}.
  *
  * <p>Unchanged TOAST columns of {@code after} are left out of it and listed in {@code
  * unchanged_toast}, except when {@code before} carries the column's value (REPLICA IDENTITY FULL,
@@ -85,6 +85,7 @@ public final class JsonLinesWriter implements Flushable, Closeable {
   private static final SerializedString TX_END_LSN = new SerializedString("tx_end_lsn");
   private static final SerializedString EVENT_INDEX = new SerializedString("event_index");
   private static final SerializedString EVENT_COUNT = new SerializedString("event_count");
+  private static final SerializedString LSN = new SerializedString("lsn");
   private static final SerializedString COMMIT_TIME = new SerializedString("commit_time");
   private static final SerializedString ORIGIN = new SerializedString("origin");
   private static final SerializedString REDELIVERED = new SerializedString("redelivered");
@@ -262,6 +263,8 @@ public final class JsonLinesWriter implements Flushable, Closeable {
     generator.writeNumber(offset.eventIndex());
     generator.writeFieldName(EVENT_COUNT);
     generator.writeNumber(offset.eventCount());
+    generator.writeFieldName(LSN);
+    generator.writeString(event.lsn().toString());
     TransactionInfo transaction = event.transaction();
     generator.writeFieldName(COMMIT_TIME);
     values.writeInstant(transaction.commitTime());

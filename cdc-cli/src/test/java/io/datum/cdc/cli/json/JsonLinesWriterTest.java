@@ -83,7 +83,8 @@ class JsonLinesWriterTest {
   /** Everything of a row-change line between "op" and "key", for slot s, xid 741, event 0 of 3. */
   static final String POSITION =
       "\"xid\":741,\"commit_lsn\":\"0/16B3748\",\"tx_end_lsn\":\"0/16B37A0\","
-          + "\"event_index\":0,\"event_count\":3,\"commit_time\":\"2026-11-30T10:18:40.123456Z\"";
+          + "\"event_index\":0,\"event_count\":3,\"lsn\":\"0/16B3748\","
+          + "\"commit_time\":\"2026-11-30T10:18:40.123456Z\"";
 
   static CdcOffset offset(int index) {
     return new CdcOffset("s", END_LSN, COMMIT_LSN, 741, index, 3);
@@ -160,11 +161,13 @@ class JsonLinesWriterTest {
   void designExampleInsertIsReproducedByteForByte() {
     // the example line of the format's original design (JSON lines, format 1), as printed
     List<ColumnInfo> columns = List.of(col("id", INT4, true), col("note", TEXT, false));
-    InsertEvent insert = new InsertEvent(offset(0), TX, ORDERS, row(columns, 1, "x"));
+    InsertEvent insert =
+        new InsertEvent(offset(0), TX, PgLsn.parse("0/16B3690"), ORDERS, row(columns, 1, "x"));
     String expected =
         "{\"op\":\"insert\",\"slot\":\"s\",\"schema\":\"public\",\"table\":\"orders\","
             + "\"xid\":741,\"commit_lsn\":\"0/16B3748\",\"tx_end_lsn\":\"0/16B37A0\","
-            + "\"event_index\":0,\"event_count\":3,\"commit_time\":\"2026-11-30T10:18:40.123456Z\","
+            + "\"event_index\":0,\"event_count\":3,\"lsn\":\"0/16B3690\","
+            + "\"commit_time\":\"2026-11-30T10:18:40.123456Z\","
             + "\"key\":{\"id\":1},\"before\":null,\"after\":{\"id\":1,\"note\":\"x\"},"
             + "\"unchanged_toast\":[]}";
     assertEquals(expected, line(insert));
@@ -338,6 +341,7 @@ class JsonLinesWriterTest {
     assertEquals(
         "{\"op\":\"truncate\",\"slot\":\"shop\",\"xid\":0,\"commit_lsn\":\"0/1939EB0\","
             + "\"tx_end_lsn\":\"0/1939EB0\",\"event_index\":0,\"event_count\":1,"
+            + "\"lsn\":\"0/1939EB0\","
             + "\"commit_time\":\"2026-12-03T15:10:02Z\","
             + "\"tables\":[{\"schema\":\"public\",\"table\":\"orders\"}],"
             + "\"cascade\":false,\"restart_identity\":false,"

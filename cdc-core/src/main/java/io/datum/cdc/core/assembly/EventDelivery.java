@@ -42,6 +42,7 @@ final class EventDelivery implements ChangeListener, TransactionBuffer.ChangeSin
   private int index;
   private ChangeEvent next;
   private boolean decodeNext;
+  private long lsn;
 
   /**
    * @param slot the slot, for offsets
@@ -103,10 +104,11 @@ final class EventDelivery implements ChangeListener, TransactionBuffer.ChangeSin
   }
 
   @Override
-  public void accept(ByteBuffer message, boolean hasXid, RelationInfo[] relations) {
+  public void accept(ByteBuffer message, boolean hasXid, RelationInfo[] relations, long lsn) {
     if (!decodeNext) {
       return;
     }
+    this.lsn = lsn;
     try {
       decoder.decodeChange(message, hasXid, relations, this);
     } catch (ValueDecodingException e) {
@@ -137,17 +139,17 @@ final class EventDelivery implements ChangeListener, TransactionBuffer.ChangeSin
 
   @Override
   public void insert(RelationInfo relation, Row newRow) {
-    next = new InsertEvent(offset(), info, relation.table(), newRow);
+    next = new InsertEvent(offset(), info, PgLsn.of(lsn), relation.table(), newRow);
   }
 
   @Override
   public void update(RelationInfo relation, Row oldRow, boolean oldRowIsFull, Row newRow) {
-    next = new UpdateEvent(offset(), info, relation.table(), oldRow, newRow);
+    next = new UpdateEvent(offset(), info, PgLsn.of(lsn), relation.table(), oldRow, newRow);
   }
 
   @Override
   public void delete(RelationInfo relation, Row oldRow, boolean oldRowIsFull) {
-    next = new DeleteEvent(offset(), info, relation.table(), oldRow);
+    next = new DeleteEvent(offset(), info, PgLsn.of(lsn), relation.table(), oldRow);
   }
 
   @Override
@@ -156,11 +158,12 @@ final class EventDelivery implements ChangeListener, TransactionBuffer.ChangeSin
     for (RelationInfo r : relations) {
       tables.add(r.table());
     }
-    next = new TruncateEvent(offset(), info, tables, cascade, restartIdentity);
+    next = new TruncateEvent(offset(), info, PgLsn.of(lsn), tables, cascade, restartIdentity);
   }
 
   @Override
   public void message(PgLsn lsn, String prefix, byte[] content) {
-    next = new MessageEvent(offset(), info, prefix, content, true);
+    // the message's own LSN field and the XLogData's WAL start are the same position
+    next = new MessageEvent(offset(), info, PgLsn.of(this.lsn), prefix, content, true);
   }
 }

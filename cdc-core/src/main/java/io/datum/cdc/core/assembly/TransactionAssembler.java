@@ -74,6 +74,15 @@ public final class TransactionAssembler implements TransactionListener, Merge.Ev
   /** Prepared transactions awaiting Commit or Rollback Prepared, by gid. */
   private final Map<String, PreparedTransaction> prepared = new HashMap<>();
 
+  /**
+   * The end LSN of the last transaction-ending message (Commit, Stream Commit, Commit or Rollback
+   * Prepared) received on this connection, or the start position before the first.
+   */
+  private PgLsn previousTxEndLsn;
+
+  /** The WAL start of the XLogData message being decoded: the LSN of the change it carries. */
+  private long messageLsn;
+
   private long transactionsDelivered;
   private long transactionsSkipped;
 
@@ -90,30 +99,21 @@ public final class TransactionAssembler implements TransactionListener, Merge.Ev
   /**
    * @param slot the slot, for offsets
    * @param coordinator where transactions are registered
-   * @param decoder the connection's decoder
-   * @param memory the memory budget of buffered changes
-   */
-  public TransactionAssembler(
-      String slot,
-      FeedbackCoordinator coordinator,
-      PgOutputDecoder decoder,
-      TransactionBuffer.Memory memory) {
-    this(slot, coordinator, decoder, memory, DecodeFailures.STOP);
-  }
-
-  /**
-   * @param slot the slot, for offsets
-   * @param coordinator where transactions are registered
    * @param decoder the connection's decoder, its value policy set to match {@code failures}
    * @param memory the memory budget of buffered changes
    * @param failures where changes with values that do not decode are reported
+   * @param start the position the connection streams from, the first transaction's {@link
+   *     TransactionInfo#previousTxEndLsn()}; {@link PgLsn#ZERO} (the slot's own position, not known
+   *     here) makes it null
    */
   public TransactionAssembler(
       String slot,
       FeedbackCoordinator coordinator,
       PgOutputDecoder decoder,
       TransactionBuffer.Memory memory,
-      DecodeFailures failures) {
+      DecodeFailures failures,
+      PgLsn start) {
+    this.previousTxEndLsn = PgLsn.ZERO.equals(start) ? null : start;
     this.slot = slot;
     this.coordinator = coordinator;
     this.decoder = decoder;
@@ -125,8 +125,11 @@ public final class TransactionAssembler implements TransactionListener, Merge.Ev
    * Decodes one pgoutput message and buffers or completes transactions.
    *
    * @param message the XLogData payload; kept while its transaction is buffered in memory
+   * @param lsn the XLogData message's WAL start (pgjdbc's {@code getLastReceiveLSN()} after it was
+   *     read): for a change, the LSN of its WAL record
    */
-  public void accept(ByteBuffer message) {
+  public void accept(ByteBuffer message, long lsn) {
+    this.messageLsn = lsn;
     decoder.decode(message, this);
   }
 
@@ -214,6 +217,7 @@ public final class TransactionAssembler implements TransactionListener, Merge.Ev
     TransactionBuffer buffer = requireTransaction("Commit ('C')");
     current = null;
     complete(buffer, xid, commitLsn, endLsn, commitTime, origin);
+    previousTxEndLsn = endLsn;
   }
 
   @Override
@@ -239,11 +243,11 @@ public final class TransactionAssembler implements TransactionListener, Merge.Ev
   @Override
   public void change(ByteBuffer message, boolean hasXid, RelationInfo[] relations) {
     if (block != null) {
-      block.add(message, hasXid, relations, decoder.changeXid());
+      block.add(message, hasXid, relations, decoder.changeXid(), messageLsn);
       return;
     }
     requireTransaction(PgOutputReader.messageName(message.get(message.position())))
-        .add(message, false, relations, 0);
+        .add(message, false, relations, 0, messageLsn);
   }
 
   private TransactionBuffer requireTransaction(String message) {
@@ -272,7 +276,16 @@ public final class TransactionAssembler implements TransactionListener, Merge.Ev
     }
     boolean redelivered = coordinator.wasDeliveredBefore(endLsn);
     BitSet alreadyAcknowledged = coordinator.register(endLsn, buffer.count(), micros(time));
-    deliver(buffer, xid, commitLsn, endLsn, time, origin, alreadyAcknowledged, redelivered);
+    deliver(
+        buffer,
+        xid,
+        commitLsn,
+        endLsn,
+        time,
+        origin,
+        alreadyAcknowledged,
+        redelivered,
+        previousTxEndLsn);
   }
 
   /** Microseconds since 1970-01-01 UTC, or 0 for null (unknown). */
@@ -288,7 +301,8 @@ public final class TransactionAssembler implements TransactionListener, Merge.Ev
       Instant time,
       String origin,
       BitSet alreadyAcknowledged,
-      boolean redelivered) {
+      boolean redelivered,
+      PgLsn previous) {
     transactionsDelivered++;
     int count = buffer.count();
     if (count == 0) {
@@ -296,7 +310,7 @@ public final class TransactionAssembler implements TransactionListener, Merge.Ev
       return;
     }
     TransactionInfo info =
-        new TransactionInfo(xid, commitLsn, endLsn, time, origin, count, redelivered);
+        new TransactionInfo(xid, commitLsn, endLsn, time, origin, count, redelivered, previous);
     ready.addLast(new EventDelivery(slot, decoder, buffer, info, alreadyAcknowledged, failures));
   }
 
@@ -319,9 +333,10 @@ public final class TransactionAssembler implements TransactionListener, Merge.Ev
     if (alreadyAcknowledged != null && alreadyAcknowledged.get(0)) {
       return;
     }
-    TransactionInfo info = new TransactionInfo(0, lsn, end, Instant.now(), null, 1, redelivered);
+    TransactionInfo info =
+        new TransactionInfo(0, lsn, end, Instant.now(), null, 1, redelivered, previousTxEndLsn);
     CdcOffset offset = new CdcOffset(slot, end, lsn, 0, 0, 1);
-    ready.addLast(EventDelivery.of(new MessageEvent(offset, info, prefix, content, false)));
+    ready.addLast(EventDelivery.of(new MessageEvent(offset, info, lsn, prefix, content, false)));
   }
 
   // ---- streamed transactions (protocol 2+) ----------------------------------------------------
@@ -358,6 +373,7 @@ public final class TransactionAssembler implements TransactionListener, Merge.Ev
   public void streamCommit(long xid, int flags, PgLsn commitLsn, PgLsn endLsn, Instant commitTime) {
     TransactionBuffer buffer = takeStreamed("Stream Commit ('c')", xid);
     complete(buffer, xid, commitLsn, endLsn, commitTime, streamedOrigins.remove(xid));
+    previousTxEndLsn = endLsn;
   }
 
   private TransactionBuffer takeStreamed(String message, long xid) {
@@ -441,6 +457,8 @@ public final class TransactionAssembler implements TransactionListener, Merge.Ev
   public void commitPrepared(
       int flags, PgLsn commitLsn, PgLsn endLsn, Instant commitTime, long xid, String gid) {
     PreparedTransaction p = prepared.remove(gid);
+    PgLsn before = previousTxEndLsn;
+    previousTxEndLsn = endLsn;
     if (p == null) {
       // prepared before this connection's start position: the watermark is at or after its
       // prepare end, so all its events were acknowledged
@@ -456,7 +474,8 @@ public final class TransactionAssembler implements TransactionListener, Merge.Ev
         commitTime,
         p.origin(),
         p.alreadyAcknowledged(),
-        p.redelivered());
+        p.redelivered(),
+        before);
   }
 
   @Override
@@ -469,6 +488,7 @@ public final class TransactionAssembler implements TransactionListener, Merge.Ev
       long xid,
       String gid) {
     PreparedTransaction p = prepared.remove(gid);
+    previousTxEndLsn = rollbackEndLsn;
     if (p == null) {
       return; // prepared before this connection's start position, never delivered
     }

@@ -33,8 +33,8 @@ import java.util.Set;
  * disappears with the process even after a SIGKILL (where the file system cannot unlink an open
  * file, it is deleted when closed instead).
  *
- * <p>Spill record: {@code subxid i64, hasXid i8, relation count i16, relation indexes i32...,
- * length i32, message bytes}; relations are kept in memory (a transaction refers to few).
+ * <p>Spill record: {@code subxid i64, lsn i64, hasXid i8, relation count i16, relation indexes
+ * i32..., length i32, message bytes}; relations are kept in memory (a transaction refers to few).
  *
  * <p>Used by the replication thread only.
  */
@@ -77,7 +77,7 @@ public final class TransactionBuffer implements AutoCloseable {
   }
 
   private record Change(
-      ByteBuffer message, boolean hasXid, RelationInfo[] relations, long subxid) {}
+      ByteBuffer message, boolean hasXid, RelationInfo[] relations, long subxid, long lsn) {}
 
   private final Memory memory;
   private final String description;
@@ -123,18 +123,19 @@ public final class TransactionBuffer implements AutoCloseable {
    * @param hasXid whether it came in a stream block
    * @param relations its relations at arrival
    * @param subxid the (sub)transaction that made it inside a stream block, else 0
+   * @param lsn the WAL start of the XLogData message that carried it (the change's LSN)
    * @throws CdcException if the spill file cannot be written
    */
-  void add(ByteBuffer message, boolean hasXid, RelationInfo[] relations, long subxid) {
+  void add(ByteBuffer message, boolean hasXid, RelationInfo[] relations, long subxid, long lsn) {
     count++;
     if (subxid != 0) {
       countBySubxid.merge(subxid, 1, Integer::sum);
     }
     if (spillOut != null) {
-      write(new Change(message, hasXid, relations, subxid));
+      write(new Change(message, hasXid, relations, subxid, lsn));
       return;
     }
-    changes.add(new Change(message, hasXid, relations, subxid));
+    changes.add(new Change(message, hasXid, relations, subxid, lsn));
     long size = message.remaining() + OVERHEAD;
     bytesInMemory += size;
     memory.used += size;
@@ -211,6 +212,7 @@ public final class TransactionBuffer implements AutoCloseable {
   private void write(Change c) {
     try {
       spillOut.writeLong(c.subxid());
+      spillOut.writeLong(c.lsn());
       spillOut.writeBoolean(c.hasXid());
       spillOut.writeShort(c.relations().length);
       for (RelationInfo r : c.relations()) {
@@ -224,7 +226,7 @@ public final class TransactionBuffer implements AutoCloseable {
       }
       ByteBuffer m = c.message();
       // one writer (the replication thread): a volatile read and write, no atomic needed
-      memory.spilledBytes += 8 + 1 + 2 + 4L * c.relations().length + 4 + m.remaining();
+      memory.spilledBytes += 8 + 8 + 1 + 2 + 4L * c.relations().length + 4 + m.remaining();
       spillOut.writeInt(m.remaining());
       if (m.hasArray()) {
         spillOut.write(m.array(), m.arrayOffset() + m.position(), m.remaining());
@@ -245,8 +247,9 @@ public final class TransactionBuffer implements AutoCloseable {
      * @param message the undecoded message
      * @param hasXid whether it came in a stream block
      * @param relations its relations at arrival
+     * @param lsn the change's LSN
      */
-    void accept(ByteBuffer message, boolean hasXid, RelationInfo[] relations);
+    void accept(ByteBuffer message, boolean hasXid, RelationInfo[] relations, long lsn);
   }
 
   /** A one-pass reader of the buffered changes, in order, without aborted subtransactions. */
@@ -276,7 +279,7 @@ public final class TransactionBuffer implements AutoCloseable {
           Change c = changes.get(next);
           changes.set(next++, null); // let delivered messages go
           if (c.subxid() == 0 || !abortedSubxids.contains(c.subxid())) {
-            sink.accept(c.message(), c.hasXid(), c.relations());
+            sink.accept(c.message(), c.hasXid(), c.relations(), c.lsn());
             return true;
           }
         }
@@ -290,6 +293,7 @@ public final class TransactionBuffer implements AutoCloseable {
           } catch (EOFException end) {
             return false;
           }
+          long lsn = in.readLong();
           boolean hasXid = in.readBoolean();
           RelationInfo[] relations = new RelationInfo[in.readUnsignedShort()];
           for (int i = 0; i < relations.length; i++) {
@@ -298,7 +302,7 @@ public final class TransactionBuffer implements AutoCloseable {
           byte[] message = new byte[in.readInt()];
           in.readFully(message);
           if (subxid == 0 || !abortedSubxids.contains(subxid)) {
-            sink.accept(ByteBuffer.wrap(message), hasXid, relations);
+            sink.accept(ByteBuffer.wrap(message), hasXid, relations, lsn);
             return true;
           }
         }

@@ -399,7 +399,8 @@ final class ReplicationLoop {
               new TransactionBuffer.Memory(
                   config.get(SourceOptions.MEMORY_BUDGET),
                   config.get(SourceOptions.SPILL_DIRECTORY)),
-              decodeErrors);
+              decodeErrors,
+              start);
       LOG.info(
           "streaming slot {} publication {} from {} with {}",
           slot,
@@ -476,7 +477,7 @@ final class ReplicationLoop {
           LockSupport.parkNanos(this, IDLE_PARK_NANOS);
           continue;
         }
-        assembler.accept(message);
+        assembler.accept(message, stream.getLastReceiveLSN().asLong());
         sendFeedback(false);
       }
       beforeFinalFeedback.run();

@@ -45,6 +45,7 @@ public final class ReadEvents {
     return new TruncateEvent(
         offset,
         info,
+        at,
         List.of(range.table()),
         false,
         false,
@@ -85,7 +86,9 @@ public final class ReadEvents {
     for (int i = 0; i < n; i++) {
       Row row = rows.rows().get(i);
       CdcOffset offset = new CdcOffset(slot, consistentWith, consistentWith, 0, i, n, chunk);
-      events.add(new ReadEvent(offset, info, range.table(), row, i == n - 1 ? last : snapshot));
+      events.add(
+          new ReadEvent(
+              offset, info, consistentWith, range.table(), row, i == n - 1 ? last : snapshot));
     }
     return events;
   }

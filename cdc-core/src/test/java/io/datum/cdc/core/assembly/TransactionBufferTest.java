@@ -37,20 +37,21 @@ class TransactionBufferTest {
     return ByteBuffer.wrap(padded, 3, bytes.length).slice();
   }
 
-  private record Replayed(String text, boolean hasXid, List<RelationInfo> relations) {}
+  private record Replayed(String text, boolean hasXid, List<RelationInfo> relations, long lsn) {}
 
   private static List<Replayed> replayAll(TransactionBuffer buffer) {
     List<Replayed> out = new ArrayList<>();
     try (TransactionBuffer.Replay replay = buffer.replay()) {
       while (replay.next(
-          (m, hasXid, relations) -> {
+          (m, hasXid, relations, lsn) -> {
             byte[] b = new byte[m.remaining()];
             m.duplicate().get(b);
             out.add(
                 new Replayed(
                     new String(b, 1, b.length - 1, StandardCharsets.US_ASCII),
                     hasXid,
-                    List.of(relations)));
+                    List.of(relations),
+                    lsn));
           })) {
         // collect
       }
@@ -59,11 +60,11 @@ class TransactionBufferTest {
   }
 
   private static void fill(TransactionBuffer buffer) {
-    buffer.add(message("a"), true, new RelationInfo[] {T1}, 100);
-    buffer.add(message("b"), true, new RelationInfo[] {T2}, 101);
-    buffer.add(message("c"), true, new RelationInfo[] {T1, T2}, 102);
-    buffer.add(message("d"), true, new RelationInfo[] {T1}, 101);
-    buffer.add(message("e"), false, new RelationInfo[0], 100);
+    buffer.add(message("a"), true, new RelationInfo[] {T1}, 100, 0x1_0000_0010L);
+    buffer.add(message("b"), true, new RelationInfo[] {T2}, 101, 0x1_0000_0020L);
+    buffer.add(message("c"), true, new RelationInfo[] {T1, T2}, 102, 0xFFFF_FFFF_0000_0030L);
+    buffer.add(message("d"), true, new RelationInfo[] {T1}, 101, 0x1_0000_0040L);
+    buffer.add(message("e"), false, new RelationInfo[0], 100, 0x1_0000_0050L);
   }
 
   @Test
@@ -92,9 +93,9 @@ class TransactionBufferTest {
     assertEquals(3, spilled.count());
     List<Replayed> expected =
         List.of(
-            new Replayed("a", true, List.of(T1)),
-            new Replayed("c", true, List.of(T1, T2)),
-            new Replayed("e", false, List.of()));
+            new Replayed("a", true, List.of(T1), 0x1_0000_0010L),
+            new Replayed("c", true, List.of(T1, T2), 0xFFFF_FFFF_0000_0030L),
+            new Replayed("e", false, List.of(), 0x1_0000_0050L));
     assertEquals(expected, replayAll(inMemory));
     assertEquals(expected, replayAll(spilled));
     assertEquals(0, roomy.used(), "closing the replay releases the memory");

@@ -182,12 +182,7 @@ final class ChangeRecords {
     }
     envelope.put(
         schema.source,
-        source.struct(
-            event.offset(),
-            tx,
-            read == null ? null : read.snapshot(),
-            table.schema(),
-            table.table()));
+        source.struct(event, read == null ? null : read.snapshot(), table.schema(), table.table()));
     if (read == null) {
       Struct block = order.block(event.offset(), tx, schema.topic);
       if (block != null) {
@@ -222,8 +217,7 @@ final class ChangeRecords {
       TableSchema schema = schemas.forTruncate(table);
       Struct envelope = new Struct(schema.envelope);
       envelope.put(
-          schema.source,
-          source.struct(event.offset(), tx, event.snapshot(), table.schema(), table.table()));
+          schema.source, source.struct(event, event.snapshot(), table.schema(), table.table()));
       if (!event.isSnapshotReset()) {
         Struct block = order.block(event.offset(), tx, schema.topic);
         if (block != null) {
@@ -251,7 +245,7 @@ final class ChangeRecords {
     Struct value = new Struct(MESSAGE_VALUE);
     value.put("op", "m");
     value.put("ts_ms", clock.millis());
-    value.put("source", source.struct(event.offset(), tx, null, "", ""));
+    value.put("source", source.struct(event, null, "", ""));
     if (event.transactional()) {
       Struct block = order.block(event.offset(), tx, MESSAGE_COLLECTION);
       if (block != null) {

@@ -1,6 +1,8 @@
 package io.datum.cdc.kafka.connect;
 
 import io.datum.cdc.CdcOffset;
+import io.datum.cdc.PgLsn;
+import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.SnapshotInfo;
 import io.datum.cdc.event.TransactionInfo;
 import java.time.Instant;
@@ -15,9 +17,11 @@ import org.apache.kafka.connect.data.Struct;
  * SchemaFactory.sourceInfoSchemaBuilder}, {@code PostgresSourceInfoStructMaker}), then datum-cdc's
  * own fields that make each event's position unique ({@code commit_lsn}, {@code tx_end_lsn}, {@code
  * event_index}, {@code event_count}; {@code snapshot_id}, {@code snapshot_chunk} for snapshot
- * rows). pgoutput gives no LSN per change, so {@code lsn} is the transaction's commit LSN, shared
- * by all its events; {@code (tx_end_lsn, event_index)} is unique per stream event, {@code
- * (snapshot_chunk, event_index)} per snapshot row.
+ * rows). {@code lsn} is the event's own WAL position ({@link ChangeEvent#lsn()}) and {@code
+ * sequence} Debezium's {@code ["<last commit LSN>","<lsn>"]}, the first element the end LSN of the
+ * transaction before ({@link TransactionInfo#previousTxEndLsn()}); rows of one multi-row WAL record
+ * share an {@code lsn}, so {@code (tx_end_lsn, event_index)} is what is unique per stream event,
+ * {@code (snapshot_chunk, event_index)} per snapshot row.
  */
 final class SourceBlock {
 
@@ -95,15 +99,15 @@ final class SourceBlock {
   /**
    * Builds the block of one event.
    *
-   * @param offset the event's offset
-   * @param tx the event's transaction
+   * @param event the event
    * @param snapshot the snapshot of a read row or a snapshot's reset, else null
    * @param schema the table's schema name, empty for a message
    * @param table the table's name, empty for a message
    * @return the block
    */
-  Struct struct(
-      CdcOffset offset, TransactionInfo tx, SnapshotInfo snapshot, String schema, String table) {
+  Struct struct(ChangeEvent event, SnapshotInfo snapshot, String schema, String table) {
+    CdcOffset offset = event.offset();
+    TransactionInfo tx = event.transaction();
     Instant at = tx.commitTime();
     long seconds = at.getEpochSecond();
     int nanos = at.getNano();
@@ -128,9 +132,9 @@ final class SourceBlock {
     if (snapshot == null) {
       s.put(SNAPSHOT, "false");
       s.put(TX_ID, tx.xid());
-      s.put(LSN, commitLsn);
-      String lsn = Long.toString(commitLsn);
-      s.put(SEQUENCE, "[\"" + lsn + "\",\"" + lsn + "\"]");
+      long lsn = event.lsn().asLong();
+      s.put(LSN, lsn);
+      s.put(SEQUENCE, sequence(tx.previousTxEndLsn(), lsn));
     } else {
       boolean incremental = !"initial".equals(snapshot.id());
       s.put(
@@ -140,11 +144,20 @@ final class SourceBlock {
               : snapshot.lastOfTable() ? "last_in_data_collection" : "true");
       if (!incremental) {
         // Debezium leaves txId, lsn and xmin out of incremental snapshot rows
-        s.put(LSN, commitLsn);
+        s.put(LSN, event.lsn().asLong());
       }
       s.put(SNAPSHOT_ID, snapshot.id());
       s.put(SNAPSHOT_CHUNK, snapshot.chunk());
     }
     return s;
+  }
+
+  /**
+   * Debezium's {@code sequence}: a JSON array of the last commit LSN and this event's LSN, as
+   * decimal strings; {@code null} (the JSON literal) where the last commit is not known.
+   */
+  static String sequence(PgLsn previousTxEndLsn, long lsn) {
+    String first = previousTxEndLsn == null ? "null" : "\"" + previousTxEndLsn.asLong() + "\"";
+    return "[" + first + ",\"" + lsn + "\"]";
   }
 }

@@ -163,8 +163,9 @@ class ChangeRecordsTest {
     assertEquals("public", source.get("schema"));
     assertEquals("t", source.get("table"));
     assertEquals(771L, source.get("txId"));
-    assertEquals(0x16B3748L, source.get("lsn"));
-    assertEquals("[\"23803720\",\"23803720\"]", source.get("sequence"));
+    // the change's own LSN; Debezium's sequence: the previous transaction's end, this LSN
+    assertEquals(0x16B3700L, source.get("lsn"));
+    assertEquals("[\"23801872\",\"23803648\"]", source.get("sequence"));
     assertEquals(0x16B3748L, source.get("commit_lsn"));
     assertEquals(0x16B3780L, source.get("tx_end_lsn"));
     assertEquals(0, source.get("event_index"));

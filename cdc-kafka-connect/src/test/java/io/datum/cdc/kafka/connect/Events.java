@@ -19,12 +19,19 @@ final class Events {
   static final PgLsn COMMIT_LSN = PgLsn.of(0x16B3748L);
   static final PgLsn END_LSN = PgLsn.of(0x16B3780L);
 
+  /** The end LSN of the transaction before the test transaction. */
+  static final PgLsn PREVIOUS_END_LSN = PgLsn.of(0x16B3010L);
+
+  /** The WAL position of the test events' change, before the commit record. */
+  static final PgLsn CHANGE_LSN = PgLsn.of(0x16B3700L);
+
   /** Not instantiated. */
   private Events() {}
 
   /** The transaction of the test events. */
   static TransactionInfo tx(int events) {
-    return new TransactionInfo(771, COMMIT_LSN, END_LSN, COMMIT, null, events);
+    return new TransactionInfo(
+        771, COMMIT_LSN, END_LSN, COMMIT, null, events, false, PREVIOUS_END_LSN);
   }
 
   /** An offset in the test transaction. */
@@ -34,11 +41,11 @@ final class Events {
 
   /** An insert of one row. */
   static InsertEvent insert(List<ColumnInfo> columns, Object... values) {
-    return new InsertEvent(offset(0, 1), tx(1), TABLE, Row.of(columns, values));
+    return new InsertEvent(offset(0, 1), tx(1), CHANGE_LSN, TABLE, Row.of(columns, values));
   }
 
   /** A delete of one (old) row. */
   static DeleteEvent delete(List<ColumnInfo> columns, Object... values) {
-    return new DeleteEvent(offset(0, 1), tx(1), TABLE, Row.of(columns, values));
+    return new DeleteEvent(offset(0, 1), tx(1), CHANGE_LSN, TABLE, Row.of(columns, values));
   }
 }
