@@ -21,11 +21,13 @@ import java.util.Objects;
  *     acknowledged before a crash leave no trace, and come again with this flag false.
  * @param previousTxEndLsn the end LSN of the transaction the walsender sent before this one on the
  *     same replication connection (its Commit's {@code end_lsn}; also a transaction that delivers
- *     no event, as PostgreSQL 14 sends for transactions of unpublished tables), or, for the first
- *     one after the source connected, the position it started streaming from (every transaction
- *     ending at or before it had been acknowledged); null when not known (a snapshot's chunk, a
- *     non-transactional message before any transaction, an event built outside a source). It is the
- *     first element of Debezium's {@code source.sequence} (its last commit LSN). A transaction
+ *     no event, as PostgreSQL 14 sends for transactions of unpublished tables; a non-transactional
+ *     message counts as a transaction ending at its LSN, and is its own predecessor), or, for the
+ *     first one after the source connected, the position it started streaming from (every
+ *     transaction ending at or before it had been acknowledged); null when not known (a new
+ *     checkpoint store's first transaction, a snapshot's chunk, an event built outside a source).
+ *     It is the first element of Debezium's {@code source.sequence}, its last commit LSN, which
+ *     Debezium also moves to a non-transactional message's LSN before emitting it. A transaction
  *     delivered again after a reconnect can get an earlier value than the first time, never a later
  *     one.
  */

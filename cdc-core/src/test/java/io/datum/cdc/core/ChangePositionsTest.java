@@ -215,8 +215,10 @@ class ChangePositionsTest {
             if (open != null) {
               open.add(new OracleMessage(lsn, type));
             } else {
+              // a non-transactional message: its own predecessor, and the next one's
               transactions.add(List.of(new OracleMessage(lsn, type)));
-              previousOf.add(lastEnd);
+              previousOf.add(lsn);
+              lastEnd = lsn;
             }
           }
           default -> {

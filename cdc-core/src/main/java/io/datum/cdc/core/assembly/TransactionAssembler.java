@@ -322,6 +322,9 @@ public final class TransactionAssembler implements TransactionListener, Merge.Ev
     // is after the record's start (SnapBuildXactNeedsSkip on buf->origptr). One byte more would
     // confirm a position after the WAL's end when the message is the last record written.
     PgLsn end = lsn;
+    // like Debezium, which keeps a non-transactional message as its last commit (before its record
+    // is made), the message is its own predecessor and the predecessor of the next transaction
+    previousTxEndLsn = end;
     if (coordinator.isAtOrBeforeWatermark(end)) {
       transactionsSkipped++;
       return;

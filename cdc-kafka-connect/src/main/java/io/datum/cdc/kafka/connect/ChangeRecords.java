@@ -17,12 +17,14 @@ import io.datum.cdc.kafka.connect.ValueMapper.Unrepresentable;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.UUID;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.header.ConnectHeaders;
+import org.apache.kafka.connect.header.Header;
 
 /**
  * Turns library events into the parts of Connect records in Debezium's PostgreSQL format
@@ -47,6 +49,15 @@ final class ChangeRecords {
 
   /** Header prefix of a value its field's schema cannot represent; the header holds its text. */
   static final String UNREPRESENTABLE_HEADER = "datum.unrepresentable";
+
+  /** Prefix of Debezium's context headers ({@code CommonConnectorConfig}'s context headers). */
+  static final String CONTEXT_HEADER = "__debezium.context.";
+
+  /** Header of the delete record of a key change: the new key (Debezium's). */
+  static final String NEW_KEY_HEADER = "__debezium.newkey";
+
+  /** Header of the create record of a key change: the old key (Debezium's). */
+  static final String OLD_KEY_HEADER = "__debezium.oldkey";
 
   /** The data collection of logical decoding messages in the transaction block (Debezium's). */
   private static final String MESSAGE_COLLECTION = "LOGICAL_DECODING_MESSAGE";
@@ -86,6 +97,9 @@ final class ChangeRecords {
   /** The headers of the record being built; null until one is needed. */
   private ConnectHeaders headers;
 
+  /** Debezium's context headers, the same on every data record of this converter. */
+  private final Header[] context;
+
   /**
    * @param settings names and representations
    * @throws NullPointerException if an argument is null
@@ -104,12 +118,27 @@ final class ChangeRecords {
     this.schemas = new TableSchemas(settings.topicPrefix(), new ValueMappers(settings));
     this.source = new SourceBlock(settings);
     this.clock = Objects.requireNonNull(clock, "clock");
+    this.context =
+        new Header[] {
+          contextHeader("connectorLogicalName", settings.topicPrefix()),
+          contextHeader("taskId", "0"),
+          contextHeader("connectorName", "postgresql"),
+          contextHeader("runId", UUID.randomUUID().toString())
+        };
+  }
+
+  /** Returns an immutable header, to be added to every record. */
+  private static Header contextHeader(String name, String value) {
+    return new ConnectHeaders()
+        .addString(CONTEXT_HEADER + name, value)
+        .lastWithName(CONTEXT_HEADER + name);
   }
 
   /**
    * Appends the records of one event to sink, in order; returns how many (insert/update/read: 1;
-   * delete: 1, or 2 with the tombstone; truncate: one per table, on each table's topic; message: 1
-   * or 0 when messages are off).
+   * delete: 1, or 2 with the tombstone; an update that changed the key: a delete, its tombstone and
+   * a create, 3, or 2 without tombstones; truncate: one per table, on each table's topic; message:
+   * 1 or 0 when messages are off).
    *
    * @param event the event, not null
    * @param sink receives the records' parts
@@ -171,36 +200,142 @@ final class ChangeRecords {
                 ? beforeLayout.target()
                 : schemas.forTruncate(table); // a delete without old row: no key either
     Struct beforeStruct = before == null ? null : struct(table, before, beforeLayout, "before");
+    ConnectHeaders beforeHeaders = headers;
+    headers = null;
     Struct afterStruct = after == null ? null : struct(table, after, afterLayout, "after");
+    ConnectHeaders afterHeaders = headers;
+    headers = null;
     TransactionInfo tx = event.transaction();
+    long millis = tx.commitTime().toEpochMilli();
+    Struct key = key(schema, afterStruct != null ? afterStruct : beforeStruct);
+    Schema keySchema = key == null ? null : schema.key;
+    if (beforeStruct != null && afterStruct != null && key != null) {
+      Struct oldKey = key(schema, beforeStruct);
+      if (!oldKey.equals(key)) {
+        return keyChange(
+            event,
+            schema,
+            beforeStruct,
+            beforeHeaders,
+            afterStruct,
+            afterHeaders,
+            oldKey,
+            key,
+            sink);
+      }
+    }
+    Struct envelope =
+        envelope(event, schema, read, beforeStruct, afterStruct, op, tx, schema.topic);
+    sink.accept(
+        schema.topic,
+        keySchema,
+        key,
+        schema.envelope,
+        envelope,
+        millis,
+        withContext(merge(beforeHeaders, afterHeaders)));
+    if (after == null && settings.tombstonesOnDelete()) {
+      sink.accept(schema.topic, keySchema, key, null, null, millis, withContext(null));
+      return 2;
+    }
+    return 1;
+  }
+
+  /**
+   * Converts an update that changed the row's key as Debezium does ({@code
+   * RelationalChangeRecordEmitter.emitUpdateAsPrimaryKeyChangeRecord}): a delete of the old key
+   * (with header {@value #NEW_KEY_HEADER}, the new key) and its tombstone, then a create of the new
+   * key (with header {@value #OLD_KEY_HEADER}, the old key), so that a compacted topic keeps no row
+   * under the old key.
+   *
+   * @return 3, or 2 without tombstones
+   */
+  private int keyChange(
+      RowChange event,
+      TableSchema schema,
+      Struct before,
+      ConnectHeaders beforeHeaders,
+      Struct after,
+      ConnectHeaders afterHeaders,
+      Struct oldKey,
+      Struct newKey,
+      RecordSink sink) {
+    TransactionInfo tx = event.transaction();
+    long millis = tx.commitTime().toEpochMilli();
+    ConnectHeaders deleteHeaders = withContext(beforeHeaders);
+    deleteHeaders.add(NEW_KEY_HEADER, newKey, schema.key);
+    Struct delete = envelope(event, schema, null, before, null, "d", tx, schema.topic);
+    sink.accept(schema.topic, schema.key, oldKey, schema.envelope, delete, millis, deleteHeaders);
+    int records = 1;
+    if (settings.tombstonesOnDelete()) {
+      ConnectHeaders tombstoneHeaders = withContext(null);
+      tombstoneHeaders.add(NEW_KEY_HEADER, newKey, schema.key);
+      sink.accept(schema.topic, schema.key, oldKey, null, null, millis, tombstoneHeaders);
+      records++;
+    }
+    ConnectHeaders createHeaders = withContext(afterHeaders);
+    createHeaders.add(OLD_KEY_HEADER, oldKey, schema.key);
+    Struct create = envelope(event, schema, null, null, after, "c", tx, schema.topic);
+    sink.accept(schema.topic, schema.key, newKey, schema.envelope, create, millis, createHeaders);
+    return records + 1;
+  }
+
+  /** Builds the envelope of one record of a row change. */
+  private Struct envelope(
+      RowChange event,
+      TableSchema schema,
+      ReadEvent read,
+      Struct before,
+      Struct after,
+      String op,
+      TransactionInfo tx,
+      String collection) {
     Struct envelope = new Struct(schema.envelope);
-    if (beforeStruct != null) {
-      envelope.put(schema.before, beforeStruct);
+    if (before != null) {
+      envelope.put(schema.before, before);
     }
-    if (afterStruct != null) {
-      envelope.put(schema.after, afterStruct);
+    if (after != null) {
+      envelope.put(schema.after, after);
     }
+    TableId table = event.table();
     envelope.put(
         schema.source,
         source.struct(event, read == null ? null : read.snapshot(), table.schema(), table.table()));
     if (read == null) {
-      Struct block = order.block(event.offset(), tx, schema.topic);
+      Struct block = order.block(event.offset(), tx, collection);
       if (block != null) {
         envelope.put(schema.transaction, block);
       }
     }
     envelope.put(schema.op, op);
     timestamps(envelope, schema);
-    Struct key = key(schema, afterStruct != null ? afterStruct : beforeStruct);
-    Schema keySchema = key == null ? null : schema.key;
-    long millis = tx.commitTime().toEpochMilli();
-    sink.accept(schema.topic, keySchema, key, schema.envelope, envelope, millis, headers);
-    headers = null;
-    if (after == null && settings.tombstonesOnDelete()) {
-      sink.accept(schema.topic, keySchema, key, null, null, millis, null);
-      return 2;
+    return envelope;
+  }
+
+  /** Returns the headers of both row images in one set, or null if neither has any. */
+  private static ConnectHeaders merge(ConnectHeaders first, ConnectHeaders second) {
+    if (first == null) {
+      return second;
     }
-    return 1;
+    if (second != null) {
+      second.forEach(first::add);
+    }
+    return first;
+  }
+
+  /**
+   * Adds Debezium's context headers ({@code __debezium.context.*}: the logical name, the task, the
+   * connector, the run), which Debezium 3.6.1 puts on every record of a table, tombstones too.
+   *
+   * @param headers the record's other headers, or null
+   * @return headers with the context ones, never null
+   */
+  private ConnectHeaders withContext(ConnectHeaders headers) {
+    ConnectHeaders h = headers == null ? new ConnectHeaders() : headers;
+    for (Header c : context) {
+      h.add(c);
+    }
+    return h;
   }
 
   /**
@@ -226,7 +361,7 @@ final class ChangeRecords {
       }
       envelope.put(schema.op, "t");
       timestamps(envelope, schema);
-      sink.accept(schema.topic, null, null, schema.envelope, envelope, millis, null);
+      sink.accept(schema.topic, null, null, schema.envelope, envelope, millis, withContext(null));
     }
     return event.tables().size();
   }

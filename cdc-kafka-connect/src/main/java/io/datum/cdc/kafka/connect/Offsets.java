@@ -42,9 +42,9 @@ import org.apache.kafka.connect.errors.ConnectException;
  *       progress.
  * </ul>
  *
- * <p>Events of one transaction share their LSNs, so a position names the event inside its
- * transaction ({@code tx_written}); Debezium's LSN-only offset skipped such events on restart
- * (DBZ-1554).
+ * <p>A position names the event inside its transaction ({@code tx_written}), not by the change's
+ * own LSN: events can share an LSN (the rows of one multi-row WAL record, a {@code COPY}), and
+ * Debezium's LSN-only offset skipped such events on restart (DBZ-1554).
  */
 final class Offsets {
 

@@ -3,6 +3,7 @@ package io.datum.cdc.kafka.connect;
 import io.datum.cdc.CdcOffset;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.event.ChangeEvent;
+import io.datum.cdc.event.MessageEvent;
 import io.datum.cdc.event.SnapshotInfo;
 import io.datum.cdc.event.TransactionInfo;
 import java.time.Instant;
@@ -131,7 +132,10 @@ final class SourceBlock {
     s.put(EVENT_COUNT, offset.eventCount());
     if (snapshot == null) {
       s.put(SNAPSHOT, "false");
-      s.put(TX_ID, tx.xid());
+      if (!(event instanceof MessageEvent m) || m.transactional()) {
+        // a non-transactional message belongs to no transaction: Debezium's txId is null
+        s.put(TX_ID, tx.xid());
+      }
       long lsn = event.lsn().asLong();
       s.put(LSN, lsn);
       s.put(SEQUENCE, sequence(tx.previousTxEndLsn(), lsn));
@@ -143,8 +147,11 @@ final class SourceBlock {
               ? "incremental"
               : snapshot.lastOfTable() ? "last_in_data_collection" : "true");
       if (!incremental) {
-        // Debezium leaves txId, lsn and xmin out of incremental snapshot rows
-        s.put(LSN, event.lsn().asLong());
+        // Debezium leaves txId, lsn and xmin out of incremental snapshot rows; an initial
+        // snapshot's have no last commit
+        long lsn = event.lsn().asLong();
+        s.put(LSN, lsn);
+        s.put(SEQUENCE, sequence(null, lsn));
       }
       s.put(SNAPSHOT_ID, snapshot.id());
       s.put(SNAPSHOT_CHUNK, snapshot.chunk());

@@ -62,24 +62,17 @@ final class TableSchema {
    * @param columns the column list, not empty unless the table's columns are unknown (a truncate
    *     before any row)
    * @param mappers one per column
-   * @param version the value schema's version (null for none)
    * @param key the key schema, or null when no column is a key column
    */
   TableSchema(
-      TableId table,
-      String topic,
-      List<ColumnInfo> columns,
-      ValueMapper[] mappers,
-      Integer version,
-      Schema key) {
+      TableId table, String topic, List<ColumnInfo> columns, ValueMapper[] mappers, Schema key) {
     this.table = table;
     this.topic = topic;
     this.columns = columns;
     this.mappers = mappers;
+    // no version, as Debezium's Key and Value schemas: a schema registry tells them apart by
+    // content
     SchemaBuilder builder = SchemaBuilder.struct().name(topic + ".Value").optional();
-    if (version != null) {
-      builder.version(version);
-    }
     for (int i = 0; i < columns.size(); i++) {
       builder.field(columns.get(i).name(), mappers[i].schema());
     }

@@ -15,9 +15,9 @@ import org.apache.kafka.connect.data.SchemaBuilder;
  * The schemas of every table, cached per column list: the library shares one {@code
  * List<ColumnInfo>} between the rows of a relation, so the hot path is one identity-map lookup; an
  * equal list met again (a new Relation message for an unchanged table, a snapshot's list) is found
- * by {@code equals}. A table's first column list gets value schema version 1, each column list not
- * seen before for it (a column added, dropped, retyped) the next version; its key schema gets a new
- * version only when the key columns change. Not thread-safe (one task thread).
+ * by {@code equals}. Each column list not seen before for a table (a column added, dropped,
+ * retyped) gets a new value schema; its key schema is rebuilt only when the key columns change.
+ * Neither has a version, as in Debezium. Not thread-safe (one task thread).
  */
 final class TableSchemas {
 
@@ -39,8 +39,6 @@ final class TableSchemas {
     TableSchema current;
     final Map<List<ColumnInfo>, TableSchema> byColumns = new HashMap<>();
     final Map<List<ColumnInfo>, Layout> keyOnly = new HashMap<>();
-    int valueVersion;
-    int keyVersion;
     List<ColumnInfo> keyColumns;
     Schema key;
     TableSchema empty;
@@ -150,14 +148,14 @@ final class TableSchemas {
       return state.current;
     }
     if (state.empty == null) {
-      state.empty = new TableSchema(table, topic(table), List.of(), new ValueMapper[0], null, null);
+      state.empty = new TableSchema(table, topic(table), List.of(), new ValueMapper[0], null);
     }
     return state.empty;
   }
 
   /**
-   * Builds the schema of a column list not seen before for the table: the next value version, and a
-   * new key schema version if the key columns changed.
+   * Builds the schema of a column list not seen before for the table, and a new key schema if the
+   * key columns changed.
    */
   private TableSchema build(TableId table, List<ColumnInfo> columns, TableState state) {
     ValueMapper[] columnMappers = new ValueMapper[columns.size()];
@@ -179,15 +177,13 @@ final class TableSchemas {
       state.keyColumns = List.of();
     } else if (!keyColumns.equals(state.keyColumns)) {
       SchemaBuilder key = SchemaBuilder.struct().name(topic(table) + ".Key");
-      key.version(++state.keyVersion);
       for (int position : keyPositions) {
         key.field(columns.get(position).name(), columnMappers[position].schema());
       }
       state.key = key.build();
       state.keyColumns = List.copyOf(keyColumns);
     }
-    return new TableSchema(
-        table, topic(table), List.copyOf(columns), columnMappers, ++state.valueVersion, state.key);
+    return new TableSchema(table, topic(table), List.copyOf(columns), columnMappers, state.key);
   }
 
   /**

@@ -63,9 +63,9 @@ class ChangeRecordsTest {
     return sink;
   }
 
-  /** One schema per column list, by identity or equality; versions per table and per key. */
+  /** One schema per column list, by identity or equality; no versions, as Debezium's. */
   @Test
-  void schemasAreCachedPerColumnListAndVersionedPerTable() {
+  void schemasAreCachedPerColumnListWithoutVersions() {
     ChangeRecords records = records();
     List<ColumnInfo> v1 = columns(col("id", 23, true), col("note", 25, false));
     Collected.Part first = convert(records, Events.insert(v1, 1, "a")).only();
@@ -74,9 +74,9 @@ class ChangeRecordsTest {
     assertSame(first.keySchema(), second.keySchema());
     Schema value1 = first.valueSchema().field("after").schema();
     assertEquals("srv.public.t.Value", value1.name());
-    assertEquals(1, value1.version());
+    assertNull(value1.version());
     assertEquals("srv.public.t.Key", first.keySchema().name());
-    assertEquals(1, first.keySchema().version());
+    assertNull(first.keySchema().version());
     assertEquals("srv.public.t.Envelope", first.valueSchema().name());
     assertEquals("srv.public.t", first.topic());
 
@@ -85,19 +85,20 @@ class ChangeRecordsTest {
     assertSame(
         first.valueSchema(), convert(records, Events.insert(equal, 3, "c")).only().valueSchema());
 
-    // a column added: value version 2, the key unchanged
+    // a column added: a new value schema, the key unchanged
     List<ColumnInfo> v2 = columns(col("id", 23, true), col("note", 25, false), col("n", 20, false));
     Collected.Part added = convert(records, Events.insert(v2, 4, "d", 5L)).only();
     Schema value2 = added.valueSchema().field("after").schema();
-    assertEquals(2, value2.version());
+    assertNotSame(value1, value2);
+    assertNull(value2.version());
     assertEquals(List.of("id", "note", "n"), value2.fields().stream().map(f -> f.name()).toList());
     assertSame(first.keySchema(), added.keySchema());
 
-    // the key column retyped: value version 3, key version 2
+    // the key column retyped: new value and key schemas
     List<ColumnInfo> v3 = columns(col("id", 20, true), col("note", 25, false), col("n", 20, false));
     Collected.Part retyped = convert(records, Events.insert(v3, 6L, "e", 7L)).only();
-    assertEquals(3, retyped.valueSchema().field("after").schema().version());
-    assertEquals(2, retyped.keySchema().version());
+    assertNull(retyped.valueSchema().field("after").schema().version());
+    assertNull(retyped.keySchema().version());
     assertEquals(Schema.Type.INT64, retyped.keySchema().field("id").schema().type());
     assertEquals(6L, ((Struct) retyped.key()).get("id"));
     assertNotSame(first.keySchema(), retyped.keySchema());
@@ -137,7 +138,60 @@ class ChangeRecordsTest {
     assertNull(noOldRow.parts.get(0).key());
   }
 
-  /** The envelope's field order, source block and transaction block. */
+  /**
+   * An update that changes the key is Debezium's delete of the old key (header {@code
+   * __debezium.newkey}), its tombstone, and a create of the new key (header {@code
+   * __debezium.oldkey}); an old key equal to the new one (sent for a TOASTed key column) stays one
+   * update.
+   */
+  @Test
+  void anUpdateOfTheKeyIsADeleteATombstoneAndACreate() {
+    ChangeRecords records = records();
+    List<ColumnInfo> cols = columns(col("id", 23, true), col("note", 25, false));
+    Row oldKey = Row.of(List.of(cols.get(0)), new Object[] {1});
+    Row newRow = Row.of(cols, new Object[] {2, "moved"});
+    Collected sink = new Collected();
+    assertEquals(
+        3,
+        records.convert(
+            new io.datum.cdc.event.UpdateEvent(
+                Events.offset(0, 1), Events.tx(1), Events.TABLE, oldKey, newRow),
+            sink));
+    Collected.Part delete = sink.parts.get(0);
+    Collected.Part tombstone = sink.parts.get(1);
+    Collected.Part create = sink.parts.get(2);
+    assertEquals(1, ((Struct) delete.key()).get("id"));
+    assertEquals("d", ((Struct) delete.value()).get("op"));
+    assertEquals(1, ((Struct) delete.value()).getStruct("before").get("id"));
+    assertNull(((Struct) delete.value()).get("after"));
+    assertEquals(
+        2, ((Struct) delete.headers().lastWithName("__debezium.newkey").value()).get("id"));
+    assertEquals(delete.key(), tombstone.key());
+    assertNull(tombstone.value());
+    assertEquals(
+        2, ((Struct) tombstone.headers().lastWithName("__debezium.newkey").value()).get("id"));
+    assertEquals(2, ((Struct) create.key()).get("id"));
+    assertEquals("c", ((Struct) create.value()).get("op"));
+    assertNull(((Struct) create.value()).get("before"));
+    assertEquals("moved", ((Struct) create.value()).getStruct("after").get("note"));
+    assertEquals(
+        1, ((Struct) create.headers().lastWithName("__debezium.oldkey").value()).get("id"));
+    for (Collected.Part p : sink.parts) {
+      assertEquals(
+          "srv", p.headers().lastWithName("__debezium.context.connectorLogicalName").value());
+    }
+
+    Collected same = new Collected();
+    Row sameKey = Row.of(List.of(cols.get(0)), new Object[] {2});
+    assertEquals(
+        1,
+        records.convert(
+            new io.datum.cdc.event.UpdateEvent(
+                Events.offset(0, 1), Events.tx(1), Events.TABLE, sameKey, newRow),
+            same));
+    assertEquals("u", ((Struct) same.only().value()).get("op"));
+  }
+
   @Test
   void theEnvelopeCarriesSourceTransactionAndTimes() {
     ChangeRecords records = records();
@@ -175,7 +229,20 @@ class ChangeRecordsTest {
     assertEquals(1L, tx.get("total_order"));
     assertEquals(1L, tx.get("data_collection_order"));
     assertEquals(Events.COMMIT.toEpochMilli(), part.timestampMillis());
-    assertNull(part.headers());
+    // Debezium's context headers, and nothing else
+    Map<String, Object> headers = new java.util.LinkedHashMap<>();
+    for (Header h : part.headers()) {
+      headers.put(h.key(), h.value());
+    }
+    String runId = (String) headers.get("__debezium.context.runId");
+    assertEquals(36, runId.length(), runId);
+    assertEquals(
+        Map.of(
+            "__debezium.context.connectorLogicalName", "srv",
+            "__debezium.context.taskId", "0",
+            "__debezium.context.connectorName", "postgresql",
+            "__debezium.context.runId", runId),
+        headers);
   }
 
   /**
@@ -202,7 +269,7 @@ class ChangeRecordsTest {
     assertEquals(7L, source.get("snapshot_chunk"));
     assertEquals(at.asLong(), source.get("lsn"));
     assertNull(source.get("txId"));
-    assertNull(source.get("sequence"));
+    assertEquals("[null,\"" + at.asLong() + "\"]", source.get("sequence"), "Debezium's");
 
     var last =
         new io.datum.cdc.event.ReadEvent(
@@ -351,7 +418,9 @@ class ChangeRecordsTest {
     assertNull(value.get("raw"));
     Map<String, Object> headers = new java.util.LinkedHashMap<>();
     for (Header h : part.headers()) {
-      headers.put(h.key(), h.value());
+      if (!h.key().startsWith(ChangeRecords.CONTEXT_HEADER)) {
+        headers.put(h.key(), h.value());
+      }
     }
     assertEquals(
         Map.of(
@@ -478,7 +547,9 @@ class ChangeRecordsTest {
     assertNull(after.get("points"));
     Map<String, Object> headers = new java.util.LinkedHashMap<>();
     for (Header h : part.headers()) {
-      headers.put(h.key(), h.value());
+      if (!h.key().startsWith(ChangeRecords.CONTEXT_HEADER)) {
+        headers.put(h.key(), h.value());
+      }
     }
     assertEquals(
         Map.of(

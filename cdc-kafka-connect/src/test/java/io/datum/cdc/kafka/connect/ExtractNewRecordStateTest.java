@@ -56,11 +56,12 @@ class ExtractNewRecordStateTest {
     TransactionInfo tx = Events.tx(4);
     List<ChangeEvent> events =
         List.of(
-            new InsertEvent(Events.offset(0, 4), tx, Events.TABLE, row(1, "a")),
-            new UpdateEvent(Events.offset(1, 4), tx, Events.TABLE, null, row(1, "b")),
+            new InsertEvent(Events.offset(0, 4), tx, lsn(0), Events.TABLE, row(1, "a")),
+            new UpdateEvent(Events.offset(1, 4), tx, lsn(1), Events.TABLE, null, row(1, "b")),
             new DeleteEvent(
                 Events.offset(2, 4),
                 tx,
+                lsn(2),
                 Events.TABLE,
                 Row.of(List.of(COLUMNS.get(0)), new Object[] {1})),
             new TruncateEvent(Events.offset(3, 4), tx, List.of(Events.TABLE), false, false),
@@ -85,6 +86,11 @@ class ExtractNewRecordStateTest {
     }
     assertEquals(6, out.size()); // insert, update, delete, tombstone, truncate, read
     return out;
+  }
+
+  /** The WAL position of the test transaction's change {@code i}: each change its own. */
+  private static io.datum.cdc.PgLsn lsn(int i) {
+    return io.datum.cdc.PgLsn.of(Events.CHANGE_LSN.asLong() + 0x30L * i);
   }
 
   /** A full row. */
@@ -131,7 +137,7 @@ class ExtractNewRecordStateTest {
 
   /**
    * {@code rewrite}: deletes become the old row with {@code __deleted}; added fields read from our
-   * source block.
+   * source block: {@code lsn} each change's own position, {@code sequence} Debezium's pair.
    */
   @Test
   void rewriteWithAddedFields() {
@@ -140,9 +146,10 @@ class ExtractNewRecordStateTest {
             "delete.tombstone.handling.mode",
             "rewrite",
             "add.fields",
-            "op,table,lsn,source.ts_ms"));
+            "op,table,lsn,source.ts_ms,sequence"));
     List<SourceRecord> in = records();
-    long lsn = Events.COMMIT_LSN.asLong();
+    long lsn = Events.COMMIT_LSN.asLong(); // a snapshot row's: its snapshot's position
+    String previous = Long.toString(Events.PREVIOUS_END_LSN.asLong());
     long ts = Events.COMMIT.toEpochMilli();
     Map<String, Object> insert = fields(smt.apply(in.get(0)).value());
     assertEquals(
@@ -158,9 +165,11 @@ class ExtractNewRecordStateTest {
             "__table",
             "t",
             "__lsn",
-            lsn,
+            lsn(0).asLong(),
             "__source_ts_ms",
-            ts),
+            ts,
+            "__sequence",
+            "[\"" + previous + "\",\"" + lsn(0).asLong() + "\"]"),
         insert);
     assertEquals(
         map(
@@ -175,9 +184,11 @@ class ExtractNewRecordStateTest {
             "__table",
             "t",
             "__lsn",
-            lsn,
+            lsn(1).asLong(),
             "__source_ts_ms",
-            ts),
+            ts,
+            "__sequence",
+            "[\"" + previous + "\",\"" + lsn(1).asLong() + "\"]"),
         fields(smt.apply(in.get(1)).value()));
     assertEquals(
         map(
@@ -192,9 +203,11 @@ class ExtractNewRecordStateTest {
             "__table",
             "t",
             "__lsn",
-            lsn,
+            lsn(2).asLong(),
             "__source_ts_ms",
-            ts),
+            ts,
+            "__sequence",
+            "[\"" + previous + "\",\"" + lsn(2).asLong() + "\"]"),
         fields(smt.apply(in.get(2)).value()));
     assertNull(smt.apply(in.get(3)), "the tombstone is dropped in rewrite mode");
     assertNull(smt.apply(in.get(4)), "the truncate is dropped");
@@ -213,7 +226,9 @@ class ExtractNewRecordStateTest {
             "__lsn",
             lsn,
             "__source_ts_ms",
-            ts),
+            ts,
+            "__sequence",
+            "[null,\"" + lsn + "\"]"),
         fields(smt.apply(in.get(5)).value()));
   }
 
