@@ -34,6 +34,7 @@ final class ValueMappers {
 
   static final String UUID_NAME = "io.debezium.data.Uuid";
   static final String XML = "io.debezium.data.Xml";
+  static final String TSVECTOR = "io.debezium.data.Tsvector";
   static final String ENUM = "io.debezium.data.Enum";
   static final String VARIABLE_SCALE_DECIMAL = "io.debezium.data.VariableScaleDecimal";
   static final String DATE = "io.debezium.time.Date";
@@ -147,6 +148,10 @@ final class ValueMappers {
       if (type.kind() == PgType.Kind.ARRAY && isListed(type.element())) {
         String element = type.element().name();
         return array(scalar(element, typmod), "_" + element, element, dimensions);
+      }
+      if ("tsvector".equals(type.name()) && type.kind() != PgType.Kind.ARRAY) {
+        // its text, named as Debezium's (PostgresValueConverter: io.debezium.data.Tsvector)
+        return string(TSVECTOR, TEXT_LIKE, "tsvector");
       }
       return isListed(type) ? scalar(type.name(), typmod) : text("oid " + oid);
     }

@@ -55,13 +55,14 @@ enum DebeziumDifference {
               && s.path().equals("value/payload/after/d")
               && s.debezium().asLong() == -622191234L),
   NUMERIC_SCALE(
-      "numeric-scale", s -> s.path().matches("value/payload/(after|before)/n/(scale|value)")),
+      "numeric-scale",
+      s -> s.path().matches("value/payload/(after|before)/(n|nu\\[\\d+\\])/(scale|value)")),
   MONEY("money", column("mn")),
-  GEOMETRIC("geometric-and-other-types", column("pt")),
+  GEOMETRIC("geometric-and-other-types", column("(pt|b1|bt|vb)")),
   KEPT_COLUMNS(
       "kept-columns",
       s ->
-          s.path().matches("value/(schema|payload)/(after|before)/(cp|acp|api)")
+          s.path().matches("value/(schema|payload)/(after|before)/(cp|acp|api|ia|ma)")
               && s.debezium().isNull()),
   ENUM_ARRAY_NULLS(
       "enum-array-null-elements",

@@ -70,7 +70,12 @@ class DebeziumOracleTest {
         + " ts3 timestamp(3), tstz timestamptz, tstz3 timestamptz(3), iv interval, mn money,"
         + " ip inet, pt point, r int4range, cp pair, pi posint, pr price, ai int[], at text[],"
         + " an numeric(6,1)[], am mood[], api posint[], ad date[], ar int4range[], acp pair[],"
-        + " big text)",
+        + " b1 bit(1), bt bit(3), vb varbit, mac macaddr, mac8 macaddr8, cidr cidr, tsv tsvector,"
+        + " nr numrange, dr daterange, tr tstzrange, i8r int8range, i2a int2[], i8a int8[],"
+        + " f4a float4[], f8a float8[], boa bool[], ba bytea[], ua uuid[], tsa timestamp[],"
+        + " tsta timestamptz[], vca varchar[], ja jsonb[], ina inet[], ia interval[], ma money[],"
+        + " ta time[], nu numeric[], ts0 timestamp(0), tm6 time(6), tstz0 timestamptz(0),"
+        + " n0 numeric(10,0), hugen numeric(38,10), cr char(1), big text)",
     "ALTER TABLE every_type ALTER COLUMN big SET STORAGE EXTERNAL",
     "CREATE TABLE full_ri (id int PRIMARY KEY, a text, b int)",
     "ALTER TABLE full_ri REPLICA IDENTITY FULL",
@@ -94,6 +99,16 @@ class DebeziumOracleTest {
         + " '10.0.0.1/8', '(1.5,-2)', '[1,10)', ROW(1, 'x, \"y\"'), 5, 123456.78,"
         + " '{1,NULL,-3}', '{a,\"b,c\",NULL}', '{1.5,NULL}', '{sad,ok}', '{1,2}',"
         + " '{2026-11-30,1969-12-31}', '{\"[1,2)\",empty}', ARRAY[ROW(2, 'z')::pair, NULL],"
+        + " '1', '101', '10101', '08:00:2b:01:02:03', '08:00:2b:01:02:03:04:05',"
+        + " '192.168.100.128/25', 'a fat cat', '[1.5,2.5)', '[2026-01-01,2026-02-01)',"
+        + " '[2026-01-01 00:00+00,2026-01-02 00:00+00)', '[1,100)', '{1,-2}',"
+        + " '{9223372036854775807}', '{1.5,NaN}', '{-0.5,Infinity}', '{t,f,NULL}',"
+        + " ARRAY['\\x0102'::bytea, NULL], ARRAY['a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid],"
+        + " ARRAY['2026-11-30 10:18:40.5'::timestamp],"
+        + " ARRAY['2026-11-30 10:18:40.5+02'::timestamptz], '{x,y}', ARRAY['{\"a\": 1}'::jsonb],"
+        + " '{10.0.0.1}', '{\"1 day\"}', '{1.5}', '{10:00:00}', '{1.50,NULL}',"
+        + " '2026-11-30 10:18:40', '10:18:40.123456', '2026-11-30 10:18:40+02', 12345,"
+        + " 12345678901234567890.1234567890, 'x',"
         + " (SELECT string_agg(md5(g::text), '') FROM generate_series(1, 400) g))";
   }
 
