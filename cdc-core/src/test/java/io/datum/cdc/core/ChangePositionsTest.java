@@ -5,12 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.datum.cdc.CdcCheckpointHandle;
 import io.datum.cdc.MemoryCheckpointStore;
 import io.datum.cdc.PgLsn;
 import io.datum.cdc.core.config.StreamingMode;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
-import io.datum.cdc.event.CdcHandler;
 import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.InsertEvent;
 import io.datum.cdc.event.MessageEvent;
@@ -24,7 +22,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -51,30 +48,12 @@ class ChangePositionsTest {
   /** One message of the oracle slot: its LSN column and its pgoutput message type. */
   private record OracleMessage(PgLsn lsn, char type) {}
 
-  /** A handler that queues every event and acknowledges all but those of row 99999. */
-  private static final class Queue implements CdcHandler {
-    final LinkedBlockingQueue<ChangeEvent> events = new LinkedBlockingQueue<>();
-
-    @Override
-    public void handle(ChangeEvent event, CdcCheckpointHandle checkpoints) {
-      events.add(event);
-      if (!(event instanceof InsertEvent i && Integer.valueOf(99999).equals(i.after().get("id")))) {
-        checkpoints.acknowledge(event.offset());
-      }
-    }
-
-    List<ChangeEvent> take(int n) throws InterruptedException {
-      List<ChangeEvent> taken = new ArrayList<>(n);
-      long deadline = System.nanoTime() + WAIT.toNanos();
-      while (taken.size() < n) {
-        ChangeEvent e = events.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
-        if (e == null) {
-          throw new AssertionError("got " + taken.size() + " of " + n + " events: " + taken);
-        }
-        taken.add(e);
-      }
-      return taken;
-    }
+  /** Acknowledges every event but those of row 99999. */
+  private static EventCollector handler() {
+    return new EventCollector(
+        event ->
+            !(event instanceof InsertEvent i
+                && Integer.valueOf(99999).equals(i.after().get("id"))));
   }
 
   @Test
@@ -121,11 +100,11 @@ class ChangePositionsTest {
     assertEquals(1512, expectedLsns.size(), "the oracle's changes: " + transactions);
 
     MemoryCheckpointStore store = new MemoryCheckpointStore();
-    Queue handler = new Queue();
+    EventCollector handler = handler();
     List<ChangeEvent> events;
     try (PgCdcSource source = source(pg, store, spill)) {
       source.start(handler);
-      events = handler.take(expectedLsns.size());
+      events = handler.take(expectedLsns.size(), WAIT);
     }
     List<PgLsn> lsns = new ArrayList<>();
     List<PgLsn> previous = new ArrayList<>();
@@ -150,7 +129,7 @@ class ChangePositionsTest {
     // now the position streaming starts from, which is the end of the acknowledged one before it
     try (PgCdcSource source = source(pg, store, spill)) {
       source.start(handler);
-      ChangeEvent again = handler.take(1).get(0);
+      ChangeEvent again = handler.take(1, WAIT).get(0);
       ChangeEvent before = events.get(events.size() - 1);
       assertEquals(before.lsn(), again.lsn());
       assertNotNull(again.transaction().previousTxEndLsn());

@@ -8,20 +8,28 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /** A handler that queues every event, acknowledging it at once or not at all. */
 final class EventCollector implements CdcHandler {
   private final LinkedBlockingQueue<ChangeEvent> events = new LinkedBlockingQueue<>();
-  private final boolean acknowledge;
+  private final Predicate<ChangeEvent> acknowledge;
 
   EventCollector(boolean acknowledge) {
+    this(e -> acknowledge);
+  }
+
+  /**
+   * @param acknowledge which events to acknowledge at once; the others are never acknowledged
+   */
+  EventCollector(Predicate<ChangeEvent> acknowledge) {
     this.acknowledge = acknowledge;
   }
 
   @Override
   public void handle(ChangeEvent event, CdcCheckpointHandle checkpoints) {
     events.add(event);
-    if (acknowledge) {
+    if (acknowledge.test(event)) {
       checkpoints.acknowledge(event.offset());
     }
   }

@@ -20,7 +20,6 @@ import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -155,18 +154,9 @@ class DebeziumOracleTest {
   }
 
   private static Map<String, String> debezium(EmbeddedPostgresServer pg) {
-    Map<String, String> c = new HashMap<>();
-    c.put("name", DEBEZIUM);
+    Map<String, String> c = ConnectClusters.connector(pg, DEBEZIUM, "dbz_slot");
     c.put("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
-    c.put("tasks.max", "1");
-    c.put("database.hostname", "localhost");
-    c.put("database.port", Integer.toString(pg.port()));
-    c.put("database.user", pg.user());
-    c.put("database.password", pg.password());
-    c.put("database.dbname", "postgres");
-    c.put("topic.prefix", DEBEZIUM);
     c.put("plugin.name", "pgoutput");
-    c.put("slot.name", "dbz_slot");
     c.put("publication.name", "oracle");
     c.put("publication.autocreate.mode", "disabled");
     c.put("table.include.list", TABLES);
