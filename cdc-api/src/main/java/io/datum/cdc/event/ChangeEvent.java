@@ -33,9 +33,11 @@ public sealed interface ChangeEvent permits RowChange, TruncateEvent, MessageEve
    *       the change callbacks set {@code ctx->write_location = change->lsn}, which walsender.c
    *       writes into the XLogData header). For a logical decoding message that is the end of its
    *       WAL record (decode.c, {@code logicalmsg_decode}, queues it at {@code buf->endptr}).
-   *       Within a transaction the LSNs do not decrease in delivery order and lie before {@link
-   *       TransactionInfo#commitLsn()}; the rows of one multi-row WAL record (a {@code COPY}'s heap
-   *       multi-insert) share one LSN, so {@link CdcOffset#txEndLsn()} with {@link
+   *       Within a transaction the LSNs do not decrease in delivery order and are not after {@link
+   *       TransactionInfo#commitLsn()}. They are not unique: the rows of one multi-row WAL record
+   *       (a {@code COPY}'s heap multi-insert) share its LSN, and a message's LSN (the end of its
+   *       record) is also the start of the next record, so the change after it, or the commit
+   *       record, has the same LSN. {@link CdcOffset#txEndLsn()} with {@link
    *       CdcOffset#eventIndex()}, not this LSN, names an event uniquely.
    *   <li>A non-transactional message: the message's LSN, also its transaction's {@link
    *       TransactionInfo#commitLsn()}.

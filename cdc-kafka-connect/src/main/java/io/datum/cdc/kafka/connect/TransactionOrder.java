@@ -9,11 +9,12 @@ import org.apache.kafka.connect.data.Struct;
 /**
  * Fills Debezium's transaction block ({@code AbstractTransactionStructMaker.addTransactionBlock},
  * {@code PostgresTransactionMonitor}): {@code id} {@code <xid>:<commit LSN>}, {@code total_order}
- * the event's 1-based position in its transaction, {@code data_collection_order} the 1-based
- * position among the transaction's events of the same table (topic). The last needs every event of
- * the transaction from its first: when the first event converted of a transaction is not its first
- * (the task resumed in the middle of it), or events come out of order, the transaction's events get
- * no block (null) rather than a wrong count.
+ * the record's 1-based position among the transaction's records with a value, {@code
+ * data_collection_order} the same among those of one table (topic). Records are counted, not
+ * events, as Debezium counts them: a key change's delete and create are two. Both counts need every
+ * event of the transaction from its first: when the first event converted of a transaction is not
+ * its first (the task resumed in the middle of it), or events come out of order, the transaction's
+ * records get no block (null) rather than a wrong count.
  */
 final class TransactionOrder {
 
@@ -21,10 +22,11 @@ final class TransactionOrder {
   private long xid = -1;
   private int lastIndex = -1;
   private boolean countable;
+  private long records;
   private final Map<String, long[]> perCollection = new HashMap<>();
 
   /**
-   * Returns the block of one record of an event.
+   * Returns the block of one record of an event (a record with a value: not a tombstone).
    *
    * @param offset the event's offset
    * @param tx the event's transaction
@@ -38,6 +40,7 @@ final class TransactionOrder {
       txEndLsn = end;
       xid = offset.xid();
       perCollection.clear();
+      records = 0;
       countable = index == 0;
     } else if (index > lastIndex + 1) {
       countable = false; // an event of the transaction was not converted
@@ -50,7 +53,7 @@ final class TransactionOrder {
     count[0]++;
     return new Struct(TableSchema.TRANSACTION_BLOCK)
         .put("id", tx.xid() + ":" + tx.commitLsn().asLong())
-        .put("total_order", (long) index + 1)
+        .put("total_order", ++records)
         .put("data_collection_order", count[0]);
   }
 }
