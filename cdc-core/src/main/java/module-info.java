@@ -32,9 +32,4 @@ module io.datum.cdc.core {
       io.datum.cdc.benchmarks;
   exports io.datum.cdc.core.snapshot to
       io.datum.cdc.benchmarks;
-  // the streaming decode path, measured without the network (DecodeBenchmark)
-  exports io.datum.cdc.core.assembly to
-      io.datum.cdc.benchmarks;
-  exports io.datum.cdc.core.pgoutput to
-      io.datum.cdc.benchmarks;
 }
