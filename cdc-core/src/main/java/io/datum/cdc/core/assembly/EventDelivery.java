@@ -163,7 +163,7 @@ final class EventDelivery implements ChangeListener, TransactionBuffer.ChangeSin
 
   @Override
   public void message(PgLsn lsn, String prefix, byte[] content) {
-    // the message's own LSN field and the XLogData's WAL start are the same position
-    next = new MessageEvent(offset(), info, PgLsn.of(this.lsn), prefix, content, true);
+    // the message's own LSN field, already decoded: the same position as the XLogData's WAL start
+    next = new MessageEvent(offset(), info, lsn, prefix, content, true);
   }
 }
