@@ -33,6 +33,7 @@ public final class ConsumerProbe {
 
   private final long expected;
   private final AtomicLong events = new AtomicLong();
+  private final AtomicLong valueHash = new AtomicLong();
   private final AtomicLong peakHeap = new AtomicLong();
   private final AtomicLong peakLiveHeap = new AtomicLong();
   private final CountDownLatch done = new CountDownLatch(1);
@@ -107,6 +108,16 @@ public final class ConsumerProbe {
   }
 
   /**
+   * Adds the hash of one event's values ({@link ValueReader}) to the reported sum, so that reading
+   * them cannot be optimised away; the sum does not depend on the order of the calls.
+   *
+   * @param hash the event's hash
+   */
+  public void values(long hash) {
+    valueHash.addAndGet(hash);
+  }
+
+  /**
    * The events counted so far.
    *
    * @return the count
@@ -176,6 +187,8 @@ public final class ConsumerProbe {
             + peak
             + " liveHeapBytes="
             + peakLiveHeap.get()
+            + " valueHash="
+            + valueHash.get()
             + " busiestThreadsCpuS="
             + busiest);
     System.out.flush();

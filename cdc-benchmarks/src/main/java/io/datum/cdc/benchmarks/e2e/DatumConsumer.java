@@ -16,7 +16,11 @@ import java.time.Duration;
  * Child JVM of {@link EndToEndHarness}: datum-cdc's {@link PgCdcSource} on an existing slot, a
  * handler that acknowledges every event, stopping after the expected number of row events.
  *
- * <p>Arguments: jdbcUrl user password slot publication expectedEvents timeoutSeconds [metrics]
+ * <p>Arguments: jdbcUrl user password slot publication expectedEvents timeoutSeconds [mode]
+ *
+ * <p>With {@code values}: the handler reads every column value of every event ({@link
+ * ValueReader}), as a real consumer touches them, before acknowledging it; otherwise it counts
+ * only.
  *
  * <p>With {@code metrics}: cdc-micrometer's {@link PgCdcSourceMetrics} and {@link
  * TimedCheckpointStore} on a {@link PrometheusMeterRegistry} that a thread scrapes (renders to
@@ -34,6 +38,7 @@ public final class DatumConsumer {
     long expected = Long.parseLong(args[5]);
     long timeoutSeconds = Long.parseLong(args[6]);
     boolean metrics = args.length > 7 && args[7].equals("metrics");
+    boolean values = args.length > 7 && args[7].equals("values");
     ConsumerProbe probe = new ConsumerProbe(expected);
     PrometheusMeterRegistry registry =
         metrics ? new PrometheusMeterRegistry(PrometheusConfig.DEFAULT) : null;
@@ -64,6 +69,9 @@ public final class DatumConsumer {
       }
       source.start(
           (event, checkpoints) -> {
+            if (values) {
+              probe.values(ValueReader.hash(event));
+            }
             if (event instanceof InsertEvent || event instanceof UpdateEvent) {
               probe.event();
             }

@@ -18,7 +18,7 @@ import java.util.Locale;
  * <pre>
  * java -cp cdc-benchmarks/target/benchmarks.jar io.datum.cdc.benchmarks.e2e.EndToEndHarness \
  *     [--workloads a,b,c] [--consumers datum,debezium,pg_recvlogical] [--runs 1] [--scale 1]
- *     (consumer datum_metrics: datum with cdc-micrometer's binder and timed store on a Prometheus
+ *     (consumer datum_values: datum with a handler that reads every value; datum_metrics: datum with cdc-micrometer's binder and timed store on a Prometheus
  *     registry scraped every second)
  *     [--out results.json] [--child-jvm-args "-Xmx4g"] [--timeout 1800]
  *     [--pg-recvlogical /usr/bin/pg_recvlogical] [--idle-seconds 3]
@@ -137,7 +137,7 @@ public final class EndToEndHarness {
     walsender.start();
     try {
       switch (consumer) {
-        case "datum", "datum_metrics" ->
+        case "datum", "datum_values", "datum_metrics" ->
             JvmConsumer.run(
                 o,
                 r,
@@ -152,7 +152,11 @@ public final class EndToEndHarness {
                     publication,
                     Long.toString(expected),
                     Long.toString(o.timeoutSeconds),
-                    consumer.equals("datum_metrics") ? "metrics" : "-"));
+                    switch (consumer) {
+                      case "datum_metrics" -> "metrics";
+                      case "datum_values" -> "values";
+                      default -> "-";
+                    }));
         case "debezium" ->
             JvmConsumer.run(
                 o,

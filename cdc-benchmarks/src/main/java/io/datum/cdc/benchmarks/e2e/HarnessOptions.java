@@ -8,7 +8,13 @@ final class HarnessOptions {
   List<Workload> workloads = List.of(Workload.A, Workload.B, Workload.C);
   List<String> consumers = List.of("datum", "debezium", "pg_recvlogical");
   static final List<String> ALL =
-      List.of("datum", "datum_metrics", "debezium", "pg_recvlogical", "pg_recvlogical_pipe");
+      List.of(
+          "datum",
+          "datum_values",
+          "datum_metrics",
+          "debezium",
+          "pg_recvlogical",
+          "pg_recvlogical_pipe");
   int runs = 1;
   double scale = 1.0;
   String out;

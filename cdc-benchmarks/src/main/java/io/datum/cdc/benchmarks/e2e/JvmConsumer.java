@@ -66,6 +66,7 @@ final class JvmConsumer {
         .put("peakHeapMB", Long.parseLong(kv.get("peakHeapBytes")) / 1048576.0)
         .put("cpuSeconds", Long.parseLong(kv.get("cpuNanos")) / 1e9)
         .put("cpuStreamingSeconds", Long.parseLong(kv.get("cpuStreamingNanos")) / 1e9)
+        .put("valueHash", kv.get("valueHash"))
         .put("busiestThreadsCpuSeconds", kv.get("busiestThreadsCpuS"));
   }
 

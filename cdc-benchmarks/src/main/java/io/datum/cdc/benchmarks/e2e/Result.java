@@ -63,13 +63,13 @@ final class Result {
         .append(String.join(" ", o.childJvmArgs))
         .append('\n');
     b.append(
-        "| workload | consumer | run | events | s to first event | s (first to last) | events/s (first to last) | s (start to last) | events/s (start to last) | peak heap MB | CPU s (streaming) | CPU s (process) | CPU µs per event | walsender CPU s |\n");
-    b.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        "| workload | consumer | run | events | s to first event | s (first to last) | events/s (first to last) | s (start to last) | events/s (start to last) | peak heap MB | CPU s (streaming) | CPU s (process) | CPU µs per event | streaming CPU µs per event | walsender CPU s | walsender µs per event | streaming / walsender |\n");
+    b.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (Result r : results) {
       b.append(
           String.format(
               Locale.ROOT,
-              "| %s | %s | %s | %,d | %.2f | %.2f | %,.0f | %.2f | %,.0f | %s | %.2f | %.2f | %.2f | %.2f |%n",
+              "| %s | %s | %s | %,d | %.2f | %.2f | %,.0f | %.2f | %,.0f | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2fx |%n",
               r.values.get("workload"),
               r.values.get("consumer"),
               r.values.get("run"),
@@ -87,7 +87,10 @@ final class Result {
               r.d("cpuStreamingSeconds"),
               r.d("cpuSeconds"),
               r.d("cpuSeconds") * 1e6 / r.d("events"),
-              r.d("walsenderCpuSeconds")));
+              r.d("cpuStreamingSeconds") * 1e6 / r.d("events"),
+              r.d("walsenderCpuSeconds"),
+              r.d("walsenderCpuSeconds") * 1e6 / r.d("events"),
+              r.d("cpuStreamingSeconds") / r.d("walsenderCpuSeconds")));
     }
     return b.toString();
   }

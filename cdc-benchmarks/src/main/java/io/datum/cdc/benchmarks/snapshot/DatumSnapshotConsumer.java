@@ -2,6 +2,7 @@ package io.datum.cdc.benchmarks.snapshot;
 
 import io.datum.cdc.MemoryCheckpointStore;
 import io.datum.cdc.benchmarks.e2e.ConsumerProbe;
+import io.datum.cdc.benchmarks.e2e.ValueReader;
 import io.datum.cdc.core.PgCdcSource;
 import io.datum.cdc.core.config.AcknowledgementDurability;
 import io.datum.cdc.core.config.SnapshotMode;
@@ -24,8 +25,9 @@ public final class DatumSnapshotConsumer {
   /**
    * Runs the consumer.
    *
-   * @param args jdbcUrl user password slot publication expectedRows timeoutSeconds parallelism; an
-   *     empty password as {@code -}
+   * @param args jdbcUrl user password slot publication expectedRows timeoutSeconds parallelism
+   *     [mode]; an empty password as {@code -}; mode {@code values}: the handler reads every column
+   *     value of every row ({@link ValueReader}) before acknowledging it, otherwise it counts only
    * @throws Exception if the source fails
    */
   public static void main(String[] args) throws Exception {
@@ -35,6 +37,7 @@ public final class DatumSnapshotConsumer {
     long expected = Long.parseLong(args[5]);
     long timeoutSeconds = Long.parseLong(args[6]);
     int parallelism = Integer.parseInt(args[7]);
+    boolean values = args.length > 8 && args[8].equals("values");
     ConsumerProbe probe = new ConsumerProbe(expected);
     try (MemoryCheckpointStore store = new MemoryCheckpointStore();
         PgCdcSource source =
@@ -53,6 +56,9 @@ public final class DatumSnapshotConsumer {
       CompletableFuture<Void> done =
           source.start(
               (event, checkpoints) -> {
+                if (values) {
+                  probe.values(ValueReader.hash(event));
+                }
                 if (event instanceof ReadEvent) {
                   probe.event();
                 }

@@ -173,7 +173,7 @@ public final class SnapshotHarness {
                       Long.toString(data.expectedRows(scenario)),
                       Long.toString(o.timeoutSeconds),
                       Integer.toString(p)));
-          case "datum" ->
+          case "datum", "datum_values" ->
               ChildConsumer.run(
                   o,
                   r,
@@ -188,7 +188,8 @@ public final class SnapshotHarness {
                       publication,
                       Long.toString(data.expectedRows(scenario)),
                       Long.toString(o.timeoutSeconds),
-                      Integer.toString(p)));
+                      Integer.toString(p),
+                      consumer.equals("datum_values") ? "values" : "count"));
           default -> throw new IllegalArgumentException("unknown consumer " + consumer);
         }
       } finally {

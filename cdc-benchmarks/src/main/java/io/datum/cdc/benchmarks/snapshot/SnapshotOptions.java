@@ -5,7 +5,7 @@ import java.util.List;
 
 /** The snapshot harness's command-line options. */
 final class SnapshotOptions {
-  static final List<String> ALL_CONSUMERS = List.of("copy", "datum", "debezium");
+  static final List<String> ALL_CONSUMERS = List.of("copy", "datum", "datum_values", "debezium");
   static final List<String> ALL_SCENARIOS = List.of("one", "twenty");
 
   long rows = 5_000_000;

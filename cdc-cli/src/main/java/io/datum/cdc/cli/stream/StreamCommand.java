@@ -496,8 +496,7 @@ public final class StreamCommand implements Callable<Integer> {
           }
         } else {
           warnIfStdoutIsAPipe();
-          session.set(
-              new StreamSession(sources, StreamSession.stdout(stdout()), limits, progressMillis));
+          session.set(new StreamSession(sources, heldStdout(), limits, progressMillis));
           session.get().run();
         }
         if (nothingLeft != null) {
@@ -590,6 +589,12 @@ public final class StreamCommand implements Callable<Integer> {
       throw new CdcConfigurationException(
           "--stop-at-lsn must be an LSN such as 0/16B37A0, or current, was \"" + text + '"');
     }
+  }
+
+  /** The default output: lines held until a flush at a line end, then written to stdout. */
+  private static StreamSession.Output heldStdout() {
+    HeldOutput held = new HeldOutput(new FileOutputStream(FileDescriptor.out));
+    return StreamSession.stdout(new JsonLinesWriter(held), held::held);
   }
 
   private static JsonLinesWriter stdout() {

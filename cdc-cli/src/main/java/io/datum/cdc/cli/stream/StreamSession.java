@@ -10,8 +10,10 @@ import io.datum.cdc.cli.common.ExitStatus;
 import io.datum.cdc.cli.common.ServerFailures;
 import io.datum.cdc.cli.json.JsonLinesWriter;
 import io.datum.cdc.core.PgCdcSource;
+import io.datum.cdc.event.CdcHandler;
 import io.datum.cdc.event.ChangeEvent;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
@@ -29,7 +31,10 @@ import org.slf4j.LoggerFactory;
  * depends on the mode:
  *
  * <ul>
- *   <li>stdout (default): once its line was written and flushed to stdout.
+ *   <li>stdout (default): once its line was written and flushed to stdout. Lines are flushed when
+ *       the source has no further event ready ({@code batchEnd}), or after {@value #FLUSH_EVERY}
+ *       lines or {@value #FLUSH_BYTES} bytes, always at a line end: a busy stream writes many lines
+ *       per system call, a quiet one flushes each line at once.
  *   <li>{@code --output FILE}: once an fsync of FILE covered its line ({@link SyncedFileOutput}).
  *   <li>{@code --acks-from SOURCE}: once the reader wrote it back ({@link ReaderAcks}).
  * </ul>
@@ -43,6 +48,12 @@ final class StreamSession {
 
   private static final Logger LOG = LoggerFactory.getLogger(StreamSession.class);
 
+  /** The most lines written to stdout before a flush, when events keep coming. */
+  static final int FLUSH_EVERY = 256;
+
+  /** The most bytes held for stdout before a flush, when events keep coming. */
+  static final int FLUSH_BYTES = 1 << 16;
+
   /** Where the lines go and who says an event was processed. */
   interface Output {
 
@@ -52,6 +63,20 @@ final class StreamSession {
      * @param redelivered whether this process printed the event before
      */
     void write(ChangeEvent event, boolean redelivered, CdcCheckpointHandle checkpoints);
+
+    /**
+     * The source has no further event ready: write out what is buffered and acknowledge what that
+     * makes final. Called on the handler thread.
+     */
+    default void batchEnd(CdcCheckpointHandle checkpoints) {}
+
+    /**
+     * Returns how many of the lines {@link #write} took were never written out (their flush failed
+     * because stdout was closed): they were counted, but not printed nor acknowledged.
+     */
+    default int unprinted() {
+      return 0;
+    }
 
     /** Returns whether no event written awaits its acknowledgement. */
     boolean idle();
@@ -125,9 +150,9 @@ final class StreamSession {
     return source;
   }
 
-  /** Events written so far. */
+  /** Events written so far (not those whose lines were lost when stdout closed). */
   long events() {
-    return events.get();
+    return events.get() - output.unprinted();
   }
 
   /** Stops the session with a failure of its output (a write, a sync, the reader's acks). */
@@ -231,7 +256,18 @@ final class StreamSession {
     for (int attempt = 1; ; attempt++) {
       try {
         source = next;
-        return next.start(this::handle);
+        return next.start(
+            new CdcHandler() {
+              @Override
+              public void handle(ChangeEvent event, CdcCheckpointHandle checkpoints) {
+                StreamSession.this.handle(event, checkpoints);
+              }
+
+              @Override
+              public void batchEnd(CdcCheckpointHandle checkpoints) {
+                output.batchEnd(checkpoints);
+              }
+            });
       } catch (CdcConnectionException e) {
         // an authentication failure is a CdcConfigurationException (PgErrors): never retried
         if (attempt >= limits.startAttempts()) {
@@ -336,7 +372,7 @@ final class StreamSession {
   /** Where a stop leaves the slot, for the last line on stderr. */
   private String stoppedAt() {
     PgCdcSource running = source;
-    return events.get()
+    return events()
         + " events printed"
         + (running == null
             ? ""
@@ -348,7 +384,9 @@ final class StreamSession {
 
   private void handle(ChangeEvent event, CdcCheckpointHandle checkpoints) {
     if (closing || events.get() >= maxEvents) {
-      return; // not written, not acknowledged, delivered again next time
+      // not written, not acknowledged, delivered again next time; the lines before it are final
+      output.batchEnd(checkpoints);
+      return;
     }
     CdcOffset offset = event.offset();
     if (offset.isSnapshotRead()) {
@@ -397,13 +435,23 @@ final class StreamSession {
   }
 
   /**
-   * The default: stdout, acknowledged once flushed. When stdout is closed by its reader ({@code
-   * head}), the event whose line could not be written is not acknowledged, nothing more is written,
-   * and pgcdc stops with one line and status 141.
+   * The default: stdout, acknowledged once flushed ({@code heldBytes}: the bytes written and not
+   * flushed yet, from a {@link HeldOutput} under {@code out}). When stdout is closed by its reader
+   * ({@code head}), the event whose line could not be written is not acknowledged, nothing more is
+   * written, and pgcdc stops with one line and status 141.
    */
-  static Output stdout(JsonLinesWriter out) {
+  static Output stdout(JsonLinesWriter out, java.util.function.IntSupplier heldBytes) {
     return new Output() {
       private volatile boolean closed;
+
+      /** Offsets of the lines written since the last flush; the handler thread's. */
+      private final ArrayList<CdcOffset> unflushed = new ArrayList<>();
+
+      /** {@code unflushed.size()}, for {@link #idle} on other threads. */
+      private volatile int waiting;
+
+      /** The lines lost when stdout was closed before they were flushed. */
+      private volatile int lost;
 
       @Override
       public void write(ChangeEvent event, boolean redelivered, CdcCheckpointHandle checkpoints) {
@@ -412,18 +460,51 @@ final class StreamSession {
         }
         try {
           out.write(event, redelivered);
-          out.flush();
         } catch (UncheckedIOException e) {
-          closed = true;
-          LOG.debug("stdout closed", e);
+          stdoutClosed(e);
           return;
         }
-        acknowledge(checkpoints, event.offset());
+        unflushed.add(event.offset());
+        waiting = unflushed.size();
+        if (unflushed.size() >= FLUSH_EVERY || heldBytes.getAsInt() >= FLUSH_BYTES) {
+          batchEnd(checkpoints);
+        }
+      }
+
+      @Override
+      public void batchEnd(CdcCheckpointHandle checkpoints) {
+        if (closed || unflushed.isEmpty()) {
+          return;
+        }
+        try {
+          out.flush();
+        } catch (UncheckedIOException e) {
+          stdoutClosed(e); // the unflushed lines are not acknowledged: they come again
+          return;
+        }
+        for (CdcOffset offset : unflushed) {
+          acknowledge(checkpoints, offset);
+        }
+        unflushed.clear();
+        waiting = 0;
+      }
+
+      private void stdoutClosed(UncheckedIOException e) {
+        closed = true;
+        lost = unflushed.size();
+        unflushed.clear();
+        waiting = 0;
+        LOG.debug("stdout closed", e);
+      }
+
+      @Override
+      public int unprinted() {
+        return lost;
       }
 
       @Override
       public boolean idle() {
-        return true;
+        return waiting == 0;
       }
 
       @Override

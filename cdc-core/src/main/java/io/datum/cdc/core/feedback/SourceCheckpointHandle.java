@@ -49,6 +49,16 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
   private final Runnable onWatermarkMoved;
   private final boolean durableEachAcknowledgement;
   private final Object storeLock = new Object();
+
+  /** Guards {@link #nextAsync}. */
+  private final Object asyncLock = new Object();
+
+  /**
+   * The future of the acknowledgements of {@link #acknowledgeAsync} waiting for a background store
+   * that was scheduled but did not begin yet; null when none is scheduled. Guarded by asyncLock.
+   */
+  private CompletableFuture<Void> nextAsync;
+
   private volatile PgLsn durableWatermark;
   private volatile PgLsn durableHold;
   private volatile Supplier<PgLsn> flushLimit;
@@ -250,10 +260,58 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
-    long begun = storesBegun;
-    // the executor runs one store at a time; a store covers every acknowledgement recorded
-    // before it began, so the tasks queued behind it usually return at once
-    return CompletableFuture.runAsync(() -> persistAfter(begun), asyncExecutor);
+    // the acknowledgements recorded while no background store is scheduled form one cohort,
+    // completed by one store that begins after the last of them joined: one executor task per
+    // store, not one per acknowledgement (each task woke the executor's thread)
+    CompletableFuture<Void> cohort;
+    boolean schedule = false;
+    synchronized (asyncLock) {
+      cohort = nextAsync;
+      if (cohort == null) {
+        cohort = new CompletableFuture<>();
+        nextAsync = cohort;
+        schedule = true;
+      }
+    }
+    if (schedule) {
+      try {
+        asyncExecutor.execute(this::storeAsyncCohort);
+      } catch (RuntimeException e) {
+        synchronized (asyncLock) {
+          if (nextAsync == cohort) {
+            nextAsync = null;
+          }
+        }
+        cohort.completeExceptionally(e);
+      }
+    }
+    // a future of the caller's own: completing or cancelling it does not touch the others'
+    return cohort.copy();
+  }
+
+  /**
+   * Runs on the executor of {@link #acknowledgeAsync}: closes the current cohort, then returns once
+   * a store that began after that completed (every acknowledgement of the cohort was recorded
+   * before it joined the cohort), and completes the cohort's future with the outcome.
+   */
+  private void storeAsyncCohort() {
+    CompletableFuture<Void> cohort;
+    synchronized (asyncLock) {
+      cohort = nextAsync;
+      nextAsync = null;
+    }
+    if (cohort == null) {
+      return;
+    }
+    try {
+      persistAfter(storesBegun);
+      cohort.complete(null);
+    } catch (Throwable t) {
+      cohort.completeExceptionally(t);
+      if (t instanceof Error e) {
+        throw e;
+      }
+    }
   }
 
   @Override
