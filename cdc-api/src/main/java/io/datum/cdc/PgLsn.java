@@ -1,7 +1,5 @@
 package io.datum.cdc;
 
-import java.util.Locale;
-
 /**
  * A PostgreSQL WAL position (log sequence number): an unsigned 64-bit byte offset into the
  * write-ahead log.
@@ -131,8 +129,26 @@ public final class PgLsn implements Comparable<PgLsn> {
   /** Returns the {@code X/X} form, upper-case hexadecimal, for example {@code 0/16B3748}. */
   @Override
   public String toString() {
-    return Long.toHexString(value >>> 32).toUpperCase(Locale.ROOT)
-        + '/'
-        + Long.toHexString(value & 0xFFFF_FFFFL).toUpperCase(Locale.ROOT);
+    // formatted directly: this runs for every event a JSON line or a log names
+    byte[] text = new byte[17];
+    int n = hex(text, 0, value >>> 32);
+    text[n++] = '/';
+    n = hex(text, n, value & 0xFFFF_FFFFL);
+    return new String(text, 0, n, java.nio.charset.StandardCharsets.ISO_8859_1);
+  }
+
+  private static final byte[] HEX =
+      "0123456789ABCDEF".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+  /**
+   * Writes {@code v} (below 2^32) in upper-case hexadecimal without leading zeros at {@code at}.
+   */
+  private static int hex(byte[] text, int at, long v) {
+    int digits = v == 0 ? 1 : (67 - Long.numberOfLeadingZeros(v)) >> 2;
+    for (int i = at + digits - 1; i >= at; i--) {
+      text[i] = HEX[(int) (v & 0xF)];
+      v >>>= 4;
+    }
+    return at + digits;
   }
 }

@@ -13,6 +13,12 @@ public final class SlotNames {
   /** The longest slot name PostgreSQL accepts, in characters (NAMEDATALEN - 1). */
   public static final int MAX_LENGTH = 63;
 
+  /**
+   * The last name {@link #requireValid} accepted: offsets are built for every event with the same
+   * slot name object, so checking its identity spares the character loop (Strings are immutable).
+   */
+  private static volatile String lastValid;
+
   private SlotNames() {}
 
   /**
@@ -43,12 +49,16 @@ public final class SlotNames {
    *     character other than {@code a-z}, {@code 0-9} and {@code _}; the message quotes it
    */
   public static String requireValid(String name) {
+    if (name != null && name == lastValid) {
+      return name; // the same String object as last time: every event's offset names its source's
+    }
     if (!isValid(name)) {
       throw new CdcConfigurationException(
           "invalid replication slot name "
               + (name == null ? "null" : '"' + name + '"')
               + ": PostgreSQL slot names are 1 to 63 characters of a-z, 0-9 and _");
     }
+    lastValid = name;
     return name;
   }
 }

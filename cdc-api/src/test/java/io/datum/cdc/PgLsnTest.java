@@ -40,6 +40,23 @@ class PgLsnTest {
   }
 
   @Test
+  void toStringIsEachHalfInUpperCaseHexadecimal() {
+    java.util.Random random = new java.util.Random(30);
+    List<Long> values =
+        new ArrayList<>(List.of(0L, 1L, 0xFL, 0x10L, 0xFFFF_FFFFL, 1L << 32, -1L, Long.MIN_VALUE));
+    for (int i = 0; i < 10_000; i++) {
+      values.add(random.nextLong() >>> random.nextInt(64));
+    }
+    for (long v : values) {
+      String expected =
+          Long.toHexString(v >>> 32).toUpperCase(java.util.Locale.ROOT)
+              + '/'
+              + Long.toHexString(v & 0xFFFF_FFFFL).toUpperCase(java.util.Locale.ROOT);
+      assertEquals(expected, PgLsn.of(v).toString(), Long.toHexString(v));
+    }
+  }
+
+  @Test
   void toStringHasNoLeadingZeros() {
     assertEquals("0/0", PgLsn.parse("00000000/00000000").toString());
     assertEquals("1/A", PgLsn.parse("00000001/0000000a").toString());

@@ -23,6 +23,7 @@ import java.util.Locale;
  *     [--out results.json] [--child-jvm-args "-Xmx4g"] [--timeout 1800]
  *     [--pg-recvlogical /usr/bin/pg_recvlogical] [--idle-seconds 3]
  *     [--debezium-kafka-dir cdc-benchmarks/target/debezium-kafka]
+ *     [--pgcdc-jar cdc-cli/target/pgcdc.jar] (consumer pgcdc: pgcdc stream, its lines to a pipe)
  * </pre>
  */
 public final class EndToEndHarness {
@@ -175,6 +176,7 @@ public final class EndToEndHarness {
                     table,
                     Long.toString(expected),
                     Long.toString(o.timeoutSeconds)));
+        case "pgcdc" -> PgcdcStream.run(o, pg, r, expected, slot, publication);
         case "pg_recvlogical" ->
             RecvLogical.toDevNull(o, pg, r, expected, slot, publication, endLsn);
         default -> RecvLogical.toPipe(o, pg, r, expected, slot, publication);

@@ -14,7 +14,8 @@ final class HarnessOptions {
           "datum_metrics",
           "debezium",
           "pg_recvlogical",
-          "pg_recvlogical_pipe");
+          "pg_recvlogical_pipe",
+          "pgcdc");
   int runs = 1;
   double scale = 1.0;
   String out;
@@ -23,6 +24,7 @@ final class HarnessOptions {
   String pgRecvlogical = "/usr/bin/pg_recvlogical";
   double idleSeconds = 3;
   String debeziumKafkaDir;
+  String pgcdcJar = "cdc-cli/target/pgcdc.jar";
 
   static HarnessOptions parse(String[] args) {
     HarnessOptions o = new HarnessOptions();
@@ -40,12 +42,14 @@ final class HarnessOptions {
         case "--pg-recvlogical" -> o.pgRecvlogical = v;
         case "--idle-seconds" -> o.idleSeconds = Double.parseDouble(v);
         case "--debezium-kafka-dir" -> o.debeziumKafkaDir = v;
+        case "--pgcdc-jar" -> o.pgcdcJar = v;
         case "-h", "--help" -> {
           System.out.println(
               "EndToEndHarness [--workloads a,b,c] [--consumers datum,debezium,pg_recvlogical]"
                   + " [--runs N] [--scale 1.0] [--out results.json] [--child-jvm-args \"-Xmx4g\"]"
                   + " [--timeout 1800] [--pg-recvlogical /usr/bin/pg_recvlogical] [--idle-seconds 3]"
-                  + " [--debezium-kafka-dir cdc-benchmarks/target/debezium-kafka]");
+                  + " [--debezium-kafka-dir cdc-benchmarks/target/debezium-kafka]"
+                  + " [--pgcdc-jar cdc-cli/target/pgcdc.jar]");
           System.exit(0);
         }
         default -> throw new IllegalArgumentException("unknown option " + a);

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.core.StreamWriteFeature;
 import com.fasterxml.jackson.core.io.SerializedString;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import io.datum.cdc.CdcOffset;
+import io.datum.cdc.PgLsn;
 import io.datum.cdc.TableId;
 import io.datum.cdc.event.ChangeEvent;
 import io.datum.cdc.event.DeleteEvent;
@@ -27,6 +28,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.io.Writer;
+import java.time.Instant;
 import java.util.LinkedHashSet;
 import java.util.Objects;
 import java.util.Set;
@@ -109,6 +111,21 @@ public final class JsonLinesWriter implements Flushable, Closeable {
   private final JsonGenerator generator;
   private final JsonValueWriter values;
   private boolean broken;
+
+  // One-entry caches of what consecutive lines share, serialized once: the slot, the table, and a
+  // transaction's commit_lsn, tx_end_lsn and commit_time (every event of a transaction repeats
+  // them)
+  private String slot;
+  private SerializedString slotText;
+  private TableId table;
+  private SerializedString schemaText;
+  private SerializedString tableText;
+  private PgLsn commitLsn;
+  private SerializedString commitLsnText;
+  private PgLsn txEndLsn;
+  private SerializedString txEndLsnText;
+  private Instant commitTime;
+  private SerializedString commitTimeText;
 
   /**
    * Writes UTF-8 to a stream. The stream is not closed by {@link #close}: the caller owns it.
@@ -246,19 +263,36 @@ public final class JsonLinesWriter implements Flushable, Closeable {
       throws IOException {
     CdcOffset offset = event.offset();
     generator.writeFieldName(SLOT);
-    generator.writeString(offset.slot());
+    if (!offset.slot().equals(slot)) {
+      slot = offset.slot();
+      slotText = new SerializedString(slot);
+    }
+    generator.writeString(slotText);
     if (table != null) {
+      if (!table.equals(this.table)) {
+        this.table = table;
+        schemaText = new SerializedString(table.schema());
+        tableText = new SerializedString(table.table());
+      }
       generator.writeFieldName(SCHEMA);
-      generator.writeString(table.schema());
+      generator.writeString(schemaText);
       generator.writeFieldName(TABLE);
-      generator.writeString(table.table());
+      generator.writeString(tableText);
     }
     generator.writeFieldName(XID);
     generator.writeNumber(offset.xid());
+    if (!offset.commitLsn().equals(commitLsn)) {
+      commitLsn = offset.commitLsn();
+      commitLsnText = new SerializedString(commitLsn.toString());
+    }
     generator.writeFieldName(COMMIT_LSN);
-    generator.writeString(offset.commitLsn().toString());
+    generator.writeString(commitLsnText);
+    if (!offset.txEndLsn().equals(txEndLsn)) {
+      txEndLsn = offset.txEndLsn();
+      txEndLsnText = new SerializedString(txEndLsn.toString());
+    }
     generator.writeFieldName(TX_END_LSN);
-    generator.writeString(offset.txEndLsn().toString());
+    generator.writeString(txEndLsnText);
     generator.writeFieldName(EVENT_INDEX);
     generator.writeNumber(offset.eventIndex());
     generator.writeFieldName(EVENT_COUNT);
@@ -266,8 +300,12 @@ public final class JsonLinesWriter implements Flushable, Closeable {
     generator.writeFieldName(LSN);
     generator.writeString(event.lsn().toString());
     TransactionInfo transaction = event.transaction();
+    if (!transaction.commitTime().equals(commitTime)) {
+      commitTime = transaction.commitTime();
+      commitTimeText = new SerializedString(values.instantText(commitTime));
+    }
     generator.writeFieldName(COMMIT_TIME);
-    values.writeInstant(transaction.commitTime());
+    generator.writeString(commitTimeText);
     if (transaction.origin() != null) {
       generator.writeFieldName(ORIGIN);
       generator.writeString(transaction.origin());

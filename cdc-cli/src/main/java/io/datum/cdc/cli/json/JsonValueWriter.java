@@ -124,6 +124,19 @@ final class JsonValueWriter {
     writeTemporal(value);
   }
 
+  /**
+   * Returns the text {@link #writeInstant} writes for an instant (without quotes).
+   *
+   * @param value the instant, not null
+   * @return its text
+   */
+  String instantText(Instant value) {
+    if (value.equals(Instant.MAX) || value.equals(Instant.MIN)) {
+      return value.equals(Instant.MAX) ? INFINITY : MINUS_INFINITY;
+    }
+    return new String(text.buffer(), 0, text.instant(value));
+  }
+
   private void writeInteger(Number value, boolean numeric) throws IOException {
     if (numeric) {
       generator.writeString(value.toString());
