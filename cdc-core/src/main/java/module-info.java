@@ -12,6 +12,7 @@ module io.datum.cdc.core {
   requires transitive io.datum.cdc.api;
   requires transitive java.sql;
   requires org.postgresql.jdbc;
+  requires ch.randelshofer.fastdoubleparser;
   requires org.slf4j;
 
   exports io.datum.cdc.core;

@@ -66,7 +66,14 @@ class PluginArchiveTest {
       }
     }
     assertEquals(
-        Set.of("cdc-api", "cdc-core", "cdc-kafka-connect", "checker-qual", "postgresql"), jars);
+        Set.of(
+            "cdc-api",
+            "cdc-core",
+            "cdc-kafka-connect",
+            "checker-qual",
+            "fastdoubleparser",
+            "postgresql"),
+        jars);
   }
 
   @Test
