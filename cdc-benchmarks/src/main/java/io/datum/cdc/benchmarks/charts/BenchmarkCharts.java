@@ -115,6 +115,14 @@ public final class BenchmarkCharts {
     } else {
       System.err.println("no parallel.json in " + in);
     }
+    Path latency = firstMatching(in, "latency-");
+    if (latency != null) {
+      Path png = out.resolve("benchmark-latency.png");
+      ChartUtils.saveChartAsPNG(png.toFile(), latencyChart(latency), WIDTH, HEIGHT);
+      System.out.println("wrote " + png + " from " + latency);
+    } else {
+      System.err.println("no latency-*.json in " + in);
+    }
     Path snapshots = in.resolve("snapshot");
     if (Files.isDirectory(snapshots)) {
       Path png = out.resolve("benchmark-snapshot.png");
@@ -516,6 +524,90 @@ public final class BenchmarkCharts {
         dataset,
         ranges,
         "%.0f");
+  }
+
+  private static final Map<String, String> LATENCY_CONSUMERS =
+      Map.of(
+          "datum", "datum-cdc acknowledge",
+          "datum_async", "datum-cdc acknowledgeAsync",
+          "pgcdc", "pgcdc stream",
+          "debezium", "Debezium Engine 3.6.1",
+          "pg_recvlogical", "pg_recvlogical");
+
+  /**
+   * The latency harness's p99 per consumer and load, on a logarithmic axis (the consumers differ by
+   * up to four orders of magnitude); the whisker runs from the median to the largest latency. A
+   * consumer that fell behind (no result) has no bar.
+   */
+  static JFreeChart latencyChart(Path file) throws IOException {
+    @SuppressWarnings("unchecked")
+    Map<String, Object> root = (Map<String, Object>) JSON.readValue(file.toFile(), Object.class);
+    @SuppressWarnings("unchecked")
+    List<Map<String, Object>> results = (List<Map<String, Object>>) root.get("results");
+    DefaultCategoryDataset dataset = new DefaultCategoryDataset();
+    Map<String, double[]> ranges = new HashMap<>();
+    for (Map<String, Object> r : results) {
+      String consumer =
+          LATENCY_CONSUMERS.getOrDefault(r.get("consumer"), (String) r.get("consumer"));
+      int rows = ((Number) r.get("rowsPerTransaction")).intValue();
+      String label =
+          String.format(
+              Locale.ROOT,
+              "%,d changes/s, %s",
+              ((Number) r.get("targetChangesPerSecond")).intValue(),
+              rows == 1 ? "1 row/tx" : rows + " rows/tx");
+      if (r.get("p99Ms") instanceof Number p99) {
+        dataset.addValue(p99.doubleValue(), consumer, label);
+        ranges.put(
+            consumer + "\u0000" + label,
+            new double[] {
+              ((Number) r.get("p50Ms")).doubleValue(), ((Number) r.get("maxMs")).doubleValue()
+            });
+      } else {
+        dataset.addValue(null, consumer, label);
+      }
+    }
+    JFreeChart chart =
+        barChart(
+            "Commit-to-consumer latency under a steady load: p99 in ms (lower is better)",
+            String.format(
+                Locale.ROOT,
+                "pgbench at a fixed rate, %s s measured after %s s; whisker = median to max; no bar:"
+                    + " fell behind; 2 cores shared by PostgreSQL 17, pgbench and the consumer",
+                root.get("seconds"),
+                root.get("warmup")),
+            "p99 latency, ms (log scale)",
+            dataset,
+            ranges,
+            "%.1f");
+    org.jfree.chart.axis.LogAxis log =
+        new org.jfree.chart.axis.LogAxis("p99 latency, ms (log scale)");
+    log.setLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 14));
+    log.setTickLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+    log.setSmallestValue(0.1);
+    log.setRange(0.1, 100_000);
+    log.setNumberFormatOverride(new DecimalFormat("#,##0.#"));
+    log.setTickUnit(new org.jfree.chart.axis.NumberTickUnit(1)); // one tick per decade
+    CategoryPlot plot = chart.getCategoryPlot();
+    plot.setRangeAxis(log);
+    BarRenderer renderer = (BarRenderer) plot.getRenderer();
+    renderer.setBase(0.1);
+    renderer.setDefaultItemLabelsVisible(false);
+    Map<String, Color> colors =
+        Map.of(
+            "datum-cdc acknowledge", new Color(0x9ecae1),
+            "datum-cdc acknowledgeAsync", new Color(0x1f77b4),
+            "pgcdc stream", new Color(0x2ca02c),
+            "Debezium Engine 3.6.1", new Color(0xd62728),
+            "pg_recvlogical", new Color(0x7f7f7f));
+    for (int i = 0; i < dataset.getRowCount(); i++) {
+      Color c = colors.get(dataset.getRowKey(i).toString());
+      if (c != null) {
+        renderer.setSeriesPaint(i, c);
+      }
+    }
+    plot.getDomainAxis().setTickLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+    return chart;
   }
 
   private static JFreeChart barChart(

@@ -152,12 +152,13 @@ public final class Latencies {
 
     /**
      * Whether the consumer kept up: the median of the window's last tenth is within 2 times, or 20
-     * ms, of its first tenth's (its lag did not grow).
+     * ms, of its first tenth's (its lag did not grow), and below one second (it had not fallen
+     * behind already before the window).
      *
      * @return true if it kept up
      */
     public boolean keptUp() {
-      return count > 0 && (lastP50 <= 2 * firstP50 || lastP50 <= firstP50 + 20);
+      return count > 0 && lastP50 < 1000 && (lastP50 <= 2 * firstP50 || lastP50 <= firstP50 + 20);
     }
 
     /**
