@@ -2,10 +2,8 @@ package io.datum.cdc.benchmarks.e2e;
 
 import io.datum.cdc.embedded.ChildJvm;
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -71,29 +69,9 @@ final class JvmConsumer {
   }
 
   /**
-   * The Kafka 4.3 jars Debezium 3.6.1 is built against (target/debezium-kafka, next to
-   * benchmarks.jar, copied there by the build), to go in front of the class path of its child.
+   * The Kafka 4.3 jars Debezium 3.6.1 is built against, for the front of its child's class path.
    */
   static String debeziumKafkaClassPath(HarnessOptions o) throws Exception {
-    Path dir;
-    if (o.debeziumKafkaDir != null) {
-      dir = Path.of(o.debeziumKafkaDir);
-    } else {
-      Path jar =
-          Path.of(
-              EndToEndHarness.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-      dir = jar.resolveSibling("debezium-kafka");
-    }
-    if (!Files.isDirectory(dir)) {
-      throw new IllegalStateException(
-          dir + " is missing; build cdc-benchmarks or pass --debezium-kafka-dir");
-    }
-    StringBuilder cp = new StringBuilder();
-    try (var jars = Files.list(dir)) {
-      jars.filter(f -> f.toString().endsWith(".jar"))
-          .sorted()
-          .forEach(f -> cp.append(f.toAbsolutePath()).append(File.pathSeparatorChar));
-    }
-    return cp.toString();
+    return ConsumerCommands.debeziumKafkaClassPath(o.debeziumKafkaDir);
   }
 }

@@ -4,7 +4,6 @@ import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -28,25 +27,8 @@ final class PgcdcStream {
       String publication)
       throws Exception {
     Path store = Files.createTempDirectory("e2e-pgcdc-store");
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.addAll(o.childJvmArgs);
-    cmd.addAll(
-        List.of(
-            "-jar",
-            o.pgcdcJar,
-            "stream",
-            "--url",
-            pg.jdbcUrl(),
-            "--user",
-            pg.user(),
-            "--slot",
-            slot,
-            "--publication",
-            publication,
-            "--trust-slot-position",
-            "--store",
-            "file:" + store));
+    List<String> cmd =
+        ConsumerCommands.pgcdcStream(o.childJvmArgs, o.pgcdcJar, pg, slot, publication, store);
     long launched = System.nanoTime();
     Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     long pid = p.pid();

@@ -17,37 +17,12 @@ final class RecvLogical {
   /** USER_HZ on Linux: the unit of /proc/PID/stat's CPU times. */
   static final long CLK_TCK = 100;
 
-  private static final String PUBLICATION_PARAMS = "proto_version=1";
-
   private RecvLogical() {}
 
   /** {@code pg_recvlogical --start} on the slot with pgoutput, writing to {@code file}. */
   private static List<String> command(
       HarnessOptions o, EmbeddedPostgresServer pg, String slot, String publication, String file) {
-    return List.of(
-        o.pgRecvlogical,
-        "--start",
-        "-S",
-        slot,
-        "-d",
-        EmbeddedPostgresServer.DEFAULT_DATABASE,
-        "-h",
-        EmbeddedPostgresServer.HOST,
-        "-p",
-        Integer.toString(pg.port()),
-        "-U",
-        pg.user(),
-        "-o",
-        PUBLICATION_PARAMS,
-        "-o",
-        "publication_names=" + publication,
-        "-f",
-        file,
-        "-F",
-        "0",
-        "-s",
-        "1",
-        "--no-loop");
+    return ConsumerCommands.pgRecvlogical(o.pgRecvlogical, pg, slot, publication, file);
   }
 
   /**

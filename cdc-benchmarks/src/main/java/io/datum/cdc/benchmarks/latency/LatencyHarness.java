@@ -1,6 +1,7 @@
 package io.datum.cdc.benchmarks.latency;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.datum.cdc.benchmarks.e2e.ConsumerCommands;
 import io.datum.cdc.embedded.ChildJvm;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import java.io.BufferedReader;
@@ -275,7 +276,7 @@ public final class LatencyHarness {
         cmd.addAll(
             List.of(
                 "-cp",
-                debeziumKafkaClassPath() + ChildJvm.classPath(),
+                ConsumerCommands.debeziumKafkaClassPath(null) + ChildJvm.classPath(),
                 DebeziumLatencyConsumer.class.getName(),
                 EmbeddedPostgresServer.HOST,
                 Integer.toString(pg.port()),
@@ -286,50 +287,12 @@ public final class LatencyHarness {
                 PUBLICATION,
                 TABLE));
       }
-      case "pgcdc" -> {
-        cmd.add(java);
-        cmd.addAll(o.childJvmArgs);
-        cmd.addAll(
-            List.of(
-                "-jar",
-                o.pgcdcJar,
-                "stream",
-                "--url",
-                pg.jdbcUrl(),
-                "--user",
-                pg.user(),
-                "--slot",
-                SLOT,
-                "--publication",
-                PUBLICATION,
-                "--trust-slot-position",
-                "--store",
-                "file:" + storeDir));
-      }
-      default ->
+      case "pgcdc" ->
           cmd.addAll(
-              List.of(
-                  o.pgRecvlogical,
-                  "--start",
-                  "-S",
-                  SLOT,
-                  "-d",
-                  EmbeddedPostgresServer.DEFAULT_DATABASE,
-                  "-h",
-                  EmbeddedPostgresServer.HOST,
-                  "-p",
-                  Integer.toString(pg.port()),
-                  "-U",
-                  pg.user(),
-                  "-o",
-                  "proto_version=1",
-                  "-o",
-                  "publication_names=" + PUBLICATION,
-                  "-f",
-                  "-",
-                  "-F",
-                  "0",
-                  "--no-loop"));
+              ConsumerCommands.pgcdcStream(
+                  o.childJvmArgs, o.pgcdcJar, pg, SLOT, PUBLICATION, storeDir));
+      default ->
+          cmd.addAll(ConsumerCommands.pgRecvlogical(o.pgRecvlogical, pg, SLOT, PUBLICATION, "-"));
     }
     ProcessBuilder b = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);
     if (!pg.password().isEmpty()) {
@@ -482,19 +445,6 @@ public final class LatencyHarness {
       s.execute("DROP TABLE " + TABLE);
       s.execute("CHECKPOINT");
     }
-  }
-
-  private static String debeziumKafkaClassPath() throws Exception {
-    Path jar =
-        Path.of(LatencyHarness.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-    Path dir = jar.resolveSibling("debezium-kafka");
-    StringBuilder cp = new StringBuilder();
-    try (var jars = Files.list(dir)) {
-      jars.filter(f -> f.toString().endsWith(".jar"))
-          .sorted()
-          .forEach(f -> cp.append(f.toAbsolutePath()).append(java.io.File.pathSeparatorChar));
-    }
-    return cp.toString();
   }
 
   private static void deleteTree(Path dir) throws IOException {

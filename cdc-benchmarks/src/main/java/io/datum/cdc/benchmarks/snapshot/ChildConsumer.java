@@ -3,10 +3,8 @@ package io.datum.cdc.benchmarks.snapshot;
 import io.datum.cdc.benchmarks.e2e.ConsumerProbe;
 import io.datum.cdc.embedded.ChildJvm;
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -76,28 +74,9 @@ final class ChildConsumer {
   }
 
   /**
-   * The Kafka 4.3 jars Debezium 3.6.1 is built against (target/debezium-kafka, next to
-   * benchmarks.jar), to go in front of the class path of its child.
+   * The Kafka 4.3 jars Debezium 3.6.1 is built against, for the front of its child's class path.
    */
   static String debeziumKafkaClassPath(SnapshotOptions o) throws Exception {
-    Path dir;
-    if (o.debeziumKafkaDir != null) {
-      dir = Path.of(o.debeziumKafkaDir);
-    } else {
-      Path jar =
-          Path.of(ChildConsumer.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-      dir = jar.resolveSibling("debezium-kafka");
-    }
-    if (!Files.isDirectory(dir)) {
-      throw new IllegalStateException(
-          dir + " is missing; build cdc-benchmarks or pass --debezium-kafka-dir");
-    }
-    StringBuilder cp = new StringBuilder();
-    try (var jars = Files.list(dir)) {
-      jars.filter(f -> f.toString().endsWith(".jar"))
-          .sorted()
-          .forEach(f -> cp.append(f.toAbsolutePath()).append(File.pathSeparatorChar));
-    }
-    return cp.toString();
+    return io.datum.cdc.benchmarks.e2e.ConsumerCommands.debeziumKafkaClassPath(o.debeziumKafkaDir);
   }
 }
