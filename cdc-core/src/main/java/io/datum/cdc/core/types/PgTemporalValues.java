@@ -96,7 +96,7 @@ final class PgTemporalValues {
    * HH:MM:SS[.F]±HH[:MM[:SS]]} with a four-digit AD year, computed without the intermediate date,
    * time and offset objects; null for anything else or anything out of range, which {@link
    * #parseTimestampTzGeneral} then parses or refuses. Same result as the general path
-   * (PgTemporalValuesTest compares them).
+   * (PgTimestampTzFastPathTest compares them).
    */
   static Instant commonTimestampTz(String s) {
     int n = s.length();
