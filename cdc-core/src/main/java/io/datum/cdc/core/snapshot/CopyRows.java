@@ -4,6 +4,9 @@ import io.datum.cdc.core.relation.RelationInfo;
 import io.datum.cdc.core.relation.TextValueDecoding;
 import io.datum.cdc.core.relation.ValueDecodingException;
 import io.datum.cdc.core.relation.ValueFailure;
+import io.datum.cdc.core.types.PgBinaryCodec;
+import io.datum.cdc.core.types.PgBinaryValues;
+import io.datum.cdc.core.types.PgBuiltinType;
 import io.datum.cdc.event.ColumnInfo;
 import io.datum.cdc.event.Row;
 import java.nio.charset.StandardCharsets;
@@ -18,17 +21,34 @@ import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyOut;
 
 /**
- * Reads the rows of one {@link SnapshotTable} with {@code COPY (SELECT ...) TO STDOUT} in text
- * format and decodes each to the {@link Row} the stream's Insert of the same row would carry: the
- * published columns only, the rows the publication's row filter passes, each text value decoded as
- * the stream decodes a text ({@code 't'}) value of the same relation ({@link TextValueDecoding}),
- * with the same decode-error policy. Optionally a key range of the table's chunk key (lower bound
- * exclusive, upper bound inclusive) and a row limit, ordered by the chunk key, for keyset chunking;
- * each row's chunk key texts are available to resume after it.
+ * Reads the rows of one {@link SnapshotTable} with {@code COPY (SELECT ...) TO STDOUT} and decodes
+ * each to the {@link Row} the stream's Insert of the same row would carry: the published columns
+ * only, the rows the publication's row filter passes, each value decoded as the stream decodes a
+ * value of the same relation, with the same decode-error policy. Optionally a key range of the
+ * table's chunk key (lower bound exclusive, upper bound inclusive) and a row limit, ordered by the
+ * chunk key, for keyset chunking; each row's chunk key texts are available to resume after it.
+ *
+ * <p><b>Format.</b> A table whose published columns are all of builtin types that decode to typed
+ * Java values ({@link #binaryReadable}: {@code bool}, the integers, {@code oid}, the floats, {@code
+ * numeric}, the text types, {@code "char"}, {@code name}, {@code bytea}, the date and time types,
+ * {@code interval}, {@code uuid}, {@code json}, {@code jsonb}, and arrays of these) is read in
+ * binary format ({@code FORMAT binary}): each value in its type's send format, decoded by {@link
+ * PgBinaryValues} to the value {@link TextValueDecoding} gives for its text (the equivalence the
+ * stream's {@code binary} option relies on), and cheaper for the server too (no {@code float8out},
+ * {@code timestamptz_out} or {@code numeric_out} per value). Under the {@code RAW} policy a value
+ * that does not decode is then kept as its send-format bytes ({@code byte[]}), as the stream keeps
+ * a binary value. Any other table (a column of a user-defined type, a range, a rendered type such
+ * as {@code inet} or {@code money}, whose text depends on the session) is read in text format
+ * ({@link CopyText}), each text value decoded as the stream decodes a text ({@code 't'}) value. The
+ * chunk key texts are COPY's text either way: in binary format an integer, text or {@code uuid}
+ * key's text is its Java value's (exactly what its output function prints), and any other key
+ * column is selected a second time as {@code concat(column)}, which PostgreSQL renders with the
+ * type's output function (PostgreSQL docs, String Functions: {@code concat}). PostgreSQL docs,
+ * COPY, "Binary Format".
  *
  * <p>The reading connection's session must print values as the walsender does: call {@link
- * #prepareSession} once on it. COPY text format: {@link CopyText}; PostgreSQL docs, COPY. One
- * instance reads one query, on the caller's thread; it is not thread-safe.
+ * #prepareSession} once on it. One instance reads one query, on the caller's thread; it is not
+ * thread-safe.
  *
  * <pre>{@code
  * try (CopyRows rows = CopyRows.open(connection, table, after, null, 10_000, Policy.STOP)) {
@@ -47,13 +67,26 @@ public final class CopyRows implements AutoCloseable {
   private final CopyOut copy;
   private final List<ColumnInfo> columns;
 
+  /** True if the COPY is in binary format. */
+  private final boolean binary;
+
   /**
-   * The number of fields of a row: the published columns and the chunk key columns not among them.
+   * The number of fields of a row: the published columns and the extra key fields ({@link
+   * #extraKeyFields}).
    */
   private final int fieldCount;
 
-  /** For each chunk key column, its field index in a row. */
+  /**
+   * For each chunk key column, its field index in a row; in binary format, negative (minus the
+   * column index, minus one) where the key's text is its decoded value's ({@link #renderedKey}).
+   */
   private final int[] keyFields;
+
+  /** Binary format: the values of the row read last (key texts rendered from them). */
+  private Object[] binaryValues;
+
+  /** Binary format: true once the file header (signature, flags, extension) was read. */
+  private boolean headerRead;
 
   /** Raw start and end (exclusive; negated minus one if escaped) of every field of the last row. */
   private final int[] fieldStarts;
@@ -68,13 +101,14 @@ public final class CopyRows implements AutoCloseable {
   private int undecodedCount;
   private List<ValueFailure> failures;
 
-  private CopyRows(
-      SnapshotTable table, ValueFailure.Policy policy, CopyOut copy, List<String> extraKeys) {
+  private CopyRows(SnapshotTable table, ValueFailure.Policy policy, CopyOut copy, boolean binary) {
     this.table = table;
     this.relation = table.relation();
     this.policy = policy;
     this.copy = copy;
+    this.binary = binary;
     this.columns = relation.columns();
+    List<String> extraKeys = extraKeyFields(table, binary);
     this.fieldCount = columns.size() + extraKeys.size();
     this.fieldStarts = new int[fieldCount];
     this.fieldEnds = new int[fieldCount];
@@ -82,7 +116,8 @@ public final class CopyRows implements AutoCloseable {
     this.keyFields = new int[key.size()];
     for (int k = 0; k < keyFields.length; k++) {
       int at = indexOf(columns, key.get(k));
-      keyFields[k] = at >= 0 ? at : columns.size() + extraKeys.indexOf(key.get(k));
+      int extra = extraKeys.indexOf(key.get(k));
+      keyFields[k] = extra >= 0 ? columns.size() + extra : binary ? -at - 1 : at;
     }
   }
 
@@ -135,6 +170,25 @@ public final class CopyRows implements AutoCloseable {
    */
   public static String copyStatement(
       SnapshotTable table, List<String> after, List<String> upTo, long limit) {
+    return copyStatement(table, after, upTo, limit, false);
+  }
+
+  /**
+   * Builds the COPY statement that reads a table's rows, in text or binary format: as {@link
+   * #copyStatement(SnapshotTable, List, List, long)}, and in binary format {@code ... TO STDOUT
+   * (FORMAT binary)} with, after the published columns, {@code concat(k)} for each chunk key column
+   * whose text is not rendered from its decoded value (see the class comment).
+   *
+   * @param table the table
+   * @param after the chunk key texts to read after (exclusive), or null
+   * @param upTo the chunk key texts to read up to (inclusive), or null
+   * @param limit the most rows to read, or 0 for no limit
+   * @param binary true for binary format; only meaningful for a table {@link #binaryReadable}
+   * @return the statement
+   * @throws IllegalArgumentException as {@link #copyStatement(SnapshotTable, List, List, long)}
+   */
+  public static String copyStatement(
+      SnapshotTable table, List<String> after, List<String> upTo, long limit, boolean binary) {
     if (limit < 0) {
       throw new IllegalArgumentException("limit must be 0 (none) or positive: " + limit);
     }
@@ -146,8 +200,11 @@ public final class CopyRows implements AutoCloseable {
     for (int i = 0; i < columns.size(); i++) {
       sql.append(i == 0 ? "" : ", ").append(identifier(columns.get(i).name()));
     }
-    for (String k : extraKeys(table)) {
-      sql.append(", ").append(identifier(k));
+    for (String k : extraKeyFields(table, binary)) {
+      sql.append(", ")
+          .append(binary ? "concat(" : "")
+          .append(identifier(k))
+          .append(binary ? ")" : "");
     }
     sql.append(" FROM ")
         .append(table.partitionedRoot() ? "" : "ONLY ")
@@ -177,7 +234,7 @@ public final class CopyRows implements AutoCloseable {
     if (limit > 0) {
       sql.append(" LIMIT ").append(limit);
     }
-    return sql.append(") TO STDOUT").toString();
+    return sql.append(binary ? ") TO STDOUT (FORMAT binary)" : ") TO STDOUT").toString();
   }
 
   /**
@@ -205,10 +262,11 @@ public final class CopyRows implements AutoCloseable {
       long limit,
       ValueFailure.Policy policy)
       throws SQLException {
-    String sql = copyStatement(table, after, upTo, limit);
+    boolean binary = binaryReadable(table);
+    String sql = copyStatement(table, after, upTo, limit, binary);
     Objects.requireNonNull(policy, "policy");
     CopyOut copy = connection.unwrap(PGConnection.class).getCopyAPI().copyOut(sql);
-    return new CopyRows(table, policy, copy, extraKeys(table));
+    return new CopyRows(table, policy, copy, binary);
   }
 
   /**
@@ -222,7 +280,55 @@ public final class CopyRows implements AutoCloseable {
    * @return the reader
    */
   public static CopyRows over(CopyOut copy, SnapshotTable table, ValueFailure.Policy policy) {
-    return new CopyRows(table, Objects.requireNonNull(policy, "policy"), copy, extraKeys(table));
+    return over(copy, table, policy, false);
+  }
+
+  /**
+   * Reads a table's rows from a COPY already started, in the format given, with the fields {@link
+   * #copyStatement(SnapshotTable, List, List, long, boolean)} selects in that format (for the
+   * benchmarks).
+   *
+   * @param copy the COPY, positioned before its first row (in binary format: before the header)
+   * @param table the table
+   * @param policy as for {@link #open}
+   * @param binary true if the COPY is in binary format
+   * @return the reader
+   */
+  public static CopyRows over(
+      CopyOut copy, SnapshotTable table, ValueFailure.Policy policy, boolean binary) {
+    return new CopyRows(table, Objects.requireNonNull(policy, "policy"), copy, binary);
+  }
+
+  /**
+   * Returns whether {@link #open} reads a table in binary format: every published column's value
+   * type (a domain's base type) is a builtin type that decodes to a typed Java value, or an array
+   * of one (see the class comment), and none needs a catalog codec.
+   *
+   * @param table the table
+   * @return true for binary format, false for text
+   */
+  public static boolean binaryReadable(SnapshotTable table) {
+    RelationInfo relation = table.relation();
+    PgBinaryCodec[] codecs = relation.binaryCodecs();
+    int[] oids = relation.valueTypeOids();
+    for (int i = 0; i < oids.length; i++) {
+      if (codecs != null && codecs[i] != null) {
+        return false;
+      }
+      PgBuiltinType type = PgBuiltinType.of(oids[i]);
+      if (type == null) {
+        type = PgBuiltinType.elementOf(oids[i]);
+      }
+      if (type == null || !type.typed()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Returns true if this reader's COPY is in binary format. */
+  public boolean binary() {
+    return binary;
   }
 
   /**
@@ -237,6 +343,9 @@ public final class CopyRows implements AutoCloseable {
   public boolean next() throws SQLException {
     if (finished) {
       return false;
+    }
+    if (binary) {
+      return nextBinary();
     }
     byte[] bytes = copy.readFromCopy();
     if (bytes == null) {
@@ -278,6 +387,136 @@ public final class CopyRows implements AutoCloseable {
     return true;
   }
 
+  /** The signature of a binary COPY file: {@code PGCOPY\n\377\r\n\0} (PostgreSQL docs, COPY). */
+  private static final byte[] SIGNATURE = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', -1, '\r', '\n', 0};
+
+  private boolean nextBinary() throws SQLException {
+    byte[] bytes = copy.readFromCopy();
+    int at = 0;
+    if (!headerRead && bytes != null) {
+      // the header goes out in front of the first tuple's message (copyto.c)
+      at = header(bytes);
+      headerRead = true;
+    }
+    if (bytes == null) {
+      // the server always ends a binary COPY with a trailer, read below
+      throw malformed("the COPY ended without its trailer", 0);
+    }
+    int end = bytes.length;
+    if (end - at < 2) {
+      throw malformed("a tuple is shorter than its field count", at);
+    }
+    int fields = (short) ((bytes[at] & 0xff) << 8 | bytes[at + 1] & 0xff);
+    at += 2;
+    if (fields == -1) {
+      if (at != end || copy.readFromCopy() != null) {
+        throw malformed("data follows the trailer", at);
+      }
+      finished = true;
+      row = null;
+      return false;
+    }
+    if (fields != fieldCount) {
+      throw fieldCount(fields < fieldCount ? fields : -1);
+    }
+    line = bytes;
+    count++;
+    int n = columns.size();
+    Object[] decoded = new Object[n];
+    undecodedCount = 0;
+    for (int f = 0; f < fieldCount; f++) {
+      if (end - at < 4) {
+        throw malformed("field " + (f + 1) + " has no length", at);
+      }
+      int length =
+          (bytes[at] & 0xff) << 24
+              | (bytes[at + 1] & 0xff) << 16
+              | (bytes[at + 2] & 0xff) << 8
+              | bytes[at + 3] & 0xff;
+      at += 4;
+      if (length == -1) {
+        fieldStarts[f] = at;
+        fieldEnds[f] = -1;
+        continue;
+      }
+      if (length < 0 || length > end - at) {
+        throw malformed("field " + (f + 1) + " claims " + length + " bytes", at - 4);
+      }
+      fieldStarts[f] = at;
+      fieldEnds[f] = at + length;
+      if (f < n) {
+        decoded[f] = decodeBinary(f, bytes, at, length);
+      }
+      at += length;
+    }
+    if (at != end) {
+      throw malformed("the tuple has " + (end - at) + " bytes after its last field", at);
+    }
+    binaryValues = decoded;
+    row =
+        undecodedCount == 0
+            ? Row.of(columns, decoded)
+            : Row.of(columns, decoded, Arrays.copyOf(undecoded, undecodedCount));
+    return true;
+  }
+
+  /** Checks the binary file header; returns the index after it. */
+  private int header(byte[] bytes) {
+    int at = SIGNATURE.length + 8;
+    if (bytes.length < at || !Arrays.equals(bytes, 0, SIGNATURE.length, SIGNATURE, 0, at - 8)) {
+      throw malformed("no binary COPY signature", 0);
+    }
+    int flags = int32(bytes, SIGNATURE.length);
+    if ((flags & (1 << 16)) != 0) {
+      throw malformed("the rows carry OIDs", SIGNATURE.length);
+    }
+    int extension = int32(bytes, SIGNATURE.length + 4);
+    if (extension < 0 || extension > bytes.length - at) {
+      throw malformed("the header extension claims " + extension + " bytes", at - 4);
+    }
+    return at + extension;
+  }
+
+  private static int int32(byte[] b, int at) {
+    return (b[at] & 0xff) << 24
+        | (b[at + 1] & 0xff) << 16
+        | (b[at + 2] & 0xff) << 8
+        | b[at + 3] & 0xff;
+  }
+
+  private IllegalStateException malformed(String what, int at) {
+    return new IllegalStateException(
+        "binary COPY of table "
+            + table.table()
+            + ", after row "
+            + count
+            + ": "
+            + what
+            + " (byte "
+            + at
+            + " of the message)");
+  }
+
+  private Object decodeBinary(int column, byte[] bytes, int start, int length) {
+    int oid = relation.valueTypeOids()[column];
+    try {
+      return PgBinaryValues.decode(oid, bytes, start, length);
+    } catch (RuntimeException e) {
+      ColumnInfo info = columns.get(column);
+      String message =
+          PgBinaryValues.describeFailure(
+              info.name(), relation.describe(), info.typeOid(), oid, bytes, start, length, e);
+      if (policy == ValueFailure.Policy.RAW) {
+        keepRaw(column, message, true);
+        return Arrays.copyOfRange(bytes, start, start + length);
+      }
+      throw TextValueDecoding.exception(
+          "COPY of table " + table.table() + ", row " + count + ": " + message,
+          e,
+          TextValueDecoding.failure(relation, column, true, message));
+    }
+  }
+
   private IllegalStateException fieldCount(int found) {
     return new IllegalStateException(
         "COPY of table "
@@ -310,7 +549,7 @@ public final class CopyRows implements AutoCloseable {
     } catch (RuntimeException e) {
       String message = TextValueDecoding.describeFailure(relation, column, bytes, start, length, e);
       if (policy == ValueFailure.Policy.RAW) {
-        keepRaw(column, message);
+        keepRaw(column, message, false);
         return new String(bytes, start, length, StandardCharsets.UTF_8);
       }
       throw TextValueDecoding.exception(
@@ -320,7 +559,7 @@ public final class CopyRows implements AutoCloseable {
     }
   }
 
-  private void keepRaw(int column, String reason) {
+  private void keepRaw(int column, String reason, boolean binaryValue) {
     if (undecoded == null) {
       undecoded = new int[4];
     } else if (undecodedCount == undecoded.length) {
@@ -330,7 +569,7 @@ public final class CopyRows implements AutoCloseable {
     if (failures == null) {
       failures = new ArrayList<>(2);
     }
-    failures.add(TextValueDecoding.failure(relation, column, false, reason));
+    failures.add(TextValueDecoding.failure(relation, column, binaryValue, reason));
   }
 
   /**
@@ -358,20 +597,27 @@ public final class CopyRows implements AutoCloseable {
     String[] texts = new String[keyFields.length];
     for (int k = 0; k < keyFields.length; k++) {
       int f = keyFields[k];
+      if (f < 0) {
+        Object value = binaryValues[-f - 1];
+        if (value == null) {
+          throw nullKey(k);
+        }
+        texts[k] = value.toString(); // an integer, text or uuid: see renderedKey
+        continue;
+      }
       int start = fieldStarts[f];
       int raw = fieldEnds[f];
-      if (raw >= 0) {
+      if (binary) {
+        if (raw < 0) {
+          throw nullKey(k);
+        }
+        texts[k] = new String(line, start, raw - start, StandardCharsets.UTF_8);
+      } else if (raw >= 0) {
         texts[k] = new String(line, start, raw - start, StandardCharsets.UTF_8);
       } else {
         int end = -raw - 1;
         if (CopyText.isNull(line, start, end)) {
-          throw new IllegalStateException(
-              "COPY of table "
-                  + table.table()
-                  + ": chunk key column \""
-                  + table.chunkKey().get(k)
-                  + "\" is NULL in row "
-                  + count);
+          throw nullKey(k);
         }
         byte[] out = new byte[end - start];
         int length = CopyText.unescape(line, start, end, out);
@@ -379,6 +625,16 @@ public final class CopyRows implements AutoCloseable {
       }
     }
     return Arrays.asList(texts);
+  }
+
+  private IllegalStateException nullKey(int k) {
+    return new IllegalStateException(
+        "COPY of table "
+            + table.table()
+            + ": chunk key column \""
+            + table.chunkKey().get(k)
+            + "\" is NULL in row "
+            + count);
   }
 
   /**
@@ -420,14 +676,39 @@ public final class CopyRows implements AutoCloseable {
     }
   }
 
-  private static List<String> extraKeys(SnapshotTable table) {
+  /**
+   * The chunk key columns selected after the published columns: in text format those not published;
+   * in binary format those whose text is not rendered from their decoded value ({@link
+   * #renderedKey}), selected as {@code concat(k)}.
+   */
+  private static List<String> extraKeyFields(SnapshotTable table, boolean binary) {
     List<String> extra = new ArrayList<>();
+    List<ColumnInfo> columns = table.relation().columns();
     for (String k : table.chunkKey()) {
-      if (indexOf(table.relation().columns(), k) < 0) {
+      int at = indexOf(columns, k);
+      if (at < 0 || (binary && !renderedKey(table.relation().valueTypeOids()[at]))) {
         extra.add(k);
       }
     }
     return extra;
+  }
+
+  /**
+   * Whether a key column's text is its binary-decoded value's {@code toString}: the integers and
+   * {@code oid} (decimal, as {@code int2out}/{@code int4out}/{@code int8out}/{@code oidout}), the
+   * text types but {@code bpchar} (their text as is) and {@code uuid} (lower-case 8-4-4-4-12, as
+   * {@code uuid_out} and {@link java.util.UUID#toString}).
+   */
+  private static boolean renderedKey(int valueTypeOid) {
+    PgBuiltinType type = PgBuiltinType.of(valueTypeOid);
+    return type == PgBuiltinType.INT2
+        || type == PgBuiltinType.INT4
+        || type == PgBuiltinType.INT8
+        || type == PgBuiltinType.OID
+        || type == PgBuiltinType.TEXT
+        || type == PgBuiltinType.VARCHAR
+        || type == PgBuiltinType.NAME
+        || type == PgBuiltinType.UUID;
   }
 
   private static int indexOf(List<ColumnInfo> columns, String name) {
