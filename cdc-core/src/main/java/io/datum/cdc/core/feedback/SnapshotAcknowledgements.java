@@ -43,6 +43,13 @@ public final class SnapshotAcknowledgements {
   private volatile PgLsn hold;
   private final LinkedHashMap<TableId, Table> tables = new LinkedHashMap<>();
   private final Map<Long, Chunk> chunks = new HashMap<>();
+
+  /**
+   * The chunk {@link #chunk} found last, while it is in {@link #chunks}: a handler acknowledges a
+   * chunk's rows one after the other, so most lookups need no boxing and no hashing.
+   */
+  private Chunk recent;
+
   private long nextChunk = 1;
   private long rowsDelivered;
   private long rowsAcknowledged;
@@ -475,15 +482,36 @@ public final class SnapshotAcknowledgements {
    * @throws CdcCheckpointException if the chunk was not delivered by this source or the index is
    *     outside it
    */
-  public synchronized boolean record(CdcOffset offset) {
+  public boolean record(CdcOffset offset) {
+    return recordRow(offset) != ROW_NOT_NEW;
+  }
+
+  /** {@link #recordRow}: the row was acknowledged before, or its chunk was given up. */
+  public static final int ROW_NOT_NEW = 0;
+
+  /** {@link #recordRow}: the row was recorded; rows of its chunk are still unacknowledged. */
+  public static final int ROW_RECORDED = 1;
+
+  /** {@link #recordRow}: the row was recorded and was its chunk's last unacknowledged one. */
+  public static final int ROW_SETTLED_CHUNK = 2;
+
+  /**
+   * Records the acknowledgement of one read row, as {@link #record}, and says in the same lock
+   * whether it settled its chunk (what {@link #chunkSettled} would say right after).
+   *
+   * @param offset a read row's offset
+   * @return {@link #ROW_NOT_NEW}, {@link #ROW_RECORDED} or {@link #ROW_SETTLED_CHUNK}
+   * @throws CdcCheckpointException as {@link #record}
+   */
+  public synchronized int recordRow(CdcOffset offset) {
     Chunk chunk = chunk(offset);
     if (chunk == null) {
-      return false;
+      return ROW_NOT_NEW;
     }
     int i = offset.eventIndex();
     long bit = 1L << i;
     if ((chunk.bits[i >>> 6] & bit) != 0) {
-      return false;
+      return ROW_NOT_NEW;
     }
     chunk.bits[i >>> 6] |= bit;
     chunk.acknowledged++;
@@ -495,10 +523,19 @@ public final class SnapshotAcknowledgements {
       chunk.prefix++;
     }
     if (chunk.complete()) {
-      chunks.remove(chunk.id);
+      drop(chunk);
       settle(chunk.range);
+      return ROW_SETTLED_CHUNK;
     }
-    return true;
+    return ROW_RECORDED;
+  }
+
+  /** Removes a chunk from those awaiting acknowledgements. */
+  private void drop(Chunk chunk) {
+    chunks.remove(chunk.id);
+    if (recent == chunk) {
+      recent = null;
+    }
   }
 
   /**
@@ -514,7 +551,7 @@ public final class SnapshotAcknowledgements {
     }
     for (Range r : t.ranges) {
       for (Chunk c : r.inFlight) {
-        chunks.remove(c.id);
+        drop(c);
       }
       forget(r);
     }
@@ -565,7 +602,7 @@ public final class SnapshotAcknowledgements {
     java.util.Arrays.fill(chunk.bits, -1L);
     chunk.acknowledged = chunk.keys.length;
     chunk.prefix = chunk.keys.length;
-    chunks.remove(chunk.id);
+    drop(chunk);
     settle(chunk.range);
     return true;
   }
@@ -576,7 +613,11 @@ public final class SnapshotAcknowledgements {
    */
   private Chunk chunk(CdcOffset offset) {
     long id = offset.snapshotChunk();
-    Chunk chunk = chunks.get(id);
+    Chunk chunk = recent;
+    if (chunk == null || chunk.id != id) {
+      chunk = chunks.get(id);
+      recent = chunk;
+    }
     if (chunk == null) {
       if (id >= 1 && id < nextChunk) {
         return null;
@@ -660,6 +701,7 @@ public final class SnapshotAcknowledgements {
       }
     }
     chunks.clear();
+    recent = null;
   }
 
   /** Folds a range's in-flight chunks into its bound and acknowledged keys, and clears them. */

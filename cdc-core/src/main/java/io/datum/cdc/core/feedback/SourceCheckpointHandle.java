@@ -185,8 +185,9 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
   private final class Reads implements Tracker {
     @Override
     public boolean record(CdcOffset offset) {
-      return snapshots.record(offset)
-          && (durableEachAcknowledgement || snapshots.chunkSettled(offset));
+      int recorded = snapshots.recordRow(offset); // one lock for the row and its chunk
+      return recorded == SnapshotAcknowledgements.ROW_SETTLED_CHUNK
+          || (recorded == SnapshotAcknowledgements.ROW_RECORDED && durableEachAcknowledgement);
     }
 
     @Override
