@@ -17,7 +17,9 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -142,12 +144,16 @@ public final class InitialSnapshot {
       }
       ConcurrentLinkedQueue<ReadTask> queue = new ConcurrentLinkedQueue<>(tracker.readTasks());
       AtomicReference<Throwable> failed = new AtomicReference<>();
+      Handing handing = new Handing(delivery, workers.size());
+      Thread handingThread = new Thread(handing, "datum-cdc-snapshot-" + slot + "-delivery");
+      handingThread.setDaemon(true);
+      handingThread.start();
       List<Thread> threads = new ArrayList<>();
       for (int i = 0; i < workers.size(); i++) {
         Connection c = workers.get(i);
         Thread t =
             new Thread(
-                () -> work(c, queue, tables, consistentPoint, delivery, failed),
+                () -> work(c, queue, tables, consistentPoint, handing, failed),
                 "datum-cdc-snapshot-" + slot + "-" + i);
         t.setDaemon(true);
         threads.add(t);
@@ -157,9 +163,15 @@ public final class InitialSnapshot {
         for (Thread t : threads) {
           t.join();
         }
+        handing.close();
+        handingThread.join();
       } catch (InterruptedException e) {
         threads.forEach(Thread::interrupt);
+        handingThread.interrupt();
         throw e;
+      }
+      if (handing.failure != null) {
+        failed.compareAndSet(null, handing.failure);
       }
       Throwable t = failed.get();
       if (t instanceof InterruptedException ie) {
@@ -225,12 +237,72 @@ public final class InitialSnapshot {
     }
   }
 
+  /**
+   * Hands the registered chunks to the delivery on a thread of its own, in the order they were
+   * registered, so that a worker reads its next chunk while the handler takes its last one (else
+   * reading and handling would take turns: a chunk is larger than the hand-off). At most one chunk
+   * per worker waits. Every chunk put is delivered, also after a worker failed (its rows are
+   * registered with the tracker and must reach the handler to settle), unless the delivery itself
+   * fails or the source stops.
+   */
+  private static final class Handing implements Runnable {
+    private final Delivery delivery;
+    private final ArrayBlockingQueue<List<ReadEvent>> chunks;
+    private volatile boolean closed;
+    private volatile Throwable failure;
+
+    Handing(Delivery delivery, int capacity) {
+      this.delivery = delivery;
+      this.chunks = new ArrayBlockingQueue<>(capacity);
+    }
+
+    /**
+     * Queues a registered chunk's events, waiting for room.
+     *
+     * @throws InterruptedException if interrupted, or if the delivery failed (the source stops)
+     */
+    void put(List<ReadEvent> events) throws InterruptedException {
+      if (events.isEmpty()) {
+        return;
+      }
+      while (!chunks.offer(events, 100, TimeUnit.MILLISECONDS)) {
+        Throwable f = failure;
+        if (f != null) {
+          throw f instanceof InterruptedException ie
+              ? ie
+              : new InterruptedException("the snapshot's delivery failed: " + f);
+        }
+      }
+    }
+
+    /** No chunk is put after this: the thread ends once the queued ones are delivered. */
+    void close() {
+      closed = true;
+    }
+
+    @Override
+    public void run() {
+      try {
+        while (true) {
+          List<ReadEvent> events = chunks.poll(100, TimeUnit.MILLISECONDS);
+          if (events != null) {
+            delivery.deliver(events);
+          } else if (closed && chunks.isEmpty()) {
+            return;
+          }
+        }
+      } catch (InterruptedException | RuntimeException e) {
+        failure = e;
+      }
+    }
+  }
+
   private void work(
       Connection c,
       ConcurrentLinkedQueue<ReadTask> queue,
       Map<TableId, SnapshotTable> tables,
       PgLsn consistentPoint,
-      Delivery delivery,
+      Handing delivery,
       AtomicReference<Throwable> failed) {
     TableId current = null;
     try {
@@ -251,7 +323,7 @@ public final class InitialSnapshot {
               rows -> {
                 awaitRoom(tracker, slot);
                 synchronized (deliveryLock) {
-                  delivery.deliver(
+                  delivery.put(
                       ReadEvents.register(
                           tracker, slot, task.range(), rows, consistentPoint, Instant.now()));
                 }
@@ -268,7 +340,7 @@ public final class InitialSnapshot {
             List<ReadEvent> events =
                 ReadEvents.register(
                     tracker, slot, task.range(), rows, consistentPoint, Instant.now());
-            delivery.deliver(events);
+            delivery.put(events);
           }
           if (rows.endsRange()) {
             break;
