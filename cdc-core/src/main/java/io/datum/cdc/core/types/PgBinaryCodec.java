@@ -346,7 +346,9 @@ public abstract class PgBinaryCodec {
     String text(PgBinaryCursor c) {
       int flags = c.u8("range flags");
       if ((flags & EMPTY) != 0) {
-        c.expectEnd("empty range " + describe());
+        if (c.remaining() != 0) { // the text only for a failure, not per value
+          c.expectEnd("empty range " + describe());
+        }
         return "empty";
       }
       StringBuilder sb = new StringBuilder(32).append((flags & LB_INC) != 0 ? '[' : '(');
@@ -357,7 +359,9 @@ public abstract class PgBinaryCodec {
       if ((flags & (UB_INF | UB_NULL)) == 0) {
         sb.append(escape(bound(c, "upper"), "()[],"));
       }
-      c.expectEnd("range " + describe());
+      if (c.remaining() != 0) { // the text only for a failure, not per value
+        c.expectEnd("range " + describe());
+      }
       return sb.append((flags & UB_INC) != 0 ? ']' : ')').toString();
     }
 
@@ -411,7 +415,9 @@ public abstract class PgBinaryCodec {
               "multirange range " + (i + 1) + ": " + e.getMessage(), e);
         }
       }
-      c.expectEnd("multirange " + describe());
+      if (c.remaining() != 0) { // the text only for a failure, not per value
+        c.expectEnd("multirange " + describe());
+      }
       return sb.append('}').toString();
     }
   }
@@ -481,7 +487,9 @@ public abstract class PgBinaryCodec {
               "field " + (i + 1) + " of type " + field.describe() + ": " + e.getMessage(), e);
         }
       }
-      c.expectEnd("composite " + describe());
+      if (c.remaining() != 0) { // the text only for a failure, not per value
+        c.expectEnd("composite " + describe());
+      }
       return sb.append(')').toString();
     }
   }

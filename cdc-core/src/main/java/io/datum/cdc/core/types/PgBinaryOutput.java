@@ -77,7 +77,9 @@ final class PgBinaryOutput {
           "type oid " + Integer.toUnsignedString(typeOid) + " has no binary-to-text conversion");
     }
     String text = type.outputText(c, zone);
-    c.expectEnd("binary value of type oid " + Integer.toUnsignedString(typeOid));
+    if (c.remaining() != 0) { // the text only for a failure, not per value
+      c.expectEnd("binary value of type oid " + Integer.toUnsignedString(typeOid));
+    }
     return text;
   }
 

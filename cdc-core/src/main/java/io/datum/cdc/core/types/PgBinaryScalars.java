@@ -83,12 +83,15 @@ final class PgBinaryScalars {
       throw new IllegalArgumentException("invalid numeric display scale " + dscale);
     }
     BigInteger unscaled;
-    if (ndigits <= 4) { // at most 16 decimal digits: fits a long
+    if (ndigits
+        <= 4) { // at most 16 decimal digits: fits a long, and a BigDecimal without BigInteger
       long v = 0;
       for (int i = 0; i < ndigits; i++) {
         v = v * 10_000 + digit(c, i);
       }
-      unscaled = BigInteger.valueOf(v);
+      // rounding toward zero is symmetric: negating first gives the same value
+      return BigDecimal.valueOf(sign == NUMERIC_NEG ? -v : v, 4 * (ndigits - weight - 1))
+          .setScale(dscale, RoundingMode.DOWN);
     } else {
       char[] chars = new char[4 * ndigits];
       for (int i = 0; i < ndigits; i++) {

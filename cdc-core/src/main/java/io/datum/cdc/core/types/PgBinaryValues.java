@@ -66,7 +66,9 @@ public final class PgBinaryValues {
   public static Object decode(int typeOid, byte[] buf, int offset, int length) {
     PgBinaryCursor c = new PgBinaryCursor(buf, offset, length);
     Object value = read(typeOid, c);
-    c.expectEnd("binary value of type oid " + Integer.toUnsignedString(typeOid));
+    if (c.remaining() != 0) { // the text only for a failure, not per value
+      c.expectEnd("binary value of type oid " + Integer.toUnsignedString(typeOid));
+    }
     return value;
   }
 
