@@ -48,6 +48,8 @@ import java.util.regex.Pattern;
  *     [--pg-recvlogical /usr/bin/pg_recvlogical] [--drain-timeout 120]
  *     [--raw DIR] (every change's commit time and latency, a file per cell)
  *     [--server-fsync false] (the benchmark server's fsync; off by default, see main)
+ *     [--max-from 5000] [--max-steps 6] (instead of --rates: per consumer, the highest rate it
+ *     sustains, see maxRate)
  * </pre>
  */
 public final class LatencyHarness {
@@ -80,6 +82,8 @@ public final class LatencyHarness {
     int drainTimeout = 120;
     String raw;
     boolean serverFsync;
+    int maxFrom;
+    int maxSteps = 6;
 
     static Options parse(String[] args) {
       Options o = new Options();
@@ -99,6 +103,8 @@ public final class LatencyHarness {
           case "--drain-timeout" -> o.drainTimeout = Integer.parseInt(v);
           case "--raw" -> o.raw = v;
           case "--server-fsync" -> o.serverFsync = Boolean.parseBoolean(v);
+          case "--max-from" -> o.maxFrom = Integer.parseInt(v);
+          case "--max-steps" -> o.maxSteps = Integer.parseInt(v);
           default -> throw new IllegalArgumentException("unknown option " + args[i]);
         }
       }
@@ -134,38 +140,147 @@ public final class LatencyHarness {
             .start()) {
       log("PostgreSQL on port " + pg.port());
       LatencyHarness h = new LatencyHarness(pg, o);
+      List<Map<String, Object>> maxima = new ArrayList<>();
       for (int rows : o.rows) {
+        if (o.maxFrom > 0) {
+          for (String consumer : o.consumers) {
+            maxima.add(h.maxRate(consumer, rows, results, maxima));
+          }
+          continue;
+        }
         for (int rate : o.rates) {
           for (String consumer : o.consumers) {
-            Map<String, Object> r = new LinkedHashMap<>();
-            r.put("consumer", consumer);
-            r.put("rowsPerTransaction", rows);
-            r.put("targetChangesPerSecond", rate);
-            try {
-              h.measure(consumer, rate, rows, r);
-            } catch (Exception e) {
-              log(consumer + " at " + rate + "/s failed: " + e);
-              r.put("error", String.valueOf(e));
-            }
-            log("result " + new ObjectMapper().writeValueAsString(r));
-            results.add(r);
-            if (o.out != null) {
-              Map<String, Object> root = new LinkedHashMap<>();
-              root.put("seconds", o.seconds);
-              root.put("warmup", o.warmup);
-              root.put("childJvmArgs", String.join(" ", o.childJvmArgs));
-              root.put("serverFsync", o.serverFsync);
-              root.put("results", results);
-              new ObjectMapper()
-                  .writerWithDefaultPrettyPrinter()
-                  .writeValue(Path.of(o.out).toFile(), root);
-            }
+            h.cell(consumer, rate, rows, results, maxima);
           }
         }
       }
     }
     System.out.println(table(results));
+    if (o.maxFrom > 0) {
+      System.out.println(maxTable(results, o.seconds));
+    }
     System.exit(0);
+  }
+
+  /** Measures one cell, records it and writes the results so far. */
+  private Map<String, Object> cell(
+      String consumer,
+      int rate,
+      int rows,
+      List<Map<String, Object>> results,
+      List<Map<String, Object>> maxima)
+      throws IOException {
+    Map<String, Object> r = new LinkedHashMap<>();
+    r.put("consumer", consumer);
+    r.put("rowsPerTransaction", rows);
+    r.put("targetChangesPerSecond", rate);
+    try {
+      measure(consumer, rate, rows, r);
+    } catch (Exception e) {
+      log(consumer + " at " + rate + "/s failed: " + e);
+      r.put("error", String.valueOf(e));
+    }
+    log("result " + new ObjectMapper().writeValueAsString(r));
+    results.add(r);
+    if (o.out != null) {
+      Map<String, Object> root = new LinkedHashMap<>();
+      root.put("seconds", o.seconds);
+      root.put("warmup", o.warmup);
+      root.put("childJvmArgs", String.join(" ", o.childJvmArgs));
+      root.put("serverFsync", o.serverFsync);
+      root.put("results", results);
+      if (o.maxFrom > 0) {
+        root.put("maxSustained", maxima);
+      }
+      new ObjectMapper().writerWithDefaultPrettyPrinter().writeValue(Path.of(o.out).toFile(), root);
+    }
+    return r;
+  }
+
+  /**
+   * Whether a cell was sustained: the consumer kept up (its lag did not grow over the window) and
+   * the writer achieved at least 95% of the target (else the writer, not the consumer, was the
+   * limit at that rate: on a small machine the writer, the server and the consumer share the
+   * cores).
+   */
+  static boolean sustained(Map<String, Object> r) {
+    return !r.containsKey("error")
+        && Boolean.TRUE.equals(r.get("keptUp"))
+        && r.get("achievedChangesPerSecond") instanceof Number a
+        && a.doubleValue() >= 0.95 * ((Number) r.get("targetChangesPerSecond")).doubleValue();
+  }
+
+  /**
+   * Finds the highest rate a consumer sustains for {@code --seconds}: from {@code --max-from}, up
+   * by half while sustained, then halving the interval between the highest sustained and the lowest
+   * not sustained rate, for {@code --max-steps} cells at most, rates rounded to 500.
+   *
+   * @return the consumer's result: the highest sustained rate (0 if none), the lowest failed one (0
+   *     if none), and whether a failure was the writer's (it fell short of the target)
+   */
+  private Map<String, Object> maxRate(
+      String consumer,
+      int rows,
+      List<Map<String, Object>> results,
+      List<Map<String, Object>> maxima)
+      throws IOException {
+    int good = 0;
+    int bad = 0;
+    boolean writerLimited = false;
+    int rate = o.maxFrom;
+    for (int step = 0; step < o.maxSteps; step++) {
+      Map<String, Object> r = cell(consumer, rate, rows, results, maxima);
+      if (sustained(r)) {
+        good = rate;
+      } else {
+        bad = rate;
+        writerLimited =
+            r.get("achievedChangesPerSecond") instanceof Number a && a.doubleValue() < 0.95 * rate;
+      }
+      int next = bad == 0 ? rate * 3 / 2 : (good + bad) / 2;
+      next = Math.max(500, Math.round(next / 500f) * 500);
+      if (next == good || next == bad) {
+        break;
+      }
+      rate = next;
+    }
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("consumer", consumer);
+    m.put("rowsPerTransaction", rows);
+    m.put("maxSustainedChangesPerSecond", good);
+    m.put("lowestFailedChangesPerSecond", bad);
+    m.put("lowestFailedWriterLimited", writerLimited);
+    log("max " + new ObjectMapper().writeValueAsString(m));
+    return m;
+  }
+
+  /** The highest sustained rate per consumer and rows per transaction, from the search cells. */
+  static String maxTable(List<Map<String, Object>> results, int seconds) {
+    Map<String, int[]> best = new LinkedHashMap<>();
+    for (Map<String, Object> r : results) {
+      String key = r.get("rowsPerTransaction") + " | " + r.get("consumer");
+      int[] b = best.computeIfAbsent(key, k -> new int[] {0, 0});
+      int rate = ((Number) r.get("targetChangesPerSecond")).intValue();
+      if (sustained(r)) {
+        b[0] = Math.max(b[0], rate);
+      } else if (b[1] == 0 || rate < b[1]) {
+        b[1] = rate;
+      }
+    }
+    StringBuilder t = new StringBuilder();
+    t.append("| rows/tx | consumer | highest rate sustained for ")
+        .append(seconds)
+        .append(" s | lowest rate not sustained |\n|---|---|---|---|\n");
+    best.forEach(
+        (k, b) ->
+            t.append(
+                String.format(
+                    Locale.ROOT,
+                    "| %s | %,d | %s |%n",
+                    k,
+                    b[0],
+                    b[1] == 0 ? "none tried" : String.format(Locale.ROOT, "%,d", b[1]))));
+    return t.toString();
   }
 
   private void measure(String consumer, int rate, int rows, Map<String, Object> r)
