@@ -37,14 +37,13 @@ import org.postgresql.copy.CopyOut;
  * stream's {@code binary} option relies on), and cheaper for the server too (no {@code float8out},
  * {@code timestamptz_out} or {@code numeric_out} per value). Under the {@code RAW} policy a value
  * that does not decode is then kept as its send-format bytes ({@code byte[]}), as the stream keeps
- * a binary value. Any other table (a column of a user-defined type, a range, a rendered type such
- * as {@code inet} or {@code money}, whose text depends on the session) is read in text format
- * ({@link CopyText}), each text value decoded as the stream decodes a text ({@code 't'}) value. The
- * chunk key texts are COPY's text either way: in binary format an integer, text or {@code uuid}
- * key's text is its Java value's (exactly what its output function prints), and any other key
- * column is selected a second time as {@code concat(column)}, which PostgreSQL renders with the
- * type's output function (PostgreSQL docs, String Functions: {@code concat}). PostgreSQL docs,
- * COPY, "Binary Format".
+ * a binary value. Any other table (a column of a user-defined type, a range, or a type whose values
+ * are its text, such as {@code inet} or {@code money}) is read in text format ({@link CopyText}),
+ * each text value decoded as the stream decodes a text ({@code 't'}) value. The chunk key texts are
+ * COPY's text either way: in binary format an integer, text or {@code uuid} key's text is its Java
+ * value's (exactly what its output function prints), and any other key column is selected a second
+ * time as {@code concat(column)}, which PostgreSQL renders with the type's output function
+ * (PostgreSQL docs, String Functions: {@code concat}). PostgreSQL docs, COPY, "Binary Format".
  *
  * <p>The reading connection's session must print values as the walsender does: call {@link
  * #prepareSession} once on it. One instance reads one query, on the caller's thread; it is not
@@ -338,7 +337,8 @@ public final class CopyRows implements AutoCloseable {
    * @throws SQLException if reading fails
    * @throws ValueDecodingException if a value does not decode and the policy is not {@code RAW}
    *     (naming the table, the column, the type and the value)
-   * @throws IllegalStateException if a row does not have the expected number of fields
+   * @throws IllegalStateException if a row does not have the expected number of fields, or a binary
+   *     COPY is malformed (no signature, a length past the message's end), naming the table
    */
   public boolean next() throws SQLException {
     if (finished) {
