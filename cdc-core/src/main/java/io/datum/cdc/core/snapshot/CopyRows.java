@@ -428,11 +428,7 @@ public final class CopyRows implements AutoCloseable {
       if (end - at < 4) {
         throw malformed("field " + (f + 1) + " has no length", at);
       }
-      int length =
-          (bytes[at] & 0xff) << 24
-              | (bytes[at + 1] & 0xff) << 16
-              | (bytes[at + 2] & 0xff) << 8
-              | bytes[at + 3] & 0xff;
+      int length = int32(bytes, at);
       at += 4;
       if (length == -1) {
         fieldStarts[f] = at;
