@@ -163,7 +163,14 @@ public final class InitialSnapshot {
         for (Thread t : threads) {
           t.join();
         }
-        handing.close();
+        try {
+          handing.close();
+        } catch (InterruptedException e) {
+          if (handing.failure == null) {
+            throw e;
+          }
+          // the delivery failed and cannot take the end: its failure is thrown below
+        }
         handingThread.join();
       } catch (InterruptedException e) {
         threads.forEach(Thread::interrupt);
@@ -246,14 +253,16 @@ public final class InitialSnapshot {
    * fails or the source stops.
    */
   private static final class Handing implements Runnable {
+    /** Put by {@link #close}, after the last chunk (compared by identity). */
+    private static final List<ReadEvent> END = new ArrayList<>(0);
+
     private final Delivery delivery;
     private final ArrayBlockingQueue<List<ReadEvent>> chunks;
-    private volatile boolean closed;
     private volatile Throwable failure;
 
     Handing(Delivery delivery, int capacity) {
       this.delivery = delivery;
-      this.chunks = new ArrayBlockingQueue<>(capacity);
+      this.chunks = new ArrayBlockingQueue<>(capacity + 1); // + END
     }
 
     /**
@@ -262,9 +271,12 @@ public final class InitialSnapshot {
      * @throws InterruptedException if interrupted, or if the delivery failed (the source stops)
      */
     void put(List<ReadEvent> events) throws InterruptedException {
-      if (events.isEmpty()) {
-        return;
+      if (!events.isEmpty()) {
+        offer(events);
       }
+    }
+
+    private void offer(List<ReadEvent> events) throws InterruptedException {
       while (!chunks.offer(events, 100, TimeUnit.MILLISECONDS)) {
         Throwable f = failure;
         if (f != null) {
@@ -275,21 +287,20 @@ public final class InitialSnapshot {
       }
     }
 
-    /** No chunk is put after this: the thread ends once the queued ones are delivered. */
-    void close() {
-      closed = true;
+    /**
+     * No chunk is put after this: the thread ends once the queued ones are delivered.
+     *
+     * @throws InterruptedException if interrupted, or if the delivery failed
+     */
+    void close() throws InterruptedException {
+      offer(END);
     }
 
     @Override
     public void run() {
       try {
-        while (true) {
-          List<ReadEvent> events = chunks.poll(100, TimeUnit.MILLISECONDS);
-          if (events != null) {
-            delivery.deliver(events);
-          } else if (closed && chunks.isEmpty()) {
-            return;
-          }
+        for (List<ReadEvent> events = chunks.take(); events != END; events = chunks.take()) {
+          delivery.deliver(events);
         }
       } catch (InterruptedException | RuntimeException e) {
         failure = e;
