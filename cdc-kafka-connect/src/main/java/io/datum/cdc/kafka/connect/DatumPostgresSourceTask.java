@@ -127,8 +127,9 @@ public final class DatumPostgresSourceTask extends SourceTask {
   private PgLsn watermark = PgLsn.ZERO;
   private Map<String, Object> lastOffset;
   private ClusterIdentity lastCluster;
-  private final ProgressText handlerProgress = new ProgressText();
-  private final ProgressText pollProgress = new ProgressText();
+
+  /** The {@code snapshot} field's text of the newest stored progress; both threads. */
+  private final ProgressText progressText = new ProgressText();
 
   /** The offset of the newest record polled; the poll thread. */
   private Map<String, ?> polledOffset;
@@ -495,26 +496,32 @@ public final class DatumPostgresSourceTask extends SourceTask {
   }
 
   private String snapshotText() {
-    return handlerProgress.of(store.latest());
+    return progressText.of(store.latest());
   }
 
   /**
    * The {@code snapshot} field of offsets: the snapshot progress the library stored last, encoded
-   * once per change of it. One per thread.
+   * once per change of it. Shared by the handler and poll threads: each text is published with the
+   * progress it encodes, so both threads see the same String for the same progress.
    */
   private final class ProgressText {
-    private SnapshotProgress progress;
-    private String text;
+    private volatile Encoded last = new Encoded(SnapshotProgress.NONE, null);
 
     String of(CdcCheckpoint latest) {
       SnapshotProgress p = latest == null ? SnapshotProgress.NONE : latest.snapshot();
-      if (p != progress) {
-        progress = p;
-        text = p.equals(SnapshotProgress.NONE) ? null : Offsets.encodeSnapshot(config.slot(), p);
+      Encoded e = last;
+      if (e.progress != p) {
+        e =
+            new Encoded(
+                p,
+                p.equals(SnapshotProgress.NONE) ? null : Offsets.encodeSnapshot(config.slot(), p));
+        last = e;
       }
-      return text;
+      return e.text;
     }
   }
+
+  private record Encoded(SnapshotProgress progress, String text) {}
 
   private static PgLsn upperBound(Map<String, ?> offset) {
     Object txEnd = offset.get(Offsets.TX_END);
@@ -551,6 +558,7 @@ public final class DatumPostgresSourceTask extends SourceTask {
     List<DatumRecord> batch = new ArrayList<>(Math.min(maxBatch, queue.size() + 1));
     batch.add(first);
     queue.drainTo(batch, maxBatch - 1);
+    withProgressAtPoll(batch);
     if (transactions != null) {
       transactions.define(batch);
     }
@@ -561,6 +569,36 @@ public final class DatumPostgresSourceTask extends SourceTask {
     polledOffset = batch.get(batch.size() - 1).sourceOffset();
     polledUpTo = upperBound(polledOffset);
     return new ArrayList<>(batch);
+  }
+
+  /**
+   * Gives every record of a batch the snapshot progress stored now. The handler thread wrote the
+   * progress stored when it converted the event; a record waits in the queue while acknowledgements
+   * store newer progress, and a heartbeat polled meanwhile carries the newer one. Connect commits
+   * the offset of the newest record Kafka acknowledged, so a record polled after that heartbeat
+   * with the older progress would move the committed progress back, and a restarted task would read
+   * again rows it had committed. The progress stored at poll time covers only rows whose records
+   * were all written, so all were polled before this batch: committing it with this batch loses
+   * nothing, and the committed progress never moves back (the store's only grows).
+   */
+  private void withProgressAtPoll(List<DatumRecord> batch) {
+    String progress = progressText.of(store.latest());
+    for (int i = 0; i < batch.size(); i++) {
+      DatumRecord r = batch.get(i);
+      if (r.event() == null) {
+        continue; // a heartbeat has none queued
+      }
+      Object had = r.sourceOffset().get(Offsets.SNAPSHOT);
+      if (had != progress && !java.util.Objects.equals(had, progress)) {
+        Map<String, Object> offset = new java.util.HashMap<>(r.sourceOffset());
+        if (progress == null) {
+          offset.remove(Offsets.SNAPSHOT);
+        } else {
+          offset.put(Offsets.SNAPSHOT, progress);
+        }
+        batch.set(i, r.withOffset(offset));
+      }
+    }
   }
 
   /**
@@ -581,7 +619,7 @@ public final class DatumPostgresSourceTask extends SourceTask {
     lastHeartbeat = now;
     CdcCheckpoint latest = store.latest();
     PgLsn w = latest == null ? PgLsn.ZERO : latest.watermark();
-    String progress = pollProgress.of(latest);
+    String progress = progressText.of(latest);
     boolean moved = w.isAfter(polledUpTo);
     Object polledProgress = polledOffset == null ? null : polledOffset.get(Offsets.SNAPSHOT);
     if (!moved && java.util.Objects.equals(progress, polledProgress)) {
@@ -676,6 +714,16 @@ public final class DatumPostgresSourceTask extends SourceTask {
       }
       return acknowledgedUpTo;
     }
+  }
+
+  /** The records converted and waiting for a poll; for tests. */
+  int queuedRecords() {
+    return queue.size();
+  }
+
+  /** The newest checkpoint the library stored in this task, or null if none; for tests. */
+  CdcCheckpoint storedCheckpoint() {
+    return store.latest();
   }
 
   @Override

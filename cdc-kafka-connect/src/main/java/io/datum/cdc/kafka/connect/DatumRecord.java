@@ -57,6 +57,33 @@ final class DatumRecord extends SourceRecord {
     this.endsTransaction = endsTransaction;
   }
 
+  /** Returns the event's position, or null for a record of no event (a heartbeat). */
+  CdcOffset event() {
+    return event;
+  }
+
+  /**
+   * Returns this record with another source offset: the same event, countdown and transaction
+   * boundary. Only for a record not yet polled (Connect knows none of its copies).
+   *
+   * @param offset the source offset, not null
+   */
+  DatumRecord withOffset(Map<String, ?> offset) {
+    return new DatumRecord(
+        sourcePartition(),
+        offset,
+        topic(),
+        keySchema(),
+        key(),
+        valueSchema(),
+        value(),
+        timestamp(),
+        headers(),
+        event,
+        remaining,
+        endsTransaction);
+  }
+
   /** Returns whether Connect acknowledged the record ({@link #written} was called). */
   boolean acknowledged() {
     return acknowledged;
