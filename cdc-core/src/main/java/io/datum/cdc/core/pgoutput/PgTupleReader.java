@@ -26,6 +26,9 @@ final class PgTupleReader {
 
   private final PgOutputReader in;
 
+  /** Decodes binary values one after another. */
+  private final PgBinaryValues.Decoder binaryDecoder = new PgBinaryValues.Decoder();
+
   private ValueFailure.Policy policy = ValueFailure.Policy.STOP;
 
   /** Positions (in the tuple's values) of raw values of the last tuple read; valid to count. */
@@ -238,7 +241,7 @@ final class PgTupleReader {
     PgBinaryCodec codec = codecs == null ? null : codecs[column];
     try {
       return codec == null
-          ? PgBinaryValues.decode(oid, in.array(), start, length)
+          ? binaryDecoder.decode(oid, in.array(), start, length)
           : codec.value(in.array(), start, length);
     } catch (RuntimeException e) {
       ColumnInfo info = relation.columns().get(column);

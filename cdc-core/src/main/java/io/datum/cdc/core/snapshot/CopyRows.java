@@ -69,6 +69,9 @@ public final class CopyRows implements AutoCloseable {
   /** True if the COPY is in binary format. */
   private final boolean binary;
 
+  /** Decodes the values of a binary read, one after another. */
+  private final PgBinaryValues.Decoder binaryDecoder = new PgBinaryValues.Decoder();
+
   /**
    * The number of fields of a row: the published columns and the extra key fields ({@link
    * #extraKeyFields}).
@@ -496,7 +499,7 @@ public final class CopyRows implements AutoCloseable {
   private Object decodeBinary(int column, byte[] bytes, int start, int length) {
     int oid = relation.valueTypeOids()[column];
     try {
-      return PgBinaryValues.decode(oid, bytes, start, length);
+      return binaryDecoder.decode(oid, bytes, start, length);
     } catch (RuntimeException e) {
       ColumnInfo info = columns.get(column);
       String message =

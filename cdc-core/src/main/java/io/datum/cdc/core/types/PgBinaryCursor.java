@@ -7,13 +7,14 @@ import java.nio.charset.StandardCharsets;
  * produced; they are written with {@code pq_send*}, src/backend/libpq/pqformat.c, which is
  * big-endian). Every read checks the bounds first, so a value that is too short or lies about a
  * length raises {@link IllegalArgumentException} naming the byte offset within the value, never an
- * index exception. Not thread-safe; one per value.
+ * index exception. Not thread-safe; one per value, or one reused value after value ({@link #reset})
+ * by a decoder that never lets it escape.
  */
 final class PgBinaryCursor {
 
-  private final byte[] buf;
-  private final int start;
-  private final int end;
+  private byte[] buf;
+  private int start;
+  private int end;
   private int pos;
 
   /**
@@ -23,6 +24,19 @@ final class PgBinaryCursor {
    * @throws IllegalArgumentException if the range lies outside the array
    */
   PgBinaryCursor(byte[] buf, int offset, int length) {
+    reset(buf, offset, length);
+  }
+
+  /**
+   * Points the cursor at another value.
+   *
+   * @param buf the array holding the value
+   * @param offset the index of the value's first byte
+   * @param length the value's length in bytes
+   * @return this cursor
+   * @throws IllegalArgumentException if the range lies outside the array
+   */
+  PgBinaryCursor reset(byte[] buf, int offset, int length) {
     if (offset < 0 || length < 0 || offset > buf.length - length) {
       throw new IllegalArgumentException(
           "value range [" + offset + ", +" + length + ") outside an array of " + buf.length);
@@ -31,6 +45,7 @@ final class PgBinaryCursor {
     this.start = offset;
     this.end = offset + length;
     this.pos = offset;
+    return this;
   }
 
   /** Returns the offset of the next byte within the value. */

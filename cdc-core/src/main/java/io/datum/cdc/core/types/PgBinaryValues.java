@@ -64,12 +64,41 @@ public final class PgBinaryValues {
    *     not a valid value of the type
    */
   public static Object decode(int typeOid, byte[] buf, int offset, int length) {
-    PgBinaryCursor c = new PgBinaryCursor(buf, offset, length);
+    return decode(typeOid, new PgBinaryCursor(buf, offset, length));
+  }
+
+  private static Object decode(int typeOid, PgBinaryCursor c) {
     Object value = read(typeOid, c);
     if (c.remaining() != 0) { // the text only for a failure, not per value
       c.expectEnd("binary value of type oid " + Integer.toUnsignedString(typeOid));
     }
     return value;
+  }
+
+  /**
+   * A decoder of one value after another that reuses its cursor: {@link #decode(int, byte[], int,
+   * int)} without an object per value (a row path decodes millions; the cursor does not escape the
+   * call, but it is too large a call for the JIT to prove it). Not thread-safe: one per reader.
+   */
+  public static final class Decoder {
+    private final PgBinaryCursor cursor = new PgBinaryCursor(new byte[0], 0, 0);
+
+    /** Creates a decoder. */
+    public Decoder() {}
+
+    /**
+     * Decodes a binary value, as {@link PgBinaryValues#decode(int, byte[], int, int)}.
+     *
+     * @param typeOid the column's type oid (a domain already mapped to its base type)
+     * @param buf the array
+     * @param offset the index of the value's first byte
+     * @param length the value's length in bytes
+     * @return the value; see {@link PgBinaryValues#decode(int, byte[], int, int)}
+     * @throws IllegalArgumentException as {@link PgBinaryValues#decode(int, byte[], int, int)}
+     */
+    public Object decode(int typeOid, byte[] buf, int offset, int length) {
+      return PgBinaryValues.decode(typeOid, cursor.reset(buf, offset, length));
+    }
   }
 
   /**
