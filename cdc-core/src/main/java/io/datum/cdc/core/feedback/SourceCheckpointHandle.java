@@ -11,6 +11,8 @@ import io.datum.cdc.SnapshotProgress;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -58,6 +60,23 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
    * that was scheduled but did not begin yet; null when none is scheduled. Guarded by asyncLock.
    */
   private CompletableFuture<Void> nextAsync;
+
+  /**
+   * The least time between the starts of two background stores of {@link #acknowledgeAsync}. Under
+   * a steady stream of acknowledgements, stores ran back to back: with a {@code file:} store, one
+   * per transaction at 1,000 transactions/s, each a file created, written, fsynced and renamed and
+   * its directory fsynced, a seventh of a core in this thread plus the kernel's writeback, taken
+   * from the threads that deliver changes (docs/benchmarks.md, "Latency under a steady load"). The
+   * first store after a quiet spell begins at once; under load at most 100 stores a second are
+   * made, and an acknowledgement's future completes at most this much later than it would have.
+   */
+  static final long ASYNC_STORE_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+  /** When the last background store began ({@link System#nanoTime}); the executor's threads. */
+  private volatile long lastAsyncStoreNanos;
+
+  /** Whether a background store began already; the executor's threads. */
+  private volatile boolean asyncStoreBegun;
 
   private volatile PgLsn durableWatermark;
   private volatile PgLsn durableHold;
@@ -296,6 +315,17 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
    * before it joined the cohort), and completes the cohort's future with the outcome.
    */
   private void storeAsyncCohort() {
+    if (asyncStoreBegun) {
+      // acknowledgements made meanwhile join this cohort; an interrupt (the executor shutting
+      // down) ends the wait: the store then comes sooner
+      long wait;
+      while ((wait = lastAsyncStoreNanos + ASYNC_STORE_GAP_NANOS - System.nanoTime()) > 0
+          && !Thread.currentThread().isInterrupted()) {
+        LockSupport.parkNanos(this, wait);
+      }
+    }
+    lastAsyncStoreNanos = System.nanoTime();
+    asyncStoreBegun = true;
     CompletableFuture<Void> cohort;
     synchronized (asyncLock) {
       cohort = nextAsync;

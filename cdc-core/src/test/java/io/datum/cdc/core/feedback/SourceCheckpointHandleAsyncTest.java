@@ -144,6 +144,59 @@ class SourceCheckpointHandleAsyncTest {
   }
 
   @Test
+  void backgroundStoresBeginAtLeastTheGapApart() throws Exception {
+    FeedbackCoordinator coordinator = new FeedbackCoordinator(SLOT, null);
+    int n = 20;
+    for (int i = 1; i <= n; i++) {
+      coordinator.register(PgLsn.of(100L * i), 1);
+    }
+    List<Long> began = new ArrayList<>();
+    MemoryCheckpointStore memory = new MemoryCheckpointStore();
+    CdcCheckpointStore timed =
+        new CdcCheckpointStore() {
+          @Override
+          public Optional<CdcCheckpoint> load(String slot) {
+            return memory.load(slot);
+          }
+
+          @Override
+          public void store(CdcCheckpoint checkpoint) {
+            synchronized (began) {
+              began.add(System.nanoTime());
+            }
+            memory.store(checkpoint);
+          }
+
+          @Override
+          public SortedSet<String> slots() {
+            return memory.slots();
+          }
+
+          @Override
+          public String location() {
+            return "timed";
+          }
+
+          @Override
+          public void close() {}
+        };
+    SourceCheckpointHandle handle =
+        new SourceCheckpointHandle(coordinator, timed, executor, failure -> {}, () -> {}, true);
+    // one acknowledgement after another, each waiting for its store: every store is a new cohort
+    for (int i = 1; i <= n; i++) {
+      handle.acknowledgeAsync(offset(100L * i)).get(30, TimeUnit.SECONDS);
+      assertEquals(PgLsn.of(100L * i), memory.load(SLOT).orElseThrow().watermark());
+    }
+    assertEquals(n, began.size(), "one store per acknowledgement");
+    for (int i = 1; i < n; i++) {
+      long gap = began.get(i) - began.get(i - 1);
+      assertTrue(
+          gap >= SourceCheckpointHandle.ASYNC_STORE_GAP_NANOS,
+          "store " + i + " began " + gap + " ns after the one before it");
+    }
+  }
+
+  @Test
   void aCallerCancellingItsFutureLeavesTheOthersToTheStore() throws Exception {
     FeedbackCoordinator coordinator = new FeedbackCoordinator(SLOT, null);
     coordinator.register(PgLsn.of(100), 1);
