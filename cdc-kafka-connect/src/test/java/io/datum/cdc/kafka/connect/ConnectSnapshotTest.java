@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 @EmbeddedPostgresTest
 class ConnectSnapshotTest {
 
-  private static final int ROWS = 6000;
+  private static final int ROWS = 20000;
 
   private static EmbeddedConnectCluster connect;
 
@@ -62,6 +62,7 @@ class ConnectSnapshotTest {
     config.put("snapshot.chunk.rows", "50");
     // small polls, so a restart lands in the middle of the snapshot
     config.put("max.batch.size", "100");
+    config.put("max.queue.size", "200");
     config.put("heartbeat.interval.ms", "500");
     connect.configureConnector("cat", config);
     connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("cat", 1, "not running");
@@ -112,14 +113,22 @@ class ConnectSnapshotTest {
                 readRequested(consumer, requested);
                 return requested.size() >= 1000;
               });
-      // the task restarts in the middle: the snapshot resumes from Connect's offsets. Offsets only
-      // move forward, so the keys done in the offsets read before the restart stay done after it.
+      // the task restarts in the middle: paused, so that the snapshot cannot end before the
+      // restart (the task polls nothing; the library waits once its queue is full), then
+      // restarted, then resumed. The snapshot resumes from Connect's offsets. Offsets only move
+      // forward, so the keys done in the offsets read before the restart stay done after it.
+      connect.pauseConnector("cat");
+      connect
+          .assertions()
+          .assertConnectorAndExactlyNumTasksArePaused("cat", 1, "the connector did not pause");
       int doneThrough =
           Awaitility.await()
               .atMost(Duration.ofSeconds(60))
               .ignoreExceptions()
               .until(ConnectSnapshotTest::keysDoneInTheOffsets, done -> done > 0);
+      assertTrue(doneThrough < ROWS, "the on-request snapshot is in progress: " + doneThrough);
       connect.restartTask("cat", 0);
+      connect.resumeConnector("cat");
       Awaitility.await()
           .atMost(Duration.ofSeconds(180))
           .until(
