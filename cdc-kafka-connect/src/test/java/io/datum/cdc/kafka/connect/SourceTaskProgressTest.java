@@ -2,6 +2,7 @@ package io.datum.cdc.kafka.connect;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.datum.cdc.CdcCheckpoint;
 import io.datum.cdc.SnapshotProgress;
@@ -61,13 +62,15 @@ class SourceTaskProgressTest {
     first.start(config);
     Map<String, ?> committed;
     try {
-      // the first chunk polled, not acknowledged: no progress is stored yet
-      List<SourceRecord> chunk1 = poll(first, CHUNK);
-      assertEquals(ids(1, CHUNK), idsOf(chunk1));
-      // the second chunk converted and queued before the first is acknowledged: the handler
-      // thread saw the progress of a snapshot that has acknowledged nothing
+      // at least the first chunk polled (a poll returns what is queued, so some of the second may
+      // come too), nothing acknowledged: no progress is stored yet
+      List<SourceRecord> before = poll(first, CHUNK);
+      assertEquals(ids(1, before.size()), idsOf(before));
+      assertTrue(before.size() < 2 * CHUNK, "a poll returns " + CHUNK + " records at most");
+      // the rest of the second chunk converted and queued before the first is acknowledged: the
+      // handler thread saw the progress of a snapshot that has acknowledged nothing
       Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> first.queuedRecords() >= CHUNK);
-      for (SourceRecord r : chunk1) {
+      for (SourceRecord r : before.subList(0, CHUNK)) {
         first.commitRecord(r, null);
       }
       Awaitility.await()
@@ -75,20 +78,27 @@ class SourceTaskProgressTest {
           .until(() -> acknowledgedThrough(first.storedCheckpoint()) == CHUNK);
       String stored = Offsets.encodeSnapshot("progress_slot", first.storedCheckpoint().snapshot());
 
-      List<SourceRecord> chunk2 = poll(first, CHUNK);
-      assertEquals(ids(CHUNK + 1, 2 * CHUNK), idsOf(chunk2));
-      for (SourceRecord r : chunk2) {
+      // the second chunk's records polled from now on carry the progress stored when polled
+      List<SourceRecord> after = poll(first, 2 * CHUNK - before.size());
+      List<Integer> afterIds = idsOf(after);
+      assertEquals(ids(before.size() + 1, before.size() + after.size()), afterIds);
+      int last = afterIds.indexOf(2 * CHUNK);
+      assertTrue(last >= 0, "the second chunk's last row was polled after the acknowledgement");
+      for (SourceRecord r : after) {
         assertEquals(
             stored,
             r.sourceOffset().get(Offsets.SNAPSHOT),
             "a record polled after the first chunk's acknowledgement carries that progress");
       }
-      // Kafka acknowledges the second chunk; Connect commits the offset of its newest record and
-      // the task stops before anything more is written
-      for (SourceRecord r : chunk2) {
+      // Kafka acknowledges the second chunk; Connect commits the offset of the newest record of
+      // the acknowledged prefix (the second chunk's last row) and the task stops
+      for (SourceRecord r : before.subList(CHUNK, before.size())) {
         first.commitRecord(r, null);
       }
-      committed = chunk2.get(chunk2.size() - 1).sourceOffset();
+      for (SourceRecord r : after.subList(0, last + 1)) {
+        first.commitRecord(r, null);
+      }
+      committed = after.get(last).sourceOffset();
     } finally {
       first.stop();
     }
@@ -104,13 +114,13 @@ class SourceTaskProgressTest {
     second.start(config);
     try {
       List<SourceRecord> rest = poll(second, ROWS - CHUNK);
-      assertEquals(ids(CHUNK + 1, ROWS), idsOf(rest));
+      assertEquals(ids(CHUNK + 1, ROWS), idsOf(rest), "every row but the first chunk's, once");
     } finally {
       second.stop();
     }
   }
 
-  /** Polls until {@code n} records came; fails if more come with them. */
+  /** Polls until at least {@code n} records came; returns all that came. */
   private static List<SourceRecord> poll(DatumPostgresSourceTask task, int n) {
     List<SourceRecord> got = new ArrayList<>();
     Awaitility.await()
@@ -123,7 +133,6 @@ class SourceTaskProgressTest {
               }
               return got.size() >= n;
             });
-    assertEquals(n, got.size(), "records polled");
     return got;
   }
 
