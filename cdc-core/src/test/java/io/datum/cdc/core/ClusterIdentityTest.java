@@ -10,10 +10,12 @@ import io.datum.cdc.CdcReplicationException.Reason;
 import io.datum.cdc.ClusterIdentity;
 import io.datum.cdc.MemoryCheckpointStore;
 import io.datum.cdc.PgLsn;
+import io.datum.cdc.core.config.SnapshotMode;
 import io.datum.cdc.embedded.EmbeddedPostgresServer;
 import io.datum.cdc.event.InsertEvent;
 import io.datum.cdc.testkit.EmbeddedPostgresTest;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -194,5 +196,52 @@ class ClusterIdentityTest {
     accepting.stop();
     assertEquals("ident_other", store.load("ident_pub").orElseThrow().publication());
     pg.execute("SELECT pg_drop_replication_slot('ident_pub')");
+  }
+
+  @Test
+  void anotherPublicationThanAnInitialOnlySnapshotReadIsRefusedNamingBoth() throws Exception {
+    pg.execute(
+        "CREATE TABLE ident_snap_a (id int PRIMARY KEY)",
+        "INSERT INTO ident_snap_a VALUES (1)",
+        "CREATE TABLE ident_snap_b (id int PRIMARY KEY)",
+        "INSERT INTO ident_snap_b VALUES (2)",
+        "CREATE PUBLICATION ident_snap_pa FOR TABLE ident_snap_a",
+        "CREATE PUBLICATION ident_snap_pb FOR TABLE ident_snap_a, ident_snap_b");
+    MemoryCheckpointStore store = new MemoryCheckpointStore();
+    try (PgCdcSource initialOnly =
+        PgCdcSource.builder()
+            .jdbcUrl(pg.jdbcUrl())
+            .user(pg.user())
+            .slot("ident_snap")
+            .publication("ident_snap_pa")
+            .createSlot(true)
+            .snapshot(SnapshotMode.INITIAL_ONLY)
+            .checkpointStore(store)
+            .build()) {
+      initialOnly.start(new EventCollector(true)).get(90, TimeUnit.SECONDS);
+    }
+    CdcCheckpoint afterSnapshot = store.load("ident_snap").orElseThrow();
+    assertTrue(afterSnapshot.snapshot().initialCompleted());
+    assertTrue(afterSnapshot.watermark().isZero(), "nothing streamed yet: " + afterSnapshot);
+    assertEquals("ident_snap_pa", afterSnapshot.publication());
+
+    // streaming another publication next would never deliver ident_snap_b's row (2), which the
+    // snapshot of ident_snap_pa did not read
+    CdcReplicationException e =
+        assertThrows(
+            CdcReplicationException.class,
+            () ->
+                source("ident_snap", "ident_snap_pb", store, false)
+                    .start(new EventCollector(true)));
+    assertEquals(Reason.PUBLICATION_CHANGED, e.reason());
+    assertTrue(
+        e.getMessage()
+                .contains(
+                    "written snapshotting publication \"ident_snap_pa\", not"
+                        + " \"ident_snap_pb\"")
+            && e.getMessage().contains("--allow-publication-change"),
+        e.getMessage());
+    assertEquals(afterSnapshot, store.load("ident_snap").orElseThrow(), "the store is untouched");
+    pg.execute("SELECT pg_drop_replication_slot('ident_snap')");
   }
 }

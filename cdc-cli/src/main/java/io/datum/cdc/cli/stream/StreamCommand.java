@@ -248,7 +248,8 @@ public final class StreamCommand implements Callable<Integer> {
       description =
           "resume although the stored checkpoint was written streaming another publication (the"
               + " watermark passed over changes that one filtered out, which this one would never"
-              + " deliver); default: refuse to start")
+              + " deliver) or after an initial snapshot of another publication's tables; default:"
+              + " refuse to start")
   boolean allowPublicationChange;
 
   @Option(

@@ -216,7 +216,8 @@ public final class SourceOptions {
               Kind.BOOLEAN,
               "Resume although the stored checkpoint was written streaming another publication"
                   + " (its watermark passed over changes that one filtered out, which the new one"
-                  + " would never deliver); otherwise such a start fails with PUBLICATION_CHANGED.")
+                  + " would never deliver) or after an initial snapshot of another publication's"
+                  + " tables; otherwise such a start fails with PUBLICATION_CHANGED.")
           .defaultValue(false);
 
   /** Create and require a failover slot (PostgreSQL 17+). */

@@ -385,6 +385,13 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
     this.flushLimit = Objects.requireNonNull(limit, "limit");
   }
 
+  /** Returns the snapshot progress the store holds (what was loaded, or stored since). */
+  public SnapshotProgress storedSnapshot() {
+    synchronized (storeLock) {
+      return lastStored.snapshot();
+    }
+  }
+
   /** Returns true once a stored checkpoint records the slot's initial snapshot as complete. */
   public boolean storedInitialCompleted() {
     synchronized (storeLock) {

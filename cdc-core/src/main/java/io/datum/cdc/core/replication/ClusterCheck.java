@@ -280,34 +280,57 @@ final class ClusterCheck {
    * slot's position moves over every change, published or not: changes of tables the stored
    * publication did not publish were never delivered, yet lie behind the watermark, so streaming
    * another publication from there would never deliver them (and switching back would skip the
-   * changes the other one filtered out). Adding tables to the same publication is not a change.
+   * changes the other one filtered out). Adding tables to the same publication is not a change. A
+   * slot whose initial snapshot began (or ended: {@code initial-only}) has not streamed yet, but
+   * its snapshot read only the stored publication's tables: another publication's other tables
+   * would never have their rows delivered, so that is a change too.
    *
    * @param stored the stored checkpoint's publication, or null if unknown (accepted)
    * @param watermark the stored watermark
+   * @param snapshotStored whether the stored checkpoint holds snapshot progress (a snapshot began
+   *     or the initial one completed)
    * @param config the source's settings
    * @throws CdcReplicationException with {@link Reason#PUBLICATION_CHANGED} naming both, unless
    *     {@code allowPublicationChange}
    */
-  static void verifyPublication(String stored, PgLsn watermark, SourceConfiguration config) {
-    if (stored == null || stored.equals(config.publication()) || watermark.isZero()) {
+  static void verifyPublication(
+      String stored, PgLsn watermark, boolean snapshotStored, SourceConfiguration config) {
+    if (stored == null
+        || stored.equals(config.publication())
+        || (watermark.isZero() && !snapshotStored)) {
       return;
     }
+    String what =
+        watermark.isZero()
+            ? "snapshotting publication \""
+                + stored
+                + "\", not \""
+                + config.publication()
+                + "\": its snapshot read only the tables \""
+                + stored
+                + "\" publishes, so the rows that tables only \""
+                + config.publication()
+                + "\" publishes held before it would never be delivered, nor their changes since"
+                + " the snapshot"
+            : "streaming publication \""
+                + stored
+                + "\", not \""
+                + config.publication()
+                + "\": its watermark "
+                + watermark
+                + " passed over the changes \""
+                + stored
+                + "\" did not publish, which \""
+                + config.publication()
+                + "\" may publish and would then never deliver";
     String message =
         "the checkpoint of slot \""
             + config.slot()
             + "\" in "
             + config.store().location()
-            + " was written streaming publication \""
-            + stored
-            + "\", not \""
-            + config.publication()
-            + "\": its watermark "
-            + watermark
-            + " passed over the changes \""
-            + stored
-            + "\" did not publish, which \""
-            + config.publication()
-            + "\" may publish and would then never deliver. Stream \""
+            + " was written "
+            + what
+            + ". Stream \""
             + config.publication()
             + "\" from a slot of its own, or add its tables to \""
             + stored

@@ -5,6 +5,7 @@ import io.datum.cdc.CdcException;
 import io.datum.cdc.CheckpointTable;
 import io.datum.cdc.ClusterIdentity;
 import io.datum.cdc.PgLsn;
+import io.datum.cdc.SnapshotProgress;
 import io.datum.cdc.TableId;
 import io.datum.cdc.core.assembly.TransactionAssembler;
 import io.datum.cdc.core.assembly.TransactionBuffer;
@@ -188,7 +189,11 @@ final class ReplicationLoop {
       promotion =
           ClusterCheck.verify(
               coordinator.cluster(), server, coordinator.watermark(), connection, config);
-      ClusterCheck.verifyPublication(coordinator.publication(), coordinator.watermark(), config);
+      ClusterCheck.verifyPublication(
+          coordinator.publication(),
+          coordinator.watermark(),
+          !handle.storedSnapshot().equals(SnapshotProgress.NONE),
+          config);
       leftOut = storeTable(server, connection);
     } catch (SQLException e) {
       closeQuietly();
@@ -232,6 +237,9 @@ final class ReplicationLoop {
               checked.createWithSnapshot()));
       if (checked.createWithSnapshot()) {
         exported = createSlotExportingSnapshot(checked.serverVersion());
+        // the initial snapshot reads the tables of this publication: its checkpoints say so, so
+        // that a later start with another publication is refused like one after streaming
+        coordinator.publication(config.publication());
         snapshotting = true;
         this.server = server;
         return; // streaming starts once the peer read at the exported snapshot (run)
