@@ -141,6 +141,26 @@ final class SlotPreflight {
             createPublication(config, role, admin, stopRequested);
             createdPublication = true;
           } catch (SQLException e) {
+            String state = e.getSQLState();
+            if ("42P01".equals(state) || "3F000".equals(state)) {
+              // undefined_table, invalid_schema_name (PostgreSQL docs, Appendix A): a name among
+              // the tables to publish is wrong, which retrying cannot fix
+              throw new CdcConfigurationException(
+                  "cannot create publication \""
+                      + config.publication()
+                      + "\" for the tables "
+                      + config.get(SourceOptions.PUBLICATION_TABLES)
+                      + ": "
+                      + e.getMessage()
+                      + " [SQLSTATE "
+                      + state
+                      + "]: createPublication's tables (pgcdc --tables) name a table or schema"
+                      + " that does not exist in "
+                      + PgErrors.redact(config.jdbcUrl())
+                      + "; correct the name (schema.table; an unqualified name is looked up on the"
+                      + " role's search_path) or create the table first",
+                  e);
+            }
             throw PgErrors.map("cannot create publication \"" + config.publication() + '"', e);
           }
         } else if (config.get(SourceOptions.CREATE_PUBLICATION)) {
