@@ -38,9 +38,13 @@ class SourceCheckpointHandleAsyncTest {
     executor.shutdownNow();
   }
 
-  /** A store whose first write waits for a latch, and that notes the watermark of every write. */
+  /**
+   * A store whose first write waits for a latch, and that notes the watermark of every write and
+   * when each began.
+   */
   private static final class GatedStore implements CdcCheckpointStore {
     final MemoryCheckpointStore memory = new MemoryCheckpointStore();
+    final List<Long> began = new ArrayList<>();
     final CountDownLatch firstStoreBegan = new CountDownLatch(1);
     final CountDownLatch release = new CountDownLatch(1);
     final AtomicInteger stores = new AtomicInteger();
@@ -54,6 +58,9 @@ class SourceCheckpointHandleAsyncTest {
 
     @Override
     public void store(CdcCheckpoint checkpoint) {
+      synchronized (began) {
+        began.add(System.nanoTime());
+      }
       if (stores.incrementAndGet() == 1) {
         firstStoreBegan.countDown();
         try {
@@ -150,43 +157,15 @@ class SourceCheckpointHandleAsyncTest {
     for (int i = 1; i <= n; i++) {
       coordinator.register(PgLsn.of(100L * i), 1);
     }
-    List<Long> began = new ArrayList<>();
-    MemoryCheckpointStore memory = new MemoryCheckpointStore();
-    CdcCheckpointStore timed =
-        new CdcCheckpointStore() {
-          @Override
-          public Optional<CdcCheckpoint> load(String slot) {
-            return memory.load(slot);
-          }
-
-          @Override
-          public void store(CdcCheckpoint checkpoint) {
-            synchronized (began) {
-              began.add(System.nanoTime());
-            }
-            memory.store(checkpoint);
-          }
-
-          @Override
-          public SortedSet<String> slots() {
-            return memory.slots();
-          }
-
-          @Override
-          public String location() {
-            return "timed";
-          }
-
-          @Override
-          public void close() {}
-        };
-    SourceCheckpointHandle handle =
-        new SourceCheckpointHandle(coordinator, timed, executor, failure -> {}, () -> {}, true);
+    GatedStore store = new GatedStore();
+    store.release.countDown(); // no store waits
+    SourceCheckpointHandle handle = handle(coordinator, store);
     // one acknowledgement after another, each waiting for its store: every store is a new cohort
     for (int i = 1; i <= n; i++) {
       handle.acknowledgeAsync(offset(100L * i)).get(30, TimeUnit.SECONDS);
-      assertEquals(PgLsn.of(100L * i), memory.load(SLOT).orElseThrow().watermark());
+      assertEquals(PgLsn.of(100L * i), store.stored);
     }
+    List<Long> began = store.began;
     assertEquals(n, began.size(), "one store per acknowledgement");
     for (int i = 1; i < n; i++) {
       long gap = began.get(i) - began.get(i - 1);
