@@ -62,21 +62,22 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
   private CompletableFuture<Void> nextAsync;
 
   /**
-   * The least time between the starts of two background stores of {@link #acknowledgeAsync}. Under
-   * a steady stream of acknowledgements, stores ran back to back: with a {@code file:} store, one
-   * per transaction at 1,000 transactions/s, each a file created, written, fsynced and renamed and
-   * its directory fsynced, a seventh of a core in this thread plus the kernel's writeback, taken
-   * from the threads that deliver changes (docs/benchmarks.md, "Latency under a steady load"). The
-   * first store after a quiet spell begins at once; under load at most 100 stores a second are
-   * made, and an acknowledgement's future completes at most this much later than it would have.
+   * The least time from the start of a store's write to the start of a background store of {@link
+   * #acknowledgeAsync} (measured where the store is handed the checkpoint). Under a steady stream
+   * of acknowledgements, stores ran back to back: with a {@code file:} store, one per transaction
+   * at 1,000 transactions/s, each a file created, written, fsynced and renamed and its directory
+   * fsynced, a seventh of a core in this thread plus the kernel's writeback, taken from the threads
+   * that deliver changes (docs/benchmarks.md, "Latency under a steady load"). The first store after
+   * a quiet spell begins at once; under load at most 100 stores a second are made, and an
+   * acknowledgement's future completes at most this much later than it would have.
    */
   static final long ASYNC_STORE_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
-  /** When the last background store began ({@link System#nanoTime}); the executor's threads. */
-  private volatile long lastAsyncStoreNanos;
+  /** When the last store began writing ({@link System#nanoTime}); written under storeLock. */
+  private volatile long lastStoreBeganNanos;
 
-  /** Whether a background store began already; the executor's threads. */
-  private volatile boolean asyncStoreBegun;
+  /** Whether a store began writing already; written under storeLock. */
+  private volatile boolean storeBegan;
 
   private volatile PgLsn durableWatermark;
   private volatile PgLsn durableHold;
@@ -315,17 +316,15 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
    * before it joined the cohort), and completes the cohort's future with the outcome.
    */
   private void storeAsyncCohort() {
-    if (asyncStoreBegun) {
+    if (storeBegan) {
       // acknowledgements made meanwhile join this cohort; an interrupt (the executor shutting
       // down) ends the wait: the store then comes sooner
       long wait;
-      while ((wait = lastAsyncStoreNanos + ASYNC_STORE_GAP_NANOS - System.nanoTime()) > 0
+      while ((wait = lastStoreBeganNanos + ASYNC_STORE_GAP_NANOS - System.nanoTime()) > 0
           && !Thread.currentThread().isInterrupted()) {
         LockSupport.parkNanos(this, wait);
       }
     }
-    lastAsyncStoreNanos = System.nanoTime();
-    asyncStoreBegun = true;
     CompletableFuture<Void> cohort;
     synchronized (asyncLock) {
       cohort = nextAsync;
@@ -503,6 +502,8 @@ public final class SourceCheckpointHandle implements CdcCheckpointHandle {
 
   /** Called with storeLock held, after {@link #snapshotForStore}. */
   private void store(CdcCheckpoint checkpoint) {
+    lastStoreBeganNanos = System.nanoTime(); // the gap of background stores counts from here
+    storeBegan = true;
     try {
       store.store(checkpoint);
     } catch (CdcException e) {
