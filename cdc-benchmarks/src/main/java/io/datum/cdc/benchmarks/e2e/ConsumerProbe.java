@@ -41,14 +41,19 @@ public final class ConsumerProbe {
   private volatile long firstNanos;
   private volatile long lastNanos;
   private volatile long cpuAtFirstNanos;
+  private final long cpuAtCreationNanos;
 
   /**
    * A probe that counts events up to {@code expected}, and listens to the collector from now on.
+   * Make it just before the consumer builds its source: the process CPU it reports as {@code
+   * cpuSinceProbeNanos} counts from here (the JVM's own start-up and the harness's set-up left out,
+   * as a service that embeds the consumer has paid them before).
    *
    * @param expected the number of events after which {@link #await} returns
    */
   public ConsumerProbe(long expected) {
     this.expected = expected;
+    this.cpuAtCreationNanos = processCpuNanos();
     for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
       if (pool.getType() == MemoryType.HEAP) {
         heapPools.add(pool.getName());
@@ -183,6 +188,8 @@ public final class ConsumerProbe {
             + cpu
             + " cpuStreamingNanos="
             + (cpu - cpuAtFirstNanos)
+            + " cpuSinceProbeNanos="
+            + (cpu - cpuAtCreationNanos)
             + " peakHeapBytes="
             + peak
             + " liveHeapBytes="

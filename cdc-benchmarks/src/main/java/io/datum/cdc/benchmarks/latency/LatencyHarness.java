@@ -132,10 +132,17 @@ public final class LatencyHarness {
     List<Map<String, Object>> results = new ArrayList<>();
     // fsync=off: the writer's commits are not paced by this machine's fsync latency, which varies
     // by 3x between runs here; the WAL is still written (and flushed as far as PostgreSQL knows)
-    // before the walsender sends it. The consumers' own checkpoint stores still fsync
+    // before the walsender sends it. The consumers' own checkpoint stores still fsync.
+    // wal_init_zero=off: a fresh server has no WAL segments to recycle, so every 16 MB of WAL a
+    // committing backend creates the next segment and, by default, writes its 16 MB of zeros while
+    // holding WALWriteLock: about 80 ms here in which no commit is flushed and no walsender sends
+    // (wait event WalInitWrite). Which consumer's cell met those stalls depended on its place in
+    // the run (a later cell finds recycled segments); without the zeros every cell sees the same
+    // server (docs/benchmarks.md, latency, item 7)
     try (EmbeddedPostgresServer pg =
         EmbeddedPostgresServer.builder()
             .setting("fsync", o.serverFsync ? "on" : "off")
+            .setting("wal_init_zero", "off")
             .setting("max_wal_size", "4GB")
             .start()) {
       log("PostgreSQL on port " + pg.port());

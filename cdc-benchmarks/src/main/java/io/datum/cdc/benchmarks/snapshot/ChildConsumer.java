@@ -69,6 +69,7 @@ final class ChildConsumer {
         .put("peakHeapMB", Long.parseLong(kv.get("peakHeapBytes")) / 1048576.0)
         .put("liveHeapMB", Long.parseLong(kv.get("liveHeapBytes")) / 1048576.0)
         .put("consumerCpuSeconds", Long.parseLong(kv.get("cpuNanos")) / 1e9)
+        .put("consumerCpuSinceSourceSeconds", Long.parseLong(kv.get("cpuSinceProbeNanos")) / 1e9)
         .put("valueHash", kv.get("valueHash"))
         .put("busiestThreadsCpuSeconds", kv.get("busiestThreadsCpuS"));
   }

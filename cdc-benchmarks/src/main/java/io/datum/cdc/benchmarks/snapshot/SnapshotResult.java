@@ -59,13 +59,13 @@ final class SnapshotResult {
   static String table(List<SnapshotResult> results) {
     StringBuilder b = new StringBuilder();
     b.append(
-        "| scenario | consumer | p | run | rows | s | rows/s | s first to last | peak heap MB | live heap MB | consumer CPU s | server CPU s | busiest server process CPU s |\n");
-    b.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        "| scenario | consumer | p | run | rows | s | rows/s | s first to last | peak heap MB | live heap MB | consumer CPU s | of which after the source's start | server CPU s | busiest server process CPU s |\n");
+    b.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (SnapshotResult r : results) {
       b.append(
           String.format(
               Locale.ROOT,
-              "| %s | %s | %s | %s | %,d | %.2f | %,.0f | %s | %s | %s | %.2f | %.2f | %.2f |%s%n",
+              "| %s | %s | %s | %s | %,d | %.2f | %,.0f | %s | %s | %s | %.2f | %s | %.2f | %.2f |%s%n",
               r.values.get("scenario"),
               r.values.get("consumer"),
               r.values.get("parallelism"),
@@ -77,6 +77,7 @@ final class SnapshotResult {
               na(r.d("peakHeapMB"), "%.0f"),
               na(r.d("liveHeapMB"), "%.0f"),
               r.d("consumerCpuSeconds"),
+              na(r.d("consumerCpuSinceSourceSeconds"), "%.2f"),
               r.d("serverCpuSeconds"),
               r.d("busiestServerProcessCpuSeconds"),
               r.values.containsKey("error") ? " error: " + r.values.get("error") : ""));
