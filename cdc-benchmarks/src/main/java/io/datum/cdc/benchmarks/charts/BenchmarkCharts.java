@@ -115,7 +115,11 @@ public final class BenchmarkCharts {
     } else {
       System.err.println("no parallel.json in " + in);
     }
-    Path latency = firstMatching(in, "latency-");
+    // several runs of the whole table (latency/run-*.json) win over one (latency-*.json)
+    Path latency = Files.isDirectory(in.resolve("latency")) ? in.resolve("latency") : null;
+    if (latency == null) {
+      latency = firstMatching(in, "latency-");
+    }
     if (latency != null) {
       Path png = out.resolve("benchmark-latency.png");
       ChartUtils.saveChartAsPNG(png.toFile(), latencyChart(latency), WIDTH, HEIGHT);
@@ -540,10 +544,28 @@ public final class BenchmarkCharts {
    * consumer that fell behind (no result) has no bar.
    */
   static JFreeChart latencyChart(Path file) throws IOException {
-    @SuppressWarnings("unchecked")
-    Map<String, Object> root = (Map<String, Object>) JSON.readValue(file.toFile(), Object.class);
-    @SuppressWarnings("unchecked")
-    List<Map<String, Object>> results = (List<Map<String, Object>>) root.get("results");
+    Map<String, Object> root;
+    List<Map<String, Object>> results;
+    String runs;
+    if (Files.isDirectory(file)) {
+      List<Path> files;
+      try (var list = Files.list(file)) {
+        files = list.filter(p -> p.getFileName().toString().endsWith(".json")).sorted().toList();
+      }
+      List<Map<String, Object>> roots = new ArrayList<>();
+      for (Path f : files) {
+        roots.add(readMap(f));
+      }
+      root = roots.get(0);
+      results = medianCells(roots);
+      runs = "median of " + roots.size() + " runs, ";
+    } else {
+      root = readMap(file);
+      @SuppressWarnings("unchecked")
+      List<Map<String, Object>> one = (List<Map<String, Object>>) root.get("results");
+      results = one;
+      runs = "";
+    }
     DefaultCategoryDataset dataset = new DefaultCategoryDataset();
     Map<String, double[]> ranges = new HashMap<>();
     for (Map<String, Object> r : results) {
@@ -572,8 +594,9 @@ public final class BenchmarkCharts {
             "Commit-to-consumer latency under a steady load: p99 in ms (lower is better)",
             String.format(
                 Locale.ROOT,
-                "pgbench at a fixed rate, %s s measured after %s s; whisker = median to max; no bar:"
-                    + " fell behind; 2 cores shared by PostgreSQL 17, pgbench and the consumer",
+                "pgbench at a fixed rate, %s%s s measured after %s s; whisker = median to max; no"
+                    + " bar: fell behind; 2 cores shared by PostgreSQL 17, pgbench and the consumer",
+                runs,
                 root.get("seconds"),
                 root.get("warmup")),
             "p99 latency, ms (log scale)",
@@ -608,6 +631,43 @@ public final class BenchmarkCharts {
     }
     plot.getDomainAxis().setTickLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
     return chart;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> readMap(Path file) throws IOException {
+    return (Map<String, Object>) JSON.readValue(file.toFile(), Object.class);
+  }
+
+  /**
+   * One cell per consumer, transaction size and rate, in the first run's order: the median run's
+   * p50, p99 and max by p99 (a run that fell behind counts as the slowest); no p99 if most runs
+   * fell behind.
+   */
+  @SuppressWarnings("unchecked")
+  static List<Map<String, Object>> medianCells(List<Map<String, Object>> roots) {
+    Map<String, List<Map<String, Object>>> cells = new LinkedHashMap<>();
+    for (Map<String, Object> root : roots) {
+      for (Map<String, Object> r : (List<Map<String, Object>>) root.get("results")) {
+        String key =
+            r.get("consumer")
+                + "/"
+                + r.get("rowsPerTransaction")
+                + "/"
+                + r.get("targetChangesPerSecond");
+        cells.computeIfAbsent(key, k -> new ArrayList<>()).add(r);
+      }
+    }
+    List<Map<String, Object>> out = new ArrayList<>();
+    for (List<Map<String, Object>> runs : cells.values()) {
+      List<Map<String, Object>> sorted = new ArrayList<>(runs);
+      sorted.sort(
+          (a, b) ->
+              Double.compare(
+                  a.get("p99Ms") instanceof Number n ? n.doubleValue() : Double.MAX_VALUE,
+                  b.get("p99Ms") instanceof Number m ? m.doubleValue() : Double.MAX_VALUE));
+      out.add(sorted.get((sorted.size() - 1) / 2));
+    }
+    return out;
   }
 
   private static JFreeChart barChart(

@@ -48,6 +48,8 @@ import java.util.regex.Pattern;
  *     [--pg-recvlogical /usr/bin/pg_recvlogical] [--drain-timeout 120]
  *     [--raw DIR] (every change's commit time and latency, a file per cell)
  *     [--server-fsync false] (the benchmark server's fsync; off by default, see main)
+ *     [--store-dir DIR] (where the consumers' file: stores are made; java.io.tmpdir by default,
+ *     the file system of the server's data directory)
  *     [--max-from 5000] [--max-steps 6] (instead of --rates: per consumer, the highest rate it
  *     sustains, see maxRate)
  * </pre>
@@ -81,6 +83,7 @@ public final class LatencyHarness {
     String pgRecvlogical = "/usr/bin/pg_recvlogical";
     int drainTimeout = 120;
     String raw;
+    String storeDir;
     boolean serverFsync;
     int maxFrom;
     int maxSteps = 6;
@@ -102,6 +105,7 @@ public final class LatencyHarness {
           case "--pg-recvlogical" -> o.pgRecvlogical = v;
           case "--drain-timeout" -> o.drainTimeout = Integer.parseInt(v);
           case "--raw" -> o.raw = v;
+          case "--store-dir" -> o.storeDir = v;
           case "--server-fsync" -> o.serverFsync = Boolean.parseBoolean(v);
           case "--max-from" -> o.maxFrom = Integer.parseInt(v);
           case "--max-steps" -> o.maxSteps = Integer.parseInt(v);
@@ -293,7 +297,10 @@ public final class LatencyHarness {
   private void measure(String consumer, int rate, int rows, Map<String, Object> r)
       throws Exception {
     setUp();
-    Path storeDir = Files.createTempDirectory("latency-store");
+    Path storeDir =
+        o.storeDir == null
+            ? Files.createTempDirectory("latency-store")
+            : Files.createTempDirectory(Path.of(o.storeDir), "latency-store");
     Latencies pipeLatencies = new Latencies();
     Process p = start(consumer, storeDir, rate, rows);
     CompletableFuture<String> result = new CompletableFuture<>();

@@ -53,9 +53,11 @@ final class ReplicationLoop {
   private static final Logger LOG = LoggerFactory.getLogger(ReplicationLoop.class);
 
   /**
-   * How long to park after {@code readPending()} found nothing. pgjdbc's {@code readPending()}
-   * itself waits up to 1 ms on the socket (PGStream.hasMessagePending), so parking longer only adds
-   * latency when the walsender is the slower side; 0.2 ms keeps an idle source cheap.
+   * How long to park after {@code readPending()} found nothing, or, while the stream is busy
+   * ({@link #BUSY_WINDOW_NANOS}), after the {@link ReceiveProbe} did. pgjdbc's {@code
+   * readPending()} itself waits up to 1 ms on the socket (PGStream.hasMessagePending), so parking
+   * longer only adds latency when the walsender is the slower side; 0.2 ms keeps an idle source
+   * cheap.
    */
   private static final long IDLE_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
 
@@ -69,6 +71,19 @@ final class ReplicationLoop {
    * moved the watermark, a stop) ends the park at once.
    */
   private static final long QUIET_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+
+  /**
+   * While the last message came less than this long ago, the stream is busy: the loop asks the
+   * {@link ReceiveProbe} whether anything is there instead of waiting on the socket in {@code
+   * readPending()}, and parks {@link #IDLE_PARK_NANOS} when nothing is. A reader that waits on the
+   * socket is woken by every segment the walsender sends and, on a machine with few cores, preempts
+   * the walsender after each {@code send()}; parking instead lets a walsender that is catching up
+   * send several messages per wake-up (at 10,000 single-row commits a second on two cores, pgcdc's
+   * p99 latency 21-75 ms -> 1.2-1.9 ms; docs/benchmarks.md, latency, item 7). A message waits at
+   * most one park longer. Once messages are further apart, the loop waits on the socket again, so a
+   * sparse stream still wakes at once.
+   */
+  private static final long BUSY_WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
   /** No message from the walsender for this long makes the stream quiet. */
   private static final long QUIET_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
@@ -123,6 +138,10 @@ final class ReplicationLoop {
   private volatile Thread thread;
   private Connection connection;
   private PGReplicationStream stream;
+
+  /** Whether the replication connection has bytes, asked without waiting; null if unknowable. */
+  private ReceiveProbe receiveProbe;
+
   private PgLsn lastSentFlush = PgLsn.ZERO;
   private long lastStatusNanos;
   private long lastIdleAdvanceNanos;
@@ -402,6 +421,7 @@ final class ReplicationLoop {
               // since pgjdbc 42.7.0 the driver otherwise confirms keepalive WAL ends by itself
               .withAutomaticFlush(false)
               .start();
+      receiveProbe = ReceiveProbe.of(connection);
       lastSentFlush = start;
       lastStatusNanos = System.nanoTime();
       // only now: checkpoints name the server streamed from, not one a failed check ended at (a
@@ -495,7 +515,7 @@ final class ReplicationLoop {
           sendFeedback(false);
           continue;
         }
-        ByteBuffer message = stream.readPending();
+        ByteBuffer message = busyAndNothingToRead() ? null : stream.readPending();
         if (message == null) {
           maybeAdvanceIdle();
           sendFeedback(false);
@@ -601,6 +621,16 @@ final class ReplicationLoop {
           config.slot(),
           walEnd);
     }
+  }
+
+  /**
+   * True when the stream is busy ({@link #BUSY_WINDOW_NANOS}) and the probe is certain that nothing
+   * waits to be read; then the loop parks rather than wait on the socket.
+   */
+  private boolean busyAndNothingToRead() {
+    return receiveProbe != null
+        && System.nanoTime() - lastMessageNanos < BUSY_WINDOW_NANOS
+        && receiveProbe.nothingToRead();
   }
 
   private void sendFeedback(boolean force) throws SQLException {
