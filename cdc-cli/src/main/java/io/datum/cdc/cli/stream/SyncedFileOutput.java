@@ -89,7 +89,7 @@ final class SyncedFileOutput implements AutoCloseable {
               StandardOpenOption.READ,
               StandardOpenOption.WRITE);
     } catch (IOException e) {
-      throw new CdcConfigurationException("--output " + path + ": cannot open: " + e, e);
+      throw new CdcConfigurationException(cannotOpen(path, absolute, e), e);
     }
     try {
       FileLock fileLock = channel.tryLock();
@@ -119,6 +119,30 @@ final class SyncedFileOutput implements AutoCloseable {
       }
       throw new CdcConfigurationException("--output " + path + ": cannot open: " + e, e);
     }
+  }
+
+  /** Why FILE cannot be opened, and what to do, for the common causes; else the JDK's words. */
+  private static String cannotOpen(Path path, Path absolute, IOException e) {
+    if (e instanceof java.nio.file.NoSuchFileException && absolute.getParent() != null) {
+      return "--output "
+          + path
+          + ": its directory "
+          + absolute.getParent()
+          + " does not exist; create it first, or name a file in an existing directory";
+    }
+    if (e instanceof java.nio.file.AccessDeniedException) {
+      return "--output "
+          + path
+          + ": permission denied; name a file this user may create or write, or change the"
+          + " permissions of "
+          + (Files.exists(absolute) || absolute.getParent() == null
+              ? absolute
+              : absolute.getParent());
+    }
+    if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
+      return "--output " + path + ": cannot open: " + f.getReason();
+    }
+    return "--output " + path + ": cannot open: " + e;
   }
 
   /** How every line pgcdc writes begins (docs/json-lines.md: {@code op} first). */

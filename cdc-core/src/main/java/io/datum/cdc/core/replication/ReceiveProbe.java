@@ -32,7 +32,11 @@ import org.slf4j.LoggerFactory;
  * cannot be read (another pgjdbc, a module system that refuses access), or the connection is
  * encrypted (SSL or GSS: bytes in the socket are not readable bytes until decrypted, which only a
  * read does), there is no probe and the loop waits in {@code readPending()} as before. The probe
- * only ever answers "nothing to read" when that is certain.
+ * answers "nothing to read" only when neither place holds a byte; should a later pgjdbc buffer
+ * received messages elsewhere (a reader thread of its own has been proposed, pgjdbc pull request
+ * 4080), the loop still reads within {@link ReplicationLoop}'s 1 ms busy window, so the cost of a
+ * wrong answer is bounded by that. pgjdbc's 1 ms wait and its cost were reported upstream (pgjdbc
+ * issue 1987); there is no non-blocking alternative in its API (42.7).
  */
 final class ReceiveProbe {
 
