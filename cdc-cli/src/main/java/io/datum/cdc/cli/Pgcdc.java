@@ -1,6 +1,7 @@
 package io.datum.cdc.cli;
 
 import io.datum.cdc.CdcConfigurationException;
+import io.datum.cdc.CdcReplicationException;
 import io.datum.cdc.cli.stream.StreamCommand;
 import io.datum.cdc.core.errors.PgErrors;
 import java.io.IOException;
@@ -94,10 +95,32 @@ public final class Pgcdc {
           }
           // bad input given on the command line is a usage error, like picocli's own; so is a
           // fault retrying cannot fix (authentication, a missing privilege or database, a server
-          // limit: PgErrors.isPermanent), whose message names the remedy
-          return e instanceof CdcConfigurationException || PgErrors.isPermanent(e) ? 2 : 1;
+          // limit: PgErrors.isPermanent), whose message names the remedy; and so is a slot or
+          // publication the command line names that does not exist or is not pgoutput's
+          return e instanceof CdcConfigurationException
+                  || PgErrors.isPermanent(e)
+                  || namesAMissingObject(e)
+              ? 2
+              : 1;
         });
     return cli.execute(args);
+  }
+
+  /**
+   * True if the failure, or one of its causes, is a slot or publication named on the command line
+   * that does not exist (and was not to be created) or is not a pgoutput slot: configuration, as a
+   * misspelt option is, which retrying cannot fix (docs/pgcdc.md: exit 2).
+   */
+  static boolean namesAMissingObject(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof CdcReplicationException r
+          && (r.reason() == CdcReplicationException.Reason.SLOT_MISSING
+              || r.reason() == CdcReplicationException.Reason.PUBLICATION_MISSING
+              || r.reason() == CdcReplicationException.Reason.SLOT_INCOMPATIBLE)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Reads the version Maven wrote into {@code version.properties} at build time. */

@@ -2,6 +2,7 @@ package io.datum.cdc.cli;
 
 import io.datum.cdc.CdcConfigurationException;
 import io.datum.cdc.CdcException;
+import io.datum.cdc.CdcReplicationException;
 import io.datum.cdc.SlotNames;
 import io.datum.cdc.cli.common.ServerFailures;
 import io.datum.cdc.cli.common.ServerOptions;
@@ -87,7 +88,10 @@ final class SlotCommand {
         }
       } catch (SQLException e) {
         if ("42704".equals(e.getSQLState())) {
-          throw new CdcException("replication slot \"" + slot + "\" does not exist at " + where);
+          throw new CdcReplicationException(
+              CdcReplicationException.Reason.SLOT_MISSING,
+              "replication slot \"" + slot + "\" does not exist at " + where,
+              e);
         }
         if ("55006".equals(e.getSQLState())) {
           throw new CdcException(

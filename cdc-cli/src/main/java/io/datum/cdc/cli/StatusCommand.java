@@ -3,7 +3,7 @@ package io.datum.cdc.cli;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import io.datum.cdc.CdcException;
+import io.datum.cdc.CdcReplicationException;
 import io.datum.cdc.SlotNames;
 import io.datum.cdc.cli.common.ServerFailures;
 import io.datum.cdc.cli.common.ServerOptions;
@@ -75,7 +75,9 @@ final class StatusCommand implements Callable<Integer> {
       ps.setString(1, slot);
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
-          throw new CdcException("replication slot \"" + slot + "\" does not exist");
+          throw new CdcReplicationException(
+              CdcReplicationException.Reason.SLOT_MISSING,
+              "replication slot \"" + slot + "\" does not exist");
         }
         ResultSetMetaData meta = rs.getMetaData();
         for (int i = 1; i <= meta.getColumnCount(); i++) {

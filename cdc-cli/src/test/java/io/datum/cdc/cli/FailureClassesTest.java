@@ -149,7 +149,7 @@ class FailureClassesTest {
         row(
             Fault.MISSING_PUBLICATION,
             Entry.STREAM_RETRY_START,
-            1,
+            2,
             "publication \"fcl_nopub\" does not exist",
             "--create-publication"),
         row(
@@ -157,12 +157,12 @@ class FailureClassesTest {
             Entry.LIBRARY_START,
             CdcReplicationException.class,
             "pg_create_logical_replication_slot('fcl_noslot', 'pgoutput')"),
-        row(Fault.MISSING_SLOT, Entry.STREAM_RETRY_START, 1, "pgcdc --create-slot"),
-        row(Fault.MISSING_SLOT, Entry.STATUS, 1, "replication slot \"fcl_noslot\" does not exist"),
+        row(Fault.MISSING_SLOT, Entry.STREAM_RETRY_START, 2, "pgcdc --create-slot"),
+        row(Fault.MISSING_SLOT, Entry.STATUS, 2, "replication slot \"fcl_noslot\" does not exist"),
         row(
             Fault.MISSING_SLOT,
             Entry.SLOT_DROP,
-            1,
+            2,
             "replication slot \"fcl_noslot\" does not exist"),
         row(Fault.MISSING_SLOT, Entry.SNAPSHOT, 2, "no replication slot \"fcl_noslot\""),
         row(

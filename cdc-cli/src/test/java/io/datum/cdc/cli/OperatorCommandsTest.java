@@ -200,7 +200,7 @@ class OperatorCommandsTest {
         "0",
         pg.queryString("SELECT count(*)::text FROM pg_replication_slots WHERE slot_name = 'ops'"));
     Run dropAgain = pgcdc(dir, "slot", "drop", "--url", pg.jdbcUrl(), "--slot", "ops", "--yes");
-    assertEquals(1, dropAgain.exitCode());
+    assertEquals(2, dropAgain.exitCode(), "a slot the command names that does not exist");
     assertEquals(
         List.of("pgcdc: error: replication slot \"ops\" does not exist at " + pg.jdbcUrl()),
         dropAgain.stderr().lines().toList());

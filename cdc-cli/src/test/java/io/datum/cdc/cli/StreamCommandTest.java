@@ -275,7 +275,8 @@ class StreamCommandTest {
   @Test
   void errorsAreOneLineOnStderrWithANonZeroExit(@TempDir Path dir) throws Exception {
     Run noPublication = pgcdc(dir, stream(dir.resolve("s"), "nopub", "--create-slot"));
-    assertEquals(1, noPublication.exitCode());
+    assertEquals(
+        2, noPublication.exitCode(), "a publication the command names that does not exist");
     assertEquals(
         List.of(
             "pgcdc: error: publication \"nopub\" does not exist in "
